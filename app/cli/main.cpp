@@ -1,0 +1,60 @@
+// passlab-cli: the headless front door to everything the Studio shows.
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace passlab::cli;
+  CLI::App app{"Passlab: shader compilation under hardware limits"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "passlab-cli 0.1.0");
+
+  CommonOptions o;
+  bool optimize = false;
+  auto add_common = [&](CLI::App* sub, bool with_lights) {
+    sub->add_option("file", o.file, "RSL shader (.sl)")->required();
+    sub->add_option("-I,--include", o.include_paths, "add an include directory");
+    sub->add_option("-D,--define", o.defines, "define a macro (NAME or NAME=VALUE)");
+    if (with_lights) sub->add_option("--lights", o.lights, "light setup JSON (default: <shader>.lights.json next to it)");
+  };
+
+  auto* check = app.add_subcommand("check", "check a shader and print its diagnostics");
+  add_common(check, false);
+  check->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  auto* ir = app.add_subcommand("ir", "print the SSA IR (bound to the light setup)");
+  add_common(ir, true);
+  ir->add_flag("--opt", optimize, "run the optimization pipeline first");
+
+  auto* dag = app.add_subcommand("dag", "print the fragment DAG");
+  add_common(dag, true);
+  dag->add_option("--format", o.format, "json, dot or text")->check(CLI::IsMember({"json", "dot", "text"}));
+
+  auto* report = app.add_subcommand("report", "summarize a shader: parameters, lights, DAG size and resources");
+  add_common(report, true);
+  report->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsage;
+  }
+  try {
+    if (check->parsed()) return run_check(o);
+    if (ir->parsed()) return run_ir(o, optimize);
+    if (dag->parsed()) return run_dag(o);
+    if (report->parsed()) return run_report(o);
+  } catch (const std::exception& e) {
+    std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
+    return kDiagnostics;
+  }
+  return kUsage;
+}

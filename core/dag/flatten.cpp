@@ -1,0 +1,436 @@
+// Flattening: an optimized shader module, bound to its lights, into one FragmentDag.
+//
+// The method is symbolic execution of the SSA function over "one fragment". Each SSA value is
+// either a host constant or a DAG node. Control flow whose condition is a constant is simply
+// followed, which unrolls every loop whose trip count is known once the parameters are bound.
+// A conditional branch on a node is if-converted: both successors run, each under its path
+// predicate, up to the branch's immediate post-dominator J; there, every value that differs
+// between the arriving paths (phis of J, and values a re-executed block redefined) becomes a
+// chain of selects on the path predicates. Paths always meet again at J because J post-dominates
+// the branch, and every path into J is collected, so the selects see mutually exclusive
+// predicates that together cover the branch's own predicate.
+#include "core/dag/flatten.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "core/ir/cfg.h"
+
+namespace passlab::dag {
+
+namespace {
+
+using ir::BlockId;
+using ir::Instr;
+using ir::Op;
+using ir::Value;
+using ir::ValueId;
+
+struct FlattenError {};
+
+constexpr BlockId kExit = static_cast<BlockId>(-2);
+
+struct Sym {
+  bool is_const = true;
+  Value value;
+  NodeId node = 0;
+};
+
+bool same(const Sym& a, const Sym& b) {
+  if (a.is_const != b.is_const) return false;
+  if (!a.is_const) return a.node == b.node;
+  if (a.value.type != b.value.type || a.value.s != b.value.s) return false;
+  return std::memcmp(a.value.f.data(), b.value.f.data(), sizeof(float) * a.value.f.size()) == 0;
+}
+
+using Env = std::vector<Sym>;
+
+struct Arrival {
+  BlockId from;
+  Sym pred;
+  Env env;
+};
+
+// Immediate post-dominators: dominators of the reversed CFG with a virtual exit after every ret.
+std::vector<BlockId> post_dominators(const ir::Function& fn) {
+  // Build the reversed graph: node ids are block ids plus one virtual exit (id = n).
+  std::size_t n = fn.blocks.size();
+  std::vector<std::vector<std::size_t>> rsucc(n + 1), rpred(n + 1);
+  for (BlockId b = 0; b < n; ++b) {
+    if (fn.blocks[b].removed) continue;
+    const Instr* t = fn.terminator(b);
+    if (!t) continue;
+    if (t->op == Op::Ret) {
+      rsucc[n].push_back(b);
+      rpred[b].push_back(n);
+    }
+    for (BlockId s : t->targets) {
+      rsucc[s].push_back(b);
+      rpred[b].push_back(s);
+    }
+  }
+  std::vector<std::size_t> order;
+  std::vector<int> index(n + 1, -1);
+  std::vector<char> seen(n + 1, 0);
+  std::vector<std::pair<std::size_t, std::size_t>> stack{{n, 0}};
+  seen[n] = 1;
+  while (!stack.empty()) {
+    auto& [x, i] = stack.back();
+    if (i < rsucc[x].size()) {
+      std::size_t y = rsucc[x][i++];
+      if (!seen[y]) {
+        seen[y] = 1;
+        stack.push_back({y, 0});
+      }
+    } else {
+      order.push_back(x);
+      stack.pop_back();
+    }
+  }
+  std::reverse(order.begin(), order.end());
+  for (std::size_t i = 0; i < order.size(); ++i) index[order[i]] = static_cast<int>(i);
+  std::vector<std::size_t> idom(n + 1, static_cast<std::size_t>(-1));
+  idom[n] = n;
+  auto intersect = [&](std::size_t a, std::size_t b) {
+    while (a != b) {
+      while (index[a] > index[b]) a = idom[a];
+      while (index[b] > index[a]) b = idom[b];
+    }
+    return a;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      std::size_t x = order[i];
+      std::size_t nd = static_cast<std::size_t>(-1);
+      for (std::size_t p : rpred[x]) {
+        if (index[p] < 0 || idom[p] == static_cast<std::size_t>(-1)) continue;
+        nd = nd == static_cast<std::size_t>(-1) ? p : intersect(p, nd);
+      }
+      if (nd != static_cast<std::size_t>(-1) && idom[x] != nd) {
+        idom[x] = nd;
+        changed = true;
+      }
+    }
+  }
+  std::vector<BlockId> out(n, kExit);
+  for (BlockId b = 0; b < n; ++b) {
+    std::size_t d = idom[b];
+    out[b] = (d == n || d == static_cast<std::size_t>(-1)) ? kExit : static_cast<BlockId>(d);
+  }
+  return out;
+}
+
+class Flattener {
+ public:
+  Flattener(const ir::Module& m, const ir::Binding& binding, lang::DiagnosticSink& sink, const FlattenOptions& options)
+      : m_(m), fn_(m.shader()), binding_(binding), sink_(sink), options_(options) {
+    ctx_.spaces = binding.spaces;
+  }
+
+  FragmentDag run() {
+    if (m_.kind != lang::ShaderKind::Surface)
+      fail({}, "not-a-surface", std::string("a fragment DAG is built from a surface shader; this is a ") + lang::to_string(m_.kind) + " shader");
+    for (const Instr& in : fn_.values)
+      if (!in.removed && (in.op == Op::Call || in.op == Op::Arg || in.op == Op::Extract))
+        fail(in.span, "internal-error", "internal compiler error: calls must be inlined before flattening");
+    ipdom_ = post_dominators(fn_);
+    dom_ = ir::dominators(fn_);
+    visits_.assign(fn_.blocks.size(), 0);
+    Env env(fn_.values.size());
+    std::vector<Arrival> exits;
+    exec(0, ir::kNoBlock, kExit, constant(Value::boolean(true)), env, exits, 0, false);
+    // Merge the values every path returned.
+    const Instr* ret = nullptr;
+    for (const auto& a : exits) ret = fn_.terminator(a.from);
+    if (!ret || ret->args.size() < 2) fail({}, "internal-error", "internal compiler error: surface shader returns no colour");
+    Sym ci = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[0]]; }, ret->span);
+    Sym oi = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[1]]; }, ret->span);
+    NodeId root = b_.operation(Op::Output, ir::BaseType::Color, 0, {node(ci, ret->span), node(oi, ret->span)}, ret->span);
+    return b_.finish(root, m_.shader_name);
+  }
+
+ private:
+  [[noreturn]] void fail(const lang::Span& span, const std::string& code, const std::string& msg) {
+    sink_.error(code, span, msg);
+    throw FlattenError{};
+  }
+
+  Sym constant(const Value& v) {
+    Sym s;
+    s.is_const = true;
+    s.value = v;
+    return s;
+  }
+  Sym of_node(NodeId n) {
+    Sym s;
+    s.is_const = false;
+    s.node = n;
+    s.value.type = b_.node(n).type;
+    return s;
+  }
+  NodeId node(const Sym& s, const lang::Span& span) {
+    if (!s.is_const) return s.node;
+    if (s.value.type == ir::BaseType::String)
+      fail(span, "string-value", "a string value cannot be computed per fragment");
+    return b_.constant(s.value, span);
+  }
+  ir::BaseType type_of(const Sym& s) const { return s.is_const ? s.value.type : b_.node(s.node).type; }
+
+  // One operation on symbolic operands: folded on the host when every operand is known.
+  Sym op(Op o, ir::BaseType type, std::uint32_t aux, const std::vector<Sym>& args, const lang::Span& span) {
+    bool all_const = true;
+    for (const Sym& a : args) all_const = all_const && a.is_const;
+    if (all_const && o != Op::Texture) {
+      std::vector<const Value*> ptrs;
+      for (const Sym& a : args) ptrs.push_back(&a.value);
+      return constant(ir::evaluate(o, type, aux, "", {}, ptrs, ctx_));
+    }
+    // Identities that keep the DAG from carrying obvious work.
+    auto is_true = [](const Sym& s) { return s.is_const && s.value.truth(); };
+    auto is_false = [](const Sym& s) { return s.is_const && !s.value.truth(); };
+    switch (o) {
+      case Op::And:
+        if (is_true(args[0])) return args[1];
+        if (is_true(args[1])) return args[0];
+        if (is_false(args[0]) || is_false(args[1])) return constant(Value::boolean(false));
+        break;
+      case Op::Or:
+        if (is_false(args[0])) return args[1];
+        if (is_false(args[1])) return args[0];
+        if (is_true(args[0]) || is_true(args[1])) return constant(Value::boolean(true));
+        break;
+      case Op::Not:
+        if (!args[0].is_const && b_.node(args[0].node).op == Op::Not) return of_node(b_.node(args[0].node).children[0]);
+        break;
+      case Op::Select:
+        if (args[0].is_const) return args[0].value.truth() ? args[1] : args[2];
+        if (same(args[1], args[2])) return args[1];
+        break;
+      case Op::Convert:
+        if (type_of(args[0]) == type) return args[0];
+        break;
+      default: break;
+    }
+    if (o == Op::Texture) {
+      if (!args[0].is_const || args[0].value.type != ir::BaseType::String)
+        fail(span, "texture-name", "the texture name must be known when the shader is compiled");
+      std::vector<NodeId> coords;
+      for (std::size_t i = 1; i < args.size(); ++i) coords.push_back(node(args[i], span));
+      return of_node(check_size(b_.texture(args[0].value.s, type, std::move(coords), span), span));
+    }
+    std::vector<NodeId> kids;
+    for (const Sym& a : args) kids.push_back(node(a, span));
+    return of_node(check_size(b_.operation(o, type, aux, std::move(kids), span), span));
+  }
+
+  NodeId check_size(NodeId n, const lang::Span& span) {
+    if (b_.size() > options_.max_nodes)
+      fail(span, "dag-too-large", "the fragment DAG exceeds " + std::to_string(options_.max_nodes) + " nodes");
+    return n;
+  }
+
+  Sym eval(const Instr& in, const Env& env) {
+    std::vector<Sym> args;
+    for (ValueId a : in.args) args.push_back(env[a]);
+    switch (in.op) {
+      case Op::Const:
+      case Op::Undef: return constant(ir::evaluate(in.op, in.type, in.aux, in.text, in.data, {}, ctx_));
+      case Op::ShaderParam: {
+        auto it = binding_.surface_params.find(in.text);
+        return it != binding_.surface_params.end() ? constant(it->second) : args[0];
+      }
+      case Op::Global: {
+        auto g = static_cast<lang::Global>(in.aux);
+        if (g == lang::Global::E) return constant(Value::triple(in.type, 0, 0, 0));  // the eye: camera origin
+        return of_node(b_.interpolant(g, in.type, in.span));
+      }
+      case Op::Builtin: {
+        auto id = static_cast<lang::Builtin>(in.aux);
+        const lang::Signature& sig = lang::signature_of(id);
+        if (sig.derivative)
+          fail(in.span, "needs-derivatives",
+               std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a fragment target does not provide");
+        if ((id == lang::Builtin::Transform || id == lang::Builtin::Vtransform || id == lang::Builtin::Ntransform) &&
+            args[0].value.type == ir::BaseType::String) {
+          // Resolve named spaces to one matrix on the host; the DAG keeps transform(matrix, p).
+          for (std::size_t i = 0; i + 1 < args.size(); ++i)
+            if (!args[i].is_const) fail(in.span, "space-name", "coordinate system names must be known when the shader is compiled");
+          ir::Matrix m = space_matrix(args, in);
+          return op(Op::Builtin, in.type, in.aux, {constant(Value::matrix(m)), args.back()}, in.span);
+        }
+        return op(in.op, in.type, in.aux, args, in.span);
+      }
+      case Op::Call:
+      case Op::Arg:
+      case Op::Extract:
+        fail(in.span, "internal-error", "internal compiler error: calls must be inlined before flattening");
+      default: return op(in.op, in.type, in.aux, args, in.span);
+    }
+  }
+
+  // The matrix a named-space transform applies (points are row vectors: p' = p * M).
+  ir::Matrix space_matrix(const std::vector<Sym>& args, const Instr& in) {
+    auto to_current = [&](const std::string& name) {
+      if (name == "current" || name == "camera") return ir::identity_matrix();
+      const ir::Matrix* m = ctx_.space(name);
+      return m ? *m : ir::identity_matrix();
+    };
+    auto from_current = [&](const std::string& name) {
+      ir::Matrix inv = ir::identity_matrix();
+      if (!ir::invert(to_current(name), &inv)) fail(in.span, "singular-space", "the matrix of space '" + name + "' cannot be inverted");
+      return inv;
+    };
+    if (args.size() == 3) return ir::multiply(to_current(args[0].value.s), from_current(args[1].value.s));
+    return from_current(args[0].value.s);
+  }
+
+  template <class Get>
+  Sym merge_values(const std::vector<Arrival>& arrivals, Get get, const lang::Span& span) {
+    Sym acc = get(arrivals.back());
+    for (std::size_t k = arrivals.size() - 1; k-- > 0;) {
+      Sym v = get(arrivals[k]);
+      if (same(v, acc)) continue;
+      acc = op(Op::Select, type_of(v), 0, {arrivals[k].pred, v, acc}, span);
+    }
+    return acc;
+  }
+
+  bool is_loop_header(BlockId b) const {
+    for (BlockId p : fn_.blocks[b].preds)
+      if (dom_.dominates(b, p)) return true;
+    return false;
+  }
+
+  // Runs from `b` (entered from `prev`) under `pred` until `stop`, appending one arrival per path.
+  void exec(BlockId b, BlockId prev, BlockId stop, Sym pred, Env& env, std::vector<Arrival>& out, int depth, bool skip_phis) {
+    if (depth > options_.max_branch_depth)
+      fail(fn_.terminator(b) ? fn_.terminator(b)->span : lang::Span{}, "branches-too-deep",
+           "varying branches nest more than " + std::to_string(options_.max_branch_depth) +
+               " deep; a loop whose exit depends on varying values cannot be unrolled for a fragment target");
+    for (;;) {
+      if (b == stop) {
+        out.push_back({prev, pred, env});
+        return;
+      }
+      if (++visits_[b] > options_.max_block_visits) {
+        const Instr* t = fn_.terminator(b);
+        fail(t ? t->span : lang::Span{}, "loop-too-long",
+             "a loop ran more than " + std::to_string(options_.max_block_visits) +
+                 " iterations; fragment targets need loops with a small constant trip count");
+      }
+      const ir::Block& blk = fn_.blocks[b];
+      if (!skip_phis) {
+        std::vector<std::pair<ValueId, Sym>> phis;
+        for (ValueId v : blk.instrs) {
+          const Instr& in = fn_.at(v);
+          if (in.op != Op::Phi) break;
+          std::size_t k = 0;
+          while (k < blk.preds.size() && blk.preds[k] != prev) ++k;
+          if (k == blk.preds.size()) fail(in.span, "internal-error", "internal compiler error: phi without an operand for its edge");
+          phis.push_back({v, env[in.args[k]]});
+        }
+        for (auto& [v, s] : phis) env[v] = std::move(s);
+      }
+      skip_phis = false;
+      for (ValueId v : blk.instrs) {
+        const Instr& in = fn_.at(v);
+        if (in.op == Op::Phi) continue;
+        if (in.op == Op::Ret) {
+          out.push_back({b, pred, env});
+          return;
+        }
+        if (in.op == Op::Br) {
+          prev = b;
+          b = in.targets[0];
+          break;
+        }
+        if (in.op == Op::CondBr) {
+          const Sym& c = env[in.args[0]];
+          if (c.is_const) {
+            prev = b;
+            b = c.value.truth() ? in.targets[0] : in.targets[1];
+            break;
+          }
+          if (is_loop_header(b))
+            fail(in.span, "varying-loop",
+                 "this loop's condition depends on varying values; a fragment target needs a constant trip count");
+          BlockId join = ipdom_[b];
+          Env snapshot = env;
+          std::vector<Arrival> arrivals;
+          Sym taken = op(Op::And, ir::BaseType::Bool, 0, {pred, c}, in.span);
+          Sym not_taken = op(Op::And, ir::BaseType::Bool, 0, {pred, op(Op::Not, ir::BaseType::Bool, 0, {c}, in.span)}, in.span);
+          Env left = snapshot;
+          exec(in.targets[0], b, join, taken, left, arrivals, depth + 1, false);
+          Env right = std::move(snapshot);
+          exec(in.targets[1], b, join, not_taken, right, arrivals, depth + 1, false);
+          if (join == stop || join == kExit) {
+            for (auto& a : arrivals) out.push_back(std::move(a));
+            return;
+          }
+          merge_at(join, arrivals, env, in.span);
+          prev = ir::kNoBlock;
+          b = join;
+          skip_phis = true;
+          goto next_block;
+        }
+        env[v] = eval(in, env);
+      }
+      continue;
+    next_block:;
+    }
+  }
+
+  // Combines the paths arriving at `join` into one environment, phis of `join` included.
+  void merge_at(BlockId join, std::vector<Arrival>& arrivals, Env& env, const lang::Span& span) {
+    const ir::Block& blk = fn_.blocks[join];
+    for (auto& a : arrivals) {
+      // Resolve this path's phis first, from its own edge.
+      std::vector<std::pair<ValueId, Sym>> phis;
+      for (ValueId v : blk.instrs) {
+        const Instr& in = fn_.at(v);
+        if (in.op != Op::Phi) break;
+        std::size_t k = 0;
+        while (k < blk.preds.size() && blk.preds[k] != a.from) ++k;
+        if (k == blk.preds.size()) fail(in.span, "internal-error", "internal compiler error: phi without an operand for its edge");
+        phis.push_back({v, a.env[in.args[k]]});
+      }
+      for (auto& [v, s] : phis) a.env[v] = std::move(s);
+    }
+    for (std::size_t i = 0; i < env.size(); ++i) {
+      bool differ = false;
+      for (std::size_t k = 1; k < arrivals.size() && !differ; ++k) differ = !same(arrivals[k].env[i], arrivals[0].env[i]);
+      if (!differ) {
+        env[i] = arrivals[0].env[i];
+        continue;
+      }
+      const lang::Span& where = fn_.at(static_cast<ValueId>(i)).span.valid() ? fn_.at(static_cast<ValueId>(i)).span : span;
+      env[i] = merge_values(arrivals, [i](const Arrival& a) { return a.env[i]; }, where);
+    }
+  }
+
+  const ir::Module& m_;
+  const ir::Function& fn_;
+  const ir::Binding& binding_;
+  lang::DiagnosticSink& sink_;
+  FlattenOptions options_;
+  ir::EvalContext ctx_;
+  DagBuilder b_;
+  std::vector<BlockId> ipdom_;
+  ir::DomTree dom_;
+  std::vector<int> visits_;
+};
+
+}  // namespace
+
+std::optional<FragmentDag> flatten(const ir::Module& m, const ir::Binding& binding, lang::DiagnosticSink& sink,
+                                   const FlattenOptions& options) {
+  try {
+    return Flattener(m, binding, sink, options).run();
+  } catch (const FlattenError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace passlab::dag

@@ -1,0 +1,26 @@
+// Flattening: an optimized shader module, bound to its lights, into one FragmentDag.
+#pragma once
+
+#include <optional>
+
+#include "core/dag/fragment_dag.h"
+#include "core/ir/binding.h"
+#include "core/lang/diagnostic.h"
+
+namespace passlab::dag {
+
+struct FlattenOptions {
+  int max_block_visits = 65536;     // per block: a loop running longer is reported, not unrolled
+  std::size_t max_nodes = 500000;   // the DAG may not grow past this
+  int max_branch_depth = 256;       // nested varying branches (a varying loop exit nests per iteration)
+};
+
+// Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):
+// uniform work is evaluated on the host, loops with constant trip counts unroll, branches on
+// varying values become selects, and every noise() is a lookup of the noise texture. Reports
+// and returns nullopt for shaders a fragment pipeline cannot run (varying loop conditions,
+// derivatives, non-surface shaders).
+std::optional<FragmentDag> flatten(const ir::Module& m, const ir::Binding& binding, lang::DiagnosticSink& sink,
+                                   const FlattenOptions& options = {});
+
+}  // namespace passlab::dag

@@ -1,0 +1,242 @@
+// The FragmentDag: one basic block of fragment operations with a single output, as in the RDS paper.
+#include "core/dag/fragment_dag.h"
+
+#include <algorithm>
+#include <set>
+
+namespace passlab::dag {
+
+const char* to_string(NodeKind k) {
+  switch (k) {
+    case NodeKind::Interpolant: return "interpolant";
+    case NodeKind::Constant: return "constant";
+    case NodeKind::Texture: return "texture";
+    case NodeKind::Operation: return "operation";
+  }
+  return "?";
+}
+
+std::vector<int> FragmentDag::parent_counts() const {
+  std::vector<int> counts(nodes.size(), 0);
+  for (const Node& n : nodes) {
+    std::set<NodeId> distinct(n.children.begin(), n.children.end());
+    for (NodeId c : distinct) ++counts[c];
+  }
+  return counts;
+}
+
+NodeId DagBuilder::intern(Node n, const lang::Span& span) {
+  Key k{n.kind, n.op, n.type, n.aux, n.name, n.value, n.children};
+  auto it = index_.find(k);
+  NodeId id;
+  if (it != index_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<NodeId>(nodes_.size());
+    n.id = id;
+    nodes_.push_back(std::move(n));
+    index_.emplace(std::move(k), id);
+  }
+  auto& spans = nodes_[id].spans;
+  if (span.valid() && std::find(spans.begin(), spans.end(), span) == spans.end()) spans.push_back(span);
+  return id;
+}
+
+NodeId DagBuilder::constant(const ir::Value& v, const lang::Span& span) {
+  Node n;
+  n.kind = NodeKind::Constant;
+  n.type = v.type;
+  int count = std::max(1, lang::component_count(v.type));
+  n.value.assign(v.f.begin(), v.f.begin() + count);
+  for (float& x : n.value)
+    if (x == 0.0f) x = 0.0f;  // one node for +0 and -0 keeps listings tidy; both behave alike here
+  return intern(std::move(n), span);
+}
+
+NodeId DagBuilder::interpolant(lang::Global g, ir::BaseType type, const lang::Span& span) {
+  Node n;
+  n.kind = NodeKind::Interpolant;
+  n.op = ir::Op::Global;
+  n.type = type;
+  n.aux = static_cast<std::uint32_t>(g);
+  n.name = lang::to_string(g);
+  return intern(std::move(n), span);
+}
+
+NodeId DagBuilder::texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span) {
+  Node n;
+  n.kind = NodeKind::Texture;
+  n.op = ir::Op::Texture;
+  n.type = type;
+  n.name = name;
+  n.children = std::move(coords);
+  return intern(std::move(n), span);
+}
+
+NodeId DagBuilder::operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span) {
+  Node n;
+  n.kind = NodeKind::Operation;
+  n.op = op;
+  n.type = type;
+  n.aux = aux;
+  n.children = std::move(children);
+  return intern(std::move(n), span);
+}
+
+FragmentDag DagBuilder::finish(NodeId root, const std::string& shader) const {
+  FragmentDag dag;
+  dag.shader = shader;
+  std::vector<NodeId> remap(nodes_.size(), static_cast<NodeId>(-1));
+  // Iterative postorder, children in operand order.
+  std::vector<std::pair<NodeId, std::size_t>> stack{{root, 0}};
+  std::vector<char> seen(nodes_.size(), 0);
+  seen[root] = 1;
+  while (!stack.empty()) {
+    auto& [id, next] = stack.back();
+    const Node& n = nodes_[id];
+    if (next < n.children.size()) {
+      NodeId c = n.children[next++];
+      if (!seen[c]) {
+        seen[c] = 1;
+        stack.push_back({c, 0});
+      }
+      continue;
+    }
+    Node copy = n;
+    copy.id = static_cast<NodeId>(dag.nodes.size());
+    for (NodeId& c : copy.children) c = remap[c];
+    remap[id] = copy.id;
+    dag.nodes.push_back(std::move(copy));
+    stack.pop_back();
+  }
+  dag.root = remap[root];
+  return dag;
+}
+
+DagStats compute_stats(const FragmentDag& dag) {
+  DagStats s;
+  s.nodes = static_cast<int>(dag.size());
+  std::vector<int> parents = dag.parent_counts();
+  std::set<std::string> textures;
+  std::vector<int> level(dag.size(), 0);  // dependent-texturing depth feeding into each node
+  for (const Node& n : dag.nodes) {
+    if (parents[n.id] > 1) ++s.mr_nodes;
+    int deepest = 0;
+    bool computed_input = false;
+    for (NodeId c : n.children) {
+      deepest = std::max(deepest, level[c]);
+      NodeKind ck = dag.node(c).kind;
+      if (ck == NodeKind::Operation || ck == NodeKind::Texture) computed_input = true;
+    }
+    switch (n.kind) {
+      case NodeKind::Interpolant: ++s.interpolants; break;
+      case NodeKind::Constant: ++s.constants; break;
+      case NodeKind::Texture:
+        ++s.texture_ops;
+        textures.insert(n.name);
+        if (computed_input) {
+          ++s.dependent_texture_ops;
+          level[n.id] = deepest + 1;
+        } else {
+          level[n.id] = deepest;
+        }
+        s.dependency_levels = std::max(s.dependency_levels, level[n.id]);
+        ++s.ops_by_kind["texture"];
+        break;
+      case NodeKind::Operation: {
+        ++s.non_texture_ops;
+        level[n.id] = deepest;
+        std::string name = ir::to_string(n.op);
+        if (n.op == ir::Op::Builtin) name = lang::to_string(static_cast<lang::Builtin>(n.aux));
+        ++s.ops_by_kind[name];
+        break;
+      }
+    }
+  }
+  s.operations = s.texture_ops + s.non_texture_ops;
+  s.texture_units = static_cast<int>(textures.size());
+
+  // Registers: Sethi-Ullman need per computed node, then a depth-first order that evaluates the
+  // needier operand first, and a liveness count over that order. Leaves live in input registers.
+  auto computed = [&](NodeId id) { return dag.node(id).kind == NodeKind::Operation || dag.node(id).kind == NodeKind::Texture; };
+  std::vector<int> need(dag.size(), 0);
+  for (const Node& n : dag.nodes) {
+    if (!computed(n.id)) continue;
+    std::vector<int> kids;
+    for (NodeId c : n.children)
+      if (computed(c)) kids.push_back(need[c]);
+    std::sort(kids.rbegin(), kids.rend());
+    int r = 1;
+    for (std::size_t i = 0; i < kids.size(); ++i) r = std::max(r, kids[i] + static_cast<int>(i));
+    need[n.id] = r;
+  }
+  std::vector<NodeId> order;
+  std::vector<char> done(dag.size(), 0);
+  std::vector<std::pair<NodeId, std::size_t>> stack{{dag.root, 0}};
+  std::vector<std::vector<NodeId>> sorted_kids(dag.size());
+  for (const Node& n : dag.nodes) {
+    sorted_kids[n.id] = n.children;
+    std::stable_sort(sorted_kids[n.id].begin(), sorted_kids[n.id].end(), [&](NodeId a, NodeId b) { return need[a] > need[b]; });
+  }
+  done[dag.root] = 1;
+  while (!stack.empty()) {
+    auto& [id, next] = stack.back();
+    if (next < sorted_kids[id].size()) {
+      NodeId c = sorted_kids[id][next++];
+      if (!done[c]) {
+        done[c] = 1;
+        stack.push_back({c, 0});
+      }
+      continue;
+    }
+    if (computed(id)) order.push_back(id);
+    stack.pop_back();
+  }
+  std::vector<std::size_t> last_use(dag.size(), 0), position(dag.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    for (NodeId c : dag.node(order[i]).children)
+      if (computed(c)) last_use[c] = std::max(last_use[c], i);
+  int live = 0, peak = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    std::set<NodeId> dying;
+    for (NodeId c : dag.node(order[i]).children)
+      if (computed(c) && last_use[c] == i) dying.insert(c);
+    live += 1;  // the result (the root's result is the output register)
+    peak = std::max(peak, live);
+    live -= static_cast<int>(dying.size());
+  }
+  s.registers = peak;
+  return s;
+}
+
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+  std::vector<ir::Value> vals(dag.size());
+  std::vector<const ir::Value*> ops;
+  for (const Node& n : dag.nodes) {
+    switch (n.kind) {
+      case NodeKind::Interpolant:
+        vals[n.id] = in.globals.at(n.aux);
+        vals[n.id].type = n.type;
+        break;
+      case NodeKind::Constant:
+        vals[n.id] = ir::evaluate(ir::Op::Const, n.type, 0, "", n.value, {}, ctx);
+        break;
+      case NodeKind::Texture: {
+        ir::Value name = ir::Value::string(n.name);
+        ops.assign(1, &name);
+        for (NodeId c : n.children) ops.push_back(&vals[c]);
+        vals[n.id] = ir::evaluate(ir::Op::Texture, n.type, 0, "", {}, ops, ctx);
+        break;
+      }
+      case NodeKind::Operation:
+        ops.clear();
+        for (NodeId c : n.children) ops.push_back(&vals[c]);
+        vals[n.id] = ir::evaluate(n.op, n.type, n.aux, n.name, n.value, ops, ctx);
+        break;
+    }
+  }
+  return dag.nodes.empty() ? ir::Value{} : vals[dag.root];
+}
+
+}  // namespace passlab::dag

@@ -1,0 +1,86 @@
+// The FragmentDag: one basic block of fragment operations with a single output, as in the RDS paper.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/ir/interpreter.h"
+#include "core/ir/ir.h"
+#include "core/ir/value.h"
+
+namespace passlab::dag {
+
+using NodeId = std::uint32_t;
+
+// The paper's leaf kinds (interpolant V, constant C) plus texture fetches T and operations.
+enum class NodeKind : std::uint8_t { Interpolant, Constant, Texture, Operation };
+const char* to_string(NodeKind k);
+
+struct Node {
+  NodeId id = 0;
+  NodeKind kind = NodeKind::Operation;
+  ir::Op op = ir::Op::Const;
+  ir::BaseType type = ir::BaseType::Float;
+  std::uint32_t aux = 0;          // builtin id; the global of an interpolant
+  std::string name;               // interpolant: global name; texture: texture name
+  std::vector<float> value;       // constants
+  std::vector<NodeId> children;   // operands; texture: coordinates
+  std::vector<lang::Span> spans;  // every source place this node came from, in first-seen order
+};
+
+// Nodes are numbered in postorder from the root (children before parents), so ids are stable
+// for the same shader and evaluation can run in id order.
+struct FragmentDag {
+  std::string shader;
+  std::vector<Node> nodes;
+  NodeId root = 0;
+
+  const Node& node(NodeId id) const { return nodes.at(id); }
+  std::size_t size() const { return nodes.size(); }
+  // Number of distinct parents of each node.
+  std::vector<int> parent_counts() const;
+};
+
+// Resource totals in the shape of the paper's Table 1.
+struct DagStats {
+  int nodes = 0;
+  int mr_nodes = 0;          // nodes with more than one distinct parent
+  int operations = 0;        // texture + non-texture operations
+  int texture_ops = 0;
+  int non_texture_ops = 0;
+  int registers = 0;         // peak live temporaries in a Sethi-Ullman evaluation order
+  int texture_units = 0;     // distinct textures (the noise texture counts once)
+  int interpolants = 0;
+  int constants = 0;
+  int dependent_texture_ops = 0;  // texture fetches whose coordinates are computed
+  int dependency_levels = 0;      // longest chain of dependent fetches
+  std::map<std::string, int> ops_by_kind;  // "mul" -> 12, in name order
+};
+DagStats compute_stats(const FragmentDag& dag);
+
+// Evaluates the DAG on one fragment: the RGBA the root writes (colour in f[0..2], alpha in f[3]).
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+
+// Builds nodes with hash-consing: structurally equal nodes are created once (their spans merge).
+class DagBuilder {
+ public:
+  NodeId constant(const ir::Value& v, const lang::Span& span);
+  NodeId interpolant(lang::Global g, ir::BaseType type, const lang::Span& span);
+  NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span);
+  NodeId operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span);
+  const Node& node(NodeId id) const { return nodes_.at(id); }
+  std::size_t size() const { return nodes_.size(); }
+  // Keeps what the root reaches, renumbered in postorder.
+  FragmentDag finish(NodeId root, const std::string& shader) const;
+
+ private:
+  using Key = std::tuple<NodeKind, ir::Op, ir::BaseType, std::uint32_t, std::string, std::vector<float>, std::vector<NodeId>>;
+  NodeId intern(Node n, const lang::Span& span);
+  std::vector<Node> nodes_;
+  std::map<Key, NodeId> index_;
+};
+
+}  // namespace passlab::dag

@@ -1,0 +1,172 @@
+// The reference interpreter: runs a module on one fragment. The semantic oracle for later stages.
+#include "core/ir/interpreter.h"
+
+#include <cmath>
+
+namespace passlab::ir {
+
+namespace {
+
+struct Stop {
+  std::string message;
+  lang::Span where;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params, const EvalContext& ctx,
+              const RunOptions& options)
+      : m_(m), in_(in), params_(params), ctx_(ctx), options_(options) {}
+
+  std::vector<Value> run(const Function& fn, const std::vector<Value>& args, int depth) {
+    if (depth > 256) throw Stop{"call depth exceeds 256", {}};
+    std::vector<Value> vals(fn.values.size());
+    BlockId b = 0, prev = kNoBlockId;
+    for (;;) {
+      const Block& blk = fn.blocks.at(b);
+      // Phis read their operands as of the edge taken, all at once.
+      std::vector<std::pair<ValueId, Value>> phi_values;
+      for (ValueId v : blk.instrs) {
+        const Instr& in = fn.at(v);
+        if (in.op != Op::Phi) break;
+        std::size_t k = 0;
+        while (k < blk.preds.size() && blk.preds[k] != prev) ++k;
+        if (k == blk.preds.size()) throw Stop{"phi has no operand for the edge taken", in.span};
+        phi_values.push_back({v, vals[in.args[k]]});
+      }
+      for (auto& [v, val] : phi_values) vals[v] = std::move(val);
+      for (ValueId v : blk.instrs) {
+        const Instr& in = fn.at(v);
+        if (in.op == Op::Phi) continue;
+        if (++steps_ > options_.max_steps)
+          throw Stop{"evaluation exceeded " + std::to_string(options_.max_steps) + " steps (a loop that does not end?)", in.span};
+        switch (in.op) {
+          case Op::Br:
+            prev = b;
+            b = in.targets[0];
+            goto next_block;
+          case Op::CondBr:
+            prev = b;
+            b = vals[in.args[0]].truth() ? in.targets[0] : in.targets[1];
+            goto next_block;
+          case Op::Ret: {
+            std::vector<Value> out;
+            for (ValueId a : in.args) out.push_back(vals[a]);
+            return out;
+          }
+          case Op::Arg: vals[v] = args.at(in.aux); break;
+          case Op::Global: vals[v] = in_.globals.at(in.aux); vals[v].type = in.type; break;
+          case Op::ShaderParam: {
+            auto it = params_.find(in.text);
+            vals[v] = it != params_.end() ? it->second : vals[in.args[0]];
+            break;
+          }
+          case Op::Call: {
+            std::vector<Value> call_args;
+            for (ValueId a : in.args) call_args.push_back(vals[a]);
+            std::vector<Value> r = run(m_.functions.at(in.aux), call_args, depth + 1);
+            if (in.type == kTuple) {
+              tuples_[{&fn, v}] = r;
+              vals[v] = Value::zero(kTuple);
+            } else {
+              vals[v] = r.empty() ? Value::zero(in.type) : r[0];
+            }
+            break;
+          }
+          case Op::Extract: vals[v] = tuples_.at({&fn, in.args[0]}).at(in.aux); break;
+          case Op::Builtin: {
+            auto id = static_cast<lang::Builtin>(in.aux);
+            if (lang::signature_of(id).derivative)
+              throw Stop{std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a single fragment does not have", in.span};
+            [[fallthrough]];
+          }
+          default: {
+            std::vector<const Value*> ops;
+            for (ValueId a : in.args) ops.push_back(&vals[a]);
+            vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
+            break;
+          }
+        }
+      }
+      throw Stop{"block without terminator", {}};
+    next_block:;
+    }
+  }
+
+ private:
+  static constexpr BlockId kNoBlockId = static_cast<BlockId>(-1);
+  const Module& m_;
+  const FragmentInputs& in_;
+  const std::map<std::string, Value>& params_;
+  const EvalContext& ctx_;
+  const RunOptions& options_;
+  std::uint64_t steps_ = 0;
+  std::map<std::pair<const Function*, ValueId>, std::vector<Value>> tuples_;
+};
+
+// SplitMix64: tiny, seedable, identical everywhere.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return static_cast<float>(next() >> 40) / static_cast<float>(1 << 24); }
+  float range(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+};
+
+}  // namespace
+
+FragmentInputs random_fragment(std::uint64_t seed) {
+  using lang::Global;
+  Rng r{seed * 0x2545F4914F6CDD1DULL + 1};
+  FragmentInputs f;
+  for (auto& v : f.globals) v = Value::zero(BaseType::Float);
+  auto triple = [&](BaseType t, float lo, float hi) { return Value::triple(t, r.range(lo, hi), r.range(lo, hi), r.range(lo, hi)); };
+  Value P = Value::triple(BaseType::Point, r.range(-2, 2), r.range(-2, 2), r.range(4, 10));
+  // A unit normal facing the camera (towards -z).
+  Value N = triple(BaseType::Normal, -1, 1);
+  N.f[2] = -std::fabs(N.f[2]) - 0.2f;
+  float len = std::sqrt(N.f[0] * N.f[0] + N.f[1] * N.f[1] + N.f[2] * N.f[2]);
+  for (int i = 0; i < 3; ++i) N.f[i] /= len;
+  f[Global::P] = P;
+  f[Global::Ps] = P;
+  f[Global::N] = N;
+  f[Global::Ng] = N;
+  f[Global::E] = Value::triple(BaseType::Point, 0, 0, 0);
+  f[Global::I] = Value::triple(BaseType::Vector, P.f[0], P.f[1], P.f[2]);
+  f[Global::s] = Value::scalar(r.uniform());
+  f[Global::t] = Value::scalar(r.uniform());
+  f[Global::u] = Value::scalar(r.uniform());
+  f[Global::v] = Value::scalar(r.uniform());
+  f[Global::du] = Value::scalar(r.range(0.001f, 0.01f));
+  f[Global::dv] = Value::scalar(r.range(0.001f, 0.01f));
+  f[Global::dPdu] = triple(BaseType::Vector, -1, 1);
+  f[Global::dPdv] = triple(BaseType::Vector, -1, 1);
+  f[Global::Cs] = triple(BaseType::Color, 0, 1);
+  f[Global::Os] = triple(BaseType::Color, 0.5f, 1);
+  f[Global::Ci] = Value::zero(BaseType::Color);
+  f[Global::Oi] = Value::zero(BaseType::Color);
+  f[Global::Cl] = Value::zero(BaseType::Color);
+  f[Global::Ol] = Value::zero(BaseType::Color);
+  f[Global::L] = Value::zero(BaseType::Vector);
+  return f;
+}
+
+RunResult interpret(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params,
+                    const EvalContext& ctx, const RunOptions& options) {
+  RunResult r;
+  try {
+    Interpreter it(m, in, params, ctx, options);
+    r.results = it.run(m.shader(), {}, 0);
+    r.ok = true;
+  } catch (const Stop& s) {
+    r.error = s.message;
+    r.where = s.where;
+  }
+  return r;
+}
+
+}  // namespace passlab::ir

@@ -1,0 +1,22 @@
+// The optimization pipeline: the passes in order, with a verifier after each one when asked.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/ir/passes/pass.h"
+
+namespace passlab::ir {
+
+struct PipelineOptions {
+  bool optimize = true;  // false: only frequency analysis (the IR as lowered)
+  bool verify = false;   // run the verifier after every pass; a failure throws std::logic_error
+  int max_rounds = 8;    // the scalar passes repeat until nothing changes or this many rounds
+  // Called after each pass with its name (tests dump or check the IR here).
+  std::function<void(const std::string&, const Module&)> after_pass;
+};
+
+// inline -> { sccp -> simplify -> copy-prop -> gvn -> dce }* -> frequency.
+PassStats run_pipeline(Module& m, const PipelineOptions& options = {});
+
+}  // namespace passlab::ir

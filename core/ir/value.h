@@ -1,0 +1,63 @@
+// Runtime values of the IR and the semantics of every operation, shared by all evaluators.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+
+#include "core/ir/ir.h"
+
+namespace passlab::ir {
+
+using Matrix = std::array<float, 16>;  // row-major; points are row vectors: p' = p * M
+
+struct Value {
+  BaseType type = BaseType::Float;
+  std::array<float, 16> f{};  // components; bool is 0 or 1 in f[0]
+  std::string s;              // strings
+
+  static Value scalar(float x);
+  static Value triple(BaseType t, float x, float y, float z);
+  static Value boolean(bool b);
+  static Value matrix(const Matrix& m);
+  static Value string(std::string s);
+  static Value zero(BaseType t);
+  bool truth() const { return f[0] != 0.0f; }
+};
+
+Matrix identity_matrix();
+Matrix multiply(const Matrix& a, const Matrix& b);
+// Returns false (and leaves *out alone) when m is singular.
+bool invert(const Matrix& m, Matrix* out);
+
+// Texture lookups: the only way evaluation reads images. Coordinates are 1-3 floats.
+class TextureSampler {
+ public:
+  virtual ~TextureSampler() = default;
+  virtual std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const = 0;
+};
+
+// The noise texture every `noise()` call reads: a 32^3 periodic lattice of hashed values per
+// channel, filtered trilinearly like a GPU's 3D texture. Values lie in [0, 1].
+std::array<float, 4> sample_noise(int dims, const float* coords);
+
+// Deterministic stand-in images for named textures (smooth bands whose frequencies and phases
+// come from a hash of the name), so any shader can be evaluated without image files.
+class ProceduralTextures : public TextureSampler {
+ public:
+  std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const override;
+};
+
+// What evaluation needs beyond operands: textures and the named coordinate systems.
+struct EvalContext {
+  const TextureSampler* textures = nullptr;      // null: ProceduralTextures
+  std::map<std::string, Matrix> spaces;          // space -> current; missing spaces are identity
+  const Matrix* space(const std::string& name) const;
+};
+
+// Evaluates one non-control instruction (not Phi, ShaderParam, Arg, Global, Call, Extract) on
+// its operand values. Never throws; domain errors give IEEE results (NaN, inf) like hardware.
+Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text, const std::vector<float>& data,
+               const std::vector<const Value*>& args, const EvalContext& ctx);
+
+}  // namespace passlab::ir

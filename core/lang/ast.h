@@ -1,0 +1,258 @@
+// The RSL syntax tree: expressions, statements, functions and shaders, with a span on every node.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/lang/source.h"
+#include "core/lang/types.h"
+
+namespace passlab::lang {
+
+// Globals visible to shaders (RI 3.2 §11, Table 11.x). Ps is the light shader's surface point.
+enum class Global : std::uint8_t {
+  P, N, Ng, I, E, s, t, u, v, du, dv, dPdu, dPdv, L, Cl, Ol, Ci, Oi, Cs, Os, Ps,
+  Count
+};
+const char* to_string(Global g);
+
+enum class SymbolKind : std::uint8_t { Global, ShaderParam, FunctionParam, Local, Constant };
+
+// What a name refers to; owned by the TranslationUnit, referenced from NameExpr and VarDecl.
+struct Symbol {
+  SymbolKind kind = SymbolKind::Local;
+  std::string name;
+  Type type;
+  bool output = false;
+  Span decl_span;
+  Global global = Global::Count;  // for SymbolKind::Global
+  double constant = 0;            // for SymbolKind::Constant (PI)
+  int index = 0;                  // parameter position
+  int id = 0;                     // unique in the translation unit: the IR's variable identity
+};
+
+// ---- expressions ----------------------------------------------------------------------------
+
+enum class ExprKind : std::uint8_t { Number, String, Name, Unary, Binary, Ternary, Assign, Call, Cast, Tuple, Convert };
+
+struct Expr {
+  Expr(ExprKind k, Span s) : kind(k), span(s) {}
+  virtual ~Expr() = default;
+  ExprKind kind;
+  Span span;
+  Type type;  // set by sema
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct NumberExpr : Expr {
+  NumberExpr(Span s, double v) : Expr(ExprKind::Number, s), value(v) {}
+  double value;
+};
+
+struct StringExpr : Expr {
+  StringExpr(Span s, std::string v) : Expr(ExprKind::String, s), value(std::move(v)) {}
+  std::string value;
+};
+
+struct NameExpr : Expr {
+  NameExpr(Span s, std::string n) : Expr(ExprKind::Name, s), name(std::move(n)) {}
+  std::string name;
+  const Symbol* symbol = nullptr;  // sema
+};
+
+enum class UnaryOp : std::uint8_t { Neg, Plus, Not };
+struct UnaryExpr : Expr {
+  UnaryExpr(Span s, UnaryOp o, ExprPtr e) : Expr(ExprKind::Unary, s), op(o), operand(std::move(e)) {}
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Dot, Cross, Lt, Gt, Le, Ge, Eq, Ne, And, Or };
+const char* spelling(BinaryOp op);
+struct BinaryExpr : Expr {
+  BinaryExpr(Span s, BinaryOp o, ExprPtr l, ExprPtr r)
+      : Expr(ExprKind::Binary, s), op(o), lhs(std::move(l)), rhs(std::move(r)) {}
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+struct TernaryExpr : Expr {
+  TernaryExpr(Span s, ExprPtr c, ExprPtr a, ExprPtr b)
+      : Expr(ExprKind::Ternary, s), cond(std::move(c)), then_expr(std::move(a)), else_expr(std::move(b)) {}
+  ExprPtr cond, then_expr, else_expr;
+};
+
+enum class AssignOp : std::uint8_t { Set, Add, Sub, Mul, Div };
+struct AssignExpr : Expr {
+  AssignExpr(Span s, AssignOp o, ExprPtr t, ExprPtr v)
+      : Expr(ExprKind::Assign, s), op(o), target(std::move(t)), value(std::move(v)) {}
+  AssignOp op;
+  ExprPtr target;  // a NameExpr (the parser reports anything else)
+  ExprPtr value;
+};
+
+struct FunctionDecl;
+struct CallExpr : Expr {
+  CallExpr(Span s, std::string n, Span ns) : Expr(ExprKind::Call, s), name(std::move(n)), name_span(ns) {}
+  std::string name;
+  Span name_span;
+  std::vector<ExprPtr> args;
+  int builtin = -1;                        // sema: index into the standard library table
+  const FunctionDecl* function = nullptr;  // sema: a user function
+};
+
+// `color (r,g,b)`, `point "world" (x,y,z)`, `float texture(...)`: a type name before an expression.
+struct CastExpr : Expr {
+  CastExpr(Span s, BaseType t) : Expr(ExprKind::Cast, s), to(t) {}
+  BaseType to;
+  std::string space;  // "" when no space/colour-space string was written
+  Span space_span;
+  ExprPtr operand;
+};
+
+// `(a, b, c)` or the 16 numbers of a matrix.
+struct TupleExpr : Expr {
+  explicit TupleExpr(Span s) : Expr(ExprKind::Tuple, s) {}
+  std::vector<ExprPtr> elements;
+};
+
+// An implicit promotion inserted by sema (float to triple or matrix, triple to triple, to bool).
+struct ConvertExpr : Expr {
+  ConvertExpr(Span s, ExprPtr e) : Expr(ExprKind::Convert, s), operand(std::move(e)) {}
+  ExprPtr operand;
+};
+
+// ---- statements -----------------------------------------------------------------------------
+
+enum class StmtKind : std::uint8_t {
+  Block, Decl, Expr, If, While, For, Break, Continue, Return, Illuminance, Illuminate, Solar, Empty
+};
+
+struct Stmt {
+  Stmt(StmtKind k, Span s) : kind(k), span(s) {}
+  virtual ~Stmt() = default;
+  StmtKind kind;
+  Span span;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct BlockStmt : Stmt {
+  explicit BlockStmt(Span s) : Stmt(StmtKind::Block, s) {}
+  std::vector<StmtPtr> stmts;
+};
+
+struct VarDecl {
+  std::string name;
+  Span span;
+  ExprPtr init;
+  Symbol* symbol = nullptr;  // sema
+};
+
+struct DeclStmt : Stmt {
+  DeclStmt(Span s, Type t) : Stmt(StmtKind::Decl, s), type(t) {}
+  Type type;
+  std::vector<VarDecl> vars;
+};
+
+struct ExprStmt : Stmt {
+  ExprStmt(Span s, ExprPtr e) : Stmt(StmtKind::Expr, s), expr(std::move(e)) {}
+  ExprPtr expr;
+};
+
+struct IfStmt : Stmt {
+  explicit IfStmt(Span s) : Stmt(StmtKind::If, s) {}
+  ExprPtr cond;
+  StmtPtr then_stmt, else_stmt;  // else may be null
+};
+
+struct WhileStmt : Stmt {
+  explicit WhileStmt(Span s) : Stmt(StmtKind::While, s) {}
+  ExprPtr cond;
+  StmtPtr body;
+};
+
+struct ForStmt : Stmt {
+  explicit ForStmt(Span s) : Stmt(StmtKind::For, s) {}
+  ExprPtr init, cond, step;  // each may be null
+  StmtPtr body;
+};
+
+// `break [n]` / `continue [n]`: leave or continue the n-th enclosing loop.
+struct JumpStmt : Stmt {
+  JumpStmt(StmtKind k, Span s, int n) : Stmt(k, s), levels(n) {}
+  int levels;
+};
+
+struct ReturnStmt : Stmt {
+  ReturnStmt(Span s, ExprPtr e) : Stmt(StmtKind::Return, s), value(std::move(e)) {}
+  ExprPtr value;  // may be null
+};
+
+// illuminance([category,] position [, axis, angle]) body
+struct IlluminanceStmt : Stmt {
+  explicit IlluminanceStmt(Span s) : Stmt(StmtKind::Illuminance, s) {}
+  ExprPtr category, position, axis, angle;
+  StmtPtr body;
+};
+
+// illuminate(position [, axis, angle]) body
+struct IlluminateStmt : Stmt {
+  explicit IlluminateStmt(Span s) : Stmt(StmtKind::Illuminate, s) {}
+  ExprPtr position, axis, angle;
+  StmtPtr body;
+};
+
+// solar([axis, angle]) body
+struct SolarStmt : Stmt {
+  explicit SolarStmt(Span s) : Stmt(StmtKind::Solar, s) {}
+  ExprPtr axis, angle;
+  StmtPtr body;
+};
+
+struct EmptyStmt : Stmt {
+  explicit EmptyStmt(Span s) : Stmt(StmtKind::Empty, s) {}
+};
+
+// ---- definitions ----------------------------------------------------------------------------
+
+struct Param {
+  Type type;
+  bool output = false;
+  std::string name;
+  Span span;
+  ExprPtr default_value;  // shader parameters only
+  Symbol* symbol = nullptr;
+};
+
+struct FunctionDecl {
+  Type return_type;
+  std::string name;
+  Span span;  // the name
+  std::vector<Param> params;
+  std::unique_ptr<BlockStmt> body;
+  bool prelude = false;  // part of the built-in RSL prelude (diffuse, specular, ...)
+};
+
+enum class ShaderKind : std::uint8_t { Surface, Light, Displacement, Volume, Imager };
+const char* to_string(ShaderKind k);
+
+struct ShaderDecl {
+  ShaderKind kind = ShaderKind::Surface;
+  std::string name;
+  Span span;  // the name
+  std::vector<Param> params;
+  std::unique_ptr<BlockStmt> body;
+  bool has_light_statement = false;  // sema: illuminate/solar present (else an ambient light)
+};
+
+struct TranslationUnit {
+  std::vector<std::unique_ptr<FunctionDecl>> functions;
+  std::vector<std::unique_ptr<ShaderDecl>> shaders;
+  std::deque<Symbol> symbols;  // stable addresses
+
+  const ShaderDecl* shader() const { return shaders.empty() ? nullptr : shaders.back().get(); }
+};
+
+}  // namespace passlab::lang

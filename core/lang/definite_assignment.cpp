@@ -1,0 +1,199 @@
+// Definite assignment: warns where a local may be read before any value reached it.
+#include <set>
+
+#include "core/lang/ast.h"
+#include "core/lang/diagnostic.h"
+#include "core/lang/stdlib.h"
+
+namespace passlab::lang {
+
+namespace {
+
+// The set of locals definitely assigned at a program point; `dead` means unreachable (every
+// variable counts as assigned there, the neutral element of the meet).
+struct State {
+  std::set<int> assigned;
+  bool dead = false;
+
+  static State meet(const State& a, const State& b) {
+    if (a.dead) return b;
+    if (b.dead) return a;
+    State r;
+    for (int id : a.assigned)
+      if (b.assigned.count(id)) r.assigned.insert(id);
+    return r;
+  }
+};
+
+class Assignment {
+ public:
+  explicit Assignment(DiagnosticSink& sink) : sink_(sink) {}
+
+  void body(BlockStmt& b) {
+    State st;
+    stmt(b, st);
+  }
+
+ private:
+  void read(const NameExpr& n, const State& st) {
+    const Symbol* s = n.symbol;
+    if (!s || s->kind != SymbolKind::Local || st.dead || st.assigned.count(s->id) || warned_.count(s->id)) return;
+    warned_.insert(s->id);
+    sink_.report({Severity::Warning, "maybe-uninitialized", "variable '" + s->name + "' may be used before it is assigned",
+                  n.span, {{s->decl_span, "'" + s->name + "' is declared here"}}});
+  }
+
+  static void write(const Expr& e, State& st) {
+    if (e.kind != ExprKind::Name) return;
+    if (const Symbol* s = static_cast<const NameExpr&>(e).symbol) st.assigned.insert(s->id);
+  }
+
+  void expr(Expr& e, State& st) {
+    switch (e.kind) {
+      case ExprKind::Number:
+      case ExprKind::String: return;
+      case ExprKind::Name: return read(static_cast<NameExpr&>(e), st);
+      case ExprKind::Unary: return expr(*static_cast<UnaryExpr&>(e).operand, st);
+      case ExprKind::Convert: return expr(*static_cast<ConvertExpr&>(e).operand, st);
+      case ExprKind::Cast: return expr(*static_cast<CastExpr&>(e).operand, st);
+      case ExprKind::Tuple:
+        for (auto& el : static_cast<TupleExpr&>(e).elements) expr(*el, st);
+        return;
+      case ExprKind::Binary: {
+        auto& b = static_cast<BinaryExpr&>(e);
+        expr(*b.lhs, st);
+        if (b.op == BinaryOp::And || b.op == BinaryOp::Or) {
+          State right = st;  // may not run
+          expr(*b.rhs, right);
+        } else {
+          expr(*b.rhs, st);
+        }
+        return;
+      }
+      case ExprKind::Ternary: {
+        auto& t = static_cast<TernaryExpr&>(e);
+        expr(*t.cond, st);
+        State a = st, b = st;
+        expr(*t.then_expr, a);
+        expr(*t.else_expr, b);
+        st = State::meet(a, b);
+        return;
+      }
+      case ExprKind::Assign: {
+        auto& a = static_cast<AssignExpr&>(e);
+        if (a.op != AssignOp::Set) expr(*a.target, st);
+        expr(*a.value, st);
+        write(*a.target, st);
+        return;
+      }
+      case ExprKind::Call: {
+        auto& c = static_cast<CallExpr&>(e);
+        for (std::size_t i = 0; i < c.args.size(); ++i) {
+          bool out_only = c.function && i < c.function->params.size() && c.function->params[i].output;
+          if (!out_only) expr(*c.args[i], st);
+        }
+        for (std::size_t i = 0; i < c.args.size(); ++i) {
+          bool out = (c.function && i < c.function->params.size() && c.function->params[i].output) ||
+                     (i == 0 && c.builtin >= 0 && signature(c.builtin).writes_first);
+          if (out) write(*c.args[i], st);
+        }
+        return;
+      }
+    }
+  }
+
+  void loop_body(Stmt& body, Expr* step, State& st) {
+    State inside = st;
+    stmt(body, inside);
+    if (step) {
+      inside.dead = false;
+      expr(*step, inside);
+    }
+    // The body may run zero times: what it assigns is not definite afterwards.
+  }
+
+  void stmt(Stmt& s, State& st) {
+    switch (s.kind) {
+      case StmtKind::Block:
+        for (auto& x : static_cast<BlockStmt&>(s).stmts) stmt(*x, st);
+        return;
+      case StmtKind::Empty: return;
+      case StmtKind::Decl:
+        for (auto& v : static_cast<DeclStmt&>(s).vars)
+          if (v.init) {
+            expr(*v.init, st);
+            if (v.symbol) st.assigned.insert(v.symbol->id);
+          }
+        return;
+      case StmtKind::Expr: return expr(*static_cast<ExprStmt&>(s).expr, st);
+      case StmtKind::If: {
+        auto& i = static_cast<IfStmt&>(s);
+        expr(*i.cond, st);
+        State a = st, b = st;
+        stmt(*i.then_stmt, a);
+        if (i.else_stmt) stmt(*i.else_stmt, b);
+        st = State::meet(a, b);
+        return;
+      }
+      case StmtKind::While: {
+        auto& w = static_cast<WhileStmt&>(s);
+        expr(*w.cond, st);
+        loop_body(*w.body, nullptr, st);
+        return;
+      }
+      case StmtKind::For: {
+        auto& f = static_cast<ForStmt&>(s);
+        if (f.init) expr(*f.init, st);
+        if (f.cond) expr(*f.cond, st);
+        loop_body(*f.body, f.step.get(), st);
+        return;
+      }
+      case StmtKind::Break:
+      case StmtKind::Continue: st.dead = true; return;
+      case StmtKind::Return: {
+        auto& r = static_cast<ReturnStmt&>(s);
+        if (r.value) expr(*r.value, st);
+        st.dead = true;
+        return;
+      }
+      case StmtKind::Illuminance: {
+        auto& il = static_cast<IlluminanceStmt&>(s);
+        if (il.category) expr(*il.category, st);
+        expr(*il.position, st);
+        if (il.axis) expr(*il.axis, st);
+        if (il.angle) expr(*il.angle, st);
+        loop_body(*il.body, nullptr, st);
+        return;
+      }
+      case StmtKind::Illuminate: {
+        auto& il = static_cast<IlluminateStmt&>(s);
+        expr(*il.position, st);
+        if (il.axis) expr(*il.axis, st);
+        if (il.angle) expr(*il.angle, st);
+        loop_body(*il.body, nullptr, st);
+        return;
+      }
+      case StmtKind::Solar: {
+        auto& so = static_cast<SolarStmt&>(s);
+        if (so.axis) expr(*so.axis, st);
+        if (so.angle) expr(*so.angle, st);
+        loop_body(*so.body, nullptr, st);
+        return;
+      }
+    }
+  }
+
+  DiagnosticSink& sink_;
+  std::set<int> warned_;
+};
+
+}  // namespace
+
+void analyze_assignment(TranslationUnit& unit, DiagnosticSink& sink) {
+  for (auto& f : unit.functions)
+    if (f->body) Assignment(sink).body(*f->body);
+  for (auto& s : unit.shaders)
+    if (s->body) Assignment(sink).body(*s->body);
+}
+
+}  // namespace passlab::lang

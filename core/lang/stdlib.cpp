@@ -1,0 +1,208 @@
+// The RSL standard library: one signature table for overload resolution, shared by every phase.
+#include "core/lang/stdlib.h"
+
+#include <algorithm>
+#include <array>
+
+namespace passlab::lang {
+
+namespace {
+
+using K = ArgKind;
+using B = Builtin;
+
+std::vector<Signature> build_table() {
+  std::vector<Signature> t;
+  auto add = [&](std::string_view n, B id, K r, std::vector<K> a) { t.push_back({n, id, r, std::move(a)}); };
+  auto gen1 = [&](std::string_view n, B id) { add(n, id, K::Gen, {K::Gen}); };
+  auto f1 = [&](std::string_view n, B id) { add(n, id, K::Float, {K::Float}); };
+
+  gen1("abs", B::Abs);
+  gen1("sign", B::Sign);
+  gen1("floor", B::Floor);
+  gen1("ceil", B::Ceil);
+  gen1("round", B::Round);
+  add("mod", B::Mod, K::Gen, {K::Gen, K::Gen});
+  add("min", B::Min, K::Gen, {K::Gen, K::Gen});
+  t.back().variadic = true;
+  add("max", B::Max, K::Gen, {K::Gen, K::Gen});
+  t.back().variadic = true;
+  add("clamp", B::Clamp, K::Gen, {K::Gen, K::Gen, K::Gen});
+  add("mix", B::Mix, K::Gen, {K::Gen, K::Gen, K::Float});
+  add("mix", B::Mix, K::Gen, {K::Gen, K::Gen, K::Gen});
+  add("step", B::Step, K::Float, {K::Float, K::Float});
+  add("smoothstep", B::Smoothstep, K::Float, {K::Float, K::Float, K::Float});
+  f1("sqrt", B::Sqrt);
+  f1("inversesqrt", B::InverseSqrt);
+  add("pow", B::Pow, K::Float, {K::Float, K::Float});
+  f1("exp", B::Exp);
+  f1("log", B::Log);
+  add("log", B::LogBase, K::Float, {K::Float, K::Float});
+  f1("sin", B::Sin);
+  f1("cos", B::Cos);
+  f1("tan", B::Tan);
+  f1("asin", B::Asin);
+  f1("acos", B::Acos);
+  f1("atan", B::Atan);
+  add("atan", B::Atan2, K::Float, {K::Float, K::Float});
+  f1("radians", B::Radians);
+  f1("degrees", B::Degrees);
+  add("length", B::Length, K::Float, {K::PointLike});
+  add("normalize", B::Normalize, K::PointLike, {K::PointLike});
+  add("distance", B::Distance, K::Float, {K::PointLike, K::PointLike});
+  add("faceforward", B::Faceforward, K::PointLike, {K::PointLike, K::PointLike});
+  add("faceforward", B::Faceforward, K::PointLike, {K::PointLike, K::PointLike, K::PointLike});
+  add("reflect", B::Reflect, K::PointLike, {K::PointLike, K::PointLike});
+  add("refract", B::Refract, K::PointLike, {K::PointLike, K::PointLike, K::Float});
+  add("transform", B::Transform, K::Point, {K::String, K::Point});
+  add("transform", B::Transform, K::Point, {K::String, K::String, K::Point});
+  add("transform", B::Transform, K::Point, {K::Matrix, K::Point});
+  add("vtransform", B::Vtransform, K::Vector, {K::String, K::Vector});
+  add("vtransform", B::Vtransform, K::Vector, {K::String, K::String, K::Vector});
+  add("vtransform", B::Vtransform, K::Vector, {K::Matrix, K::Vector});
+  add("ntransform", B::Ntransform, K::Normal, {K::String, K::Normal});
+  add("ntransform", B::Ntransform, K::Normal, {K::String, K::String, K::Normal});
+  add("ntransform", B::Ntransform, K::Normal, {K::Matrix, K::Normal});
+  add("xcomp", B::Xcomp, K::Float, {K::PointLike});
+  add("ycomp", B::Ycomp, K::Float, {K::PointLike});
+  add("zcomp", B::Zcomp, K::Float, {K::PointLike});
+  add("comp", B::Comp, K::Float, {K::Color, K::Float});
+  add("comp", B::Comp, K::Float, {K::PointLike, K::Float});
+  add("comp", B::Comp, K::Float, {K::Matrix, K::Float, K::Float});
+  add("setcomp", B::Setcomp, K::Void, {K::Color, K::Float, K::Float});
+  t.back().writes_first = true;
+  add("setcomp", B::Setcomp, K::Void, {K::PointLike, K::Float, K::Float});
+  t.back().writes_first = true;
+  add("setxcomp", B::Setxcomp, K::Void, {K::PointLike, K::Float});
+  t.back().writes_first = true;
+  add("setycomp", B::Setycomp, K::Void, {K::PointLike, K::Float});
+  t.back().writes_first = true;
+  add("setzcomp", B::Setzcomp, K::Void, {K::PointLike, K::Float});
+  t.back().writes_first = true;
+  add("ambient", B::Ambient, K::Color, {});
+  t.back().needs_lights = true;
+  add("diffuse", B::Diffuse, K::Color, {K::Normal});
+  t.back().needs_lights = true;
+  add("specular", B::Specular, K::Color, {K::Normal, K::Vector, K::Float});
+  t.back().needs_lights = true;
+  add("phong", B::Phong, K::Color, {K::Normal, K::Vector, K::Float});
+  t.back().needs_lights = true;
+  for (K r : {K::Float, K::Color}) {
+    add("texture", B::Texture, r, {K::String});
+    add("texture", B::Texture, r, {K::String, K::Float, K::Float});
+  }
+  for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
+    add("noise", B::Noise, r, {K::Float});
+    add("noise", B::Noise, r, {K::Float, K::Float});
+    add("noise", B::Noise, r, {K::Point});
+  }
+  add("spline", B::Spline, K::Float, {K::Float, K::Float, K::Float, K::Float, K::Float});
+  t.back().variadic = true;
+  add("spline", B::Spline, K::Color, {K::Float, K::Color, K::Color, K::Color, K::Color});
+  t.back().variadic = true;
+  add("spline", B::Spline, K::Point, {K::Float, K::Point, K::Point, K::Point, K::Point});
+  t.back().variadic = true;
+  for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
+    add("Du", B::Du, r, {r});
+    t.back().derivative = true;
+    add("Dv", B::Dv, r, {r});
+    t.back().derivative = true;
+  }
+  add("area", B::Area, K::Float, {K::Point});
+  t.back().derivative = true;
+  add("calculatenormal", B::Calculatenormal, K::Normal, {K::Point});
+  t.back().derivative = true;
+  return t;
+}
+
+const std::vector<Signature>& table() {
+  static const std::vector<Signature> t = build_table();  // immutable after first use
+  return t;
+}
+
+BaseType concrete(ArgKind k) {
+  switch (k) {
+    case K::Float: return BaseType::Float;
+    case K::Color: return BaseType::Color;
+    case K::Point: return BaseType::Point;
+    case K::Vector: return BaseType::Vector;
+    case K::Normal: return BaseType::Normal;
+    case K::Matrix: return BaseType::Matrix;
+    case K::String: return BaseType::String;
+    case K::Void: return BaseType::Void;
+    default: return BaseType::Error;
+  }
+}
+
+// Cost of passing `from` where `to` is expected: 0 exact, 1 promotion, -1 impossible.
+int conversion_cost(BaseType to, BaseType from) {
+  if (from == BaseType::Error) return 0;
+  if (to == from) return 0;
+  if (from == BaseType::Bool && to == BaseType::Float) return 2;
+  return is_assignable(to, from) ? 1 : -1;
+}
+
+}  // namespace
+
+const char* to_string(Builtin b) {
+  for (const auto& s : table())
+    if (s.id == b) return s.name.data();
+  return "?";
+}
+
+std::span<const Signature> signatures() { return table(); }
+const Signature& signature(int index) { return table().at(static_cast<std::size_t>(index)); }
+
+const Signature& signature_of(Builtin id) {
+  for (const auto& s : table())
+    if (s.id == id) return s;
+  return table().front();
+}
+
+bool is_builtin_name(std::string_view name) {
+  return std::any_of(table().begin(), table().end(), [&](const Signature& s) { return s.name == name; });
+}
+
+Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseType expected) {
+  Resolution best;
+  int best_cost = 1 << 30;
+  bool best_matches_expected = false;
+  const auto& t = table();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const Signature& s = t[i];
+    if (s.name != name) continue;
+    if (args.size() < s.args.size() || (!s.variadic && args.size() != s.args.size())) continue;
+    // Unify the generic letters from the arguments that fix them.
+    BaseType gen = BaseType::Float, pointlike = BaseType::Error;
+    for (std::size_t a = 0; a < args.size(); ++a) {
+      K k = s.args[std::min(a, s.args.size() - 1)];
+      if (k == K::Gen && is_triple(args[a]) && gen == BaseType::Float) gen = args[a];
+      if (k == K::PointLike && is_pointlike(args[a]) && pointlike == BaseType::Error) pointlike = args[a];
+    }
+    if (pointlike == BaseType::Error) pointlike = BaseType::Vector;
+    if (s.result == K::Gen && gen == BaseType::Float && is_triple(expected)) gen = expected;
+    auto bind = [&](K k) { return k == K::Gen ? gen : k == K::PointLike ? pointlike : concrete(k); };
+    int cost = 0;
+    std::vector<BaseType> params;
+    for (std::size_t a = 0; a < args.size() && cost >= 0; ++a) {
+      BaseType want = bind(s.args[std::min(a, s.args.size() - 1)]);
+      int c = conversion_cost(want, args[a]);
+      if (c < 0) cost = -1;
+      else cost += c;
+      params.push_back(want);
+    }
+    if (cost < 0) continue;
+    BaseType result = bind(s.result);
+    bool matches = expected != BaseType::Error && result == expected;
+    if (cost < best_cost || (cost == best_cost && matches && !best_matches_expected)) {
+      best.index = static_cast<int>(i);
+      best.result = result;
+      best.param_types = std::move(params);
+      best_cost = cost;
+      best_matches_expected = matches;
+    }
+  }
+  return best;
+}
+
+}  // namespace passlab::lang

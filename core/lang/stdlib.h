@@ -1,0 +1,63 @@
+// The RSL standard library: one signature table for overload resolution, shared by every phase.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/lang/types.h"
+
+namespace passlab::lang {
+
+enum class Builtin : std::uint16_t {
+  Abs, Sign, Floor, Ceil, Round, Mod, Min, Max, Clamp, Mix, Step, Smoothstep,
+  Sqrt, InverseSqrt, Pow, Exp, Log, LogBase, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Radians, Degrees,
+  Length, Normalize, Distance, Faceforward, Reflect, Refract,
+  Transform, Vtransform, Ntransform,
+  Xcomp, Ycomp, Zcomp, Comp, Setcomp, Setxcomp, Setycomp, Setzcomp,
+  Ambient, Diffuse, Specular, Phong,
+  Texture, Noise, Spline,
+  Du, Dv, Area, Calculatenormal,
+  Count
+};
+const char* to_string(Builtin b);
+
+// How an argument or result type is written in the table. Generic letters unify across the
+// signature: every Gen position takes the same type (float or a triple), every PointLike the
+// same point/vector/normal.
+enum class ArgKind : std::uint8_t { Float, Color, Point, Vector, Normal, Matrix, String, Void, Gen, PointLike };
+
+struct Signature {
+  std::string_view name;
+  Builtin id;
+  ArgKind result;
+  std::vector<ArgKind> args;
+  bool variadic = false;        // the last argument kind may repeat
+  bool needs_lights = false;    // evaluated over the bound light sources
+  bool derivative = false;      // needs screen-space derivatives: fragment targets reject it
+  bool writes_first = false;    // setcomp family: the first argument is assigned
+};
+
+// All signatures in table order (the order breaks ties between otherwise equal candidates).
+std::span<const Signature> signatures();
+const Signature& signature(int index);
+// The first signature of a builtin (its flags are the same for every overload).
+const Signature& signature_of(Builtin id);
+bool is_builtin_name(std::string_view name);
+
+struct ArgInfo {
+  BaseType type;
+};
+
+// Picks the best signature for a call: fewest promotions, then the one whose result matches
+// `expected` (how RSL resolves `float noise(P)` versus `color noise(P)`), then table order.
+// Returns index -1 when nothing matches.
+struct Resolution {
+  int index = -1;
+  BaseType result = BaseType::Error;
+  std::vector<BaseType> param_types;  // the type each argument converts to
+};
+Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseType expected);
+
+}  // namespace passlab::lang

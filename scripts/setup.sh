@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything a fresh Debian 12 machine needs to build, test and run Passlab (idempotent).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${PASSLAB_BUILD_DIR:-$here/build}
+
+packages=(
+  build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev
+  qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
+  libgraphviz-dev graphviz libtree-sitter-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# npm fetches the grammars; a machine whose Node.js already ships npm must not get Debian's npm.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Tree-sitter grammars: published npm packages that ship a generated src/parser.c (ABI 14).
+# They are unpacked into the build tree, never committed.
+grammars=(tree-sitter-c@0.23.6 tree-sitter-glsl@0.2.0)
+grammar_dir=$build_dir/_deps/grammars
+mkdir -p "$grammar_dir"
+for g in "${grammars[@]}"; do
+  name=${g%@*}
+  stamp=$grammar_dir/$name/.version
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$g" ]; then continue; fi
+  echo "setup: fetching $g"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$g" >/dev/null)
+  rm -rf "${grammar_dir:?}/$name"
+  mkdir -p "$grammar_dir/$name"
+  tar -xzf "$tmp"/*.tgz -C "$grammar_dir/$name" --strip-components=1
+  rm -rf "$tmp"
+  echo "$g" > "$stamp"
+done
+echo "setup: done"
