@@ -40,6 +40,35 @@ std::string label(const Node& n) {
   return "?";
 }
 
+namespace {
+
+void expression(const std::vector<Node>& nodes, NodeId id, std::string& out, std::size_t limit) {
+  if (out.size() > limit) return;
+  const Node& n = nodes[id];
+  if (n.kind == NodeKind::Constant && n.value.size() == 16) {
+    out += "M";
+    return;
+  }
+  out += label(n);
+  if (n.children.empty()) return;
+  out += "(";
+  for (std::size_t i = 0; i < n.children.size(); ++i) {
+    if (i) out += ", ";
+    expression(nodes, n.children[i], out, limit);
+  }
+  out += ")";
+}
+
+}  // namespace
+
+std::string vertex_expression(const FragmentDag& dag, const Node& interpolant, std::size_t limit) {
+  if (interpolant.vertex_output < 0) return interpolant.name;
+  std::string out;
+  expression(dag.vertex_nodes, dag.vertex_outputs.at(static_cast<std::size_t>(interpolant.vertex_output)), out, limit);
+  if (out.size() > limit) out = out.substr(0, limit) + "...";
+  return out;
+}
+
 nlohmann::json to_json(const FragmentDag& dag, const lang::SourceManager& sm) {
   nlohmann::json j;
   j["shader"] = dag.shader;
@@ -55,6 +84,7 @@ nlohmann::json to_json(const FragmentDag& dag, const lang::SourceManager& sm) {
     o["children"] = n.children;
     o["parents"] = parents[n.id];
     if (n.kind == NodeKind::Constant) o["value"] = n.value;
+    if (n.vertex_output >= 0) o["vertex"] = vertex_expression(dag, n, 1000);
     nlohmann::json spans = nlohmann::json::array();
     for (const auto& s : n.spans) {
       if (s.file == 0 || s.file > sm.size()) continue;
@@ -64,6 +94,13 @@ nlohmann::json to_json(const FragmentDag& dag, const lang::SourceManager& sm) {
     nodes.push_back(o);
   }
   j["nodes"] = nodes;
+  nlohmann::json vnodes = nlohmann::json::array();
+  for (const Node& n : dag.vertex_nodes) {
+    nlohmann::json o{{"id", n.id}, {"kind", to_string(n.kind)}, {"label", label(n)}, {"type", lang::to_string(n.type)}, {"children", n.children}};
+    if (n.kind == NodeKind::Constant) o["value"] = n.value;
+    vnodes.push_back(o);
+  }
+  j["vertex_program"] = {{"nodes", vnodes}, {"outputs", dag.vertex_outputs}};
   j["stats"] = to_json(compute_stats(dag));
   return j;
 }
@@ -97,9 +134,11 @@ std::string to_dot(const FragmentDag& dag) {
       case NodeKind::Constant: shape = "square"; break;
       case NodeKind::Operation: shape = n.id == dag.root ? "doublecircle" : "ellipse"; break;
     }
-    std::string fill = parents[n.id] > 1 ? "gray80" : "white";
-    out += fmt::format("  n{} [label=\"{}\", shape={}, fillcolor={}{}];\n", n.id, escape_dot(label(n)), shape, fill,
-                       n.kind == NodeKind::Constant ? ", fixedsize=false" : "");
+    bool mr = parents[n.id] > 1 && (n.kind == NodeKind::Operation || n.kind == NodeKind::Texture);
+    std::string fill = mr ? "gray80" : "white";
+    std::string text = escape_dot(label(n));
+    if (n.vertex_output >= 0) text += "\\n" + escape_dot(vertex_expression(dag, n, 28));
+    out += fmt::format("  n{} [label=\"{}\", shape={}, fillcolor={}];\n", n.id, text, shape, fill);
   }
   for (const Node& n : dag.nodes)
     for (NodeId c : n.children) out += fmt::format("  n{} -> n{};\n", n.id, c);
@@ -113,12 +152,14 @@ std::string to_text(const FragmentDag& dag) {
   for (const Node& n : dag.nodes) {
     std::string line = fmt::format("n{} = {}", n.id, label(n));
     if (n.kind == NodeKind::Interpolant) line = fmt::format("n{} = interpolant {}", n.id, n.name);
+    if (n.vertex_output >= 0) line += " = " + vertex_expression(dag, n, 200);
     if (n.kind == NodeKind::Constant) line = fmt::format("n{} = const {}", n.id, value_text(n));
     if (n.kind == NodeKind::Texture) line = fmt::format("n{} = texture {}", n.id, label(n));
     for (std::size_t i = 0; i < n.children.size(); ++i) line += fmt::format("{}n{}", i ? ", " : " ", n.children[i]);
     line += fmt::format(" : {}", lang::to_string(n.type));
     std::string notes;
-    if (parents[n.id] > 1) notes += fmt::format(" MR({})", parents[n.id]);
+    if (parents[n.id] > 1 && (n.kind == NodeKind::Operation || n.kind == NodeKind::Texture))
+      notes += fmt::format(" MR({})", parents[n.id]);
     if (!n.spans.empty()) {
       notes += " line";
       if (n.spans.size() > 1) notes += "s";

@@ -12,6 +12,8 @@ namespace passlab::dag {
 
 // A short label: the operation ("mul", "normalize"), the interpolant, the texture or the value.
 std::string label(const Node& n);
+// A computed interpolant's per-vertex formula, e.g. "transform(M, P)", abbreviated past `limit`.
+std::string vertex_expression(const FragmentDag& dag, const Node& interpolant, std::size_t limit = 60);
 
 nlohmann::json to_json(const FragmentDag& dag, const lang::SourceManager& sm);
 nlohmann::json to_json(const DagStats& stats);

@@ -178,6 +178,30 @@ class Flattener {
   }
   ir::BaseType type_of(const Sym& s) const { return s.is_const ? s.value.type : b_.node(s.node).type; }
 
+  // Operations whose float operands broadcast to the result's components (see ir::evaluate).
+  static bool broadcasts(Op o, std::uint32_t aux, ir::BaseType type) {
+    if (!lang::is_triple(type)) return false;
+    switch (o) {
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Select: return true;
+      case Op::Builtin: {
+        auto id = static_cast<lang::Builtin>(aux);
+        return id == lang::Builtin::Min || id == lang::Builtin::Max || id == lang::Builtin::Mix || id == lang::Builtin::Clamp ||
+               id == lang::Builtin::Abs || id == lang::Builtin::Floor || id == lang::Builtin::Ceil || id == lang::Builtin::Mod;
+      }
+      default: return false;
+    }
+  }
+
+  static bool is_all(const Sym& s, float x) {
+    if (!s.is_const || s.value.type == ir::BaseType::String || s.value.type == ir::BaseType::Matrix) return false;
+    for (int i = 0; i < std::max(1, lang::component_count(s.value.type)); ++i)
+      if (s.value.f[i] != x) return false;
+    return true;
+  }
+  // x + 0 and x * 1 are exact for colours and positions (only the sign of a zero may differ).
+  static bool is_zero(const Sym& s) { return is_all(s, 0.0f); }
+  static bool is_one(const Sym& s) { return is_all(s, 1.0f); }
+
   // One operation on symbolic operands: folded on the host when every operand is known.
   Sym op(Op o, ir::BaseType type, std::uint32_t aux, const std::vector<Sym>& args, const lang::Span& span) {
     bool all_const = true;
@@ -209,7 +233,31 @@ class Flattener {
         if (same(args[1], args[2])) return args[1];
         break;
       case Op::Convert:
-        if (type_of(args[0]) == type) return args[0];
+        // Between triples (point, vector, normal, colour) a conversion moves no bits.
+        if (type_of(args[0]) == type || (lang::is_triple(type_of(args[0])) && lang::is_triple(type))) return args[0];
+        break;
+      case Op::Builtin:
+        // normalize is idempotent, and commutes with negation.
+        if (static_cast<lang::Builtin>(aux) == lang::Builtin::Normalize && !args[0].is_const) {
+          const Node& k = b_.node(args[0].node);
+          bool normalized = k.op == Op::Builtin && static_cast<lang::Builtin>(k.aux) == lang::Builtin::Normalize;
+          if (normalized) return args[0];
+          if (k.op == Op::Neg) {
+            const Node& inner = b_.node(k.children[0]);
+            if (inner.op == Op::Builtin && static_cast<lang::Builtin>(inner.aux) == lang::Builtin::Normalize) return args[0];
+          }
+        }
+        break;
+      case Op::Add:
+        if (is_zero(args[0]) && type_of(args[1]) == type) return args[1];
+        if (is_zero(args[1]) && type_of(args[0]) == type) return args[0];
+        break;
+      case Op::Sub:
+        if (is_zero(args[1]) && type_of(args[0]) == type) return args[0];
+        break;
+      case Op::Mul:
+        if (is_one(args[0]) && type_of(args[1]) == type) return args[1];
+        if (is_one(args[1]) && type_of(args[0]) == type) return args[0];
         break;
       default: break;
     }
@@ -222,6 +270,13 @@ class Flattener {
     }
     std::vector<NodeId> kids;
     for (const Sym& a : args) kids.push_back(node(a, span));
+    if (broadcasts(o, aux, type))
+      for (NodeId& k : kids) {
+        // A float splatted to a triple is a source swizzle on fragment hardware, not an operation.
+        const Node& kn = b_.node(k);
+        if (kn.kind == NodeKind::Operation && kn.op == Op::Convert && b_.node(kn.children[0]).type == ir::BaseType::Float)
+          k = kn.children[0];
+      }
     return of_node(check_size(b_.operation(o, type, aux, std::move(kids), span), span));
   }
 
@@ -427,7 +482,10 @@ class Flattener {
 std::optional<FragmentDag> flatten(const ir::Module& m, const ir::Binding& binding, lang::DiagnosticSink& sink,
                                    const FlattenOptions& options) {
   try {
-    return Flattener(m, binding, sink, options).run();
+    FragmentDag dag = Flattener(m, binding, sink, options).run();
+    if (options.hoist_vertex_work) dag = hoist_vertex_work(dag);
+    unshare_constants(dag);
+    return dag;
   } catch (const FlattenError&) {
     return std::nullopt;
   }

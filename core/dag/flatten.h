@@ -13,6 +13,7 @@ struct FlattenOptions {
   int max_block_visits = 65536;     // per block: a loop running longer is reported, not unrolled
   std::size_t max_nodes = 500000;   // the DAG may not grow past this
   int max_branch_depth = 256;       // nested varying branches (a varying loop exit nests per iteration)
+  bool hoist_vertex_work = true;    // affine subexpressions become per-vertex interpolants (RTSL-style)
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

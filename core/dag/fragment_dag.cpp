@@ -26,7 +26,7 @@ std::vector<int> FragmentDag::parent_counts() const {
 }
 
 NodeId DagBuilder::intern(Node n, const lang::Span& span) {
-  Key k{n.kind, n.op, n.type, n.aux, n.name, n.value, n.children};
+  Key k{n.kind, n.op, n.type, n.aux, n.name, n.value, n.children, n.vertex_output};
   auto it = index_.find(k);
   NodeId id;
   if (it != index_.end()) {
@@ -83,13 +83,65 @@ NodeId DagBuilder::operation(ir::Op op, ir::BaseType type, std::uint32_t aux, st
   return intern(std::move(n), span);
 }
 
+NodeId DagBuilder::vertex_interpolant(int output, const std::string& name, ir::BaseType type, const std::vector<lang::Span>& spans) {
+  Node n;
+  n.kind = NodeKind::Interpolant;
+  n.op = ir::Op::Global;
+  n.type = type;
+  n.name = name;
+  n.vertex_output = output;
+  NodeId id = intern(std::move(n), {});
+  for (const auto& s : spans)
+    if (std::find(nodes_[id].spans.begin(), nodes_[id].spans.end(), s) == nodes_[id].spans.end()) nodes_[id].spans.push_back(s);
+  return id;
+}
+
+NodeId DagBuilder::copy(const std::vector<Node>& from, NodeId id, std::map<NodeId, NodeId>& memo) {
+  // Operands first (ids are in postorder, so a simple loop over the reachable set works).
+  std::vector<NodeId> stack{id};
+  while (!stack.empty()) {
+    NodeId x = stack.back();
+    if (memo.count(x)) {
+      stack.pop_back();
+      continue;
+    }
+    bool ready = true;
+    for (NodeId c : from[x].children)
+      if (!memo.count(c)) {
+        stack.push_back(c);
+        ready = false;
+      }
+    if (!ready) continue;
+    Node n = from[x];
+    for (NodeId& c : n.children) c = memo.at(c);
+    std::vector<lang::Span> spans = std::move(n.spans);
+    n.spans.clear();
+    NodeId nid = intern(std::move(n), {});
+    for (const auto& s : spans)
+      if (std::find(nodes_[nid].spans.begin(), nodes_[nid].spans.end(), s) == nodes_[nid].spans.end()) nodes_[nid].spans.push_back(s);
+    memo[x] = nid;
+    stack.pop_back();
+  }
+  return memo.at(id);
+}
+
 FragmentDag DagBuilder::finish(NodeId root, const std::string& shader) const {
   FragmentDag dag;
   dag.shader = shader;
+  std::vector<NodeId> roots;
+  dag.nodes = finish_many({root}, &roots);
+  dag.root = roots[0];
+  return dag;
+}
+
+std::vector<Node> DagBuilder::finish_many(const std::vector<NodeId>& roots, std::vector<NodeId>* new_roots) const {
+  std::vector<Node> out;
   std::vector<NodeId> remap(nodes_.size(), static_cast<NodeId>(-1));
+  std::vector<char> seen(nodes_.size(), 0);
+  for (NodeId root : roots) {
+  if (seen[root]) continue;
   // Iterative postorder, children in operand order.
   std::vector<std::pair<NodeId, std::size_t>> stack{{root, 0}};
-  std::vector<char> seen(nodes_.size(), 0);
   seen[root] = 1;
   while (!stack.empty()) {
     auto& [id, next] = stack.back();
@@ -103,14 +155,16 @@ FragmentDag DagBuilder::finish(NodeId root, const std::string& shader) const {
       continue;
     }
     Node copy = n;
-    copy.id = static_cast<NodeId>(dag.nodes.size());
+    copy.id = static_cast<NodeId>(out.size());
     for (NodeId& c : copy.children) c = remap[c];
     remap[id] = copy.id;
-    dag.nodes.push_back(std::move(copy));
+    out.push_back(std::move(copy));
     stack.pop_back();
   }
-  dag.root = remap[root];
-  return dag;
+  }
+  new_roots->clear();
+  for (NodeId r : roots) new_roots->push_back(remap[r]);
+  return out;
 }
 
 DagStats compute_stats(const FragmentDag& dag) {
@@ -120,7 +174,7 @@ DagStats compute_stats(const FragmentDag& dag) {
   std::set<std::string> textures;
   std::vector<int> level(dag.size(), 0);  // dependent-texturing depth feeding into each node
   for (const Node& n : dag.nodes) {
-    if (parents[n.id] > 1) ++s.mr_nodes;
+    if (parents[n.id] > 1 && (n.kind == NodeKind::Operation || n.kind == NodeKind::Texture)) ++s.mr_nodes;
     int deepest = 0;
     bool computed_input = false;
     for (NodeId c : n.children) {
@@ -210,13 +264,44 @@ DagStats compute_stats(const FragmentDag& dag) {
   return s;
 }
 
-ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
-  std::vector<ir::Value> vals(dag.size());
+void unshare_constants(FragmentDag& dag) {
+  std::vector<Node> out;
+  std::vector<NodeId> remap(dag.nodes.size(), static_cast<NodeId>(-1));
+  auto emit = [&](Node n) {
+    n.id = static_cast<NodeId>(out.size());
+    out.push_back(std::move(n));
+    return out.back().id;
+  };
+  std::vector<std::pair<NodeId, std::size_t>> stack{{dag.root, 0}};
+  while (!stack.empty()) {
+    auto& [id, next] = stack.back();
+    const Node& n = dag.nodes[id];
+    if (next < n.children.size()) {
+      NodeId c = n.children[next++];
+      if (dag.nodes[c].kind != NodeKind::Constant && remap[c] == static_cast<NodeId>(-1)) stack.push_back({c, 0});
+      continue;
+    }
+    Node copy = n;
+    for (NodeId& c : copy.children) c = dag.nodes[c].kind == NodeKind::Constant ? emit(dag.nodes[c]) : remap[c];
+    remap[id] = emit(std::move(copy));
+    stack.pop_back();
+  }
+  dag.root = remap[dag.root];
+  dag.nodes = std::move(out);
+}
+
+namespace {
+
+// Evaluates nodes in id order; interpolants read the fragment's globals or the vertex program.
+std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
+                                 const std::vector<ir::Value>* vertex_values) {
+  std::vector<ir::Value> vals(nodes.size());
   std::vector<const ir::Value*> ops;
-  for (const Node& n : dag.nodes) {
+  for (const Node& n : nodes) {
     switch (n.kind) {
       case NodeKind::Interpolant:
-        vals[n.id] = in.globals.at(n.aux);
+        vals[n.id] = n.vertex_output >= 0 && vertex_values ? (*vertex_values)[static_cast<std::size_t>(n.vertex_output)]
+                                                           : in.globals.at(n.aux);
         vals[n.id].type = n.type;
         break;
       case NodeKind::Constant:
@@ -236,7 +321,19 @@ ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const i
         break;
     }
   }
-  return dag.nodes.empty() ? ir::Value{} : vals[dag.root];
+  return vals;
+}
+
+}  // namespace
+
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+  if (dag.nodes.empty()) return {};
+  std::vector<ir::Value> outputs;
+  if (!dag.vertex_nodes.empty()) {
+    std::vector<ir::Value> v = run_nodes(dag.vertex_nodes, in, ctx, nullptr);
+    for (NodeId r : dag.vertex_outputs) outputs.push_back(v[r]);
+  }
+  return run_nodes(dag.nodes, in, ctx, &outputs)[dag.root];
 }
 
 }  // namespace passlab::dag

@@ -28,6 +28,7 @@ struct Node {
   std::string name;               // interpolant: global name; texture: texture name
   std::vector<float> value;       // constants
   std::vector<NodeId> children;   // operands; texture: coordinates
+  int vertex_output = -1;         // interpolant computed per vertex: index into vertex_outputs
   std::vector<lang::Span> spans;  // every source place this node came from, in first-seen order
 };
 
@@ -37,6 +38,10 @@ struct FragmentDag {
   std::string shader;
   std::vector<Node> nodes;
   NodeId root = 0;
+  // The per-vertex program: interpolants with vertex_output >= 0 carry vertex_nodes[vertex_outputs[i]]
+  // (affine in the vertex attributes, so perspective-correct interpolation reproduces it exactly).
+  std::vector<Node> vertex_nodes;
+  std::vector<NodeId> vertex_outputs;
 
   const Node& node(NodeId id) const { return nodes.at(id); }
   std::size_t size() const { return nodes.size(); }
@@ -47,7 +52,7 @@ struct FragmentDag {
 // Resource totals in the shape of the paper's Table 1.
 struct DagStats {
   int nodes = 0;
-  int mr_nodes = 0;          // nodes with more than one distinct parent
+  int mr_nodes = 0;          // operations and fetches with more than one distinct parent
   int operations = 0;        // texture + non-texture operations
   int texture_ops = 0;
   int non_texture_ops = 0;
@@ -64,20 +69,34 @@ DagStats compute_stats(const FragmentDag& dag);
 // Evaluates the DAG on one fragment: the RGBA the root writes (colour in f[0..2], alpha in f[3]).
 ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
 
+// Gives every use of a constant its own leaf, as the RDS paper's DAGs do (constants live in the
+// instruction that reads them, so sharing one would make it a multiply-referenced node).
+void unshare_constants(FragmentDag& dag);
+
+// Moves maximal subexpressions that are affine in the interpolants (with constant coefficients
+// and at least one real operation) to the per-vertex program, where each becomes one new
+// interpolant, as RTSL did for the paper's shaders. Not constant time: O(n log n).
+FragmentDag hoist_vertex_work(const FragmentDag& dag);
+
 // Builds nodes with hash-consing: structurally equal nodes are created once (their spans merge).
 class DagBuilder {
  public:
   NodeId constant(const ir::Value& v, const lang::Span& span);
   NodeId interpolant(lang::Global g, ir::BaseType type, const lang::Span& span);
+  NodeId vertex_interpolant(int output, const std::string& name, ir::BaseType type, const std::vector<lang::Span>& spans);
+  // Copies node `id` of `from` (and what it reaches) into this builder; memo maps old ids to new.
+  NodeId copy(const std::vector<Node>& from, NodeId id, std::map<NodeId, NodeId>& memo);
   NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span);
   NodeId operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span);
   const Node& node(NodeId id) const { return nodes_.at(id); }
   std::size_t size() const { return nodes_.size(); }
   // Keeps what the root reaches, renumbered in postorder.
   FragmentDag finish(NodeId root, const std::string& shader) const;
+  // Keeps what the roots reach, renumbered in postorder; returns the nodes and the roots' new ids.
+  std::vector<Node> finish_many(const std::vector<NodeId>& roots, std::vector<NodeId>* new_roots) const;
 
  private:
-  using Key = std::tuple<NodeKind, ir::Op, ir::BaseType, std::uint32_t, std::string, std::vector<float>, std::vector<NodeId>>;
+  using Key = std::tuple<NodeKind, ir::Op, ir::BaseType, std::uint32_t, std::string, std::vector<float>, std::vector<NodeId>, int>;
   NodeId intern(Node n, const lang::Span& span);
   std::vector<Node> nodes_;
   std::map<Key, NodeId> index_;

@@ -1,7 +1,9 @@
 // Lowering: a checked RSL syntax tree, bound to its lights, to SSA IR.
 #include "core/ir/lower.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <functional>
 #include <map>
 #include <set>
@@ -20,6 +22,49 @@ struct Slot {
 };
 
 class ModuleLowering;
+
+// A light parameter's value as a host constant: the light setup's, else a literal default.
+// Used for the RSL conventions that select lights: __category, __nondiffuse, __nonspecular.
+std::optional<Value> light_param(const LightInstance& light, const std::string& name) {
+  auto it = light.params.find(name);
+  if (it != light.params.end()) return it->second;
+  for (const Param& p : light.shader->params) {
+    if (p.name != name || !p.default_value) continue;
+    const Expr* e = p.default_value.get();
+    while (e->kind == ExprKind::Convert) e = static_cast<const ConvertExpr*>(e)->operand.get();
+    if (e->kind == ExprKind::String) return Value::string(static_cast<const StringExpr*>(e)->value);
+    if (e->kind == ExprKind::Number) return Value::scalar(static_cast<float>(static_cast<const NumberExpr*>(e)->value));
+  }
+  return std::nullopt;
+}
+
+// RSL light categories: the illuminance category is a comma-separated list; a light matches
+// when its __category list names one of them, or, for "-name", when it does not name it.
+bool category_matches(const std::string& wanted, const LightInstance& light) {
+  auto split = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+      if (c == ',') {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else if (c != ' ') {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+  };
+  std::optional<Value> cat = light_param(light, "__category");
+  std::vector<std::string> has = cat && cat->type == BaseType::String ? split(cat->s) : std::vector<std::string>{};
+  for (const std::string& w : split(wanted)) {
+    bool negate = !w.empty() && w[0] == '-';
+    std::string name = negate ? w.substr(1) : w;
+    bool named = std::find(has.begin(), has.end(), name) != has.end();
+    if (named != negate) return true;
+  }
+  return split(wanted).empty();
+}
 
 class FunctionLowering {
  public:
@@ -443,9 +488,16 @@ void FunctionLowering::illuminance(const IlluminanceStmt& s) {
   }
   const Symbol* Lsym = global_symbol(unit_, Global::L);
   const Symbol* Clsym = global_symbol(unit_, Global::Cl);
+  std::string category;
+  if (s.category) {
+    if (s.category->kind != ExprKind::String)
+      m_.fail(s.category->span, "category-not-constant", "the illuminance category must be a string literal");
+    category = static_cast<const StringExpr&>(*s.category).value;
+  }
   BlockId end = new_block();
   for (const LightInstance& light : m_.binding_.lights) {
     if (!light.shader->has_light_statement) continue;  // ambient lights only feed ambient()
+    if (s.category && !category_matches(category, light)) continue;
     LightSample sample = inline_light(light, position, s.span);
     ValueId Ls = emit(Op::Neg, BaseType::Vector, {sample.L}, s.span);
     ValueId cond = sample.active;
@@ -628,6 +680,12 @@ ValueId FunctionLowering::light_builtin(const CallExpr& c, const Signature& sig)
   for (const LightInstance& light : m_.binding_.lights) {
     bool ambient = !light.shader->has_light_statement;
     if ((sig.id == Builtin::Ambient) != ambient) continue;
+    // The RSL convention lets a light opt out of the diffuse or specular light models.
+    const char* opt_out = sig.id == Builtin::Diffuse ? "__nondiffuse" : sig.id == Builtin::Ambient ? nullptr : "__nonspecular";
+    if (opt_out) {
+      std::optional<Value> v = light_param(light, opt_out);
+      if (v && v->type == BaseType::Float && v->f[0] != 0) continue;
+    }
     LightSample sample = inline_light(light, P, sp);
     if (ambient) {
       acc = emit(Op::Add, BaseType::Color, {acc, sample.Cl}, sp);

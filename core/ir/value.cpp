@@ -161,11 +161,17 @@ namespace {
 
 int count(BaseType t) { return std::max(1, lang::component_count(t)); }
 
+// Component i of an operand; a float operand of a triple operation is broadcast, as a scalar
+// swizzle (.xxx) does on fragment hardware (the IR converts explicitly; the DAG relies on this).
+inline float lane(const Value& v, int i) {
+  return (v.type == BaseType::Float || v.type == BaseType::Bool) ? v.f[0] : v.f[i];
+}
+
 Value componentwise(BaseType type, const std::vector<const Value*>& a, float (*fn)(float, float, float)) {
   Value r = Value::zero(type);
   int n = count(type);
   for (int i = 0; i < n; ++i)
-    r.f[i] = fn(a[0]->f[i], a.size() > 1 ? a[1]->f[i] : 0.0f, a.size() > 2 ? a[2]->f[i] : 0.0f);
+    r.f[i] = fn(lane(*a[0], i), a.size() > 1 ? lane(*a[1], i) : 0.0f, a.size() > 2 ? lane(*a[2], i) : 0.0f);
   return r;
 }
 
@@ -257,11 +263,11 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
     case Builtin::Mod: return componentwise(type, a, [](float x, float y, float) { return fmod_rsl(x, y); });
     case Builtin::Min:
     case Builtin::Max: {
-      Value r = *a[0];
-      r.type = type;
+      Value r = Value::zero(type);
+      for (int i = 0; i < count(type); ++i) r.f[i] = lane(*a[0], i);
       for (std::size_t k = 1; k < a.size(); ++k)
         for (int i = 0; i < count(type); ++i)
-          r.f[i] = id == Builtin::Min ? std::min(r.f[i], a[k]->f[i]) : std::max(r.f[i], a[k]->f[i]);
+          r.f[i] = id == Builtin::Min ? std::min(r.f[i], lane(*a[k], i)) : std::max(r.f[i], lane(*a[k], i));
       return r;
     }
     case Builtin::Clamp:
@@ -269,8 +275,8 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
     case Builtin::Mix: {
       Value r = Value::zero(type);
       for (int i = 0; i < count(type); ++i) {
-        float t = a[2]->type == BaseType::Float ? a[2]->f[0] : a[2]->f[i];
-        r.f[i] = a[0]->f[i] * (1 - t) + a[1]->f[i] * t;
+        float t = lane(*a[2], i);
+        r.f[i] = lane(*a[0], i) * (1 - t) + lane(*a[1], i) * t;
       }
       return r;
     }
@@ -410,8 +416,10 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
     case Op::Or: return Value::boolean(a[0]->truth() || a[1]->truth());
     case Op::Not: return Value::boolean(!a[0]->truth());
     case Op::Select: {
-      Value r = a[0]->truth() ? *a[1] : *a[2];
-      r.type = type;
+      const Value& pick = a[0]->truth() ? *a[1] : *a[2];
+      Value r = Value::zero(type);
+      if (type == BaseType::String) return pick;
+      for (int i = 0; i < count(type); ++i) r.f[i] = lane(pick, i);
       return r;
     }
     case Op::Convert: {

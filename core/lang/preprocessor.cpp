@@ -9,9 +9,9 @@
 // Macro expansion follows Prosser's hide-set algorithm (the one the C standard's wording was
 // written from): every token carries the set of macro names it must not expand again. Expanding
 // macro M from token T gives each result token hs(T) ∪ {M} (function-like: (hs(T) ∩ hs(')')) ∪
-// {M}), then the result is pushed back in front of the input and rescanned. That is what stops
-// `#define a a b a` while still letting `f(f)(1)` work. Arguments are expanded on their own
-// before substitution unless they are operands of `#` or `##`.
+// {M}), then the result is pushed back in front of the input and rescanned; that is what makes
+// `#define a a b a` stop. Arguments are expanded on their own before substitution unless they are
+// operands of `#` or `##`.
 //
 // Limits, so that no input can hang or crash the compiler: every token a macro produces is charged
 // to a budget (options.max_output_tokens), argument pre-expansion recursion is capped, #if
@@ -108,7 +108,7 @@ struct Frame {
   std::vector<Cond> conds;
   std::string key;    // canonical path, for cycles and #pragma once; empty for synthetic text
   Span included_at;
-  bool is_file = true;  // false for the command-line defines, which do not count as nesting
+  bool is_file = true;  // false for the predefined macros' text, which is not an #include
 
   bool active() const { return conds.empty() || conds.back().active; }
 };
@@ -489,26 +489,16 @@ class Preprocessor {
     }
     std::vector<std::vector<PPToken>> args(1);
     PPToken close;
-    for (int level = 0;;) {
-      PPToken a;
-      if (!next_token(in, a)) {
-        if (!stopped_)
-          sink_.error("macro-args", t.tok.span, "unterminated argument list invoking macro '" + m->name + "'");
-        return true;
-      }
-      if (a.tok.is(Tok::LParen)) {
-        ++level;
-      } else if (a.tok.is(Tok::RParen)) {
-        if (level == 0) {
-          close = std::move(a);
-          break;
-        }
-        --level;
-      } else if (a.tok.is(Tok::Comma) && level == 0) {
-        args.emplace_back();
-        continue;
-      }
-      args.back().push_back(std::move(a));
+    for (int level = 0; next_token(in, close);) {
+      if (close.tok.is(Tok::RParen) && level == 0) break;
+      level += close.tok.is(Tok::LParen) ? 1 : close.tok.is(Tok::RParen) ? -1 : 0;
+      if (close.tok.is(Tok::Comma) && level == 0) args.emplace_back();
+      else args.back().push_back(std::move(close));
+      close.tok.kind = Tok::Eof;  // so that running out of input is noticed below
+    }
+    if (!close.tok.is(Tok::RParen)) {
+      if (!stopped_) sink_.error("macro-args", t.tok.span, "unterminated argument list invoking macro '" + m->name + "'");
+      return true;
     }
     if (m->params.empty() && args.size() == 1 && args[0].empty()) args.clear();
     if (args.size() != m->params.size()) {
@@ -750,16 +740,11 @@ class Preprocessor {
     auto& conds = frames_.back().conds;
     if (conds.empty()) return sink_.error("unmatched-else", where, "#else without #if");
     Cond& c = conds.back();
-    if (c.seen_else) {
-      report_after_else(where, "#else", c);
-      c.active = false;
-      return;
-    }
-    if (c.parent_active) extra_tokens(args, 0, "#else");
-    c.seen_else = true;
+    if (c.seen_else) report_after_else(where, "#else", c);
+    if (c.parent_active && !c.seen_else) extra_tokens(args, 0, "#else");
+    c.active = !c.seen_else && c.parent_active && !c.taken;
+    c.taken = c.seen_else = true;
     c.else_span = where;
-    c.active = c.parent_active && !c.taken;
-    c.taken = true;
   }
 
   void report_after_else(Span where, const char* directive, const Cond& c) {
@@ -787,7 +772,8 @@ class Preprocessor {
   void do_define(Span where, const std::vector<Token>& args) {
     if (!expect_name(args, where, "#define")) return;
     const Token& name = args[0];
-    if (name.text == "defined") return sink_.error("bad-directive", name.span, "'defined' cannot be used as a macro name");
+    if (name.text == "defined")
+      return sink_.error("bad-directive", name.span, "'defined' cannot be used as a macro name");
     auto m = std::make_shared<Macro>();
     m->name = name.text;
     m->id = intern(name.text);
@@ -814,7 +800,8 @@ class Preprocessor {
     if (!m->body.empty()) m->body[0].leading_space = false;
     for (const Token& t : m->body) {
       auto p = std::find(m->params.begin(), m->params.end(), t.text);
-      m->param_index.push_back(t.is(Tok::Identifier) && p != m->params.end() ? static_cast<int>(p - m->params.begin()) : -1);
+      bool is_param = t.is(Tok::Identifier) && p != m->params.end();
+      m->param_index.push_back(is_param ? static_cast<int>(p - m->params.begin()) : -1);
     }
     for (std::size_t k = 0; k < m->body.size(); ++k) {
       const Token& t = m->body[k];
@@ -916,7 +903,7 @@ class Preprocessor {
       if (f.included_at.valid()) d.notes.push_back({f.included_at, "'" + *name + "' was first included here"});
       return sink_.report(std::move(d));
     }
-    int depth = static_cast<int>(std::count_if(frames_.begin(), frames_.end(), [](const Frame& f) { return f.is_file; }));
+    auto depth = std::count_if(frames_.begin(), frames_.end(), [](const Frame& f) { return f.is_file; });
     if (depth > options_.max_include_depth)
       return sink_.error("include-depth", where,
                          "#include nested too deeply (limit " + std::to_string(options_.max_include_depth) + ")");
@@ -938,7 +925,8 @@ class Preprocessor {
   void do_line(Span where, const std::vector<Token>& args) {
     std::vector<Token> toks = expand_line(args);
     auto bad = [&](Span s, const std::string& msg) { sink_.error("bad-directive", s.valid() ? s : where, msg); };
-    if (toks.empty() || !toks[0].is(Tok::Number)) return bad(toks.empty() ? where : toks[0].span, "#line expects a line number");
+    if (toks.empty() || !toks[0].is(Tok::Number))
+      return bad(toks.empty() ? where : toks[0].span, "#line expects a line number");
     std::uint64_t n = 0;
     for (char c : toks[0].text) {
       if (c < '0' || c > '9') return bad(toks[0].span, "#line expects a whole line number, not '" + toks[0].text + "'");

@@ -1,17 +1,15 @@
 /* bowling_pin: the RenderMan bowling pin of the RDS paper (RBP, Figure 4) translated from RTSL */
-
-/* Five texture maps, named by string parameters (RTSL's texref). RTSL's texture matrices
-   invert(translate * scale) are written out as (coordinate - offset) / scale. The label maps
-   (bruns, circle, coated) are decals stored premultiplied over black: see coverage() in
-   passlab_util.h. All maps repeat outside [0,1]; marks.s relies on that, as in the paper. */
-
-#include "../include/passlab_util.h"
-
+/* Five texture maps on the pin, lit by one point light (diffuse and specular) and four textured
+   projector lights (projectorlight.sl), as in the paper: 9 texture fetches in all. As in RTSL,
+   the texture coordinates are affine in the shader-space position, so they are computed per
+   vertex and arrive as interpolants. The label maps (bruns, circle, coated) are multiplicative
+   decals, white where the pin shows through; RTSL's `select` on the sign of Pobj.z picks the
+   front labels or the back one. All maps repeat outside [0,1]; marks.s relies on that. */
 surface bowling_pin(
     string pinbase = "pinbase";     /* base colour: white body, neck stripes; wraps around the pin */
-    string bruns = "bruns";         /* front label, premultiplied decal */
-    string circle = "circle";       /* crown in a circle over the front label, premultiplied decal */
-    string coated = "coated";       /* back label, mirrored, premultiplied decal */
+    string bruns = "bruns";         /* front label */
+    string circle = "circle";       /* crown in a circle over the front label */
+    string coated = "coated";       /* back label, mirrored */
     string marks = "marks";         /* scuffs and wear; multiplies the diffuse light */
     float Ka = .4;                  /* lightmodel_diffuse's ambient weight {.4,.4,.4} */
     float Kd = .5;                  /* lightmodel_diffuse's diffuse weight {.5,.5,.5} */
@@ -22,26 +20,19 @@ surface bowling_pin(
     point Pobj = transform("shader", P);
     float lx = 10 * xcomp(Pobj);
     float ly = 10 * ycomp(Pobj);
-    float front = step(0, zcomp(Pobj));     /* 1 where Pobj.z >= 0 */
-    float back = step(zcomp(Pobj), 0);      /* 1 where Pobj.z <= 0 */
-
     color Base = color texture(pinbase, s / .667, (ly + 7.5) / 15);
-    color Bruns = front * color texture(bruns, (lx + 2.6) / 5.2, (ly + 2.8) / 5.2);
-    color Circle = front * color texture(circle, (lx + .8) / 1.4, (ly + 1.15) / 1.4);
-    color Coated = back * color texture(coated, (2.6 - lx) / 5.2, (ly + 2.8) / 5.2);
+    color Bruns = color texture(bruns, (lx + 2.6) / 5.2, (ly + 2.8) / 5.2);
+    color Circle = color texture(circle, (lx + .8) / 1.4, (ly + 1.15) / 1.4);
+    color Coated = color texture(coated, (2.6 - lx) / 5.2, (ly + 2.8) / 5.2);
     color Marks = color texture(marks, (s - 2) / 4, (7.5 - ly) / 15);
+    color Label = zcomp(Pobj) >= 0 ? Bruns * Circle : Coated;
 
-    /* lightmodel_diffuse and lightmodel_specular over every light bound to the surface. */
+    /* lightmodel_diffuse and lightmodel_specular: the point light; the slides add their light. */
     normal Nf = faceforward(normalize(N), I);
-    vector V = -normalize(I);
-    color Cd = Ka * ambient() + Kd * diffuse(Nf);
-    color Cspec = Ks * specular(Nf, V, roughness);
-
-    /* Circle over (Bruns over (Coated over Base)), premultiplied "over" written out. */
-    color Ct = Coated + (1 - coverage(Coated)) * Base;
-    Ct = Bruns + (1 - coverage(Bruns)) * Ct;
-    Ct = Circle + (1 - coverage(Circle)) * Ct;
-
-    Oi = Os;
-    Ci = Os * (Ct * (Marks * Cd) + Cspec);
+    color Cslides = 0;
+    illuminance("projector", P)
+        Cslides += Cl;
+    color Cd = Ka * ambient() + Kd * diffuse(Nf) + Cslides;
+    color Cspec = Ks * specular(Nf, -normalize(I), roughness);
+    Ci = (Base * Label) * (Marks * Cd) + Cspec;
 }

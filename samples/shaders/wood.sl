@@ -3,7 +3,7 @@
 /* Rings are circles around the shader-space z axis (the trunk's axis), measured after a noise
    warp; the grain is noise stretched along that axis, as in wood2.sl. Every noise octave is a
    loop iteration with a constant trip count, so on a fragment target the shader unrolls into
-   30 noise calls with the default octave counts (4+4+2+2+6+4+2+1+3+2). */
+   33 noise calls with the default octave counts (4+4+3+2+7+5+2+1+3+2). */
 
 #include "../include/passlab_util.h"
 
@@ -24,14 +24,14 @@ surface wood(
     float wavefreq = .7;                         /* frequency of the wobble along the axis */
     uniform float waveoctaves = 4;               /* noise octaves of the wobble */
     float ringnoise = .6;                        /* ragged ring edges, in ring widths */
-    uniform float ringoctaves = 2;               /* turbulence octaves of the ragged edges */
+    uniform float ringoctaves = 3;               /* turbulence octaves of the ragged edges */
     float ringvary = .3;                         /* ring-to-ring change of latewood width and darkness */
     float grainy = 1;                            /* 0 = no fine grain, as in wood2.sl */
     float grainfreq = 24;                        /* frequency of the grain streaks across the axis */
-    uniform float grainoctaves = 6;              /* noise octaves of the grain streaks */
+    uniform float grainoctaves = 7;              /* noise octaves of the grain streaks */
     float pores = .3;                            /* darkness of the open pores */
     float porefreq = 60;                         /* frequency of the pores across the axis */
-    uniform float poreoctaves = 4;               /* turbulence octaves of the pores */
+    uniform float poreoctaves = 5;               /* turbulence octaves of the pores */
     float colorvary = .15;                       /* slow drift of tone and hue over the board */
     uniform float toneoctaves = 2;               /* noise octaves of the tone drift */
     float bumpy = .12;                           /* tilt of the normal by the grain relief */

@@ -51,7 +51,8 @@ TEST_F(LexerTest, NumbersInEveryForm) {
     EXPECT_TRUE(toks_[i].is(Tok::Number)) << i;
     EXPECT_DOUBLE_EQ(toks_[i].number, want[i]) << toks_[i].text;
   }
-  EXPECT_EQ(texts(), (std::vector<std::string>{"1", "42", "3.25", ".5", "2.", "2.f", "1e-3", "1E+4", "6e2", "0.5f", "7F"}));
+  EXPECT_EQ(texts(),
+            (std::vector<std::string>{"1", "42", "3.25", ".5", "2.", "2.f", "1e-3", "1E+4", "6e2", "0.5f", "7F"}));
 }
 
 TEST_F(LexerTest, ExponentWithoutDigitsIsNotPartOfTheNumber) {
