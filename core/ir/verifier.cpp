@@ -76,6 +76,8 @@ std::vector<std::string> verify(const Function& fn, const Module* m) {
     if (blk.removed || !dom.reachable(b)) continue;
     for (ValueId v : blk.instrs) {
       const Instr& in = fn.at(v);
+      bool operands_exist = true;
+      for (ValueId a : in.args) operands_exist = operands_exist && a < fn.values.size();
       for (std::size_t k = 0; k < in.args.size(); ++k) {
         ValueId a = in.args[k];
         if (a >= fn.values.size() || fn.at(a).removed || !position.count(a)) {
@@ -97,6 +99,7 @@ std::vector<std::string> verify(const Function& fn, const Module* m) {
           err(fmt::format("%{} in bb{} uses %{} from bb{}, which does not dominate it", v, b, a, def.block));
         }
       }
+      if (!operands_exist) continue;  // reported above; the checks below would read past the end
       auto arity = [&](std::size_t n) {
         if (in.args.size() != n) err(fmt::format("%{} ({}) has {} operands, expected {}", v, to_string(in.op), in.args.size(), n));
       };

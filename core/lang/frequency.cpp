@@ -67,6 +67,15 @@ class Frequency {
 
   void assign(const Symbol* s, Detail d, const Span& span, bool under_control) {
     if (!s) return;
+    if (s->kind == SymbolKind::FunctionParam && s->output && current_ && s->type.detail == Detail::Unspecified) {
+      // What the body writes to an output parameter reaches the caller's variable (see Call).
+      Detail& out = outputs_[{current_, s->index}];
+      if (d == Detail::Varying && out != Detail::Varying) {
+        out = Detail::Varying;
+        changed_ = true;
+      }
+      return;
+    }
     if (s->kind == SymbolKind::Local && s->type.detail == Detail::Unspecified) {
       if (d == Detail::Varying && local(s) != Detail::Varying) {
         inferred_[s] = Detail::Varying;
@@ -118,10 +127,14 @@ class Frequency {
         auto& c = static_cast<CallExpr&>(e);
         for (auto& a : c.args) d = join(d, expr(*a, control));
         if (c.function) {
+          Detail inputs = d;
           d = join(d, returns_[c.function]);
-          for (std::size_t i = 0; i < c.args.size() && i < c.function->params.size(); ++i)
-            if (c.function->params[i].output && c.args[i]->kind == ExprKind::Name)
-              assign(static_cast<NameExpr&>(*c.args[i]).symbol, join(d, control), c.args[i]->span, false);
+          for (std::size_t i = 0; i < c.args.size() && i < c.function->params.size(); ++i) {
+            const Param& p = c.function->params[i];
+            if (!p.output || c.args[i]->kind != ExprKind::Name) continue;
+            Detail written = p.type.detail == Detail::Varying ? Detail::Varying : outputs_[{c.function, static_cast<int>(i)}];
+            assign(static_cast<NameExpr&>(*c.args[i]).symbol, join(join(inputs, written), control), c.args[i]->span, false);
+          }
         } else if (c.builtin >= 0) {
           const Signature& sig = signature(c.builtin);
           if (sig.needs_lights || sig.derivative || (sig.id == Builtin::Texture && c.args.size() == 1)) d = Detail::Varying;
@@ -221,6 +234,7 @@ class Frequency {
   DiagnosticSink& sink_;
   std::map<const Symbol*, Detail> inferred_;
   std::map<const FunctionDecl*, Detail> returns_;
+  std::map<std::pair<const FunctionDecl*, int>, Detail> outputs_;  // detail written to each output parameter
   std::map<const Stmt*, bool> varying_exit_;
   std::vector<const Stmt*> loops_;
   const FunctionDecl* current_ = nullptr;

@@ -212,7 +212,7 @@ class Parser {
         p.span = peek().span;
         p.name = expect_name("a parameter name");
         if (accept(Tok::Assign)) {
-          p.default_value = expr();
+          p.default_value = assignment();  // a ',' here starts the next parameter
           if (!shader) sink_.error("function-param-default", p.default_value->span,
                                    "function parameters cannot have default values");
         } else if (shader) {
@@ -254,7 +254,7 @@ class Parser {
     if (w == "uniform" || w == "varying" || w == "extern" || w == "output") return true;
     BaseType b = base_type_from_name(w);
     if (b == BaseType::Error) return false;
-    // `color(1,0,0);` or `float noise(P);` as a statement is an expression, not a declaration.
+    // `color(1,0,0);` as a statement is an expression; `float f(...)` is a (nested) function.
     return peek(1).kind == Tok::Identifier && !(peek(2).kind == Tok::LParen);
   }
 
@@ -363,7 +363,7 @@ class Parser {
     int levels = 1;
     if (at(Tok::Number)) {
       const Token& n = advance();
-      if (n.number < 1 || n.number != static_cast<int>(n.number) || n.number > 64)
+      if (!(n.number >= 1 && n.number <= 64) || n.number != static_cast<int>(n.number))  // range first: no UB
         sink_.error("bad-jump-level", n.span, "the loop level of '" + t.text + "' must be a whole number from 1 to 64");
       else
         levels = static_cast<int>(n.number);

@@ -4,6 +4,7 @@
 // value numbers (operands of commutative operations sorted), in the style of the dominator-based
 // scheme of Briggs, Cooper and Simpson ("Value Numbering", SP&E 1997).
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -14,7 +15,14 @@ namespace passlab::ir {
 
 namespace {
 
-using Key = std::tuple<Op, BaseType, std::uint32_t, std::string, std::vector<float>, std::vector<ValueId>, BlockId>;
+// Constants compare by bit pattern: 0 and -0 differ, and NaN equals only the same NaN.
+using Key = std::tuple<Op, BaseType, std::uint32_t, std::string, std::vector<std::uint32_t>, std::vector<ValueId>, BlockId>;
+
+std::vector<std::uint32_t> bits(const std::vector<float>& data) {
+  std::vector<std::uint32_t> out(data.size());
+  if (!data.empty()) std::memcpy(out.data(), data.data(), data.size() * sizeof(float));
+  return out;
+}
 
 bool commutative(Op op) {
   return op == Op::Add || op == Op::Mul || op == Op::Dot || op == Op::Eq || op == Op::Ne || op == Op::And || op == Op::Or;
@@ -55,7 +63,7 @@ bool gvn(Function& fn, PassStats& stats) {
         if (commutative(in.op) && args.size() == 2 && args[1] < args[0]) std::swap(args[0], args[1]);
         // Phis are only equal within one block (their operands are per edge).
         BlockId where = in.op == Op::Phi ? f.b : kNoBlock;
-        Key k{in.op, in.type, in.aux, in.text, in.data, args, where};
+        Key k{in.op, in.type, in.aux, in.text, bits(in.data), args, where};
         auto it = table.find(k);
         if (it != table.end()) {
           fn.replace_all_uses(v, it->second);

@@ -37,8 +37,13 @@ bool foldable(const Instr& in) {
     case Op::ShaderParam: case Op::Arg: case Op::Global: case Op::Call: case Op::Extract: case Op::Texture:
     case Op::Phi: case Op::Br: case Op::CondBr: case Op::Ret:
       return false;
-    case Op::Builtin: return !lang::signature_of(static_cast<lang::Builtin>(in.aux)).derivative &&
-                             !lang::signature_of(static_cast<lang::Builtin>(in.aux)).needs_lights;
+    case Op::Builtin: {
+      auto id = static_cast<lang::Builtin>(in.aux);
+      // Named spaces are part of the binding, not of the module: leave those transforms to
+      // whoever binds them (the flattener folds them with the light setup's matrices).
+      if (id == lang::Builtin::Transform || id == lang::Builtin::Vtransform || id == lang::Builtin::Ntransform) return false;
+      return !lang::signature_of(id).derivative && !lang::signature_of(id).needs_lights;
+    }
     default: return in.type != kTuple;
   }
 }

@@ -1,20 +1,21 @@
 // Algebraic simplification: identities that hold bit for bit in IEEE arithmetic.
 //
-// x+0 and x-0 keep x only when x cannot be -0 problems matter; we use the identities that are
-// exact for every float including NaN and infinities: x*1, 1*x, x/1, x-0, -(-x), !!x, pow(x,1).
-// x+0 is exact except for x = -0 (giving +0), harmless for colour but not bitwise, so it is kept
-// out; x*0 is not an identity (NaN, inf) and is never applied.
+// Only identities exact for every float, NaN, infinities and signed zeros included: x*1, 1*x,
+// x/1, x-(+0), -(-x), !!x, pow(x,1). x+0 is not one (-0 + +0 is +0), nor is x*0 (NaN, inf).
+#include <cstring>
+
 #include "core/ir/passes/pass.h"
 
 namespace passlab::ir {
 
 namespace {
 
+// Bitwise: x - (+0) is x for every x, but x - (-0) turns -0 into +0.
 bool is_const(const Function& fn, ValueId v, float x) {
   const Instr& in = fn.at(v);
   if (in.op != Op::Const || in.type == BaseType::String || in.data.empty()) return false;
   for (float d : in.data)
-    if (d != x) return false;
+    if (std::memcmp(&d, &x, sizeof(float)) != 0) return false;
   return true;
 }
 

@@ -55,12 +55,12 @@ ValueId condbr(Function& fn, BlockId from, ValueId cond, BlockId t, BlockId f) {
 
 // The diamond every test below breaks in one place:
 //
-//          bb0  s < 0.5 ?
-//         /   \
-//      bb1     bb2
-//     one=1   two=2
-//         \   /
-//          bb3  phi(one, two); ret phi
+//              bb0   cond = s < 0.5
+//     (true)  /   \  (false)
+//          bb1     bb2
+//        one = 1   two = 2
+//             \   /
+//              bb3   phi(one, two); ret phi
 struct Diamond {
   Function fn;
   BlockId b0 = 0, b1 = 0, b2 = 0, b3 = 0;
@@ -369,7 +369,7 @@ TEST(Verifier, TerminatorUsedAsValue) {
 // A broken invariant is reported, never thrown: an operand index past the end of the value table
 // must become a message like any other missing operand.
 // DISABLED: verify() throws std::out_of_range here today (see the report of this change).
-TEST(Verifier, DISABLED_OperandOutOfRangeIsReportedNotThrown) {
+TEST(Verifier, OperandOutOfRangeIsReportedNotThrown) {
   Diamond d = diamond();
   ValueId add = before_terminator(d.fn, d.b3, make(Op::Add, BaseType::Float, {d.phi, 12345}));
   std::vector<std::string> errors;
@@ -472,7 +472,7 @@ TEST(Verifier, ModuleChecksCallees) {
   m.functions[0].at(c).aux = 7;
   errors = verify(m);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_THAT(errors[0], HasSubstr("call to missing function @7"));
+  EXPECT_THAT(errors[0], HasSubstr("to missing function @7"));
   // Errors name the function they come from.
   EXPECT_THAT(errors[0], HasSubstr("@diamond"));
 

@@ -1,0 +1,103 @@
+// Light setups: binding lights, parameters and spaces, and reporting mistakes where they are.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/driver/program.h"
+#include "tests/support/samples.h"
+
+namespace passlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LightSetup : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("passlab_lights_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    write("surf.sl", "surface surf(float Kd = 1) { Ci = Kd * diffuse(normalize(N)); }\n");
+    write("pl.sl", "light pl(float intensity = 1; point from = point(0,0,0)) { illuminate(from) Cl = intensity; }\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::unique_ptr<driver::Program> compile(const std::string& lights_json) {
+    write("surf.lights.json", lights_json);
+    return driver::compile_file((dir_ / "surf.sl").string(), {});
+  }
+  const lang::Diagnostic* error(const driver::Program& p) {
+    for (const auto& d : p.diagnostics.items())
+      if (d.severity == lang::Severity::Error) return &d;
+    return nullptr;
+  }
+  fs::path dir_;
+};
+
+TEST_F(LightSetup, BindsLightsSurfaceParametersAndSpaces) {
+  auto p = compile(R"({"lights": [{"shader": "pl.sl", "params": {"intensity": 3, "from": [1, 2, 3]}}],
+                       "surface": {"Kd": 0.5},
+                       "spaces": {"shader": [1,0,0,0, 0,1,0,0, 0,0,1,0, 5,6,7,1]}})");
+  ASSERT_TRUE(p->ok()) << lang::format_text(p->diagnostics.items(), *p->sources);
+  ASSERT_EQ(p->binding.lights.size(), 1u);
+  EXPECT_EQ(p->binding.lights[0].label, "pl#0");
+  EXPECT_FLOAT_EQ(p->binding.lights[0].params.at("intensity").f[0], 3);
+  EXPECT_FLOAT_EQ(p->binding.lights[0].params.at("from").f[2], 3);
+  EXPECT_FLOAT_EQ(p->binding.surface_params.at("Kd").f[0], 0.5f);
+  EXPECT_FLOAT_EQ(p->binding.spaces.at("shader")[12], 5);
+}
+
+TEST_F(LightSetup, UnknownParameterNamesTheKnownOnesAndTheLine) {
+  auto p = compile("{\"lights\": [\n  {\"shader\": \"pl.sl\", \"params\": {\"intensty\": 3}}\n]}\n");
+  const lang::Diagnostic* d = error(*p);
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("no parameter 'intensty'"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("intensity"), std::string::npos);
+  EXPECT_EQ(d->span.line, 2u);
+}
+
+TEST_F(LightSetup, WrongValueTypeIsReported) {
+  auto p = compile(R"({"lights": [{"shader": "pl.sl", "params": {"from": [1, 2]}}]})");
+  const lang::Diagnostic* d = error(*p);
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("array of 3 numbers"), std::string::npos) << d->message;
+}
+
+TEST_F(LightSetup, InvalidJsonPointsAtTheLine) {
+  auto p = compile("{\n  \"lights\": [\n    {\"shader\": \"pl.sl\",}\n  ]\n}\n");
+  const lang::Diagnostic* d = error(*p);
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("invalid JSON"), std::string::npos);
+  EXPECT_EQ(d->span.line, 3u);
+}
+
+TEST_F(LightSetup, MissingLightShaderAndBrokenLightShader) {
+  auto p = compile(R"({"lights": [{"shader": "nope.sl"}]})");
+  ASSERT_NE(error(*p), nullptr);
+  EXPECT_NE(error(*p)->message.find("nope.sl"), std::string::npos);
+  write("bad.sl", "light bad() { illuminate(Ps) Cl = undefined_thing; }\n");
+  auto q = compile(R"({"lights": [{"shader": "bad.sl"}]})");
+  ASSERT_NE(error(*q), nullptr);
+  EXPECT_EQ(error(*q)->code, "undeclared-identifier");
+}
+
+TEST_F(LightSetup, NoSetupMeansTheDefaultLights) {
+  auto p = driver::compile_file((dir_ / "surf.sl").string(), {});
+  ASSERT_TRUE(p->ok());
+  EXPECT_TRUE(p->lights_file.empty());
+  EXPECT_EQ(p->binding.lights.size(), 2u);  // a distant light and an ambient light
+}
+
+TEST(Samples, EveryLightSetupBindsCleanly) {
+  for (const std::string& name : test::sample_surfaces()) {
+    auto p = test::compile_sample(name);
+    EXPECT_TRUE(p->ok()) << name << ":\n" << lang::format_text(p->diagnostics.items(), *p->sources);
+    EXPECT_FALSE(p->lights_file.empty()) << name << " has no light setup";
+    EXPECT_FALSE(p->binding.lights.empty()) << name;
+    for (const auto& d : p->diagnostics.items()) EXPECT_NE(d.severity, lang::Severity::Warning) << name << ": " << d.message;
+  }
+}
+
+}  // namespace
+}  // namespace passlab
