@@ -13,4 +13,5 @@ mkdir -p "$corpus"
 cp -n "$here"/samples/shaders/*.sl "$here"/samples/lights/*.sl "$corpus"/ 2>/dev/null || true
 cd "$build_dir"
 exec ./tests/fuzz/frontend_fuzz -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=4096 \
+  -dict="$here/tests/fuzz/rsl.dict" -artifact_prefix="$build_dir/" \
   -print_final_stats=1 "$corpus"
