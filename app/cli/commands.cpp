@@ -147,8 +147,12 @@ int run_report(const CommonOptions& o) {
     std::cout << fmt::format("  {:<24} {:<18} {}\n", p.name, (p.output ? "output " : "") + lang::to_string(p.type), param_value(*prog, p));
   if (m.kind == lang::ShaderKind::Surface) {
     std::cout << fmt::format("\nLights   {}\n", lights);
-    for (const auto& l : prog->binding.lights)
-      std::cout << fmt::format("  {:<24} {}\n", l.label, l.shader->has_light_statement ? "" : "(ambient)");
+    for (const auto& l : prog->binding.lights) {
+      std::string what = l.shader->has_light_statement ? "light '" + l.shader->name + "'" : "ambient light '" + l.shader->name + "'";
+      auto cat = l.params.find("__category");
+      if (cat != l.params.end()) what += ", category " + cat->second.s;
+      std::cout << fmt::format("  {:<20} {}\n", l.label, what);
+    }
   }
   std::cout << fmt::format("\nIR       {} instructions in {} blocks after optimization\n", instrs, blocks);
   if (dag) {

@@ -94,6 +94,7 @@ std::vector<Signature> build_table() {
   for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
     add("noise", B::Noise, r, {K::Float});
     add("noise", B::Noise, r, {K::Float, K::Float});
+    add("noise", B::Noise, r, {K::Float, K::Float, K::Float});
     add("noise", B::Noise, r, {K::Point});
   }
   add("spline", B::Spline, K::Float, {K::Float, K::Float, K::Float, K::Float, K::Float});
