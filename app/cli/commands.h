@@ -25,4 +25,14 @@ int run_ir(const CommonOptions& o, bool optimize);
 int run_dag(const CommonOptions& o);
 int run_report(const CommonOptions& o);
 
+struct PartitionOptions {
+  std::string target = "PC8";
+  std::string cost = "15p+5t+i";
+  std::string algo = "all";  // rdsh, rds, optimal or all
+  double budget = 60;        // seconds for the optimal search
+  bool trace = false;
+  std::string emit;          // folder for the per-pass listings
+};
+int run_partition(const CommonOptions& o, const PartitionOptions& p);
+
 }  // namespace passlab::cli

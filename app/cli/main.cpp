@@ -37,6 +37,17 @@ int main(int argc, char** argv) {
   add_common(report, true);
   report->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  PartitionOptions po;
+  auto* part = app.add_subcommand("partition", "split a shader into passes for a target with RDSh, RDS and the optimal search");
+  add_common(part, true);
+  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0) or JSON file");
+  part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
+  part->add_option("--algo", po.algo, "rdsh, rds, optimal or all")->check(CLI::IsMember({"rdsh", "rds", "optimal", "all"}));
+  part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
+  part->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  part->add_flag("--trace", po.trace, "print every decision");
+  part->add_option("--emit", po.emit, "write each pass's !!ARBfp1.0 listing into this folder");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -52,6 +63,7 @@ int main(int argc, char** argv) {
     if (ir->parsed()) return run_ir(o, optimize);
     if (dag->parsed()) return run_dag(o);
     if (report->parsed()) return run_report(o);
+    if (part->parsed()) return run_partition(o, po);
   } catch (const std::exception& e) {
     std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
     return kDiagnostics;

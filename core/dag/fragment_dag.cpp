@@ -326,13 +326,26 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
 
 }  // namespace
 
-ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
-  if (dag.nodes.empty()) return {};
+std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
   std::vector<ir::Value> outputs;
   if (!dag.vertex_nodes.empty()) {
     std::vector<ir::Value> v = run_nodes(dag.vertex_nodes, in, ctx, nullptr);
     for (NodeId r : dag.vertex_outputs) outputs.push_back(v[r]);
   }
+  return outputs;
+}
+
+ir::Value interpolant_value(const FragmentDag& dag, NodeId id, const ir::FragmentInputs& in,
+                            const std::vector<ir::Value>& vertex_values) {
+  const Node& n = dag.node(id);
+  ir::Value v = n.vertex_output >= 0 ? vertex_values.at(static_cast<std::size_t>(n.vertex_output)) : in.globals.at(n.aux);
+  v.type = n.type;
+  return v;
+}
+
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+  if (dag.nodes.empty()) return {};
+  std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
   return run_nodes(dag.nodes, in, ctx, &outputs)[dag.root];
 }
 

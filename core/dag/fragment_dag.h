@@ -69,6 +69,12 @@ DagStats compute_stats(const FragmentDag& dag);
 // Evaluates the DAG on one fragment: the RGBA the root writes (colour in f[0..2], alpha in f[3]).
 ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
 
+// The values of the computed interpolants at one fragment (what the vertex program delivers).
+std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+// The value interpolant node `id` delivers, given vertex_outputs().
+ir::Value interpolant_value(const FragmentDag& dag, NodeId id, const ir::FragmentInputs& in,
+                            const std::vector<ir::Value>& vertex_values);
+
 // Gives every use of a constant its own leaf, as the RDS paper's DAGs do (constants live in the
 // instruction that reads them, so sharing one would make it a multiply-referenced node).
 void unshare_constants(FragmentDag& dag);

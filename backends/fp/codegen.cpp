@@ -1,0 +1,270 @@
+// Per-pass code generation for the fp target: scheduling, register allocation, resource counts,
+// and `!!ARBfp1.0` listings. This is the backend's VALID.
+//
+// A pass computes its root from its members. Members are scheduled depth first from the root,
+// the operand needing more registers first (Sethi & Ullman), so that a tree needs as few
+// temporaries as the order allows. A restore (a TEX from the intermediate texture that holds an
+// operand computed by an earlier pass) is issued just before its first use. Registers are then
+// allocated over that order with a free list: a value occupies a temporary from its definition
+// to its last use, an instruction may write the register one of its dying operands frees, and
+// the root writes result.color directly. What is counted is what the paper's Table 5 counts:
+// every instruction including fetches and restores, peak temporaries, texture units (one per
+// named texture and one per restored value), interpolants, and dependent-texture levels.
+#include "backends/fp/codegen.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace passlab::fp {
+
+namespace {
+
+bool is_op(const TargetDag& t, TNodeId n) { return t.is_operation(n); }
+
+}  // namespace
+
+PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
+                          const partition::Limits& limits, bool restore_uses_interpolant) {
+  PassProgram p;
+  p.root = root;
+  std::vector<char> member(t.size(), 0);
+  for (TNodeId m : members) member[m] = 1;
+  member[root] = 1;
+
+  // Register need per member (Sethi-Ullman over the pass's own operands).
+  std::map<TNodeId, int> need;
+  auto need_of = [&](TNodeId n) -> int {
+    if (!member[n]) return is_op(t, n) ? 1 : 0;  // a restore needs a register; leaves none
+    auto it = need.find(n);
+    return it == need.end() ? 1 : it->second;
+  };
+  // Members are in postorder already when sorted by id (operands have smaller ids).
+  std::vector<TNodeId> sorted(members.begin(), members.end());
+  if (std::find(sorted.begin(), sorted.end(), root) == sorted.end()) sorted.push_back(root);
+  std::sort(sorted.begin(), sorted.end());
+  for (TNodeId n : sorted) {
+    std::vector<int> kids;
+    for (TNodeId c : t.operand_nodes(n)) kids.push_back(need_of(c));
+    std::sort(kids.rbegin(), kids.rend());
+    int r = 1;
+    for (std::size_t i = 0; i < kids.size(); ++i) r = std::max(r, kids[i] + static_cast<int>(i));
+    need[n] = r;
+  }
+
+  // Schedule: depth first from the root, needier operands first; restores before first use.
+  std::vector<char> done(t.size(), 0);
+  std::vector<std::pair<TNodeId, std::size_t>> stack{{root, 0}};
+  std::map<TNodeId, std::vector<TNodeId>> order;
+  auto kids_of = [&](TNodeId n) -> const std::vector<TNodeId>& {
+    auto it = order.find(n);
+    if (it != order.end()) return it->second;
+    std::vector<TNodeId> k = t.operand_nodes(n);
+    std::stable_sort(k.begin(), k.end(), [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
+    return order[n] = std::move(k);
+  };
+  done[root] = 1;
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    const std::vector<TNodeId>& kids = kids_of(n);
+    if (next < kids.size()) {
+      TNodeId c = kids[next++];
+      if (done[c] || !is_op(t, c)) continue;
+      done[c] = 1;
+      if (member[c]) {
+        stack.push_back({c, 0});
+      } else {
+        p.schedule.push_back(c);  // restore
+        p.is_restore.push_back(1);
+      }
+      continue;
+    }
+    p.schedule.push_back(n);
+    p.is_restore.push_back(0);
+    stack.pop_back();
+  }
+
+  // Liveness over the schedule and allocation with a free list (lowest register first).
+  std::map<TNodeId, std::size_t> last_use, position;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) position[p.schedule[i]] = i;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) {
+    if (p.is_restore[i]) continue;
+    for (TNodeId c : t.operand_nodes(p.schedule[i]))
+      if (is_op(t, c)) last_use[c] = std::max(last_use[c], i);
+  }
+  std::set<int> free_regs;
+  int next_reg = 0, live = 0, peak = 0;
+  std::set<TNodeId> interps;
+  std::set<std::string> names;
+  std::map<TNodeId, int> level;  // texture-dependency depth of each value (-1: none)
+  partition::Resources& r = p.resources;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) {
+    TNodeId n = p.schedule[i];
+    const TNode& node = t.node(n);
+    int dying = 0;
+    std::vector<int> released;
+    if (!p.is_restore[i]) {
+      for (TNodeId c : t.operand_nodes(n)) {
+        if (!is_op(t, c)) {
+          if (t.node(c).kind == TKind::Interpolant && interps.insert(c).second) p.interpolants.push_back(c);
+          continue;
+        }
+        if (last_use[c] == i) {
+          ++dying;
+          released.push_back(p.reg.at(c));
+        }
+      }
+    }
+    for (int reg : released) free_regs.insert(reg);
+    live -= dying;
+    if (n != root) {
+      int reg;
+      if (!free_regs.empty()) {
+        reg = *free_regs.begin();
+        free_regs.erase(free_regs.begin());
+      } else {
+        reg = next_reg++;
+      }
+      p.reg[n] = reg;
+      ++live;
+    }
+    peak = std::max(peak, live + dying - (n != root ? 1 : 0));  // operands still held while reading
+    peak = std::max(peak, live);
+    if (p.is_restore[i]) {
+      ++r.restores;
+      ++r.texture_fetches;
+      level[n] = 0;
+      continue;
+    }
+    int dep = -1;
+    for (const Operand& o : node.src) {
+      auto it = level.find(o.node);
+      if (it != level.end()) dep = std::max(dep, it->second);
+    }
+    if (node.kind == TKind::Texture) {
+      ++r.texture_fetches;
+      if (names.insert(node.name).second) p.textures.push_back(node.name);
+      bool direct = !is_op(t, node.src[0].node);
+      int lv = direct ? 0 : std::max(1, dep + 1);
+      level[n] = lv;
+      r.dependent_levels = std::max(r.dependent_levels, lv);
+    } else {
+      ++r.arithmetic;
+      level[n] = dep;
+    }
+  }
+  r.operations = r.arithmetic + r.texture_fetches;
+  r.registers = peak;
+  r.textures = static_cast<int>(names.size()) + r.restores;
+  r.interpolants = static_cast<int>(interps.size()) + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
+  p.failure = partition::exceeded(r, limits);
+  return p;
+}
+
+partition::Problem make_problem(const TargetDag& t) {
+  partition::Problem pr;
+  pr.graph.root = t.root;
+  pr.graph.children.resize(t.size());
+  pr.is_op.resize(t.size());
+  pr.labels.resize(t.size());
+  for (const TNode& n : t.nodes) {
+    pr.graph.children[n.id] = t.operand_nodes(n.id);
+    pr.is_op[n.id] = t.is_operation(n.id);
+    switch (n.kind) {
+      case TKind::Instruction: pr.labels[n.id] = to_string(n.op); break;
+      case TKind::Texture: pr.labels[n.id] = "TEX " + (n.name == "$noise" ? std::string("noise") : n.name); break;
+      case TKind::Interpolant: pr.labels[n.id] = n.name; break;
+      case TKind::Constant: pr.labels[n.id] = "const"; break;
+    }
+  }
+  return pr;
+}
+
+partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
+  ++calls_;
+  PassProgram p = generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant);
+  return {p.failure.empty(), p.resources, p.failure};
+}
+
+namespace {
+
+std::string number(float x) { return fmt::format("{:g}", x); }
+
+std::string vec_text(const Vec4& v) {
+  return fmt::format("{{{}, {}, {}, {}}}", number(v[0]), number(v[1]), number(v[2]), number(v[3]));
+}
+
+}  // namespace
+
+std::string listing(const TargetDag& t, const PassProgram& p, const ListingContext& ctx) {
+  std::string out = "!!ARBfp1.0\n";
+  out += fmt::format("# pass {} of {}: computes n{} ({})\n", ctx.pass_index + 1, ctx.pass_count, p.root,
+                     t.node(p.root).kind == TKind::Texture ? "TEX" : to_string(t.node(p.root).op));
+  const auto& r = p.resources;
+  out += fmt::format("# {} instructions ({} texture fetches, {} restores), {} temporaries, {} texture units, {} interpolants\n",
+                     r.operations, r.texture_fetches, r.restores, r.registers, r.textures, r.interpolants);
+  // Declarations.
+  int regs = 0;
+  for (const auto& [n, reg] : p.reg) regs = std::max(regs, reg + 1);
+  if (regs > 0) {
+    out += "TEMP";
+    for (int i = 0; i < regs; ++i) out += fmt::format("{}r{}", i ? ", " : " ", i);
+    out += ";\n";
+  }
+  std::map<TNodeId, int> attrib;
+  for (std::size_t i = 0; i < p.interpolants.size(); ++i) {
+    attrib[p.interpolants[i]] = static_cast<int>(i);
+    out += fmt::format("ATTRIB v{} = fragment.texcoord[{}];  # {}\n", i, i, t.node(p.interpolants[i]).name);
+  }
+  std::map<TNodeId, int> params;
+  std::map<std::string, int> units;
+  for (std::size_t i = 0; i < p.textures.size(); ++i) units[p.textures[i]] = static_cast<int>(i);
+  int next_unit = static_cast<int>(p.textures.size());
+  std::map<TNodeId, int> restore_unit;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i)
+    if (p.is_restore[i]) restore_unit[p.schedule[i]] = next_unit++;
+  for (TNodeId n : p.schedule)
+    for (const Operand& o : t.node(n).src)
+      if (t.node(o.node).kind == TKind::Constant && !params.count(o.node)) {
+        int k = static_cast<int>(params.size());
+        params[o.node] = k;
+        out += fmt::format("PARAM c{} = {};\n", k, vec_text(t.node(o.node).value));
+      }
+  auto name = [&](const Operand& o) {
+    std::string base;
+    const TNode& s = t.node(o.node);
+    if (s.kind == TKind::Constant) base = fmt::format("c{}", params.at(o.node));
+    else if (s.kind == TKind::Interpolant) base = fmt::format("v{}", attrib.at(o.node));
+    else base = fmt::format("r{}", p.reg.at(o.node));
+    return (o.negate ? "-" : "") + base + o.swizzle.text();
+  };
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) {
+    TNodeId n = p.schedule[i];
+    const TNode& node = t.node(n);
+    std::string dst = n == p.root ? "result.color" : fmt::format("r{}", p.reg.at(n));
+    if (p.is_restore[i]) {
+      auto tex = ctx.saved_texture.find(n);
+      auto by = ctx.saved_by_pass.find(n);
+      out += fmt::format("TEX {}, fragment.position, texture[{}], RECT;  # restore n{}", dst, restore_unit.at(n), n);
+      if (tex != ctx.saved_texture.end()) out += fmt::format(" from intermediate T{}", tex->second);
+      if (by != ctx.saved_by_pass.end()) out += fmt::format(" (saved by pass {})", by->second + 1);
+      out += '\n';
+      continue;
+    }
+    if (node.kind == TKind::Texture) {
+      const char* target = node.dims == 1 ? "1D" : node.dims == 2 ? "2D" : "3D";
+      out += fmt::format("TEX {}, {}, texture[{}], {};  # {}\n", dst, name(node.src[0]), units.at(node.name), target,
+                         node.name == "$noise" ? "noise" : node.name);
+      continue;
+    }
+    std::string line = fmt::format("{}{} {}", to_string(node.op), node.saturate ? "_SAT" : "", dst);
+    for (const Operand& o : node.src) line += ", " + name(o);
+    out += line + ";";
+    if (!node.spans.empty()) out += fmt::format("  # line {}", node.spans.front().line);
+    out += '\n';
+  }
+  out += "END\n";
+  return out;
+}
+
+}  // namespace passlab::fp

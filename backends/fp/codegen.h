@@ -1,0 +1,56 @@
+// Per-pass code generation for the fp target: scheduling, register allocation, resource counts,
+// and `!!ARBfp1.0` listings. This is the backend's VALID.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/fp/target_dag.h"
+#include "core/partition/problem.h"
+
+namespace passlab::fp {
+
+struct PassProgram {
+  TNodeId root = 0;
+  std::vector<TNodeId> schedule;          // restores and member instructions, in issue order
+  std::vector<char> is_restore;           // parallel to schedule
+  std::map<TNodeId, int> reg;             // temporary register of each value (the root writes the output)
+  std::vector<TNodeId> interpolants;      // distinct interpolant leaves read, in first-use order
+  std::vector<std::string> textures;      // distinct texture names sampled, in first-use order
+  partition::Resources resources;
+  std::string failure;                    // the first limit exceeded, "" when the pass fits
+};
+
+// Generates the pass that computes `root` from `members` (root included); operations read by
+// members but not in `members` are restored. Linear in the members (plus a sort per node).
+PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
+                          const partition::Limits& limits, bool restore_uses_interpolant);
+
+// What a listing needs to know about the other passes: where saved values live.
+struct ListingContext {
+  int pass_index = 0, pass_count = 1;
+  std::map<TNodeId, int> saved_texture;  // node -> intermediate texture holding its value
+  std::map<TNodeId, int> saved_by_pass;  // node -> the pass that computes it
+};
+std::string listing(const TargetDag& t, const PassProgram& p, const ListingContext& ctx);
+
+// The partitioning problem over a target DAG.
+partition::Problem make_problem(const TargetDag& t);
+
+class FpBackend : public partition::Backend {
+ public:
+  FpBackend(const TargetDag& t, const partition::TargetDesc& target) : t_(t), target_(target) {}
+  partition::Check valid(partition::NodeId root, const std::vector<partition::NodeId>& members) override;
+  const partition::Limits& limits() const override { return target_.limits; }
+  const TargetDag& dag() const { return t_; }
+  const partition::TargetDesc& target() const { return target_; }
+  long valid_calls() const { return calls_; }
+
+ private:
+  const TargetDag& t_;
+  partition::TargetDesc target_;
+  long calls_ = 0;
+};
+
+}  // namespace passlab::fp

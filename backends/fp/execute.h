@@ -1,0 +1,23 @@
+// The execution check: a partition run pass by pass, with save and restore, on one fragment.
+#pragma once
+
+#include <string>
+
+#include "backends/fp/target_dag.h"
+#include "core/partition/partition.h"
+
+namespace passlab::fp {
+
+struct ExecutionResult {
+  bool ok = false;
+  Vec4 output{};
+  std::string error;  // a pass read a value no earlier pass saved
+};
+
+// Runs the passes in order: each computes its members from interpolants, constants and the
+// restored outputs of earlier passes, and saves its root's value (float precision, as the RDS
+// paper requires of the intermediate buffers). The last pass's value is the fragment's colour.
+ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part,
+                           const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+
+}  // namespace passlab::fp

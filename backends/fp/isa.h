@@ -1,0 +1,36 @@
+// The generic fragment ISA: ARB_fragment_program-style instructions on 4-component registers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace passlab::fp {
+
+enum class Opcode : std::uint8_t {
+  MOV, ADD, SUB, MUL, MAD, DP3, DP4, DPH, MIN, MAX, SLT, SGE, RCP, RSQ, EX2, LG2, POW,
+  FRC, FLR, CMP, LRP, XPD, SIN, COS, ABS, TEX,
+};
+const char* to_string(Opcode op);
+int source_count(Opcode op);
+// Scalar instructions read the x component of their sources and replicate the result.
+bool is_scalar(Opcode op);
+
+// A source operand: a value, a swizzle and an optional negation (free on this ISA).
+struct Swizzle {
+  std::array<std::uint8_t, 4> lane{0, 1, 2, 3};
+  static Swizzle identity() { return {}; }
+  static Swizzle splat(std::uint8_t c) { return {{c, c, c, c}}; }
+  bool is_identity() const { return lane == std::array<std::uint8_t, 4>{0, 1, 2, 3}; }
+  Swizzle then(const Swizzle& inner) const;  // this swizzle applied to a value already swizzled by inner
+  std::string text() const;                  // "" for identity, ".xxxx", ".y" ...
+  friend bool operator==(const Swizzle&, const Swizzle&) = default;
+  friend auto operator<=>(const Swizzle&, const Swizzle&) = default;
+};
+
+using Vec4 = std::array<float, 4>;
+
+// Evaluates one instruction on already-swizzled, already-negated source values.
+Vec4 execute(Opcode op, const Vec4& a, const Vec4& b, const Vec4& c);
+
+}  // namespace passlab::fp

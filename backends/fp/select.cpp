@@ -1,0 +1,560 @@
+// Instruction selection: FragmentDag nodes to ARB-style instructions, as a DAG of instructions.
+//
+// Conventions that make the tiling small: every float value is held replicated in all four
+// lanes (scalar instructions and DP3 replicate; a float read from a vector takes a splat
+// swizzle), so a float operand of a vector instruction broadcasts for free; triples use lanes
+// x, y, z. Negation and swizzles are source modifiers, so neg, xcomp/ycomp/zcomp/comp with a
+// constant index and float-to-triple conversions select to no instruction at all. Identical
+// instructions are created once (hash-consing), so the DAG's sharing survives selection.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "backends/fp/target_dag.h"
+
+namespace passlab::fp {
+
+const char* to_string(TKind k) {
+  switch (k) {
+    case TKind::Instruction: return "instruction";
+    case TKind::Texture: return "texture";
+    case TKind::Interpolant: return "interpolant";
+    case TKind::Constant: return "constant";
+  }
+  return "?";
+}
+
+std::vector<TNodeId> TargetDag::operand_nodes(TNodeId id) const {
+  std::vector<TNodeId> out;
+  for (const Operand& o : nodes[id].src)
+    if (std::find(out.begin(), out.end(), o.node) == out.end()) out.push_back(o.node);
+  return out;
+}
+
+namespace {
+
+using dag::Node;
+using dag::NodeKind;
+using ir::Op;
+using lang::Builtin;
+
+struct SelectError {
+  std::string message;
+};
+
+class Selector {
+ public:
+  explicit Selector(const dag::FragmentDag& d) : d_(d) {}
+
+  TargetDag run() {
+    std::vector<Operand> refs(d_.size());
+    for (const Node& n : d_.nodes) {
+      current_ = &n;
+      refs[n.id] = select(n, refs);
+    }
+    // The root must be an instruction: it writes the pass output.
+    Operand root = refs[d_.root];
+    if (nodes_[root.node].kind != TKind::Instruction || !root.swizzle.is_identity() || root.negate)
+      root = emit(Opcode::MOV, {root}, 4);
+    return finish(root.node);
+  }
+
+ private:
+  static bool is_float(lang::BaseType t) { return t == lang::BaseType::Float || t == lang::BaseType::Bool; }
+
+  Operand ref(TNodeId id) { return Operand{id, Swizzle::identity(), false}; }
+  Operand splat(Operand o, std::uint8_t lane = 0) {
+    o.swizzle = Swizzle::splat(lane).then(o.swizzle);
+    return o;
+  }
+  Operand neg(Operand o) {
+    o.negate = !o.negate;
+    return o;
+  }
+
+  TNodeId intern(TNode n) {
+    auto key = std::make_tuple(n.kind, n.op, n.saturate, n.src, n.value, n.name, n.dims, n.lanes);
+    auto it = index_.find(key);
+    TNodeId id;
+    if (it != index_.end()) {
+      id = it->second;
+    } else {
+      id = static_cast<TNodeId>(nodes_.size());
+      n.id = id;
+      nodes_.push_back(std::move(n));
+      index_.emplace(std::move(key), id);
+    }
+    TNode& stored = nodes_[id];
+    if (current_) {
+      if (std::find(stored.origin.begin(), stored.origin.end(), current_->id) == stored.origin.end()) stored.origin.push_back(current_->id);
+      for (const auto& s : current_->spans)
+        if (std::find(stored.spans.begin(), stored.spans.end(), s) == stored.spans.end()) stored.spans.push_back(s);
+    }
+    return id;
+  }
+
+  Operand emit(Opcode op, std::vector<Operand> src, int width, bool sat = false) {
+    TNode n;
+    n.kind = TKind::Instruction;
+    n.op = op;
+    n.src = std::move(src);
+    n.width = width;
+    n.saturate = sat;
+    return ref(intern(std::move(n)));
+  }
+  Operand constant(Vec4 v, int width) {
+    TNode n;
+    n.kind = TKind::Constant;
+    n.value = v;
+    n.width = width;
+    for (float& x : n.value)
+      if (x == 0.0f) x = 0.0f;
+    return ref(intern(std::move(n)));
+  }
+  Operand scalar(float x) { return constant({x, x, x, x}, 1); }
+  Operand interpolant(std::vector<dag::NodeId> lanes, int width) {
+    TNode n;
+    n.kind = TKind::Interpolant;
+    n.lanes = std::move(lanes);
+    n.width = width;
+    for (dag::NodeId l : n.lanes) n.name += (n.name.empty() ? "" : ",") + d_.node(l).name;
+    if (n.lanes.size() > 1) n.name = "(" + n.name + ")";
+    return ref(intern(std::move(n)));
+  }
+
+  static Vec4 to_vec(const std::vector<float>& v) {
+    if (v.size() == 1) return {v[0], v[0], v[0], v[0]};
+    Vec4 r{};
+    for (std::size_t i = 0; i < v.size() && i < 4; ++i) r[i] = v[i];
+    return r;
+  }
+
+  [[noreturn]] void fail(const std::string& what) { throw SelectError{what}; }
+
+  // Packs floats (replicated) into lanes x, y, z of one vector: MUL + MAD per extra lane.
+  Operand pack(const std::vector<Operand>& parts) {
+    if (parts.size() == 1) return parts[0];
+    Vec4 e0{1, 0, 0, 0}, e1{0, 1, 0, 0}, e2{0, 0, 1, 0};
+    Operand r = emit(Opcode::MUL, {parts[0], constant(e0, 4)}, 3);
+    r = emit(Opcode::MAD, {parts[1], constant(e1, 4), r}, 3);
+    if (parts.size() > 2) r = emit(Opcode::MAD, {parts[2], constant(e2, 4), r}, 3);
+    return r;
+  }
+
+  Operand select(const Node& n, const std::vector<Operand>& refs) {
+    int width = is_float(n.type) ? 1 : 3;
+    auto kid = [&](std::size_t i) { return refs[n.children.at(i)]; };
+    auto kid_node = [&](std::size_t i) -> const Node& { return d_.node(n.children.at(i)); };
+    switch (n.kind) {
+      case NodeKind::Constant:
+        if (n.value.size() > 4) fail("a matrix value reached the fragment program; only uniform matrices are supported");
+        return constant(to_vec(n.value), width);
+      case NodeKind::Interpolant: return interpolant({n.id}, width);
+      case NodeKind::Texture: {
+        Operand coord;
+        int dims = 0;
+        bool all_interp = true;
+        for (dag::NodeId c : n.children) all_interp = all_interp && d_.node(c).kind == NodeKind::Interpolant;
+        if (n.children.size() == 1) {
+          coord = kid(0);
+          dims = is_float(kid_node(0).type) ? 1 : 3;
+        } else if (all_interp) {
+          coord = interpolant(n.children, static_cast<int>(n.children.size()));
+          dims = static_cast<int>(n.children.size());
+        } else {
+          std::vector<Operand> parts;
+          for (std::size_t i = 0; i < n.children.size(); ++i) parts.push_back(kid(i));
+          coord = pack(parts);
+          dims = static_cast<int>(n.children.size());
+        }
+        TNode t;
+        t.kind = TKind::Texture;
+        t.op = Opcode::TEX;
+        t.name = n.name;
+        t.dims = dims;
+        t.src = {coord};
+        t.width = 4;
+        Operand r = ref(intern(std::move(t)));
+        return width == 1 ? splat(r, 0) : r;
+      }
+      case NodeKind::Operation: break;
+    }
+    switch (n.op) {
+      case Op::Neg: return neg(kid(0));
+      case Op::Add: return emit(Opcode::ADD, {kid(0), kid(1)}, width);
+      case Op::Sub: return emit(Opcode::SUB, {kid(0), kid(1)}, width);
+      case Op::Mul: return emit(Opcode::MUL, {kid(0), kid(1)}, width);
+      case Op::Div: {
+        if (is_float(kid_node(1).type)) return emit(Opcode::MUL, {kid(0), emit(Opcode::RCP, {kid(1)}, 1)}, width);
+        std::vector<Operand> r;
+        for (std::uint8_t c = 0; c < 3; ++c) r.push_back(emit(Opcode::RCP, {splat(kid(1), c)}, 1));
+        return emit(Opcode::MUL, {kid(0), pack(r)}, width);
+      }
+      case Op::Dot: return emit(Opcode::DP3, {kid(0), kid(1)}, 1);
+      case Op::Cross: return emit(Opcode::XPD, {kid(0), kid(1)}, 3);
+      case Op::Lt: return emit(Opcode::SLT, {kid(0), kid(1)}, 1);
+      case Op::Gt: return emit(Opcode::SLT, {kid(1), kid(0)}, 1);
+      case Op::Le: return emit(Opcode::SGE, {kid(1), kid(0)}, 1);
+      case Op::Ge: return emit(Opcode::SGE, {kid(0), kid(1)}, 1);
+      case Op::Eq:
+      case Op::Ne: {
+        // Equal in every lane that matters: 1 - (|a - b| summed over lanes > 0).
+        Operand d = emit(Opcode::SUB, {kid(0), kid(1)}, 4);
+        Operand sq = is_float(kid_node(0).type) ? emit(Opcode::MUL, {d, d}, 1) : emit(Opcode::DP3, {d, d}, 1);
+        return emit(n.op == Op::Eq ? Opcode::SGE : Opcode::SLT, n.op == Op::Eq ? std::vector<Operand>{scalar(0), sq}
+                                                                              : std::vector<Operand>{scalar(0), sq}, 1);
+      }
+      case Op::And: return emit(Opcode::MUL, {kid(0), kid(1)}, 1);
+      case Op::Or: return emit(Opcode::MAX, {kid(0), kid(1)}, 1);
+      case Op::Not: return emit(Opcode::SUB, {scalar(1), kid(0)}, 1);
+      case Op::Select: return emit(Opcode::LRP, {kid(0), kid(1), kid(2)}, width);
+      case Op::Convert: {
+        lang::BaseType from = kid_node(0).type;
+        if (n.type == lang::BaseType::Bool && from == lang::BaseType::Float) {
+          Operand sq = emit(Opcode::MUL, {kid(0), kid(0)}, 1);
+          return emit(Opcode::SLT, {scalar(0), sq}, 1);
+        }
+        if (lang::component_count(n.type) > 3 || lang::component_count(from) > 3)
+          fail("a matrix value reached the fragment program; only uniform matrices are supported");
+        return kid(0);  // float -> triple is a broadcast, triple -> triple moves no bits
+      }
+      case Op::MakeTriple: return pack({kid(0), kid(1), kid(2)});
+      case Op::Output: return emit(Opcode::LRP, {constant({0, 0, 0, 1}, 4), splat(kid(1), 0), kid(0)}, 4);
+      case Op::Builtin: return builtin(n, refs);
+      default: break;
+    }
+    fail(std::string("operation '") + ir::to_string(n.op) + "' has no instruction on this target");
+  }
+
+  const Node& child(const Node& n, std::size_t i) const { return d_.node(n.children.at(i)); }
+  bool constant_child(const Node& n, std::size_t i) const { return child(n, i).kind == NodeKind::Constant; }
+  float constant_float(const Node& n, std::size_t i) const { return child(n, i).value.at(0); }
+
+  Operand builtin(const Node& n, const std::vector<Operand>& refs) {
+    int width = is_float(n.type) ? 1 : 3;
+    auto kid = [&](std::size_t i) { return refs[n.children.at(i)]; };
+    auto id = static_cast<Builtin>(n.aux);
+    switch (id) {
+      case Builtin::Abs: return emit(Opcode::ABS, {kid(0)}, width);
+      case Builtin::Floor: return emit(Opcode::FLR, {kid(0)}, width);
+      case Builtin::Ceil: return neg(emit(Opcode::FLR, {neg(kid(0))}, width));
+      case Builtin::Round: return emit(Opcode::FLR, {emit(Opcode::ADD, {kid(0), scalar(0.5f)}, width)}, width);
+      case Builtin::Sign: {
+        Operand pos = emit(Opcode::SLT, {scalar(0), kid(0)}, width);
+        Operand negv = emit(Opcode::SLT, {kid(0), scalar(0)}, width);
+        return emit(Opcode::SUB, {pos, negv}, width);
+      }
+      case Builtin::Mod: {
+        // a - b * floor(a / b)
+        Operand inv = emit(Opcode::RCP, {kid(1)}, 1);
+        if (!is_float(child(n, 1).type)) fail("mod with a triple divisor is not supported on this target");
+        Operand q = emit(Opcode::FLR, {emit(Opcode::MUL, {kid(0), inv}, width)}, width);
+        return emit(Opcode::MAD, {neg(q), kid(1), kid(0)}, width);
+      }
+      case Builtin::Min:
+      case Builtin::Max: {
+        Operand r = kid(0);
+        for (std::size_t i = 1; i < n.children.size(); ++i)
+          r = emit(id == Builtin::Min ? Opcode::MIN : Opcode::MAX, {r, kid(i)}, width);
+        return r;
+      }
+      case Builtin::Clamp: return emit(Opcode::MIN, {emit(Opcode::MAX, {kid(0), kid(1)}, width), kid(2)}, width);
+      case Builtin::Mix: return emit(Opcode::LRP, {kid(2), kid(1), kid(0)}, width);
+      case Builtin::Step: return emit(Opcode::SGE, {kid(1), kid(0)}, 1);
+      case Builtin::Smoothstep: {
+        // t = saturate((x - e0) / (e1 - e0)); t * t * (3 - 2t). x >= e1 gives exactly 1.
+        Operand t;
+        if (constant_child(n, 0) && constant_child(n, 1)) {
+          float e0 = constant_float(n, 0), e1 = constant_float(n, 1);
+          float k = 1.0f / (e1 - e0);
+          t = emit(Opcode::MAD, {kid(2), scalar(k), scalar(-e0 * k)}, 1, true);
+        } else {
+          Operand inv = emit(Opcode::RCP, {emit(Opcode::SUB, {kid(1), kid(0)}, 1)}, 1);
+          t = emit(Opcode::MUL, {emit(Opcode::SUB, {kid(2), kid(0)}, 1), inv}, 1, true);
+        }
+        Operand u = emit(Opcode::MAD, {t, scalar(-2), scalar(3)}, 1);
+        return emit(Opcode::MUL, {emit(Opcode::MUL, {t, t}, 1), u}, 1);
+      }
+      case Builtin::Sqrt: return emit(Opcode::RCP, {emit(Opcode::RSQ, {kid(0)}, 1)}, 1);
+      case Builtin::InverseSqrt: return emit(Opcode::RSQ, {kid(0)}, 1);
+      case Builtin::Pow: return emit(Opcode::POW, {kid(0), kid(1)}, 1);
+      case Builtin::Exp: return emit(Opcode::EX2, {emit(Opcode::MUL, {kid(0), scalar(1.4426950408889634f)}, 1)}, 1);
+      case Builtin::Log: return emit(Opcode::MUL, {emit(Opcode::LG2, {kid(0)}, 1), scalar(0.6931471805599453f)}, 1);
+      case Builtin::LogBase:
+        return emit(Opcode::MUL, {emit(Opcode::LG2, {kid(0)}, 1), emit(Opcode::RCP, {emit(Opcode::LG2, {kid(1)}, 1)}, 1)}, 1);
+      case Builtin::Sin: return emit(Opcode::SIN, {kid(0)}, 1);
+      case Builtin::Cos: return emit(Opcode::COS, {kid(0)}, 1);
+      case Builtin::Tan: return emit(Opcode::MUL, {emit(Opcode::SIN, {kid(0)}, 1), emit(Opcode::RCP, {emit(Opcode::COS, {kid(0)}, 1)}, 1)}, 1);
+      case Builtin::Asin: return asin(kid(0));
+      case Builtin::Acos: return acos(kid(0));
+      case Builtin::Atan: return atan(kid(0));
+      case Builtin::Atan2: return atan2(kid(0), kid(1));
+      case Builtin::Radians: return emit(Opcode::MUL, {kid(0), scalar(0.017453292519943295f)}, 1);
+      case Builtin::Degrees: return emit(Opcode::MUL, {kid(0), scalar(57.29577951308232f)}, 1);
+      case Builtin::Length: return emit(Opcode::RCP, {emit(Opcode::RSQ, {emit(Opcode::DP3, {kid(0), kid(0)}, 1)}, 1)}, 1);
+      case Builtin::Normalize: {
+        Operand k = emit(Opcode::RSQ, {emit(Opcode::DP3, {kid(0), kid(0)}, 1)}, 1);
+        return emit(Opcode::MUL, {kid(0), k}, 3);
+      }
+      case Builtin::Distance: {
+        Operand d = emit(Opcode::SUB, {kid(0), kid(1)}, 3);
+        return emit(Opcode::RCP, {emit(Opcode::RSQ, {emit(Opcode::DP3, {d, d}, 1)}, 1)}, 1);
+      }
+      case Builtin::Faceforward: {
+        // N if dot(I, Nref) < 0, else -N.
+        Operand nref = n.children.size() > 2 ? kid(2) : kid(0);
+        Operand d = emit(Opcode::DP3, {kid(1), nref}, 1);
+        return emit(Opcode::CMP, {d, kid(0), neg(kid(0))}, 3);
+      }
+      case Builtin::Reflect: {
+        Operand d2 = emit(Opcode::MUL, {emit(Opcode::DP3, {kid(0), kid(1)}, 1), scalar(2)}, 1);
+        return emit(Opcode::MAD, {neg(d2), kid(1), kid(0)}, 3);
+      }
+      case Builtin::Refract: {
+        // k = 1 - eta^2 (1 - d^2); k < 0 gives 0; else eta I - (eta d + sqrt k) N.
+        Operand i = kid(0), nn = kid(1), eta = kid(2);
+        Operand d = emit(Opcode::DP3, {i, nn}, 1);
+        Operand e2 = emit(Opcode::MUL, {eta, eta}, 1);
+        Operand one_minus_d2 = emit(Opcode::MAD, {neg(d), d, scalar(1)}, 1);
+        Operand k = emit(Opcode::MAD, {neg(e2), one_minus_d2, scalar(1)}, 1);
+        Operand root = emit(Opcode::RCP, {emit(Opcode::RSQ, {k}, 1)}, 1);
+        Operand c = emit(Opcode::MAD, {eta, d, root}, 1);
+        Operand v = emit(Opcode::MAD, {neg(c), nn, emit(Opcode::MUL, {eta, i}, 3)}, 3);
+        return emit(Opcode::CMP, {k, scalar(0), v}, 3);
+      }
+      case Builtin::Transform:
+      case Builtin::Vtransform:
+      case Builtin::Ntransform: {
+        if (!constant_child(n, 0) || child(n, 0).value.size() != 16)
+          fail("transforms by a varying matrix are not supported on this target");
+        std::vector<float> m = child(n, 0).value;
+        if (id == Builtin::Ntransform) m = inverse_transpose(m);
+        auto row = [&](int r) { return constant({m[r * 4], m[r * 4 + 1], m[r * 4 + 2], m[r * 4 + 3]}, 4); };
+        Operand p = kid(1);
+        Operand acc = id == Builtin::Transform ? emit(Opcode::MAD, {splat(p, 0), row(0), row(3)}, 4)
+                                               : emit(Opcode::MUL, {splat(p, 0), row(0)}, 4);
+        acc = emit(Opcode::MAD, {splat(p, 1), row(1), acc}, 4);
+        acc = emit(Opcode::MAD, {splat(p, 2), row(2), acc}, 4);
+        bool projective = id == Builtin::Transform && (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1);
+        if (!projective) return acc;
+        return emit(Opcode::MUL, {acc, emit(Opcode::RCP, {splat(acc, 3)}, 1)}, 3);
+      }
+      case Builtin::Xcomp: return splat(kid(0), 0);
+      case Builtin::Ycomp: return splat(kid(0), 1);
+      case Builtin::Zcomp: return splat(kid(0), 2);
+      case Builtin::Comp: {
+        if (!constant_child(n, 1)) fail("comp() with a varying index is not supported on this target");
+        float i = constant_float(n, 1);
+        if (!(i >= 0 && i < 3)) return scalar(0);
+        return splat(kid(0), static_cast<std::uint8_t>(i));
+      }
+      case Builtin::Setcomp:
+      case Builtin::Setxcomp:
+      case Builtin::Setycomp:
+      case Builtin::Setzcomp: {
+        int lane = id == Builtin::Setxcomp ? 0 : id == Builtin::Setycomp ? 1 : id == Builtin::Setzcomp ? 2 : -1;
+        if (lane < 0) {
+          if (!constant_child(n, 1)) fail("setcomp() with a varying index is not supported on this target");
+          float i = constant_float(n, 1);
+          if (!(i >= 0 && i < 3)) return kid(0);
+          lane = static_cast<int>(i);
+        }
+        Vec4 keep{1, 1, 1, 1}, put{0, 0, 0, 0};
+        keep[lane] = 0;
+        put[lane] = 1;
+        Operand kept = emit(Opcode::MUL, {kid(0), constant(keep, 4)}, 3);
+        return emit(Opcode::MAD, {kid(n.children.size() - 1), constant(put, 4), kept}, 3);
+      }
+      case Builtin::Spline: return spline(n, refs);
+      default: break;
+    }
+    fail(std::string("'") + lang::to_string(id) + "' has no instruction sequence on this target");
+  }
+
+  static std::vector<float> inverse_transpose(const std::vector<float>& m) {
+    ir::Matrix a{}, inv = ir::identity_matrix();
+    for (int i = 0; i < 16; ++i) a[i] = m[i];
+    ir::invert(a, &inv);
+    std::vector<float> t(16);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) t[i * 4 + j] = inv[j * 4 + i];
+    return t;
+  }
+
+  // acos(|x|) ~ sqrt(1 - |x|) (a0 + a1|x| + a2|x|^2 + a3|x|^3) (Abramowitz & Stegun 4.4.45,
+  // error below 7e-5), reflected for negative x: acos(x) = pi - acos(-x).
+  Operand acos(Operand x) {
+    Operand ax = emit(Opcode::ABS, {x}, 1);
+    Operand p = emit(Opcode::MAD, {ax, scalar(-0.0187293f), scalar(0.0742610f)}, 1);
+    p = emit(Opcode::MAD, {p, ax, scalar(-0.2121144f)}, 1);
+    p = emit(Opcode::MAD, {p, ax, scalar(1.5707288f)}, 1);
+    Operand s = emit(Opcode::RCP, {emit(Opcode::RSQ, {emit(Opcode::SUB, {scalar(1), ax}, 1)}, 1)}, 1);
+    Operand r = emit(Opcode::MUL, {p, s}, 1);
+    return emit(Opcode::CMP, {x, emit(Opcode::SUB, {scalar(3.14159265f), r}, 1), r}, 1);
+  }
+  Operand asin(Operand x) { return emit(Opcode::SUB, {scalar(1.57079633f), acos(x)}, 1); }
+  // atan(x) = asin(x / sqrt(1 + x^2)).
+  Operand atan(Operand x) {
+    Operand k = emit(Opcode::RSQ, {emit(Opcode::MAD, {x, x, scalar(1)}, 1)}, 1);
+    return asin(emit(Opcode::MUL, {x, k}, 1));
+  }
+  // atan2(y, x) = atan(y / x), plus pi toward y's side when x < 0.
+  Operand atan2(Operand y, Operand x) {
+    Operand base = atan(emit(Opcode::MUL, {y, emit(Opcode::RCP, {x}, 1)}, 1));
+    Operand side = emit(Opcode::CMP, {y, scalar(-3.14159265f), scalar(3.14159265f)}, 1);
+    return emit(Opcode::CMP, {x, emit(Opcode::ADD, {base, side}, 1), base}, 1);
+  }
+
+  // Catmull-Rom through constant knots: each segment's cubic is a polynomial in u = n*clamp(x)
+  // evaluated by Horner's rule, and CMP picks the segment u falls in.
+  Operand spline(const Node& n, const std::vector<Operand>& refs) {
+    std::size_t knots = n.children.size() - 1;
+    for (std::size_t i = 1; i < n.children.size(); ++i)
+      if (!constant_child(n, i)) fail("spline() knots must be constants on this target");
+    int segments = static_cast<int>(knots) - 3;
+    int width = is_float(n.type) ? 1 : 3;
+    Operand u = emit(Opcode::MUL, {emit(Opcode::MOV, {refs[n.children[0]]}, 1, true), scalar(static_cast<float>(segments))}, 1);
+    Operand result{};
+    for (int seg = 0; seg < segments; ++seg) {
+      // Coefficients of the segment's cubic in t = u - seg, then re-expanded in u.
+      Vec4 a{}, b{}, c{}, d{};
+      for (int lane = 0; lane < 4; ++lane) {
+        int comp = width == 1 ? 0 : std::min(lane, 2);
+        float p0 = child(n, 1 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 1 + seg).value.size()) - 1)));
+        float p1 = child(n, 2 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 2 + seg).value.size()) - 1)));
+        float p2 = child(n, 3 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 3 + seg).value.size()) - 1)));
+        float p3 = child(n, 4 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 4 + seg).value.size()) - 1)));
+        double c3 = 0.5 * (-p0 + 3 * p1 - 3 * p2 + p3), c2 = 0.5 * (2 * p0 - 5 * p1 + 4 * p2 - p3);
+        double c1 = 0.5 * (-p0 + p2), c0 = p1, s = seg;
+        // f(u) = c3 (u-s)^3 + c2 (u-s)^2 + c1 (u-s) + c0
+        a[lane] = static_cast<float>(c3);
+        b[lane] = static_cast<float>(c2 - 3 * c3 * s);
+        c[lane] = static_cast<float>(c1 - 2 * c2 * s + 3 * c3 * s * s);
+        d[lane] = static_cast<float>(c0 - c1 * s + c2 * s * s - c3 * s * s * s);
+      }
+      Operand v = emit(Opcode::MAD, {u, constant(a, width), constant(b, width)}, width);
+      v = emit(Opcode::MAD, {v, u, constant(c, width)}, width);
+      v = emit(Opcode::MAD, {v, u, constant(d, width)}, width);
+      if (seg == 0) {
+        result = v;
+      } else {
+        Operand below = emit(Opcode::SUB, {u, scalar(static_cast<float>(seg))}, 1);
+        result = emit(Opcode::CMP, {below, result, v}, width);
+      }
+    }
+    return result;
+  }
+
+  TargetDag finish(TNodeId root) {
+    // Keep what the root reaches, renumbered in postorder.
+    TargetDag out;
+    std::vector<TNodeId> remap(nodes_.size(), static_cast<TNodeId>(-1));
+    std::vector<std::pair<TNodeId, std::size_t>> stack{{root, 0}};
+    std::vector<char> seen(nodes_.size(), 0);
+    seen[root] = 1;
+    while (!stack.empty()) {
+      auto& [id, next] = stack.back();
+      const TNode& n = nodes_[id];
+      if (next < n.src.size()) {
+        TNodeId c = n.src[next++].node;
+        if (!seen[c]) {
+          seen[c] = 1;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      TNode copy = n;
+      copy.id = static_cast<TNodeId>(out.nodes.size());
+      for (Operand& o : copy.src) o.node = remap[o.node];
+      remap[id] = copy.id;
+      out.nodes.push_back(std::move(copy));
+      stack.pop_back();
+    }
+    out.root = remap[root];
+    return out;
+  }
+
+  const dag::FragmentDag& d_;
+  const Node* current_ = nullptr;
+  std::vector<TNode> nodes_;
+  std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>>, TNodeId> index_;
+};
+
+}  // namespace
+
+std::optional<TargetDag> select(const dag::FragmentDag& d, std::string* error) {
+  try {
+    return Selector(d).run();
+  } catch (const SelectError& e) {
+    if (error) *error = e.message;
+    return std::nullopt;
+  }
+}
+
+Vec4 read(const Operand& o, const std::vector<Vec4>& values) {
+  const Vec4& v = values[o.node];
+  Vec4 r;
+  for (int i = 0; i < 4; ++i) r[i] = o.negate ? -v[o.swizzle.lane[i]] : v[o.swizzle.lane[i]];
+  return r;
+}
+
+Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx) {
+  ir::Value name = ir::Value::string(tex.name);
+  ir::Value c = tex.dims == 1 ? ir::Value::scalar(coord[0]) : ir::Value::triple(lang::BaseType::Point, coord[0], coord[1], coord[2]);
+  std::vector<const ir::Value*> args{&name};
+  ir::Value parts[3];
+  if (tex.dims == 2) {
+    // Two coordinates: sample exactly as the FragmentDag's two-float form does.
+    parts[0] = ir::Value::scalar(coord[0]);
+    parts[1] = ir::Value::scalar(coord[1]);
+    args.push_back(&parts[0]);
+    args.push_back(&parts[1]);
+  } else {
+    args.push_back(&c);
+  }
+  ir::Value rgb = ir::evaluate(ir::Op::Texture, lang::BaseType::Color, 0, "", {}, args, ctx);
+  ir::Value r = ir::evaluate(ir::Op::Texture, lang::BaseType::Float, 0, "", {}, args, ctx);
+  (void)r;
+  // Alpha is not read by RSL; texture() gives RGB.
+  return {rgb.f[0], rgb.f[1], rgb.f[2], 1.0f};
+}
+
+Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::FragmentInputs& in,
+                 const std::vector<ir::Value>& vertex_values) {
+  if (leaf.kind == TKind::Constant) return leaf.value;
+  Vec4 r{};
+  if (leaf.lanes.size() == 1) {
+    ir::Value v = dag::interpolant_value(d, leaf.lanes[0], in, vertex_values);
+    if (lang::component_count(v.type) <= 1) return {v.f[0], v.f[0], v.f[0], v.f[0]};
+    return {v.f[0], v.f[1], v.f[2], 0};
+  }
+  for (std::size_t i = 0; i < leaf.lanes.size() && i < 4; ++i) r[i] = dag::interpolant_value(d, leaf.lanes[i], in, vertex_values).f[0];
+  return r;
+}
+
+std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, const ir::FragmentInputs& in,
+                               const ir::EvalContext& ctx) {
+  std::vector<ir::Value> vertex = dag::vertex_outputs(d, in, ctx);
+  std::vector<Vec4> values(t.size());
+  for (const TNode& n : t.nodes) {
+    switch (n.kind) {
+      case TKind::Constant:
+      case TKind::Interpolant: values[n.id] = input_value(n, d, in, vertex); break;
+      case TKind::Texture: values[n.id] = sample(n, read(n.src[0], values), ctx); break;
+      case TKind::Instruction: {
+        Vec4 a = read(n.src[0], values);
+        Vec4 b = n.src.size() > 1 ? read(n.src[1], values) : Vec4{};
+        Vec4 c = n.src.size() > 2 ? read(n.src[2], values) : Vec4{};
+        Vec4 r = execute(n.op, a, b, c);
+        if (n.saturate)
+          for (float& x : r) x = std::fmin(std::fmax(x, 0.0f), 1.0f);
+        values[n.id] = r;
+        break;
+      }
+    }
+  }
+  return values;
+}
+
+}  // namespace passlab::fp

@@ -1,0 +1,67 @@
+// The target DAG: the FragmentDag after instruction selection, one node per instruction or input.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/fp/isa.h"
+#include "core/dag/fragment_dag.h"
+
+namespace passlab::fp {
+
+using TNodeId = std::uint32_t;
+
+struct Operand {
+  TNodeId node = 0;
+  Swizzle swizzle;
+  bool negate = false;
+  friend auto operator<=>(const Operand&, const Operand&) = default;
+};
+
+enum class TKind : std::uint8_t { Instruction, Texture, Interpolant, Constant };
+const char* to_string(TKind k);
+
+struct TNode {
+  TNodeId id = 0;
+  TKind kind = TKind::Instruction;
+  Opcode op = Opcode::MOV;
+  bool saturate = false;
+  std::vector<Operand> src;               // TEX: the coordinate
+  Vec4 value{};                           // constants
+  std::string name;                       // texture name; interpolant label
+  int dims = 0;                           // TEX: coordinate components used
+  std::vector<dag::NodeId> lanes;         // interpolant: the FragmentDag interpolants packed into it
+  int width = 4;                          // components that carry meaning (1 float, 3 triple, 4 RGBA)
+  std::vector<dag::NodeId> origin;        // the FragmentDag nodes whose value this computes
+  std::vector<lang::Span> spans;
+};
+
+// Nodes are in postorder from the root: operands before users.
+struct TargetDag {
+  std::vector<TNode> nodes;
+  TNodeId root = 0;
+
+  const TNode& node(TNodeId id) const { return nodes.at(id); }
+  std::size_t size() const { return nodes.size(); }
+  bool is_operation(TNodeId id) const { return nodes[id].kind == TKind::Instruction || nodes[id].kind == TKind::Texture; }
+  std::vector<TNodeId> operand_nodes(TNodeId id) const;  // distinct, in operand order
+};
+
+// Instruction selection (a small tiling in the spirit of lburg): each FragmentDag node becomes a
+// short instruction sequence; negation, component selection and scalar broadcast become source
+// modifiers and cost nothing; a texture whose coordinates are all interpolants reads one packed
+// interpolant. Returns nullopt with a message for what the ISA cannot express (varying matrices,
+// component indices or spline knots).
+std::optional<TargetDag> select(const dag::FragmentDag& dag, std::string* error);
+
+// The value every node computes for one fragment (the unpartitioned program).
+std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
+                               const ir::EvalContext& ctx);
+Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx);
+Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
+                 const std::vector<ir::Value>& vertex_values);
+Vec4 read(const Operand& o, const std::vector<Vec4>& values);
+
+}  // namespace passlab::fp

@@ -1,0 +1,38 @@
+// The partitioning algorithms: RDSh, RDS and the exact optimal search.
+#pragma once
+
+#include <atomic>
+#include <functional>
+
+#include "core/partition/partition.h"
+
+namespace passlab::partition {
+
+struct AlgorithmOptions {
+  CostModel model;
+  TraceSink* trace = nullptr;  // null: no trace
+};
+
+// RDSh (section 3.4): one walk over the partial dominator tree; where a subregion does not fit,
+// subdivide the PDT children, decide save/recompute of MR children by the RECOMPUTE heuristic,
+// then merge greedily bottom-up. O(n) VALID calls.
+Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& options);
+
+// RDS (section 3.5): fixes the MR nodes one at a time, in DAG postorder, to whichever of save or
+// recompute gives the cheaper partition (ties recompute), each trial a full Subdivide. 2k
+// Subdivides for k MR nodes.
+Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& options);
+
+struct OptimalOptions {
+  double budget_seconds = 60;
+  std::function<void(double fraction_done, double best, double bound)> progress;  // may be empty
+  const std::atomic<bool>* cancel = nullptr;
+  const Partition* incumbent = nullptr;  // a known partition to start from (e.g. RDS's)
+};
+
+// Exact search over markings (see optimal.cpp for the method and its correctness argument).
+// Reports `proven_optimal` when the search space was exhausted, otherwise the best partition
+// found within the budget and `lower_bound`, a cost no partition can beat.
+Partition optimal(const Problem& p, Backend& backend, const AlgorithmOptions& options, const OptimalOptions& search);
+
+}  // namespace passlab::partition

@@ -1,0 +1,58 @@
+// The partition model of the RDS paper (section 3.1): marks, subregions, passes, cost, order,
+// and the texture assignment of saved values.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/partition/problem.h"
+#include "core/partition/trace.h"
+
+namespace passlab::partition {
+
+// subregion(N): N and, recursively, its unmarked operations; marked operands are restored.
+// Linear in the subregion. The result is sorted by node id (operands before users).
+std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char>& marked);
+
+struct Pass {
+  NodeId root = 0;
+  std::vector<NodeId> members;   // the subregion, recomputed nodes included
+  std::vector<NodeId> restores;  // marked operations the members read
+  Resources resources;
+  std::string failure;           // VALID's reason when the pass does not fit
+};
+
+struct SearchStats {
+  long valid_calls = 0;
+  long subdivide_calls = 0;
+  long nodes_explored = 0;  // optimal search
+  double milliseconds = 0;
+};
+
+struct Partition {
+  std::string algorithm;
+  std::vector<char> marked;        // one entry per DAG node
+  std::vector<Pass> passes;        // in an executable order (operands' passes first)
+  std::map<NodeId, int> texture;   // saved value -> intermediate texture (graph colouring)
+  int intermediate_textures = 0;
+  bool valid = false;              // every pass fits
+  int texture_fetches = 0;         // over all passes, restores included
+  int restores = 0;
+  int instructions = 0;            // non-texture instructions over all passes
+  int recomputed = 0;              // operations computed in more than one pass (extra copies)
+  double cost = 0;
+  bool proven_optimal = false;     // optimal search: the best is proven
+  double lower_bound = 0;          // optimal search: no partition is cheaper than this
+  SearchStats stats;
+};
+
+// Builds the passes a marking implies (the root is marked automatically), asks the backend for
+// each pass's resources, orders the passes, assigns intermediate textures and computes the cost.
+Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model);
+
+// The cost of a marking without the texture assignment (what searches compare); +inf if a pass
+// does not fit.
+double marking_cost(const Problem& p, Backend& backend, const std::vector<char>& marked, const CostModel& model);
+
+}  // namespace passlab::partition

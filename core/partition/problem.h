@@ -1,0 +1,44 @@
+// The partitioning problem as the algorithms see it: a rooted DAG of operations and leaves, and
+// a backend that answers the RDS paper's four questions (VALID, COST, RECOMPUTE, MERGE).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dag/dominators.h"
+#include "core/partition/target.h"
+
+namespace passlab::partition {
+
+using NodeId = std::uint32_t;
+
+struct Problem {
+  dag::Graph graph;           // operand lists; the root is the shader output
+  std::vector<char> is_op;    // operations (computed in passes); the rest are free inputs
+  std::vector<std::string> labels;  // for traces and listings ("MUL", "TEX pinbase", ...)
+};
+
+// VALID's answer: the pass's resources, or why it does not fit.
+struct Check {
+  bool ok = false;
+  Resources resources;
+  std::string failure;  // "registers: 5 > 4"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Can the operations in `members` (the subregion of `root`, root included) be one pass, with
+  // every operation they read that is not a member restored from a saved texture? Decided by
+  // generating and allocating the pass. Not constant time: linear in the members.
+  virtual Check valid(NodeId root, const std::vector<NodeId>& members) = 0;
+  virtual const Limits& limits() const = 0;
+  // The paper's heuristic: recompute when every resource is below half its limit.
+  virtual bool recompute(const Resources& r) const;
+  // MERGE: the candidate using the fewest resources; ties by a fixed resource priority
+  // (operations, registers, textures, interpolants), then by position (deterministic).
+  virtual std::size_t merge(const std::vector<Resources>& candidates) const;
+};
+
+}  // namespace passlab::partition

@@ -1,0 +1,21 @@
+// RDSh: one Subdivide over the partial dominator tree with the RECOMPUTE heuristic (section 3.4).
+#include <chrono>
+
+#include "core/partition/algorithms.h"
+#include "core/partition/subdivide.h"
+
+namespace passlab::partition {
+
+Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  Subdivider s(p, backend, options.trace);
+  std::vector<char> marks = s.run(std::vector<Fixed>(p.graph.children.size(), Fixed::None));
+  Partition part = make_partition(p, backend, marks, options.model);
+  part.algorithm = "RDSh";
+  part.stats.subdivide_calls = s.subdivide_calls();
+  part.stats.valid_calls = s.valid_calls();
+  part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return part;
+}
+
+}  // namespace passlab::partition

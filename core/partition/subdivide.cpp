@@ -1,0 +1,157 @@
+// Subdivide and greedy merging: the machinery RDSh and RDS share (sections 3.2 and 3.4).
+//
+// Subdivide(T) asks whether everything under T (its subregion) fits in one pass. If not, it
+// recurses into T's children in the partial dominator tree, in DAG postorder so that an operand's
+// region is settled before its users', and after each MR child decides whether that child's
+// subregion is saved (the child is marked: it heads a pass and is restored where used) or
+// recomputed (left unmarked: copied into every pass that uses it). Then it merges greedily,
+// bottom up over T's subregion: each node takes as many of its children's subregions as still
+// fit in one pass with it (trying the largest subsets first, MERGE breaking ties), and the
+// children left out are marked. The minimum-resource assumption makes "the node alone, with its
+// operands restored" always fit, so merging always ends.
+//
+// Decisions this implementation fixes where the paper is silent: a node counts as MR when it has
+// two or more distinct parents (x*x is one parent); a fixed SAVE node is marked before Subdivide
+// starts; greedy merging runs on T's subregion whether or not T's subregion fitted (with a
+// monotone VALID both readings agree); a fixed RECOMPUTE node is still marked when no merge
+// including it fits (validity wins); subsets of equal size are tried in lexicographic order of
+// the operands they keep.
+#include "core/partition/subdivide.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace passlab::partition {
+
+Subdivider::Subdivider(const Problem& p, Backend& backend, TraceSink* trace) : p_(p), backend_(backend), trace_(trace) {
+  dom_ = dag::dominators(p.graph);
+  mr_ = dag::multiply_referenced(p.graph, p.is_op);
+  pdt_ = dag::partial_dominator_tree(p.graph, dom_, mr_);
+}
+
+Check Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
+  ++valid_calls_;
+  Check c = backend_.valid(root, members);
+  if (trace_ && trace_->enabled()) {
+    TraceEvent e;
+    e.kind = EventKind::ValidCheck;
+    e.nodes.push_back(root);
+    for (NodeId m : members)
+      if (m != root) e.nodes.push_back(m);
+    e.ok = c.ok;
+    e.resources = c.resources;
+    e.reason = c.ok ? fmt::format("the subregion of n{} ({} nodes) fits in one pass", root, members.size())
+                    : fmt::format("the subregion of n{} ({} nodes) does not fit: {}", root, members.size(), c.failure);
+    trace_->record(std::move(e));
+  }
+  return c;
+}
+
+void Subdivider::mark(NodeId n, const std::string& why) {
+  if (marked_[n]) return;
+  marked_[n] = 1;
+  if (trace_ && trace_->enabled()) trace_->record({EventKind::Mark, {n}, true, {}, 0, 0, why});
+}
+
+std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
+  fixed_ = &fixed;
+  marked_.assign(p_.graph.children.size(), 0);
+  for (NodeId n = 0; n < fixed.size(); ++n)
+    if (fixed[n] == Fixed::Save) mark(n, fmt::format("n{} is fixed to be saved", n));
+  subdivide(pdt_.root);
+  mark(p_.graph.root, "the output heads the last pass");
+  return marked_;
+}
+
+void Subdivider::subdivide(NodeId t) {
+  ++subdivide_calls_;
+  if (trace_ && trace_->enabled()) trace_->record({EventKind::Visit, {t}, true, {}, 0, 0, fmt::format("Subdivide n{}", t)});
+  Check whole = check(t, subregion(p_, t, marked_));
+  if (!whole.ok) {
+    for (NodeId k : pdt_.children[t]) {
+      subdivide(k);
+      if (!mr_[k]) continue;
+      Fixed f = fixed_ && k < fixed_->size() ? (*fixed_)[k] : Fixed::None;
+      bool save;
+      std::string why;
+      Resources r;
+      if (f == Fixed::Save) {
+        save = true;
+        why = fmt::format("n{} is fixed to be saved", k);
+      } else if (f == Fixed::Recompute) {
+        save = false;
+        why = fmt::format("n{} is fixed to be recomputed", k);
+      } else {
+        Check own = check(k, subregion(p_, k, marked_));
+        r = own.resources;
+        save = !own.ok || !backend_.recompute(own.resources);
+        why = save ? fmt::format("save n{}: its subregion uses half or more of a resource", k)
+                   : fmt::format("recompute n{}: every resource of its subregion is below half the limit", k);
+      }
+      if (trace_ && trace_->enabled()) trace_->record({EventKind::SaveRecompute, {k}, save, r, 0, 0, why});
+      if (save) mark(k, why);
+      else marked_[k] = 0;
+    }
+  }
+  merge_region(t);
+}
+
+void Subdivider::merge_region(NodeId t) {
+  for (NodeId n : subregion(p_, t, marked_)) merge_node(n);
+}
+
+void Subdivider::merge_node(NodeId n) {
+  std::vector<NodeId> kids;
+  for (NodeId c : p_.graph.children[n])
+    if (p_.is_op[c] && !marked_[c] && std::find(kids.begin(), kids.end(), c) == kids.end()) kids.push_back(c);
+  if (kids.empty()) return;
+  const std::size_t k = kids.size();
+  for (std::size_t d = k + 1; d-- > 0;) {
+    std::vector<unsigned> subsets;
+    std::vector<Resources> fits;
+    // Subsets of size d in lexicographic order of kept operands (bit i = kids[i] kept).
+    for (unsigned s = (1u << k); s-- > 0;) {
+      if (static_cast<std::size_t>(__builtin_popcount(s)) != d) continue;
+      std::vector<char> trial = marked_;
+      for (std::size_t i = 0; i < k; ++i)
+        if (!(s >> i & 1u)) trial[kids[i]] = 1;
+      Check c = check(n, subregion(p_, n, trial));
+      if (c.ok) {
+        subsets.push_back(s);
+        fits.push_back(c.resources);
+      }
+    }
+    if (fits.empty()) continue;
+    std::size_t pick = fits.size() == 1 ? 0 : backend_.merge(fits);
+    unsigned chosen = subsets[pick];
+    if (trace_ && trace_->enabled()) {
+      TraceEvent e;
+      e.kind = EventKind::MergeChoice;
+      e.nodes.push_back(n);
+      std::string kept, left;
+      for (std::size_t i = 0; i < k; ++i) {
+        if (chosen >> i & 1u) {
+          e.nodes.push_back(kids[i]);
+          kept += fmt::format(" n{}", kids[i]);
+        } else {
+          left += fmt::format(" n{}", kids[i]);
+        }
+      }
+      e.ok = true;
+      e.resources = fits[pick];
+      e.reason = fmt::format("n{} merges with{}{}", n, kept.empty() ? " none of its operands" : kept,
+                             left.empty() ? "" : "; left out:" + left) +
+                 (fits.size() > 1 ? fmt::format(" (MERGE chose the smallest of {} candidates)", fits.size()) : "");
+      trace_->record(std::move(e));
+    }
+    for (std::size_t i = 0; i < k; ++i)
+      if (!(chosen >> i & 1u)) mark(kids[i], fmt::format("n{} cannot join its user n{} in one pass", kids[i], n));
+    return;
+  }
+  // Not even the node alone fits: the target breaks the minimum-resource assumption. Mark the
+  // operands anyway; the validator will report the pass that does not fit.
+  for (NodeId c : kids) mark(c, fmt::format("n{} alone does not fit the target", n));
+}
+
+}  // namespace passlab::partition

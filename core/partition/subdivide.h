@@ -1,0 +1,45 @@
+// Subdivide and greedy merging: the machinery RDSh and RDS share (sections 3.2 and 3.4).
+#pragma once
+
+#include <vector>
+
+#include "core/dag/dominators.h"
+#include "core/partition/partition.h"
+
+namespace passlab::partition {
+
+// What RDS has fixed for an MR node; None leaves the decision to the RECOMPUTE heuristic.
+enum class Fixed : std::uint8_t { None, Save, Recompute };
+
+class Subdivider {
+ public:
+  Subdivider(const Problem& p, Backend& backend, TraceSink* trace);
+
+  // One full Subdivide from the PDT root with the given fixings; returns the marks (root marked).
+  std::vector<char> run(const std::vector<Fixed>& fixed);
+
+  const std::vector<char>& mr() const { return mr_; }
+  const dag::PartialDominatorTree& pdt() const { return pdt_; }
+  long subdivide_calls() const { return subdivide_calls_; }
+  long valid_calls() const { return valid_calls_; }
+
+ private:
+  void subdivide(NodeId t);
+  void merge_region(NodeId t);
+  void merge_node(NodeId n);
+  Check check(NodeId root, const std::vector<NodeId>& members);
+  void mark(NodeId n, const std::string& why);
+
+  const Problem& p_;
+  Backend& backend_;
+  TraceSink* trace_;
+  dag::DominatorTree dom_;
+  std::vector<char> mr_;
+  dag::PartialDominatorTree pdt_;
+  std::vector<char> marked_;
+  const std::vector<Fixed>* fixed_ = nullptr;
+  long subdivide_calls_ = 0;
+  long valid_calls_ = 0;
+};
+
+}  // namespace passlab::partition

@@ -1,0 +1,303 @@
+// Target presets from JSON (validated), limit checks, and parsing of linear cost models.
+#include "core/partition/target.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#ifndef PASSLAB_SOURCE_RESOURCES_DIR
+#define PASSLAB_SOURCE_RESOURCES_DIR "resources"
+#endif
+
+namespace passlab::partition {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool fail(std::string* error, std::string message) {
+  if (error) *error = std::move(message);
+  return false;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// The limit keys in the order exceeded() reports them.
+struct LimitField {
+  const char* key;
+  int Limits::*limit;
+  int Resources::*used;
+};
+constexpr std::array<LimitField, 5> kLimitFields = {{
+    {"operations", &Limits::operations, &Resources::operations},
+    {"registers", &Limits::registers, &Resources::registers},
+    {"textures", &Limits::textures, &Resources::textures},
+    {"interpolants", &Limits::interpolants, &Resources::interpolants},
+    {"dependent_levels", &Limits::dependent_levels, &Resources::dependent_levels},
+}};
+
+bool parse_limits(const json& j, const std::string& where, Limits* out, std::string* error) {
+  if (!j.is_object()) return fail(error, fmt::format("{}: \"limits\" must be an object", where));
+  for (const auto& [key, value] : j.items()) {
+    const auto* field = std::find_if(kLimitFields.begin(), kLimitFields.end(),
+                                     [&](const LimitField& f) { return key == f.key; });
+    if (field == kLimitFields.end()) {
+      std::string known;
+      for (const auto& f : kLimitFields) known += (known.empty() ? "" : ", ") + std::string(f.key);
+      return fail(error, fmt::format("{}: unknown key \"limits.{}\" (known: {})", where, key, known));
+    }
+    if (value.is_null()) {
+      out->*(field->limit) = kUnlimited;
+      continue;
+    }
+    if (!value.is_number_integer())
+      return fail(error, fmt::format("{}: \"limits.{}\" must be a non-negative integer or null (unlimited), got {}",
+                                     where, key, value.dump()));
+    if (value.is_number_unsigned()) {
+      auto v = value.get<std::uint64_t>();
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        return fail(error, fmt::format("{}: \"limits.{}\" is too large: {}", where, key, v));
+      out->*(field->limit) = static_cast<int>(v);
+    } else {
+      auto v = value.get<std::int64_t>();
+      if (v < 0)
+        return fail(error, fmt::format("{}: \"limits.{}\" must not be negative (use null for unlimited), got {}",
+                                       where, key, v));
+      if (v > std::numeric_limits<int>::max())
+        return fail(error, fmt::format("{}: \"limits.{}\" is too large: {}", where, key, v));
+      out->*(field->limit) = static_cast<int>(v);
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+
+// Formats a coefficient in the shortest form that reads back exactly ("15", "15.7", "1.36").
+std::string coefficient(double c) { return fmt::format("{}", c); }
+
+}  // namespace
+
+std::string exceeded(const Resources& r, const Limits& l) {
+  for (const auto& f : kLimitFields) {
+    int limit = l.*(f.limit);
+    int used = r.*(f.used);
+    if (limit != kUnlimited && used > limit) return fmt::format("{}: {} > {}", f.key, used, limit);
+  }
+  return "";
+}
+
+std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error) {
+  const std::string where = source.empty() ? "<target>" : source;
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    fail(error, fmt::format("{}: invalid JSON: {}", where, e.what()));
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    fail(error, fmt::format("{}: a target must be a JSON object", where));
+    return std::nullopt;
+  }
+
+  TargetDesc t;
+  t.source = source;
+  bool has_name = false;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "name") {
+      if (!value.is_string() || value.get<std::string>().empty()) {
+        fail(error, fmt::format("{}: \"name\" must be a non-empty string, got {}", where, value.dump()));
+        return std::nullopt;
+      }
+      t.name = value.get<std::string>();
+      has_name = true;
+    } else if (key == "description") {
+      if (!value.is_string()) {
+        fail(error, fmt::format("{}: \"description\" must be a string, got {}", where, value.dump()));
+        return std::nullopt;
+      }
+      t.description = value.get<std::string>();
+    } else if (key == "limits") {
+      if (!parse_limits(value, where, &t.limits, error)) return std::nullopt;
+    } else if (key == "restore_uses_interpolant") {
+      if (!value.is_boolean()) {
+        fail(error, fmt::format("{}: \"restore_uses_interpolant\" must be true or false, got {}", where, value.dump()));
+        return std::nullopt;
+      }
+      t.restore_uses_interpolant = value.get<bool>();
+    } else {
+      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant)",
+                              where, key));
+      return std::nullopt;
+    }
+  }
+  if (!has_name) {
+    fail(error, fmt::format("{}: missing required key \"name\"", where));
+    return std::nullopt;
+  }
+  return t;
+}
+
+std::string targets_dir() {
+  if (const char* env = std::getenv("PASSLAB_RESOURCES"); env && *env) return std::string(env) + "/targets";
+  return std::string(PASSLAB_SOURCE_RESOURCES_DIR) + "/targets";
+}
+
+std::vector<std::string> preset_targets() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(targets_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() == ".json" && it->is_regular_file(ec)) names.push_back(p.stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error) {
+  fs::path path;
+  if (name_or_path.find('/') != std::string::npos || ends_with(lower(name_or_path), ".json")) {
+    path = name_or_path;
+  } else {
+    const std::string wanted = lower(name_or_path);
+    const std::vector<std::string> presets = preset_targets();
+    for (const auto& name : presets)
+      if (lower(name) == wanted) path = fs::path(targets_dir()) / (name + ".json");
+    if (path.empty()) {
+      std::string available;
+      for (const auto& name : presets) available += (available.empty() ? "" : ", ") + name;
+      if (available.empty())
+        fail(error, fmt::format("unknown target '{}': no presets found in {}", name_or_path, targets_dir()));
+      else
+        fail(error, fmt::format("unknown target '{}' (available: {}; or give a path to a .json file)", name_or_path,
+                                available));
+      return std::nullopt;
+    }
+  }
+  std::optional<std::string> text = read_file(path);
+  if (!text) {
+    fail(error, fmt::format("{}: cannot read target file", path.string()));
+    return std::nullopt;
+  }
+  return parse_target(*text, path.string(), error);
+}
+
+double CostModel::cost(int passes, int texture_fetches, int instructions) const {
+  return per_pass * passes + per_texture * texture_fetches + per_instruction * instructions;
+}
+
+std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* error) {
+  const std::string whole = trim(spec);
+  if (whole.empty()) {
+    fail(error, "empty cost model: expected e.g. 15p+5t+i, t+i or measured");
+    return std::nullopt;
+  }
+  const std::string named = lower(whole);
+  if (named == "measured" || named == "radeon8500") return parse_cost_model("15.7p+1.36t+i", error);
+
+  std::array<std::optional<double>, 3> coef;  // p, t, i
+  std::size_t start = 0;
+  while (true) {
+    std::size_t plus = whole.find('+', start);
+    const std::string raw = whole.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    const std::string term = trim(raw);
+    auto bad = [&](const std::string& why) {
+      fail(error, fmt::format("bad term '{}' in cost model '{}': {}", term, whole, why));
+      return std::nullopt;
+    };
+    if (term.empty()) {
+      fail(error, fmt::format("empty term in cost model '{}': expected terms like 15p, 5t or i joined by +", whole));
+      return std::nullopt;
+    }
+    // number := digits [. digits] | . digits (optional: a bare letter means 1), spaces, p|t|i.
+    std::size_t k = 0;
+    auto digits = [&] {
+      std::size_t b = k;
+      while (k < term.size() && std::isdigit(static_cast<unsigned char>(term[k]))) ++k;
+      return k - b;
+    };
+    digits();
+    if (k < term.size() && term[k] == '.') {
+      ++k;
+      if (digits() == 0) return bad("expected digits after the decimal point");
+    }
+    const std::size_t number_end = k;
+    while (k < term.size() && std::isspace(static_cast<unsigned char>(term[k]))) ++k;
+    if (k + 1 != term.size()) return bad("expected a non-negative number followed by p, t or i");
+    const char letter = static_cast<char>(std::tolower(static_cast<unsigned char>(term[k])));
+    const int slot = letter == 'p' ? 0 : letter == 't' ? 1 : letter == 'i' ? 2 : -1;
+    if (slot < 0) return bad("expected a non-negative number followed by p, t or i");
+    if (coef[slot]) {
+      fail(error, fmt::format("term '{}' appears twice in cost model '{}'", letter, whole));
+      return std::nullopt;
+    }
+    double value = 1.0;
+    if (number_end > 0) {
+      // from_chars, not strtod: the Studio runs under the user's locale, whose decimal point may be ','.
+      auto [ptr, ec] = std::from_chars(term.data(), term.data() + number_end, value);
+      if (ec != std::errc() || ptr != term.data() + number_end) return bad("coefficient out of range");
+    }
+    coef[slot] = value;
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+
+  CostModel m;
+  m.per_pass = coef[0].value_or(0);
+  m.per_texture = coef[1].value_or(0);
+  m.per_instruction = coef[2].value_or(0);
+  static constexpr std::array<char, 3> kLetters = {'p', 't', 'i'};
+  const std::array<double, 3> values = {m.per_pass, m.per_texture, m.per_instruction};
+  for (std::size_t s = 0; s < 3; ++s) {
+    if (values[s] == 0) continue;
+    if (!m.name.empty()) m.name += '+';
+    if (values[s] != 1) m.name += coefficient(values[s]);
+    m.name += kLetters[s];
+  }
+  if (m.name.empty()) {
+    fail(error, fmt::format("cost model '{}' charges nothing: at least one coefficient must be positive", whole));
+    return std::nullopt;
+  }
+  return m;
+}
+
+std::vector<CostModel> paper_cost_models() {
+  std::vector<CostModel> models;
+  for (const char* spec : {"15p+5t+i", "5p+3t+i", "3p+2t+i", "p+t+i", "t+i", "15.7p+1.36t+i"})
+    models.push_back(*parse_cost_model(spec, nullptr));
+  return models;
+}
+
+}  // namespace passlab::partition

@@ -1,0 +1,66 @@
+// Targets as data: per-pass resource limits of a fragment pipeline, and linear cost models.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace passlab::partition {
+
+constexpr int kUnlimited = -1;
+
+// What one pass may use. kUnlimited means no limit (the paper's ∞).
+struct Limits {
+  int operations = kUnlimited;    // instructions, texture fetches and restores included
+  int registers = kUnlimited;     // temporaries live at once
+  int textures = kUnlimited;      // distinct texture units (each restored value takes one)
+  int interpolants = kUnlimited;  // distinct vertex-to-fragment interpolants
+  int dependent_levels = kUnlimited;  // levels of dependent texturing
+};
+
+// What one pass uses (filled by a backend's VALID).
+struct Resources {
+  int operations = 0;
+  int registers = 0;
+  int textures = 0;
+  int interpolants = 0;
+  int dependent_levels = 0;
+  int texture_fetches = 0;   // TEX instructions, restores included
+  int restores = 0;
+  int arithmetic = 0;        // non-texture instructions
+
+  friend bool operator==(const Resources&, const Resources&) = default;
+};
+
+// Which limit a resource vector breaks, or "" when it fits.
+std::string exceeded(const Resources& r, const Limits& l);
+
+struct TargetDesc {
+  std::string name;         // "PC5"
+  std::string description;  // "balanced: 6o/4r/4t/4v"
+  Limits limits;
+  bool restore_uses_interpolant = false;  // restores read fragment.position, not an interpolant
+  std::string source;                     // the file it came from ("" for built-in)
+};
+
+// Loads a target by preset name (resources/targets/<name>.json, case-insensitive) or by path.
+// JSON: {"name": "PC5", "description": "...", "limits": {"operations": 6, "registers": 4,
+//        "textures": 4, "interpolants": 4, "dependent_levels": null}, "restore_uses_interpolant": false}
+// (null or a missing key means unlimited). Returns nullopt and sets *error on failure.
+std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error);
+std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error);
+std::vector<std::string> preset_targets();  // sorted names of the files in resources/targets
+std::string targets_dir();                   // where presets are looked up (PASSLAB_RESOURCES or the source tree)
+
+// cost = per_pass * passes + per_texture * texture fetches + per_instruction * other instructions
+struct CostModel {
+  std::string name;  // "15p+5t+i"
+  double per_pass = 15, per_texture = 5, per_instruction = 1;
+  double cost(int passes, int texture_fetches, int instructions) const;
+};
+
+// Parses "15p+5t+i", "15.7p + 1.36t + i", "t+i", or a preset name ("measured" = 15.7p+1.36t+i).
+std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* error);
+std::vector<CostModel> paper_cost_models();  // 15p+5t+i, 5p+3t+i, 3p+2t+i, p+t+i, t+i, 15.7p+1.36t+i
+
+}  // namespace passlab::partition
