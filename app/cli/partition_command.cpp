@@ -1,6 +1,8 @@
 // passlab-cli partition: RDSh, RDS and the optimal search on one shader and target, with the
 // per-pass resources of the paper's Table 5 and a summary like its Tables 3 and 4.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -82,8 +84,22 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   partition::AlgorithmOptions ao;
   ao.model = *model;
   ao.trace = po.trace ? &trace : nullptr;
-  const partition::Partition* rds_result = nullptr;
   bool all_ok = true;
+  results.reserve(algos.size());
+  // The optimal search starts from the better of RDSh's and RDS's partitions.
+  auto incumbent = [&]() {
+    partition::AlgorithmOptions quiet = ao;
+    quiet.trace = nullptr;
+    partition::Partition best;
+    best.cost = std::numeric_limits<double>::infinity();
+    for (const auto& r : results)
+      if (r.valid && r.cost < best.cost) best = r;
+    if (!std::isfinite(best.cost)) {
+      partition::Partition a = partition::rdsh(problem, backend, quiet), b = partition::rds(problem, backend, quiet);
+      best = (b.valid && (!a.valid || b.cost <= a.cost)) ? b : a;
+    }
+    return best;
+  };
   for (const std::string& a : algos) {
     partition::Partition part;
     if (a == "rdsh") part = partition::rdsh(problem, backend, ao);
@@ -91,10 +107,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     else {
       partition::OptimalOptions so;
       so.budget_seconds = po.budget;
-      // Start from RDS's partition: the search then only has to beat (or confirm) it.
-      partition::AlgorithmOptions quiet = ao;
-      quiet.trace = nullptr;
-      partition::Partition seed = rds_result ? *rds_result : partition::rds(problem, backend, quiet);
+      partition::Partition seed = incumbent();
       so.incumbent = &seed;
       part = partition::optimal(problem, backend, ao, so);
     }
@@ -113,10 +126,6 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     for (const auto& pr : problems) std::cerr << fmt::format("{}: {}: {}\n", o.file, a, pr);
     all_ok = all_ok && problems.empty();
     results.push_back(std::move(part));
-    if (a == "rds") rds_result = &results.back();
-    // results may reallocate: keep the pointer valid by reserving.
-    results.reserve(4);
-    if (a == "rds") rds_result = &results.back();
   }
   const partition::Partition* best = nullptr;
   for (const auto& r : results)

@@ -9,7 +9,8 @@
 //    dependent levels): if they are already exceeded, no completion is valid;
 //  * a lower bound on any completion is the cost so far, plus every operation not yet inside a
 //    finished pass counted once, plus one restore for every marked node (each is read by a later
-//    pass), plus pass overhead for at least ceil(remaining operations / operation limit) passes.
+//    pass), plus pass overhead for as many passes as the operation limit forces (L F >= remaining
+//    operations + restores of the marked nodes + F - 1).
 // The search starts from an incumbent (RDS's partition when given), explores "unmarked" first,
 // and prunes whenever the bound reaches the best cost. When it runs out of nodes to explore, the
 // incumbent is proven optimal; when the budget or a cancel stops it, the smallest bound over the
@@ -74,7 +75,12 @@ class Search {
   double bound(double cost_so_far, int marked_count) const {
     double rest = remaining_weight_;
     long passes = 1;
-    if (ops_limit_ != kUnlimited && ops_limit_ > 0) passes = std::max<long>(1, (remaining_ops_ + ops_limit_ - 1) / ops_limit_);
+    // F future passes hold at most L operations each, and must compute every uncounted operation
+    // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
+    if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
+      long need = remaining_ops_ + marked_count - 1;
+      passes = std::max<long>(1, (need + ops_limit_ - 2) / (ops_limit_ - 1));
+    }
     return cost_so_far + rest + o_.model.per_pass * static_cast<double>(passes) +
            o_.model.per_texture * static_cast<double>(marked_count + passes - 1);
   }
@@ -129,7 +135,11 @@ class Search {
       if (feasible) dfs(i + 1, cost_so_far, marked_count, share / 2);
       else done_ += share / 2;
     }
-    if (stopped_) return;
+    if (stopped_) {
+      // The marked branch was never explored: this node's bound covers it.
+      unexplored_bound_ = std::min(unexplored_bound_, lb);
+      return;
+    }
     // Branch 2: n marked; its pass is known now.
     marked_[n] = 1;
     ++valid_calls_;

@@ -12,7 +12,8 @@ Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& optio
   std::vector<char> marks = s.run(std::vector<Fixed>(p.graph.children.size(), Fixed::None));
   Partition part = make_partition(p, backend, marks, options.model);
   part.algorithm = "RDSh";
-  part.stats.subdivide_calls = s.subdivide_calls();
+  part.stats.subdivide_calls = s.runs();
+  part.stats.pdt_visits = s.subdivide_calls();
   part.stats.valid_calls = s.valid_calls();
   part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return part;

@@ -56,6 +56,7 @@ void Subdivider::mark(NodeId n, const std::string& why) {
 
 std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
   fixed_ = &fixed;
+  ++runs_;
   marked_.assign(p_.graph.children.size(), 0);
   for (NodeId n = 0; n < fixed.size(); ++n)
     if (fixed[n] == Fixed::Save) mark(n, fmt::format("n{} is fixed to be saved", n));

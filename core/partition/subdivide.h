@@ -20,7 +20,8 @@ class Subdivider {
 
   const std::vector<char>& mr() const { return mr_; }
   const dag::PartialDominatorTree& pdt() const { return pdt_; }
-  long subdivide_calls() const { return subdivide_calls_; }
+  long subdivide_calls() const { return subdivide_calls_; }  // recursive Subdivide visits
+  long runs() const { return runs_; }                        // top-level Subdivides (RDS: 2k + 1)
   long valid_calls() const { return valid_calls_; }
 
  private:
@@ -39,6 +40,7 @@ class Subdivider {
   std::vector<char> marked_;
   const std::vector<Fixed>* fixed_ = nullptr;
   long subdivide_calls_ = 0;
+  long runs_ = 0;
   long valid_calls_ = 0;
 };
 

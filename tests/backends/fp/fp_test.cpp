@@ -1,0 +1,132 @@
+// The fp backend: instruction selection against the DAG's semantics, code generation, and every
+// partition of every sample on every paper PC validated and executed pass by pass.
+#include <cmath>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "backends/fp/codegen.h"
+#include "backends/fp/execute.h"
+#include "core/dag/flatten.h"
+#include "core/partition/algorithms.h"
+#include "core/partition/validate.h"
+#include "tests/support/samples.h"
+
+namespace passlab {
+namespace {
+
+struct Compiled {
+  std::unique_ptr<driver::Program> prog;
+  std::optional<dag::FragmentDag> dag;
+  std::optional<fp::TargetDag> target;
+  ir::EvalContext ctx;
+};
+
+Compiled compile(const std::string& name) {
+  Compiled c;
+  c.prog = test::compile_sample(name);
+  EXPECT_TRUE(c.prog->ok());
+  lang::DiagnosticList sink;
+  c.dag = dag::flatten(*c.prog->module, c.prog->binding, sink);
+  EXPECT_TRUE(c.dag);
+  std::string error;
+  if (c.dag) c.target = fp::select(*c.dag, &error);
+  EXPECT_TRUE(c.target) << error;
+  c.ctx.spaces = c.prog->binding.spaces;
+  return c;
+}
+
+bool near(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= 2e-3f * std::max(1.0f, std::fabs(b));
+}
+
+class FpSample : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FpSample, SelectedInstructionsComputeTheDag) {
+  Compiled c = compile(GetParam());
+  ASSERT_TRUE(c.target);
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    ir::Value want = dag::evaluate(*c.dag, in, c.ctx);
+    fp::Vec4 got = fp::evaluate_all(*c.target, *c.dag, in, c.ctx)[c.target->root];
+    for (int k = 0; k < 4; ++k)
+      if (!near(got[k], want.f[k]) && ++differ <= 5)
+        ADD_FAILURE() << GetParam() << " seed " << seed << " lane " << k << ": instructions " << got[k] << ", DAG " << want.f[k];
+  }
+  EXPECT_EQ(differ, 0);
+}
+
+TEST_P(FpSample, OnePassListingOnTheUnlimitedTarget) {
+  Compiled c = compile(GetParam());
+  ASSERT_TRUE(c.target);
+  std::string e;
+  auto pc8 = partition::load_target("PC8", &e);
+  ASSERT_TRUE(pc8) << e;
+  std::vector<fp::TNodeId> all;
+  for (const auto& n : c.target->nodes)
+    if (c.target->is_operation(n.id)) all.push_back(n.id);
+  fp::PassProgram p = fp::generate_pass(*c.target, c.target->root, all, pc8->limits, false);
+  EXPECT_TRUE(p.failure.empty());
+  EXPECT_EQ(p.resources.operations, static_cast<int>(all.size()));
+  EXPECT_EQ(p.resources.restores, 0);
+  std::string text = fp::listing(*c.target, p, {});
+  EXPECT_EQ(text.rfind("!!ARBfp1.0\n", 0), 0u);
+  EXPECT_NE(text.find("result.color"), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 4), "END\n");
+  std::size_t tex = 0;
+  for (std::size_t at = 0; (at = text.find("\nTEX ", at)) != std::string::npos; ++at) ++tex;
+  EXPECT_EQ(static_cast<int>(tex), p.resources.texture_fetches);
+}
+
+// Every algorithm on every paper PC: the validator passes and running the passes with save and
+// restore gives, bit for bit, what the single pass computes, on 1,000 random fragments.
+TEST_P(FpSample, EveryPartitionValidatesAndExecutes) {
+  Compiled c = compile(GetParam());
+  ASSERT_TRUE(c.target);
+  partition::Problem problem = fp::make_problem(*c.target);
+  std::string e;
+  partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
+  std::vector<ir::FragmentInputs> frags;
+  std::vector<fp::Vec4> whole;
+  for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
+    frags.push_back(ir::random_fragment(seed));
+    whole.push_back(fp::evaluate_all(*c.target, *c.dag, frags.back(), c.ctx)[c.target->root]);
+  }
+  for (int pc = 1; pc <= 8; ++pc) {
+    auto target = partition::load_target("PC" + std::to_string(pc), &e);
+    ASSERT_TRUE(target) << e;
+    fp::FpBackend backend(*c.target, *target);
+    partition::Partition h = partition::rdsh(problem, backend, {model, nullptr});
+    partition::Partition r = partition::rds(problem, backend, {model, nullptr});
+    partition::OptimalOptions oo;
+    oo.budget_seconds = 0.2;
+    oo.incumbent = r.cost <= h.cost ? &r : &h;
+    partition::Partition o = partition::optimal(problem, backend, {model, nullptr}, oo);
+    for (const partition::Partition* part : {&h, &r, &o}) {
+      SCOPED_TRACE(GetParam() + " PC" + std::to_string(pc) + " " + part->algorithm);
+      EXPECT_TRUE(part->valid);
+      auto problems = partition::validate(problem, backend, *part, model);
+      EXPECT_TRUE(problems.empty()) << problems.front();
+      EXPECT_LE(o.cost, part->cost);
+      int wrong = 0;
+      for (std::size_t f = 0; f < frags.size(); ++f) {
+        fp::ExecutionResult run = fp::run_passes(*c.target, *c.dag, *part, frags[f], c.ctx);
+        ASSERT_TRUE(run.ok) << run.error;
+        if (std::memcmp(run.output.data(), whole[f].data(), sizeof(fp::Vec4)) != 0) ++wrong;
+      }
+      EXPECT_EQ(wrong, 0);
+    }
+    if (pc == 8) {
+      EXPECT_EQ(o.passes.size(), 1u);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, FpSample, ::testing::ValuesIn(test::sample_surfaces()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace passlab

@@ -1,0 +1,248 @@
+// The partition model and the algorithms on hand-built DAGs with a counting backend, and the
+// optimal search against brute force over every marking.
+#include <functional>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "core/partition/algorithms.h"
+#include "core/partition/validate.h"
+
+namespace passlab::partition {
+namespace {
+
+// A backend that counts: operations (members + restores), and "textures" = restores.
+class CountingBackend : public Backend {
+ public:
+  explicit CountingBackend(const Problem& p, Limits l) : p_(p), l_(l) {}
+  Check valid(NodeId, const std::vector<NodeId>& members) override {
+    ++calls;
+    Check c;
+    std::vector<char> in(p_.graph.children.size(), 0);
+    for (NodeId m : members) in[m] = 1;
+    std::vector<char> restored(in.size(), 0);
+    for (NodeId m : members)
+      for (NodeId k : p_.graph.children[m])
+        if (p_.is_op[k] && !in[k] && !restored[k]) {
+          restored[k] = 1;
+          ++c.resources.restores;
+        }
+    c.resources.arithmetic = static_cast<int>(members.size());
+    c.resources.texture_fetches = c.resources.restores;
+    c.resources.operations = c.resources.arithmetic + c.resources.restores;
+    c.resources.textures = c.resources.restores;
+    c.failure = exceeded(c.resources, l_);
+    c.ok = c.failure.empty();
+    return c;
+  }
+  const Limits& limits() const override { return l_; }
+  long calls = 0;
+
+ private:
+  const Problem& p_;
+  Limits l_;
+};
+
+Problem make(std::vector<std::vector<NodeId>> children, NodeId root, std::vector<char> is_op = {}) {
+  Problem p;
+  p.graph.children = std::move(children);
+  p.graph.root = root;
+  p.is_op = is_op.empty() ? std::vector<char>(p.graph.children.size(), 1) : std::move(is_op);
+  p.labels.assign(p.graph.children.size(), "op");
+  return p;
+}
+
+CostModel paper() {
+  std::string e;
+  return *parse_cost_model("15p+5t+i", &e);
+}
+
+/* The paper's Figure 2 shape (node ids are a postorder):
+
+        A(11)
+       /     \
+     B(9)    C(10)
+     / \       |
+   E(7) D(8)---+      D is shared by B and C
+   / \
+ F(6) H(5)            H is shared by F and E
+ / \   |
+G(2) I(4)
+     / \
+   K(0) L(3)  J(1) under H
+*/
+Problem figure2() {
+  return make({{}, {}, {}, {}, {0, 3}, {1}, {2, 4, 5}, {6, 5}, {}, {7, 8}, {8}, {9, 10}}, 11);
+}
+
+TEST(Model, SubregionStopsAtMarkedNodes) {
+  Problem p = figure2();
+  std::vector<char> marks(12, 0);
+  marks[11] = marks[9] = marks[5] = 1;  // A, B and H marked
+  std::vector<NodeId> sub = subregion(p, 6, marks);  // F
+  EXPECT_EQ(sub, (std::vector<NodeId>{0, 2, 3, 4, 6}));  // F, G, I, K, L: H is restored
+}
+
+TEST(Model, PassesFollowMarksAndRecomputeUnmarkedSharedNodes) {
+  Problem p = figure2();
+  CountingBackend b(p, {});
+  std::vector<char> marks(12, 0);
+  marks[9] = 1;  // B: D is shared by B and C, unmarked, so C's pass (the root's) recomputes it
+  Partition part = make_partition(p, b, marks, paper());
+  ASSERT_EQ(part.passes.size(), 2u);
+  EXPECT_EQ(part.passes[0].root, 9u);
+  EXPECT_EQ(part.passes[1].root, 11u);
+  EXPECT_EQ(part.passes[1].restores, (std::vector<NodeId>{9}));
+  EXPECT_EQ(part.recomputed, 1);  // D is in both passes
+  EXPECT_TRUE(validate(p, b, part, paper()).empty());
+}
+
+TEST(Model, ValidatorCatchesBrokenPartitions) {
+  Problem p = figure2();
+  CountingBackend b(p, {});
+  std::vector<char> marks(12, 0);
+  marks[9] = 1;
+  Partition part = make_partition(p, b, marks, paper());
+  Partition swapped = part;
+  std::swap(swapped.passes[0], swapped.passes[1]);
+  EXPECT_FALSE(validate(p, b, swapped, paper()).empty());
+  Partition missing = part;
+  missing.passes[1].members.erase(missing.passes[1].members.begin());
+  EXPECT_FALSE(validate(p, b, missing, paper()).empty());
+  Partition costly = part;
+  costly.cost += 1;
+  EXPECT_FALSE(validate(p, b, costly, paper()).empty());
+}
+
+TEST(Model, IntermediateTexturesAreReusedAlongAChain) {
+  // A chain of 12 operations on a 2-operation target: 6+ passes, but each saved value dies at
+  // the next pass, so two intermediate textures suffice.
+  std::vector<std::vector<NodeId>> kids(12);
+  for (NodeId i = 1; i < 12; ++i) kids[i] = {i - 1};
+  Problem p = make(kids, 11);
+  Limits l;
+  l.operations = 2;
+  CountingBackend b(p, l);
+  Partition part = rdsh(p, b, {paper(), nullptr});
+  EXPECT_TRUE(part.valid);
+  EXPECT_GE(part.passes.size(), 6u);
+  EXPECT_LE(part.intermediate_textures, 2);
+  EXPECT_TRUE(validate(p, b, part, paper()).empty());
+}
+
+TEST(Algorithms, UnlimitedTargetIsOnePass) {
+  Problem p = figure2();
+  CountingBackend b(p, {});
+  for (auto algo : {rdsh, rds}) {
+    Partition part = algo(p, b, {paper(), nullptr});
+    EXPECT_EQ(part.passes.size(), 1u);
+    EXPECT_EQ(part.cost, 15 + 12);  // 12 operations, no textures
+  }
+  OptimalOptions o;
+  Partition best = optimal(p, b, {paper(), nullptr}, o);
+  EXPECT_TRUE(best.proven_optimal);
+  EXPECT_EQ(best.cost, 27);
+}
+
+TEST(Algorithms, RdsCallsSubdivideTwicePerMrNodeAndTraces) {
+  Problem p = figure2();
+  Limits l;
+  l.operations = 4;
+  CountingBackend b(p, l);
+  TraceLog trace;
+  Partition part = rds(p, b, {paper(), &trace});
+  EXPECT_TRUE(part.valid);
+  int mr = 2;  // D and H
+  EXPECT_EQ(part.stats.subdivide_calls, 2 * mr + 1);  // the heuristic run, then two per MR node
+  int trials = 0, checks = 0, marks = 0;
+  for (const auto& e : trace.events) {
+    trials += e.kind == EventKind::SearchTrial;
+    checks += e.kind == EventKind::ValidCheck;
+    marks += e.kind == EventKind::Mark;
+    EXPECT_FALSE(e.reason.empty());
+  }
+  EXPECT_EQ(trials, mr);
+  EXPECT_GT(checks, 0);
+  EXPECT_GT(marks, 0);
+  EXPECT_TRUE(validate(p, b, part, paper()).empty());
+}
+
+// Brute force: every marking of the operations (root marked), cheapest valid one.
+double brute_force(const Problem& p, Backend& b, const CostModel& m) {
+  std::vector<NodeId> ops;
+  for (NodeId n = 0; n < p.graph.children.size(); ++n)
+    if (p.is_op[n] && n != p.graph.root) ops.push_back(n);
+  double best = std::numeric_limits<double>::infinity();
+  for (unsigned mask = 0; mask < (1u << ops.size()); ++mask) {
+    std::vector<char> marks(p.graph.children.size(), 0);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (mask >> i & 1u) marks[ops[i]] = 1;
+    best = std::min(best, marking_cost(p, b, marks, m));
+  }
+  return best;
+}
+
+TEST(Algorithms, OptimalEqualsBruteForceOnRandomDags) {
+  std::mt19937 rng(7);
+  int cases = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    int n = 4 + static_cast<int>(rng() % 9);  // up to 12 operations: 2^11 markings
+    std::vector<std::vector<NodeId>> kids(static_cast<std::size_t>(n));
+    for (int i = 1; i < n; ++i) {
+      int arity = 1 + static_cast<int>(rng() % 3);
+      for (int a = 0; a < arity; ++a) kids[static_cast<std::size_t>(i)].push_back(static_cast<NodeId>(rng() % static_cast<unsigned>(i)));
+    }
+    Problem p = make(kids, static_cast<NodeId>(n - 1));
+    Limits l;
+    l.operations = 4 + static_cast<int>(rng() % 3);
+    CountingBackend b(p, l);
+    for (const char* spec : {"15p+5t+i", "p+t+i", "t+i"}) {
+      std::string e;
+      CostModel m = *parse_cost_model(spec, &e);
+      double want = brute_force(p, b, m);
+      Partition got = optimal(p, b, {m, nullptr}, {});
+      ASSERT_TRUE(got.proven_optimal);
+      EXPECT_DOUBLE_EQ(got.cost, want) << "trial " << trial << " " << spec;
+      EXPECT_TRUE(validate(p, b, got, m).empty());
+      for (auto algo : {rdsh, rds}) {
+        Partition h = algo(p, b, {m, nullptr});
+        EXPECT_TRUE(validate(p, b, h, m).empty());
+        EXPECT_GE(h.cost, want);
+      }
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 180);
+}
+
+TEST(Algorithms, OptimalWithinBudgetReportsASoundBound) {
+  // A long ladder on a tiny target cannot be searched in a millisecond: the answer must say so,
+  // and its bound must not exceed what brute-force-free heuristics already achieve.
+  std::vector<std::vector<NodeId>> kids(60);
+  for (NodeId i = 2; i < 60; ++i) kids[i] = {i - 1, i - 2};
+  Problem p = make(kids, 59);
+  Limits l;
+  l.operations = 4;
+  CountingBackend b(p, l);
+  Partition h = rds(p, b, {paper(), nullptr});
+  OptimalOptions o;
+  o.budget_seconds = 0.001;
+  o.incumbent = &h;
+  Partition best = optimal(p, b, {paper(), nullptr}, o);
+  EXPECT_LE(best.cost, h.cost);
+  EXPECT_LE(best.lower_bound, best.cost);
+  if (!best.proven_optimal) {
+    EXPECT_LT(best.lower_bound, best.cost);
+  }
+  std::atomic<bool> cancel{true};
+  OptimalOptions c;
+  c.cancel = &cancel;
+  c.incumbent = &h;
+  Partition cancelled = optimal(p, b, {paper(), nullptr}, c);
+  EXPECT_FALSE(cancelled.proven_optimal);
+  EXPECT_EQ(cancelled.cost, h.cost);
+}
+
+}  // namespace
+}  // namespace passlab::partition
