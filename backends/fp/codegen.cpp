@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <set>
 
 namespace passlab::fp {
@@ -24,55 +25,76 @@ bool is_op(const TargetDag& t, TNodeId n) { return t.is_operation(n); }
 
 }  // namespace
 
+void PassWorkspace::prepare(std::size_t n) {
+  if (stamp.size() < n) {
+    stamp.assign(n, 0);
+    done.assign(n, 0);
+    need.assign(n, 0);
+    reg.assign(n, -1);
+    level.assign(n, -1);
+    last_use.assign(n, 0);
+    interp_seen.assign(n, 0);
+    epoch = 0;
+  }
+  if (++epoch == 0) {  // wrapped: clear and start again
+    std::fill(stamp.begin(), stamp.end(), 0);
+    std::fill(done.begin(), done.end(), 0);
+    std::fill(interp_seen.begin(), interp_seen.end(), 0);
+    epoch = 1;
+  }
+}
+
 PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
-                          const partition::Limits& limits, bool restore_uses_interpolant) {
+                          const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace* shared) {
+  PassWorkspace local;
+  PassWorkspace& w = shared ? *shared : local;
+  w.prepare(t.size());
+  const std::uint32_t e = w.epoch;
   PassProgram p;
   p.root = root;
-  std::vector<char> member(t.size(), 0);
-  for (TNodeId m : members) member[m] = 1;
-  member[root] = 1;
+  auto member = [&](TNodeId n) { return w.stamp[n] == e; };
+  for (TNodeId m : members) w.stamp[m] = e;
+  w.stamp[root] = e;
 
-  // Register need per member (Sethi-Ullman over the pass's own operands).
-  std::map<TNodeId, int> need;
+  // Register need per member (Sethi-Ullman over the pass's own operands); members sorted by id
+  // are in operand-first order.
   auto need_of = [&](TNodeId n) -> int {
-    if (!member[n]) return is_op(t, n) ? 1 : 0;  // a restore needs a register; leaves none
-    auto it = need.find(n);
-    return it == need.end() ? 1 : it->second;
+    if (!member(n)) return is_op(t, n) ? 1 : 0;  // a restore needs a register; leaves none
+    return w.need[n];
   };
-  // Members are in postorder already when sorted by id (operands have smaller ids).
   std::vector<TNodeId> sorted(members.begin(), members.end());
   if (std::find(sorted.begin(), sorted.end(), root) == sorted.end()) sorted.push_back(root);
   std::sort(sorted.begin(), sorted.end());
+  int kids[8];
   for (TNodeId n : sorted) {
-    std::vector<int> kids;
-    for (TNodeId c : t.operand_nodes(n)) kids.push_back(need_of(c));
-    std::sort(kids.rbegin(), kids.rend());
+    const auto& deps = t.operand_nodes(n);
+    std::size_t k = 0;
+    for (TNodeId c : deps)
+      if (k < 8) kids[k++] = need_of(c);
+    std::sort(kids, kids + k, std::greater<int>());
     int r = 1;
-    for (std::size_t i = 0; i < kids.size(); ++i) r = std::max(r, kids[i] + static_cast<int>(i));
-    need[n] = r;
+    for (std::size_t i = 0; i < k; ++i) r = std::max(r, kids[i] + static_cast<int>(i));
+    w.need[n] = r;
   }
 
   // Schedule: depth first from the root, needier operands first; restores before first use.
-  std::vector<char> done(t.size(), 0);
-  std::vector<std::pair<TNodeId, std::size_t>> stack{{root, 0}};
-  std::map<TNodeId, std::vector<TNodeId>> order;
-  auto kids_of = [&](TNodeId n) -> const std::vector<TNodeId>& {
-    auto it = order.find(n);
-    if (it != order.end()) return it->second;
-    std::vector<TNodeId> k = t.operand_nodes(n);
-    std::stable_sort(k.begin(), k.end(), [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
-    return order[n] = std::move(k);
-  };
-  done[root] = 1;
-  while (!stack.empty()) {
-    auto& [n, next] = stack.back();
-    const std::vector<TNodeId>& kids = kids_of(n);
-    if (next < kids.size()) {
-      TNodeId c = kids[next++];
-      if (done[c] || !is_op(t, c)) continue;
-      done[c] = 1;
-      if (member[c]) {
-        stack.push_back({c, 0});
+  w.stack.clear();
+  w.stack.push_back({root, 0});
+  w.done[root] = e;
+  TNodeId order[8];
+  while (!w.stack.empty()) {
+    auto [n, next] = w.stack.back();
+    const auto& deps = t.operand_nodes(n);
+    std::size_t k = std::min<std::size_t>(deps.size(), 8);
+    for (std::size_t i = 0; i < k; ++i) order[i] = deps[i];
+    std::stable_sort(order, order + k, [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
+    if (next < k) {
+      TNodeId c = order[next];
+      ++w.stack.back().second;
+      if (w.done[c] == e || !is_op(t, c)) continue;
+      w.done[c] = e;
+      if (member(c)) {
+        w.stack.push_back({c, 0});
       } else {
         p.schedule.push_back(c);  // restore
         p.is_restore.push_back(1);
@@ -81,51 +103,54 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
     }
     p.schedule.push_back(n);
     p.is_restore.push_back(0);
-    stack.pop_back();
+    w.stack.pop_back();
   }
 
   // Liveness over the schedule and allocation with a free list (lowest register first).
-  std::map<TNodeId, std::size_t> last_use, position;
-  for (std::size_t i = 0; i < p.schedule.size(); ++i) position[p.schedule[i]] = i;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) w.last_use[p.schedule[i]] = 0;
   for (std::size_t i = 0; i < p.schedule.size(); ++i) {
     if (p.is_restore[i]) continue;
     for (TNodeId c : t.operand_nodes(p.schedule[i]))
-      if (is_op(t, c)) last_use[c] = std::max(last_use[c], i);
+      if (is_op(t, c)) w.last_use[c] = static_cast<std::uint32_t>(i);
   }
-  std::set<int> free_regs;
+  w.free_regs.clear();
+  w.names.clear();
   int next_reg = 0, live = 0, peak = 0;
-  std::set<TNodeId> interps;
-  std::set<std::string> names;
-  std::map<TNodeId, int> level;  // texture-dependency depth of each value (-1: none)
+  int interps = 0;
   partition::Resources& r = p.resources;
+  p.reg.assign(p.schedule.size(), -1);
   for (std::size_t i = 0; i < p.schedule.size(); ++i) {
     TNodeId n = p.schedule[i];
     const TNode& node = t.node(n);
     int dying = 0;
-    std::vector<int> released;
     if (!p.is_restore[i]) {
       for (TNodeId c : t.operand_nodes(n)) {
         if (!is_op(t, c)) {
-          if (t.node(c).kind == TKind::Interpolant && interps.insert(c).second) p.interpolants.push_back(c);
+          if (t.node(c).kind == TKind::Interpolant && w.interp_seen[c] != e) {
+            w.interp_seen[c] = e;
+            ++interps;
+            p.interpolants.push_back(c);
+          }
           continue;
         }
-        if (last_use[c] == i) {
+        if (w.last_use[c] == i) {
           ++dying;
-          released.push_back(p.reg.at(c));
+          w.free_regs.push_back(w.reg[c]);
         }
       }
     }
-    for (int reg : released) free_regs.insert(reg);
     live -= dying;
     if (n != root) {
       int reg;
-      if (!free_regs.empty()) {
-        reg = *free_regs.begin();
-        free_regs.erase(free_regs.begin());
+      if (!w.free_regs.empty()) {
+        auto lowest = std::min_element(w.free_regs.begin(), w.free_regs.end());
+        reg = *lowest;
+        w.free_regs.erase(lowest);
       } else {
         reg = next_reg++;
       }
-      p.reg[n] = reg;
+      w.reg[n] = reg;
+      p.reg[i] = reg;
       ++live;
     }
     peak = std::max(peak, live + dying - (n != root ? 1 : 0));  // operands still held while reading
@@ -133,30 +158,33 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
     if (p.is_restore[i]) {
       ++r.restores;
       ++r.texture_fetches;
-      level[n] = 0;
+      w.level[n] = 0;
       continue;
     }
     int dep = -1;
     for (const Operand& o : node.src) {
-      auto it = level.find(o.node);
-      if (it != level.end()) dep = std::max(dep, it->second);
+      TNodeId c = o.node;
+      if (is_op(t, c)) dep = std::max(dep, w.level[c]);
     }
     if (node.kind == TKind::Texture) {
       ++r.texture_fetches;
-      if (names.insert(node.name).second) p.textures.push_back(node.name);
+      if (std::find(w.names.begin(), w.names.end(), std::string_view(node.name)) == w.names.end()) {
+        w.names.push_back(node.name);
+        p.textures.push_back(node.name);
+      }
       bool direct = !is_op(t, node.src[0].node);
       int lv = direct ? 0 : std::max(1, dep + 1);
-      level[n] = lv;
+      w.level[n] = lv;
       r.dependent_levels = std::max(r.dependent_levels, lv);
     } else {
       ++r.arithmetic;
-      level[n] = dep;
+      w.level[n] = dep;
     }
   }
   r.operations = r.arithmetic + r.texture_fetches;
   r.registers = peak;
-  r.textures = static_cast<int>(names.size()) + r.restores;
-  r.interpolants = static_cast<int>(interps.size()) + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
+  r.textures = static_cast<int>(w.names.size()) + r.restores;
+  r.interpolants = interps + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
   p.failure = partition::exceeded(r, limits);
   return p;
 }
@@ -182,7 +210,7 @@ partition::Problem make_problem(const TargetDag& t) {
 
 partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
   ++calls_;
-  PassProgram p = generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant);
+  PassProgram p = generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant, &ws_);
   return {p.failure.empty(), p.resources, p.failure};
 }
 
@@ -205,7 +233,12 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
                      r.operations, r.texture_fetches, r.restores, r.registers, r.textures, r.interpolants);
   // Declarations.
   int regs = 0;
-  for (const auto& [n, reg] : p.reg) regs = std::max(regs, reg + 1);
+  std::map<TNodeId, int> reg_of;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i)
+    if (p.reg[i] >= 0) {
+      reg_of[p.schedule[i]] = p.reg[i];
+      regs = std::max(regs, p.reg[i] + 1);
+    }
   if (regs > 0) {
     out += "TEMP";
     for (int i = 0; i < regs; ++i) out += fmt::format("{}r{}", i ? ", " : " ", i);
@@ -235,13 +268,13 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
     const TNode& s = t.node(o.node);
     if (s.kind == TKind::Constant) base = fmt::format("c{}", params.at(o.node));
     else if (s.kind == TKind::Interpolant) base = fmt::format("v{}", attrib.at(o.node));
-    else base = fmt::format("r{}", p.reg.at(o.node));
+    else base = fmt::format("r{}", reg_of.at(o.node));
     return (o.negate ? "-" : "") + base + o.swizzle.text();
   };
   for (std::size_t i = 0; i < p.schedule.size(); ++i) {
     TNodeId n = p.schedule[i];
     const TNode& node = t.node(n);
-    std::string dst = n == p.root ? "result.color" : fmt::format("r{}", p.reg.at(n));
+    std::string dst = n == p.root ? "result.color" : fmt::format("r{}", reg_of.at(n));
     if (p.is_restore[i]) {
       auto tex = ctx.saved_texture.find(n);
       auto by = ctx.saved_by_pass.find(n);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -15,17 +16,30 @@ struct PassProgram {
   TNodeId root = 0;
   std::vector<TNodeId> schedule;          // restores and member instructions, in issue order
   std::vector<char> is_restore;           // parallel to schedule
-  std::map<TNodeId, int> reg;             // temporary register of each value (the root writes the output)
+  std::vector<int> reg;                   // parallel to schedule: the temporary written (-1: the output)
   std::vector<TNodeId> interpolants;      // distinct interpolant leaves read, in first-use order
   std::vector<std::string> textures;      // distinct texture names sampled, in first-use order
   partition::Resources resources;
   std::string failure;                    // the first limit exceeded, "" when the pass fits
 };
 
+// Scratch arrays indexed by node, reused across calls (VALID runs thousands of times per search).
+struct PassWorkspace {
+  std::vector<std::uint32_t> stamp, done;
+  std::vector<int> need, reg, level;
+  std::vector<std::uint32_t> last_use;
+  std::vector<std::uint32_t> interp_seen;
+  std::uint32_t epoch = 0;
+  std::vector<std::pair<TNodeId, std::size_t>> stack;
+  std::vector<int> free_regs;
+  std::vector<std::string_view> names;
+  void prepare(std::size_t n);
+};
+
 // Generates the pass that computes `root` from `members` (root included); operations read by
 // members but not in `members` are restored. Linear in the members (plus a sort per node).
 PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
-                          const partition::Limits& limits, bool restore_uses_interpolant);
+                          const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace* ws = nullptr);
 
 // What a listing needs to know about the other passes: where saved values live.
 struct ListingContext {
@@ -51,6 +65,7 @@ class FpBackend : public partition::Backend {
   const TargetDag& t_;
   partition::TargetDesc target_;
   long calls_ = 0;
+  PassWorkspace ws_;
 };
 
 }  // namespace passlab::fp

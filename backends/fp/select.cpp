@@ -25,13 +25,6 @@ const char* to_string(TKind k) {
   return "?";
 }
 
-std::vector<TNodeId> TargetDag::operand_nodes(TNodeId id) const {
-  std::vector<TNodeId> out;
-  for (const Operand& o : nodes[id].src)
-    if (std::find(out.begin(), out.end(), o.node) == out.end()) out.push_back(o.node);
-  return out;
-}
-
 namespace {
 
 using dag::Node;
@@ -466,7 +459,10 @@ class Selector {
       }
       TNode copy = n;
       copy.id = static_cast<TNodeId>(out.nodes.size());
-      for (Operand& o : copy.src) o.node = remap[o.node];
+      for (Operand& o : copy.src) {
+        o.node = remap[o.node];
+        if (std::find(copy.deps.begin(), copy.deps.end(), o.node) == copy.deps.end()) copy.deps.push_back(o.node);
+      }
       remap[id] = copy.id;
       out.nodes.push_back(std::move(copy));
       stack.pop_back();

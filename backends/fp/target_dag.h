@@ -36,6 +36,7 @@ struct TNode {
   int width = 4;                          // components that carry meaning (1 float, 3 triple, 4 RGBA)
   std::vector<dag::NodeId> origin;        // the FragmentDag nodes whose value this computes
   std::vector<lang::Span> spans;
+  std::vector<TNodeId> deps;              // distinct operand nodes, in operand order
 };
 
 // Nodes are in postorder from the root: operands before users.
@@ -46,7 +47,7 @@ struct TargetDag {
   const TNode& node(TNodeId id) const { return nodes.at(id); }
   std::size_t size() const { return nodes.size(); }
   bool is_operation(TNodeId id) const { return nodes[id].kind == TKind::Instruction || nodes[id].kind == TKind::Texture; }
-  std::vector<TNodeId> operand_nodes(TNodeId id) const;  // distinct, in operand order
+  const std::vector<TNodeId>& operand_nodes(TNodeId id) const { return nodes[id].deps; }  // distinct
 };
 
 // Instruction selection (a small tiling in the spirit of lburg): each FragmentDag node becomes a

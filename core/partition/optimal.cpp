@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "core/partition/algorithms.h"
+#include "core/partition/memo.h"
 
 namespace passlab::partition {
 
@@ -200,7 +201,8 @@ class Search {
 }  // namespace
 
 Partition optimal(const Problem& p, Backend& backend, const AlgorithmOptions& options, const OptimalOptions& search) {
-  return Search(p, backend, options, search).run();
+  MemoBackend memo(backend);
+  return Search(p, memo, options, search).run();
 }
 
 }  // namespace passlab::partition

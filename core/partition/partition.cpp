@@ -33,14 +33,15 @@ const char* to_string(EventKind k) {
 std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char>& marked) {
   std::vector<NodeId> out;
   std::vector<NodeId> stack{n};
-  std::set<NodeId> seen{n};
+  std::vector<char> seen(p.graph.children.size(), 0);
+  seen[n] = 1;
   while (!stack.empty()) {
     NodeId x = stack.back();
     stack.pop_back();
     out.push_back(x);
     for (NodeId c : p.graph.children[x]) {
-      if (!p.is_op[c] || marked[c] || seen.count(c)) continue;
-      seen.insert(c);
+      if (!p.is_op[c] || marked[c] || seen[c]) continue;
+      seen[c] = 1;
       stack.push_back(c);
     }
   }

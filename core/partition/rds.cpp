@@ -12,18 +12,20 @@
 #include <fmt/format.h>
 
 #include "core/partition/algorithms.h"
+#include "core/partition/memo.h"
 #include "core/partition/subdivide.h"
 
 namespace passlab::partition {
 
 Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  Subdivider s(p, backend, options.trace);
+  MemoBackend memo(backend);
+  Subdivider s(p, memo, options.trace);
   std::vector<Fixed> fixed(p.graph.children.size(), Fixed::None);
   long cost_calls = 0;
   auto cost_of = [&](const std::vector<char>& marks) {
     ++cost_calls;
-    return marking_cost(p, backend, marks, options.model);
+    return marking_cost(p, memo, marks, options.model);
   };
   // Every trial is a complete, valid partition; the cheapest one seen is kept (never worse than
   // the paper's last trial, and never worse than RDSh, whose partition is the first trial here).
@@ -49,7 +51,7 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
                              fmt::format("n{}: saving costs {:g}, recomputing costs {:g}: {}", m, cs, cr,
                                          fixed[m] == Fixed::Save ? "save" : "recompute")});
   }
-  Partition part = make_partition(p, backend, best, options.model);
+  Partition part = make_partition(p, memo, best, options.model);
   part.algorithm = "RDS";
   part.stats.subdivide_calls = s.runs();
   part.stats.pdt_visits = s.subdivide_calls();

@@ -2,15 +2,17 @@
 #include <chrono>
 
 #include "core/partition/algorithms.h"
+#include "core/partition/memo.h"
 #include "core/partition/subdivide.h"
 
 namespace passlab::partition {
 
 Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  Subdivider s(p, backend, options.trace);
+  MemoBackend memo(backend);
+  Subdivider s(p, memo, options.trace);
   std::vector<char> marks = s.run(std::vector<Fixed>(p.graph.children.size(), Fixed::None));
-  Partition part = make_partition(p, backend, marks, options.model);
+  Partition part = make_partition(p, memo, marks, options.model);
   part.algorithm = "RDSh";
   part.stats.subdivide_calls = s.runs();
   part.stats.pdt_visits = s.subdivide_calls();

@@ -12,8 +12,9 @@
 //
 // Decisions this implementation fixes where the paper is silent: a node counts as MR when it has
 // two or more distinct parents (x*x is one parent); a fixed SAVE node is marked before Subdivide
-// starts; greedy merging runs on T's subregion whether or not T's subregion fitted (with a
-// monotone VALID both readings agree); a fixed RECOMPUTE node is still marked when no merge
+// starts; greedy merging runs only when T's subregion did not fit (line 9 inside the `if`: when
+// it fits, T's whole subregion is one pass already, and with a monotone VALID merging would
+// rebuild exactly that; this reading saves a VALID per node on generous targets); a fixed RECOMPUTE node is still marked when no merge
 // including it fits (validity wins); subsets of equal size are tried in lexicographic order of
 // the operands they keep.
 #include "core/partition/subdivide.h"
@@ -94,8 +95,8 @@ void Subdivider::subdivide(NodeId t) {
       if (save) mark(k, why);
       else marked_[k] = 0;
     }
+    merge_region(t);
   }
-  merge_region(t);
 }
 
 void Subdivider::merge_region(NodeId t) {

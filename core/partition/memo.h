@@ -1,0 +1,38 @@
+// Memoized VALID: the same subregion asked twice is answered once.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "core/partition/problem.h"
+
+namespace passlab::partition {
+
+// Wraps a backend and remembers its answers by (root, members). RDS's trials rebuild mostly the
+// same regions, and the optimal search revisits regions under different marks of unrelated
+// nodes, so most questions repeat. Answers are exact (the key is compared in full), so results
+// do not depend on the cache. Bounded: past `capacity` entries the cache starts over.
+class MemoBackend : public Backend {
+ public:
+  explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20) : inner_(inner), capacity_(capacity) {}
+  Check valid(NodeId root, const std::vector<NodeId>& members) override;
+  const Limits& limits() const override { return inner_.limits(); }
+  bool recompute(const Resources& r) const override { return inner_.recompute(r); }
+  std::size_t merge(const std::vector<Resources>& candidates) const override { return inner_.merge(candidates); }
+  long hits() const { return hits_; }
+  long misses() const { return misses_; }
+
+ private:
+  struct Entry {
+    NodeId root;
+    std::vector<NodeId> members;
+    Check check;
+  };
+  Backend& inner_;
+  std::size_t capacity_;
+  std::size_t size_ = 0;
+  std::unordered_map<std::uint64_t, std::vector<Entry>> table_;
+  long hits_ = 0, misses_ = 0;
+};
+
+}  // namespace passlab::partition
