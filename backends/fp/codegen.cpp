@@ -65,15 +65,13 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
   std::vector<TNodeId> sorted(members.begin(), members.end());
   if (std::find(sorted.begin(), sorted.end(), root) == sorted.end()) sorted.push_back(root);
   std::sort(sorted.begin(), sorted.end());
-  int kids[8];
+  std::vector<int>& kids = w.kid_needs;
   for (TNodeId n : sorted) {
-    const auto& deps = t.operand_nodes(n);
-    std::size_t k = 0;
-    for (TNodeId c : deps)
-      if (k < 8) kids[k++] = need_of(c);
-    std::sort(kids, kids + k, std::greater<int>());
+    kids.clear();
+    for (TNodeId c : t.operand_nodes(n)) kids.push_back(need_of(c));
+    std::sort(kids.begin(), kids.end(), std::greater<int>());
     int r = 1;
-    for (std::size_t i = 0; i < k; ++i) r = std::max(r, kids[i] + static_cast<int>(i));
+    for (std::size_t i = 0; i < kids.size(); ++i) r = std::max(r, kids[i] + static_cast<int>(i));
     w.need[n] = r;
   }
 
@@ -81,13 +79,13 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
   w.stack.clear();
   w.stack.push_back({root, 0});
   w.done[root] = e;
-  TNodeId order[8];
+  std::vector<TNodeId>& order = w.order;
   while (!w.stack.empty()) {
     auto [n, next] = w.stack.back();
     const auto& deps = t.operand_nodes(n);
-    std::size_t k = std::min<std::size_t>(deps.size(), 8);
-    for (std::size_t i = 0; i < k; ++i) order[i] = deps[i];
-    std::stable_sort(order, order + k, [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
+    order.assign(deps.begin(), deps.end());
+    std::stable_sort(order.begin(), order.end(), [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
+    std::size_t k = order.size();
     if (next < k) {
       TNodeId c = order[next];
       ++w.stack.back().second;

@@ -32,6 +32,8 @@ struct PassWorkspace {
   std::uint32_t epoch = 0;
   std::vector<std::pair<TNodeId, std::size_t>> stack;
   std::vector<int> free_regs;
+  std::vector<int> kid_needs;
+  std::vector<TNodeId> order;
   std::vector<std::string_view> names;
   void prepare(std::size_t n);
 };
