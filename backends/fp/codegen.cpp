@@ -193,7 +193,12 @@ partition::Problem make_problem(const TargetDag& t) {
   pr.graph.children.resize(t.size());
   pr.is_op.resize(t.size());
   pr.labels.resize(t.size());
+  pr.texture.assign(t.size(), -1);
+  pr.is_interpolant.assign(t.size(), 0);
+  std::map<std::string, int> names;
   for (const TNode& n : t.nodes) {
+    if (n.kind == TKind::Texture) pr.texture[n.id] = names.try_emplace(n.name, static_cast<int>(names.size())).first->second;
+    pr.is_interpolant[n.id] = n.kind == TKind::Interpolant;
     pr.graph.children[n.id] = t.operand_nodes(n.id);
     pr.is_op[n.id] = t.is_operation(n.id);
     switch (n.kind) {

@@ -9,8 +9,9 @@
 //    dependent levels): if they are already exceeded, no completion is valid;
 //  * a lower bound on any completion is the cost so far, plus every operation not yet inside a
 //    finished pass counted once, plus one restore for every marked node (each is read by a later
-//    pass), plus pass overhead for as many passes as the operation limit forces (L F >= remaining
-//    operations + restores of the marked nodes + F - 1).
+//    pass), plus pass overhead for as many passes as the limits force: operations (L F >= remaining
+//    operations + restores of the marked nodes + F - 1), texture units (the same with the texture
+//    names still to fetch) and interpolants (each one still read must be in some pass).
 // The search starts from an incumbent (RDS's partition when given), explores "unmarked" first,
 // and prunes whenever the bound reaches the best cost. When it runs out of nodes to explore, the
 // incumbent is proven optimal; when the budget or a cancel stops it, the smallest bound over the
@@ -43,6 +44,19 @@ class Search {
       remaining_weight_ += weight_[n];
     }
     ops_limit_ = b.limits().operations;
+    tex_limit_ = b.limits().textures;
+    interp_limit_ = b.limits().interpolants;
+    // Interpolants and texture names the uncounted operations still need.
+    consumers_.assign(p.graph.children.size(), 0);
+    for (NodeId n : all) {
+      if (!p.texture.empty() && p.texture[n] >= 0) {
+        if (static_cast<std::size_t>(p.texture[n]) >= name_uses_.size()) name_uses_.resize(static_cast<std::size_t>(p.texture[n]) + 1, 0);
+        if (name_uses_[static_cast<std::size_t>(p.texture[n])]++ == 0) ++names_left_;
+      }
+      if (!p.is_interpolant.empty())
+        for (NodeId c : p.graph.children[n])
+          if (p.is_interpolant[c] && consumers_[c]++ == 0) ++interps_left_;
+    }
     deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                       std::chrono::duration<double>(s.budget_seconds));
   }
@@ -80,8 +94,17 @@ class Search {
     // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
     if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
       long need = remaining_ops_ + marked_count - 1;
-      passes = std::max<long>(1, (need + ops_limit_ - 2) / (ops_limit_ - 1));
+      passes = std::max<long>(passes, (need + ops_limit_ - 2) / (ops_limit_ - 1));
     }
+    // Texture units: every future pass holds at most T units, and the names still to fetch plus
+    // one unit per restore must be spread over them: T F >= names + marked + F - 1.
+    if (tex_limit_ != kUnlimited && tex_limit_ > 1) {
+      long need = names_left_ + marked_count - 1;
+      passes = std::max<long>(passes, (need + tex_limit_ - 2) / (tex_limit_ - 1));
+    }
+    // Interpolants: each one an uncounted operation reads must be in some future pass.
+    if (interp_limit_ != kUnlimited && interp_limit_ > 0)
+      passes = std::max<long>(passes, (interps_left_ + interp_limit_ - 1) / interp_limit_);
     return cost_so_far + rest + o_.model.per_pass * static_cast<double>(passes) +
            o_.model.per_texture * static_cast<double>(marked_count + passes - 1);
   }
@@ -159,17 +182,37 @@ class Search {
           taken.push_back(m);
           removed += weight_[m];
           ++removed_ops;
+          account(m, -1);
         }
       remaining_weight_ -= removed;
       remaining_ops_ -= removed_ops;
       dfs(i + 1, cost_so_far + pass, marked_count + 1, share / 2);
       remaining_weight_ += removed;
       remaining_ops_ += removed_ops;
-      for (NodeId m : taken) counted_[m] = 0;
+      for (NodeId m : taken) {
+        counted_[m] = 0;
+        account(m, +1);
+      }
     } else {
       done_ += share / 2;
     }
     marked_[n] = 0;
+  }
+
+  // An operation enters (+1) or leaves (-1) the pool of uncounted work: its texture name and the
+  // interpolants it reads are needed by one operation more or less.
+  void account(NodeId m, int delta) {
+    if (!p_.texture.empty() && p_.texture[m] >= 0) {
+      int& uses = name_uses_[static_cast<std::size_t>(p_.texture[m])];
+      if (delta < 0 && --uses == 0) --names_left_;
+      if (delta > 0 && uses++ == 0) ++names_left_;
+    }
+    if (p_.is_interpolant.empty()) return;
+    for (NodeId c : p_.graph.children[m]) {
+      if (!p_.is_interpolant[c]) continue;
+      if (delta < 0 && --consumers_[c] == 0) --interps_left_;
+      if (delta > 0 && consumers_[c]++ == 0) ++interps_left_;
+    }
   }
 
   void report() {
@@ -188,7 +231,9 @@ class Search {
   std::vector<double> weight_;
   double remaining_weight_ = 0;
   long remaining_ops_ = 0;
-  int ops_limit_ = kUnlimited;
+  int ops_limit_ = kUnlimited, tex_limit_ = kUnlimited, interp_limit_ = kUnlimited;
+  std::vector<int> consumers_, name_uses_;
+  long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();
   std::vector<char> best_marks_;
   double unexplored_bound_ = std::numeric_limits<double>::infinity();

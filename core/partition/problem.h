@@ -17,6 +17,9 @@ struct Problem {
   dag::Graph graph;           // operand lists; the root is the shader output
   std::vector<char> is_op;    // operations (computed in passes); the rest are free inputs
   std::vector<std::string> labels;  // for traces and listings ("MUL", "TEX pinbase", ...)
+  // Optional facts a backend can give the optimal search for stronger bounds (empty: unknown).
+  std::vector<int> texture;          // texture fetches: an id per texture name; -1 otherwise
+  std::vector<char> is_interpolant;  // leaves that occupy an interpolant
 };
 
 // VALID's answer: the pass's resources, or why it does not fit.
