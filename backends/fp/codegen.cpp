@@ -84,7 +84,9 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
     auto [n, next] = w.stack.back();
     const auto& deps = t.operand_nodes(n);
     order.assign(deps.begin(), deps.end());
-    std::stable_sort(order.begin(), order.end(), [&](TNodeId a, TNodeId b) { return need_of(a) > need_of(b); });
+    // Stable insertion sort: operand lists have at most a few entries.
+    for (std::size_t a = 1; a < order.size(); ++a)
+      for (std::size_t b = a; b > 0 && need_of(order[b]) > need_of(order[b - 1]); --b) std::swap(order[b], order[b - 1]);
     std::size_t k = order.size();
     if (next < k) {
       TNodeId c = order[next];

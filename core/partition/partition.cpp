@@ -30,6 +30,21 @@ const char* to_string(EventKind k) {
   return "?";
 }
 
+void subregion(const Problem& p, NodeId n, const std::vector<char>& marked, std::vector<char>& seen,
+               std::vector<NodeId>& out) {
+  out.clear();
+  out.push_back(n);
+  seen[n] = 1;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (NodeId c : p.graph.children[out[i]])
+      if (p.is_op[c] && !marked[c] && !seen[c]) {
+        seen[c] = 1;
+        out.push_back(c);
+      }
+  for (NodeId x : out) seen[x] = 0;
+  std::sort(out.begin(), out.end());
+}
+
 std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char>& marked) {
   std::vector<NodeId> out;
   std::vector<NodeId> stack{n};
@@ -52,11 +67,13 @@ std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char
 namespace {
 
 std::vector<NodeId> restores_of(const Problem& p, const std::vector<NodeId>& members, const std::vector<char>& marked) {
-  std::set<NodeId> in(members.begin(), members.end()), out;
+  std::vector<NodeId> out;
   for (NodeId m : members)
     for (NodeId c : p.graph.children[m])
-      if (p.is_op[c] && marked[c] && !in.count(c)) out.insert(c);
-  return {out.begin(), out.end()};
+      if (p.is_op[c] && marked[c] && !std::binary_search(members.begin(), members.end(), c)) out.push_back(c);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
@@ -118,39 +135,47 @@ Partition make_partition(const Problem& p, Backend& backend, std::vector<char> m
       l.second = std::max(l.second, static_cast<int>(i));
     }
   std::vector<NodeId> values;
-  for (const auto& [n, _] : life) values.push_back(n);
-  auto interferes = [&](NodeId a, NodeId b) {
-    auto [a0, a1] = life[a];
-    auto [b0, b1] = life[b];
-    // Live from the writing pass to the last reading pass, both included.
-    return a0 <= b1 && b0 <= a1;  // render-to-texture cannot read and write one texture in a pass
-  };
-  // Chaitin: simplify by removing the node of least degree, then select colours in reverse.
-  std::vector<NodeId> stack, remaining = values;
-  while (!remaining.empty()) {
-    std::size_t best = 0;
-    int best_degree = std::numeric_limits<int>::max();
-    for (std::size_t i = 0; i < remaining.size(); ++i) {
-      int d = 0;
-      for (NodeId o : remaining)
-        if (o != remaining[i] && interferes(o, remaining[i])) ++d;
-      if (d < best_degree) {
-        best_degree = d;
-        best = i;
-      }
-    }
-    stack.push_back(remaining[best]);
-    remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(best));
+  std::vector<std::pair<int, int>> spans;
+  for (const auto& [n, l] : life) {
+    values.push_back(n);
+    spans.push_back(l);
   }
+  const std::size_t v = values.size();
+  // Live from the writing pass to the last reading pass, both included: render-to-texture cannot
+  // read and write one texture in the same pass.
+  std::vector<char> adj(v * v, 0);
+  std::vector<int> degree(v, 0);
+  for (std::size_t a = 0; a < v; ++a)
+    for (std::size_t b = a + 1; b < v; ++b)
+      if (spans[a].first <= spans[b].second && spans[b].first <= spans[a].second) {
+        adj[a * v + b] = adj[b * v + a] = 1;
+        ++degree[a];
+        ++degree[b];
+      }
+  // Chaitin: simplify by removing a node of least degree (lowest index on ties), then select
+  // colours in reverse removal order. O(v^2).
+  std::vector<std::size_t> stack;
+  std::vector<char> removed(v, 0);
+  for (std::size_t step = 0; step < v; ++step) {
+    std::size_t best = v;
+    for (std::size_t i = 0; i < v; ++i)
+      if (!removed[i] && (best == v || degree[i] < degree[best])) best = i;
+    removed[best] = 1;
+    stack.push_back(best);
+    for (std::size_t j = 0; j < v; ++j)
+      if (adj[best * v + j] && !removed[j]) --degree[j];
+  }
+  std::vector<int> colour(v, -1);
   while (!stack.empty()) {
-    NodeId v = stack.back();
+    std::size_t i = stack.back();
     stack.pop_back();
-    std::set<int> used;
-    for (const auto& [o, colour] : part.texture)
-      if (interferes(o, v)) used.insert(colour);
+    std::vector<char> used(v + 1, 0);
+    for (std::size_t j = 0; j < v; ++j)
+      if (adj[i * v + j] && colour[j] >= 0) used[static_cast<std::size_t>(colour[j])] = 1;
     int c = 0;
-    while (used.count(c)) ++c;
-    part.texture[v] = c;
+    while (used[static_cast<std::size_t>(c)]) ++c;
+    colour[i] = c;
+    part.texture[values[i]] = c;
     part.intermediate_textures = std::max(part.intermediate_textures, c + 1);
   }
   return part;

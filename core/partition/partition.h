@@ -14,6 +14,9 @@ namespace passlab::partition {
 // subregion(N): N and, recursively, its unmarked operations; marked operands are restored.
 // Linear in the subregion. The result is sorted by node id (operands before users).
 std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char>& marked);
+// The same, reusing `scratch` (one entry per node, all zero; left all zero) and `out`.
+void subregion(const Problem& p, NodeId n, const std::vector<char>& marked, std::vector<char>& scratch,
+               std::vector<NodeId>& out);
 
 struct Pass {
   NodeId root = 0;

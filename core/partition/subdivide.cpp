@@ -55,6 +55,12 @@ void Subdivider::mark(NodeId n, const std::string& why) {
   if (trace_ && trace_->enabled()) trace_->record({EventKind::Mark, {n}, true, {}, 0, 0, why});
 }
 
+const std::vector<NodeId>& Subdivider::region(NodeId n) {
+  if (scratch_.size() != marked_.size()) scratch_.assign(marked_.size(), 0);
+  subregion(p_, n, marked_, scratch_, members_);
+  return members_;
+}
+
 std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
   fixed_ = &fixed;
   ++runs_;
@@ -69,7 +75,7 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
 void Subdivider::subdivide(NodeId t) {
   ++subdivide_calls_;
   if (trace_ && trace_->enabled()) trace_->record({EventKind::Visit, {t}, true, {}, 0, 0, fmt::format("Subdivide n{}", t)});
-  Check whole = check(t, subregion(p_, t, marked_));
+  Check whole = check(t, region(t));
   if (!whole.ok) {
     for (NodeId k : pdt_.children[t]) {
       subdivide(k);
@@ -85,7 +91,7 @@ void Subdivider::subdivide(NodeId t) {
         save = false;
         why = fmt::format("n{} is fixed to be recomputed", k);
       } else {
-        Check own = check(k, subregion(p_, k, marked_));
+        Check own = check(k, region(k));
         r = own.resources;
         save = !own.ok || !backend_.recompute(own.resources);
         why = save ? fmt::format("save n{}: its subregion uses half or more of a resource", k)
@@ -100,7 +106,8 @@ void Subdivider::subdivide(NodeId t) {
 }
 
 void Subdivider::merge_region(NodeId t) {
-  for (NodeId n : subregion(p_, t, marked_)) merge_node(n);
+  std::vector<NodeId> nodes = region(t);
+  for (NodeId n : nodes) merge_node(n);
 }
 
 void Subdivider::merge_node(NodeId n) {
@@ -115,10 +122,12 @@ void Subdivider::merge_node(NodeId n) {
     // Subsets of size d in lexicographic order of kept operands (bit i = kids[i] kept).
     for (unsigned s = (1u << k); s-- > 0;) {
       if (static_cast<std::size_t>(__builtin_popcount(s)) != d) continue;
-      std::vector<char> trial = marked_;
+      // Try the subset with the left-out operands marked, then take the marks back.
       for (std::size_t i = 0; i < k; ++i)
-        if (!(s >> i & 1u)) trial[kids[i]] = 1;
-      Check c = check(n, subregion(p_, n, trial));
+        if (!(s >> i & 1u)) marked_[kids[i]] = 1;
+      Check c = check(n, region(n));
+      for (std::size_t i = 0; i < k; ++i)
+        if (!(s >> i & 1u)) marked_[kids[i]] = 0;
       if (c.ok) {
         subsets.push_back(s);
         fits.push_back(c.resources);

@@ -38,6 +38,9 @@ class Subdivider {
   std::vector<char> mr_;
   dag::PartialDominatorTree pdt_;
   std::vector<char> marked_;
+  std::vector<char> scratch_;
+  std::vector<NodeId> members_;
+  const std::vector<NodeId>& region(NodeId n);  // subregion(n) under the current marks, reused buffer
   const std::vector<Fixed>* fixed_ = nullptr;
   long subdivide_calls_ = 0;
   long runs_ = 0;
