@@ -1,6 +1,7 @@
 // The partitioning problem as the algorithms see it, and the backend's default heuristics.
 #include "core/partition/problem.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace passlab::partition {
@@ -13,8 +14,22 @@ bool Backend::recompute(const Resources& r) const {
 }
 
 std::size_t Backend::merge(const std::vector<Resources>& candidates) const {
+  // "Fewest resources" measured against the target: the candidate whose scarcest resource is
+  // least used (the largest fraction of any limit), then the smallest total of fractions, then
+  // fewest operations, registers, textures, interpolants; then the first.
+  const Limits& l = limits();
+  auto frac = [](int used, int limit) { return limit == kUnlimited || limit <= 0 ? 0.0 : static_cast<double>(used) / limit; };
+  auto key = [&](const Resources& r) {
+    double f[] = {frac(r.operations, l.operations), frac(r.registers, l.registers), frac(r.textures, l.textures),
+                  frac(r.interpolants, l.interpolants)};
+    double worst = 0, sum = 0;
+    for (double x : f) {
+      worst = std::max(worst, x);
+      sum += x;
+    }
+    return std::make_tuple(worst, sum, r.operations, r.registers, r.textures, r.interpolants);
+  };
   std::size_t best = 0;
-  auto key = [](const Resources& r) { return std::make_tuple(r.operations, r.registers, r.textures, r.interpolants); };
   for (std::size_t i = 1; i < candidates.size(); ++i)
     if (key(candidates[i]) < key(candidates[best])) best = i;
   return best;

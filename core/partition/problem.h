@@ -39,8 +39,9 @@ class Backend {
   virtual const Limits& limits() const = 0;
   // The paper's heuristic: recompute when every resource is below half its limit.
   virtual bool recompute(const Resources& r) const;
-  // MERGE: the candidate using the fewest resources; ties by a fixed resource priority
-  // (operations, registers, textures, interpolants), then by position (deterministic).
+  // MERGE: the candidate using the fewest resources relative to the limits (the scarcest
+  // resource's share first, then the sum of shares), ties by operations, registers, textures,
+  // interpolants, then by position (deterministic).
   virtual std::size_t merge(const std::vector<Resources>& candidates) const;
 };
 
