@@ -62,9 +62,15 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
     if (!member(n)) return is_op(t, n) ? 1 : 0;  // a restore needs a register; leaves none
     return w.need[n];
   };
-  std::vector<TNodeId> sorted(members.begin(), members.end());
-  if (std::find(sorted.begin(), sorted.end(), root) == sorted.end()) sorted.push_back(root);
-  std::sort(sorted.begin(), sorted.end());
+  // Subregions arrive sorted with their root; copy and sort only what does not.
+  std::vector<TNodeId> copy;
+  bool ready = std::is_sorted(members.begin(), members.end()) && std::binary_search(members.begin(), members.end(), root);
+  if (!ready) {
+    copy.assign(members.begin(), members.end());
+    if (std::find(copy.begin(), copy.end(), root) == copy.end()) copy.push_back(root);
+    std::sort(copy.begin(), copy.end());
+  }
+  const std::vector<TNodeId>& sorted = ready ? members : copy;
   std::vector<int>& kids = w.kid_needs;
   for (TNodeId n : sorted) {
     kids.clear();
