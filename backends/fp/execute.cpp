@@ -36,13 +36,7 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
         if (n.kind == TKind::Texture) {
           values[m] = sample(n, operand(n.src[0]), ctx);
         } else {
-          Vec4 a = operand(n.src[0]);
-          Vec4 b = n.src.size() > 1 ? operand(n.src[1]) : Vec4{};
-          Vec4 c = n.src.size() > 2 ? operand(n.src[2]) : Vec4{};
-          Vec4 v = execute(n.op, a, b, c);
-          if (n.saturate)
-            for (float& x : v) x = std::fmin(std::fmax(x, 0.0f), 1.0f);
-          values[m] = v;
+          values[m] = execute(n, operand);
         }
         have[m] = 1;
       }

@@ -510,8 +510,6 @@ Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx) {
     args.push_back(&c);
   }
   ir::Value rgb = ir::evaluate(ir::Op::Texture, lang::BaseType::Color, 0, "", {}, args, ctx);
-  ir::Value r = ir::evaluate(ir::Op::Texture, lang::BaseType::Float, 0, "", {}, args, ctx);
-  (void)r;
   // Alpha is not read by RSL; texture() gives RGB.
   return {rgb.f[0], rgb.f[1], rgb.f[2], 1.0f};
 }
@@ -538,16 +536,9 @@ std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, co
       case TKind::Constant:
       case TKind::Interpolant: values[n.id] = input_value(n, d, in, vertex); break;
       case TKind::Texture: values[n.id] = sample(n, read(n.src[0], values), ctx); break;
-      case TKind::Instruction: {
-        Vec4 a = read(n.src[0], values);
-        Vec4 b = n.src.size() > 1 ? read(n.src[1], values) : Vec4{};
-        Vec4 c = n.src.size() > 2 ? read(n.src[2], values) : Vec4{};
-        Vec4 r = execute(n.op, a, b, c);
-        if (n.saturate)
-          for (float& x : r) x = std::fmin(std::fmax(x, 0.0f), 1.0f);
-        values[n.id] = r;
+      case TKind::Instruction:
+        values[n.id] = execute(n, [&](const Operand& o) { return read(o, values); });
         break;
-      }
     }
   }
   return values;

@@ -1,6 +1,7 @@
 // The target DAG: the FragmentDag after instruction selection, one node per instruction or input.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,5 +65,17 @@ Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx);
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
                  const std::vector<ir::Value>& vertex_values);
 Vec4 read(const Operand& o, const std::vector<Vec4>& values);
+
+// One instruction node: its operands fetched by `operand`, the opcode applied, _SAT honoured.
+template <class Fetch>
+Vec4 execute(const TNode& n, Fetch&& operand) {
+  Vec4 a = operand(n.src[0]);
+  Vec4 b = n.src.size() > 1 ? operand(n.src[1]) : Vec4{};
+  Vec4 c = n.src.size() > 2 ? operand(n.src[2]) : Vec4{};
+  Vec4 r = execute(n.op, a, b, c);
+  if (n.saturate)
+    for (float& x : r) x = std::fmin(std::fmax(x, 0.0f), 1.0f);  // NaN saturates to 0
+  return r;
+}
 
 }  // namespace passlab::fp

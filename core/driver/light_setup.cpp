@@ -1,6 +1,7 @@
 // Light setups: the small JSON file next to a shader that binds its lights, parameters and spaces.
 #include "core/driver/light_setup.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -12,31 +13,25 @@ namespace {
 using nlohmann::json;
 using lang::BaseType;
 
-// nlohmann::json keeps no positions; point at the first occurrence of "key" in the file instead.
-lang::Span locate(const lang::SourceManager& sm, lang::FileId file, const std::string& key) {
-  if (file == 0) return {};
+// The span of byte `at` of a file, one character long.
+lang::Span offset_span(const lang::SourceManager& sm, lang::FileId file, std::size_t at, std::uint32_t length = 1) {
   const lang::SourceFile& f = sm.file(file);
-  std::string needle = "\"" + key + "\"";
-  std::size_t at = key.empty() ? std::string::npos : f.text.find(needle);
-  if (at == std::string::npos) return {file, 0, 1, 1, 1};
-  lang::Span s{file, static_cast<std::uint32_t>(at), 1, 1, static_cast<std::uint32_t>(needle.size())};
-  for (std::uint32_t i = 0; i < f.line_starts.size(); ++i)
-    if (f.line_starts[i] <= at) {
-      s.line = i + 1;
-      s.col = static_cast<std::uint32_t>(at - f.line_starts[i]) + 1;
-    }
+  lang::Span s{file, static_cast<std::uint32_t>(at), 1, 1, length};
+  auto line = std::upper_bound(f.line_starts.begin(), f.line_starts.end(), at) - f.line_starts.begin();
+  if (line > 0) {
+    s.line = static_cast<std::uint32_t>(line);
+    s.col = static_cast<std::uint32_t>(at - f.line_starts[static_cast<std::size_t>(line - 1)]) + 1;
+  }
   return s;
 }
 
-lang::Span offset_span(const lang::SourceManager& sm, lang::FileId file, std::size_t at) {
-  const lang::SourceFile& f = sm.file(file);
-  lang::Span s{file, static_cast<std::uint32_t>(at), 1, 1, 1};
-  for (std::uint32_t i = 0; i < f.line_starts.size(); ++i)
-    if (f.line_starts[i] <= at) {
-      s.line = i + 1;
-      s.col = static_cast<std::uint32_t>(at - f.line_starts[i]) + 1;
-    }
-  return s;
+// nlohmann::json keeps no positions; point at the first occurrence of "key" in the file instead.
+lang::Span locate(const lang::SourceManager& sm, lang::FileId file, const std::string& key) {
+  if (file == 0) return {};
+  std::string needle = "\"" + key + "\"";
+  std::size_t at = key.empty() ? std::string::npos : sm.file(file).text.find(needle);
+  if (at == std::string::npos) return {file, 0, 1, 1, 1};
+  return offset_span(sm, file, at, static_cast<std::uint32_t>(needle.size()));
 }
 
 // Converts a JSON value to a parameter of type `type`; returns false with a reason otherwise.

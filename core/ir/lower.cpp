@@ -218,7 +218,7 @@ class FunctionLowering {
   struct LightSample {
     ValueId L, Cl, active;  // L points from the light to the surface, as inside the light
   };
-  LightSample inline_light(const LightInstance& light, ValueId position, const Span& span);
+  LightSample inline_light(const LightInstance& light, ValueId position);
 
   ModuleLowering& m_;
   Function& fn_;
@@ -448,7 +448,7 @@ void FunctionLowering::light_statement(const Stmt& s, const TranslationUnit& lig
   cur_ = join_b;
 }
 
-FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance& light, ValueId position, const Span& span) {
+FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance& light, ValueId position) {
   const TranslationUnit& lu = *light.unit;
   const TranslationUnit* saved_unit = light_unit_;
   const void* saved_active = light_active_;
@@ -468,7 +468,6 @@ FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance
   write(key(global_symbol(lu, Global::Cl)), constant(Value::zero(BaseType::Color)));
   write(key(global_symbol(lu, Global::Ol)), constant(Value::triple(BaseType::Color, 1, 1, 1)));
   write(key(global_symbol(lu, Global::L)), constant(Value::zero(BaseType::Vector)));
-  (void)span;
   stmt(*light.shader->body);
   LightSample out{read(key(global_symbol(lu, Global::L))), read(key(global_symbol(lu, Global::Cl))), read(light_active_)};
   light_unit_ = saved_unit;
@@ -498,7 +497,7 @@ void FunctionLowering::illuminance(const IlluminanceStmt& s) {
   for (const LightInstance& light : m_.binding_.lights) {
     if (!light.shader->has_light_statement) continue;  // ambient lights only feed ambient()
     if (s.category && !category_matches(category, light)) continue;
-    LightSample sample = inline_light(light, position, s.span);
+    LightSample sample = inline_light(light, position);
     ValueId Ls = emit(Op::Neg, BaseType::Vector, {sample.L}, s.span);
     ValueId cond = sample.active;
     if (axis != kNoValue) {
@@ -686,7 +685,7 @@ ValueId FunctionLowering::light_builtin(const CallExpr& c, const Signature& sig)
       std::optional<Value> v = light_param(light, opt_out);
       if (v && v->type == BaseType::Float && v->f[0] != 0) continue;
     }
-    LightSample sample = inline_light(light, P, sp);
+    LightSample sample = inline_light(light, P);
     if (ambient) {
       acc = emit(Op::Add, BaseType::Color, {acc, sample.Cl}, sp);
       continue;

@@ -123,11 +123,7 @@ void inline_one(Function& fn, ValueId call_id, const Function& callee) {
       in.aux = 0;
     }
   }
-  if (results.size() == 1) fn.replace_all_uses(call_id, results[0]);
-  else if (results.empty()) {
-    // A void call's (unused) value: nothing may refer to it.
-    fn.replace_all_uses(call_id, call_id);
-  }
+  if (results.size() == 1) fn.replace_all_uses(call_id, results[0]);  // a void call has no users
 }
 
 }  // namespace

@@ -184,8 +184,7 @@ bool sccp(Function& fn, PassStats& stats) {
     if (to_true && to_false) continue;
     BlockId keep = to_true ? t.targets[0] : t.targets[1];
     BlockId drop = to_true ? t.targets[1] : t.targets[0];
-    if (keep != drop) fn.remove_edge(b, drop);
-    else fn.remove_edge(b, drop);  // both targets equal: one of the two edges goes
+    fn.remove_edge(b, drop);  // when both targets are one block, one of its two edges goes
     t.op = Op::Br;
     t.args.clear();
     t.targets = {keep};
