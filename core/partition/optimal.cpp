@@ -8,17 +8,30 @@
 //    satisfy the resources that can only grow when more nodes join (operations, interpolants,
 //    dependent levels): if they are already exceeded, no completion is valid;
 //  * a lower bound on any completion is the cost so far, plus every operation not yet inside a
-//    finished pass counted once, plus one restore for every marked node (each is read by a later
-//    pass), plus pass overhead for as many passes as the limits force: operations (L F >= remaining
-//    operations + restores of the marked nodes + F - 1), texture units (the same with the texture
-//    names still to fetch) and interpolants (each one still read must be in some pass).
+//    finished pass counted once, plus one restore for every marked node no finished pass has
+//    read yet (each is read by a later pass; a restore inside a finished pass is already in the
+//    cost so far), plus pass overhead for as many passes as the limits force: operations
+//    (L F >= remaining operations + those unread restores + F - 1), texture units (the same with
+//    the texture names still to fetch) and interpolants (each one still read must be in some
+//    pass).
+// Equal futures are searched once (a transposition table). After the first i nodes of the order
+// are decided, the passes still to come depend only on the "frontier": which decided nodes with
+// an undecided user are marked, and for the unmarked ones their subregions (a subregion fixes
+// its restores: the operands it reads but does not contain are exactly the marked ones). So the
+// state (i, marks of the live nodes, union of their subregions) determines every completion's
+// cost beyond what is already spent. The table remembers the cheapest cost at which each state
+// was entered; arriving again at no lower cost cannot lead anywhere the first visit did not
+// explore or prune against an incumbent at least as good, so the branch is closed. Wood's DAG
+// in postorder has at most nine live nodes at a time, so this collapses most of the tree.
 // The search starts from an incumbent (RDS's partition when given), explores "unmarked" first,
 // and prunes whenever the bound reaches the best cost. When it runs out of nodes to explore, the
 // incumbent is proven optimal; when the budget or a cancel stops it, the smallest bound over the
 // unexplored subtrees is a cost no partition can beat, and the gap to the incumbent is reported.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -37,6 +50,23 @@ class Search {
     std::vector<NodeId> all = subregion(p, p.graph.root, marked_);
     for (NodeId n : all)
       if (n != p.graph.root) order_.push_back(n);
+    // Live nodes per position: decided before i, read by an operation decided at i or later
+    // (the root's position is order_.size()).
+    const std::size_t n_nodes = p.graph.children.size();
+    std::vector<std::size_t> pos(n_nodes, order_.size()), last_user(n_nodes, 0);
+    for (std::size_t i = 0; i < order_.size(); ++i) pos[order_[i]] = i;
+    for (NodeId n : all)
+      for (NodeId c : p.graph.children[n])
+        if (p.is_op[c]) last_user[c] = std::max(last_user[c], pos[n]);
+    live_at_.resize(order_.size() + 1);
+    for (std::size_t i = 0; i <= order_.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (last_user[order_[j]] >= i) live_at_[i].push_back(order_[j]);
+    stamp_.assign(n_nodes, 0);
+    parents_.resize(n_nodes);
+    for (NodeId n : all)
+      for (NodeId c : p.graph.children[n])
+        if (p.is_op[c] && (parents_[c].empty() || parents_[c].back() != n)) parents_[c].push_back(n);
     weight_.assign(p.graph.children.size(), 0.0);
     for (NodeId n : all) {
       bool tex = p.labels[n].rfind("TEX", 0) == 0;
@@ -75,6 +105,7 @@ class Search {
     part.proven_optimal = !stopped_ && !best_marks_.empty();
     part.lower_bound = part.proven_optimal ? part.cost : std::min(unexplored_bound_, best_cost_);
     part.stats.nodes_explored = explored_;
+    part.stats.states_merged = transpositions_;
     part.stats.valid_calls = valid_calls_;
     part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (o_.trace && o_.trace->enabled())
@@ -87,26 +118,26 @@ class Search {
 
  private:
   // Cost of the root's pass plus a bound for everything not yet in a finished pass.
-  double bound(double cost_so_far, int marked_count) const {
+  double bound(double cost_so_far, int unread) const {
     double rest = remaining_weight_;
     long passes = 1;
     // F future passes hold at most L operations each, and must compute every uncounted operation
     // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
     if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
-      long need = remaining_ops_ + marked_count - 1;
+      long need = remaining_ops_ + unread - 1;
       passes = std::max<long>(passes, (need + ops_limit_ - 2) / (ops_limit_ - 1));
     }
     // Texture units: every future pass holds at most T units, and the names still to fetch plus
     // one unit per restore must be spread over them: T F >= names + marked + F - 1.
     if (tex_limit_ != kUnlimited && tex_limit_ > 1) {
-      long need = names_left_ + marked_count - 1;
+      long need = names_left_ + unread - 1;
       passes = std::max<long>(passes, (need + tex_limit_ - 2) / (tex_limit_ - 1));
     }
     // Interpolants: each one an uncounted operation reads must be in some future pass.
     if (interp_limit_ != kUnlimited && interp_limit_ > 0)
       passes = std::max<long>(passes, (interps_left_ + interp_limit_ - 1) / interp_limit_);
     return cost_so_far + rest + o_.model.per_pass * static_cast<double>(passes) +
-           o_.model.per_texture * static_cast<double>(marked_count + passes - 1);
+           o_.model.per_texture * static_cast<double>(unread + passes - 1);
   }
 
   bool out_of_time() {
@@ -116,9 +147,9 @@ class Search {
     return stopped_;
   }
 
-  void dfs(std::size_t i, double cost_so_far, int marked_count, double share) {
+  void dfs(std::size_t i, double cost_so_far, int unread, double share) {
     ++explored_;
-    double lb = bound(cost_so_far, marked_count);
+    double lb = bound(cost_so_far, unread);
     if (lb >= best_cost_ - 1e-9) {
       done_ += share;
       return;
@@ -127,11 +158,16 @@ class Search {
       unexplored_bound_ = std::min(unexplored_bound_, lb);
       return;
     }
+    if (seen_before(i, cost_so_far)) {
+      done_ += share;
+      return;
+    }
     if (i == order_.size()) {
       // Every other node is decided: the output's pass closes the partition.
       NodeId root = p_.graph.root;
       ++valid_calls_;
-      Check c = b_.valid(root, subregion(p_, root, marked_));
+      subregion(p_, root, marked_, seen_, region_);
+      Check c = b_.valid(root, region_);
       if (c.ok) {
         double cost = cost_so_far + o_.model.per_pass + o_.model.per_texture * c.resources.texture_fetches +
                       o_.model.per_instruction * c.resources.arithmetic;
@@ -151,12 +187,14 @@ class Search {
     // Branch 1: n unmarked; its subregion joins a later pass.
     {
       ++valid_calls_;
-      Check c = b_.valid(n, subregion(p_, n, marked_));
+      subregion(p_, n, marked_, seen_, region_);
+      Check c = b_.valid(n, region_);
       const Limits& l = b_.limits();
       auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
-      bool feasible = !over(c.resources.operations, l.operations) && !over(c.resources.interpolants, l.interpolants) &&
+      int ops = c.resources.operations + (l.operations != kUnlimited ? slots_beside(n, region_) : 0);
+      bool feasible = !over(ops, l.operations) && !over(c.resources.interpolants, l.interpolants) &&
                       !over(c.resources.dependent_levels, l.dependent_levels);
-      if (feasible) dfs(i + 1, cost_so_far, marked_count, share / 2);
+      if (feasible) dfs(i + 1, cost_so_far, unread, share / 2);
       else done_ += share / 2;
     }
     if (stopped_) {
@@ -167,7 +205,8 @@ class Search {
     // Branch 2: n marked; its pass is known now.
     marked_[n] = 1;
     ++valid_calls_;
-    std::vector<NodeId> members = subregion(p_, n, marked_);
+    std::vector<NodeId> members;
+    subregion(p_, n, marked_, seen_, members);
     Check c = b_.valid(n, members);
     if (c.ok) {
       double pass = o_.model.per_pass + o_.model.per_texture * c.resources.texture_fetches +
@@ -184,9 +223,18 @@ class Search {
           ++removed_ops;
           account(m, -1);
         }
+      // The marked operands this pass restores are read now; n waits for a later reader.
+      std::vector<NodeId> read;
+      for (NodeId m : members)
+        for (NodeId k : p_.graph.children[m])
+          if (k != n && p_.is_op[k] && marked_[k] && !reads_[k]) {
+            reads_[k] = 1;
+            read.push_back(k);
+          }
       remaining_weight_ -= removed;
       remaining_ops_ -= removed_ops;
-      dfs(i + 1, cost_so_far + pass, marked_count + 1, share / 2);
+      dfs(i + 1, cost_so_far + pass, unread - static_cast<int>(read.size()) + 1, share / 2);
+      for (NodeId k : read) reads_[k] = 0;
       remaining_weight_ += removed;
       remaining_ops_ += removed_ops;
       for (NodeId m : taken) {
@@ -198,6 +246,77 @@ class Search {
     }
     marked_[n] = 0;
   }
+
+  // Operation slots the pass that takes n's subregion `region` needs beyond it: some user p of
+  // n joins that pass (n is not marked), and so does each other operand of p, computed or
+  // restored, unless the subregion already holds or restores it. The fewest over n's users.
+  int slots_beside(NodeId n, const std::vector<NodeId>& region) const {
+    int fewest = std::numeric_limits<int>::max();
+    for (NodeId user : parents_[n]) {
+      int extra = 1;
+      for (std::size_t a = 0; a < p_.graph.children[user].size(); ++a) {
+        NodeId k = p_.graph.children[user][a];
+        if (!p_.is_op[k] || std::binary_search(region.begin(), region.end(), k)) continue;
+        bool repeated = false;
+        for (std::size_t b = 0; b < a; ++b) repeated = repeated || p_.graph.children[user][b] == k;
+        if (repeated || (marked_[k] && reads(region, k))) continue;
+        ++extra;
+      }
+      fewest = std::min(fewest, extra);
+    }
+    return fewest == std::numeric_limits<int>::max() ? 0 : fewest;
+  }
+  bool reads(const std::vector<NodeId>& region, NodeId k) const {
+    for (NodeId m : region)
+      for (NodeId c : p_.graph.children[m])
+        if (c == k) return true;
+    return false;
+  }
+
+  // The transposition table: true when state (i, frontier) was entered before at a cost no
+  // higher than `cost`; otherwise records `cost` for it. Bounded: past the capacity, states
+  // are no longer added (the search stays exact, it only repeats work).
+  bool seen_before(std::size_t i, double cost) {
+    key_.clear();
+    key_.push_back(static_cast<std::uint32_t>(i));
+    ++epoch_;
+    work_.clear();
+    for (NodeId x : live_at_[i]) {
+      key_.push_back(x * 2u + (marked_[x] ? 1u : 0u));
+      if (!marked_[x] && stamp_[x] != epoch_) {
+        stamp_[x] = epoch_;
+        work_.push_back(x);
+      }
+    }
+    for (std::size_t k = 0; k < work_.size(); ++k)
+      for (NodeId c : p_.graph.children[work_[k]])
+        if (p_.is_op[c] && !marked_[c] && stamp_[c] != epoch_) {
+          stamp_[c] = epoch_;
+          work_.push_back(c);
+        }
+    std::sort(work_.begin(), work_.end());
+    key_.insert(key_.end(), work_.begin(), work_.end());
+    auto it = table_.find(key_);
+    if (it != table_.end()) {
+      if (it->second <= cost + 1e-9) {
+        ++transpositions_;
+        return true;
+      }
+      it->second = cost;
+      return false;
+    }
+    if (table_.size() < kTableCapacity) table_.emplace(key_, cost);
+    return false;
+  }
+
+  struct KeyHash {
+    std::size_t operator()(const std::vector<std::uint32_t>& k) const {
+      std::uint64_t h = 1469598103934665603ULL;
+      for (std::uint32_t v : k) h = (h ^ v) * 1099511628211ULL;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  static constexpr std::size_t kTableCapacity = 4'000'000;
 
   // An operation enters (+1) or leaves (-1) the pool of uncounted work: its texture name and the
   // interpolants it reads are needed by one operation more or less.
@@ -228,6 +347,16 @@ class Search {
   std::vector<char> marked_;
   std::vector<char> counted_ = std::vector<char>(marked_.size(), 0);
   std::vector<NodeId> order_;
+  std::vector<std::vector<NodeId>> live_at_, parents_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t epoch_ = 0;
+  std::vector<NodeId> work_;
+  std::vector<char> seen_ = std::vector<char>(marked_.size(), 0);
+  std::vector<NodeId> region_;
+  std::vector<std::uint32_t> key_;
+  std::unordered_map<std::vector<std::uint32_t>, double, KeyHash> table_;
+  long transpositions_ = 0;
+  std::vector<char> reads_ = std::vector<char>(marked_.size(), 0);  // marked and read by a finished pass
   std::vector<double> weight_;
   double remaining_weight_ = 0;
   long remaining_ops_ = 0;

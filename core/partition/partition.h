@@ -31,6 +31,7 @@ struct SearchStats {
   long subdivide_calls = 0;  // top-level Subdivide runs (RDSh 1, RDS 2k + 1)
   long pdt_visits = 0;       // Subdivide calls including the recursive ones
   long nodes_explored = 0;  // optimal search
+  long states_merged = 0;   // optimal search: branches closed because their state was seen before
   double milliseconds = 0;
 };
 
