@@ -31,6 +31,7 @@ struct PartitionOptions {
   std::string algo = "all";  // rdsh, rds, optimal or all
   double budget = 60;        // seconds for the optimal search
   bool trace = false;
+  bool timing = false;       // run times and search statistics (not deterministic)
   std::string emit;          // folder for the per-pass listings
 };
 int run_partition(const CommonOptions& o, const PartitionOptions& p);

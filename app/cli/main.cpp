@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
   part->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   part->add_flag("--trace", po.trace, "print every decision");
+  part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");
   part->add_option("--emit", po.emit, "write each pass's !!ARBfp1.0 listing into this folder");
 
   try {

@@ -179,9 +179,15 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
         x["lower_bound"] = r.lower_bound;
       }
       if (best && best->valid && r.valid) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
-      x["valid_calls"] = r.stats.valid_calls;
-      x["subdivide_calls"] = r.stats.subdivide_calls;
-      x["milliseconds"] = r.stats.milliseconds;
+      if (po.timing) {
+        x["valid_calls"] = r.stats.valid_calls;
+        x["subdivide_calls"] = r.stats.subdivide_calls;
+        if (r.algorithm == "optimal") {
+          x["nodes_explored"] = r.stats.nodes_explored;
+          x["states_merged"] = r.stats.states_merged;
+        }
+        x["milliseconds"] = r.stats.milliseconds;
+      }
       nlohmann::json ps = nlohmann::json::array();
       for (const auto& p : r.passes) ps.push_back(pass_json(p, problem));
       x["pass_list"] = ps;
@@ -204,13 +210,13 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                            std::count(problem.is_op.begin(), problem.is_op.end(), 1), tdag->size(), target->name,
                            limit_text(target->limits.operations), limit_text(target->limits.registers),
                            limit_text(target->limits.textures), limit_text(target->limits.interpolants), model->name);
-  std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10} {:>10}\n", "algorithm", "cost", "passes",
-                           "restores", "fetches", "instr", "recomputed", "ms", "vs optimal");
+  std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",
+                           "restores", "fetches", "instr", "recomputed", "vs optimal", po.timing ? "         ms" : "");
   for (const auto& r : results) {
     std::string eff = best && best->valid && r.valid ? fmt::format("{:+.1f}%", 100.0 * (r.cost - best->cost) / best->cost) : "";
-    std::cout << fmt::format("{:<9} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10.2f} {:>10}\n", r.algorithm, r.cost,
-                             r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed,
-                             r.stats.milliseconds, eff);
+    std::cout << fmt::format("{:<9} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", r.algorithm, r.cost,
+                             r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed, eff,
+                             po.timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
   }
   for (const auto& r : results) {
     if (r.algorithm == "optimal")

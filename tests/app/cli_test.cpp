@@ -108,5 +108,53 @@ TEST(Cli, DiagnosticsShowLocationSourceLineAndCaret) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Cli, PartitionComparesTheThreeAlgorithmsDeterministically) {
+  const std::string args = "partition --target PC5 --cost 15p+5t+i --algo all --format json " + sample("bump_pin");
+  CliRun a = cli(args), b = cli(args);
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_EQ(a.out, b.out);  // byte-identical: no run times unless --timing
+  auto doc = nlohmann::json::parse(a.out);
+  ASSERT_EQ(doc["results"].size(), 3u);
+  const auto& opt = doc["results"][2];
+  EXPECT_EQ(opt["algorithm"], "optimal");
+  EXPECT_TRUE(opt["proven_optimal"].get<bool>());
+  for (const auto& r : doc["results"]) {
+    EXPECT_TRUE(r["valid"].get<bool>()) << r["algorithm"];
+    EXPECT_GE(r["cost"].get<double>(), opt["cost"].get<double>()) << r["algorithm"];
+    EXPECT_FALSE(r.contains("milliseconds"));
+    EXPECT_EQ(r["pass_list"].size(), r["passes"].get<std::size_t>());
+  }
+  auto timed = nlohmann::json::parse(cli(args + " --timing").out);
+  EXPECT_TRUE(timed["results"][2].contains("milliseconds"));
+  EXPECT_TRUE(timed["results"][2].contains("states_merged"));
+
+  CliRun text = cli("partition --target PC5 --algo optimal " + sample("bump_pin"));
+  EXPECT_NE(text.out.find("optimal: proven optimal"), std::string::npos) << text.out;
+}
+
+TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
+  auto dir = std::filesystem::temp_directory_path() / ("passlab_emit_" + std::to_string(::getpid()));
+  CliRun r = cli("partition --target PC1 --algo rds --emit " + dir.string() + " " + sample("bowling_pin"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  int listings = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path());
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, "!!ARBfp1.0") << e.path();
+    ++listings;
+  }
+  EXPECT_GT(listings, 10);  // RBP needs many 6-operation passes
+  std::filesystem::remove_all(dir);
+
+  CliRun bad = cli("partition --target PC99 " + sample("bowling_pin"), true);
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("PC99"), std::string::npos) << bad.out;
+  CliRun cost = cli("partition --cost 15q+t " + sample("bowling_pin"), true);
+  EXPECT_NE(cost.code, 0);
+  EXPECT_FALSE(cost.out.empty());
+}
+
 }  // namespace
 }  // namespace passlab
