@@ -181,6 +181,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       if (best && best->valid && r.valid) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
       if (po.timing) {
         x["valid_calls"] = r.stats.valid_calls;
+        x["valid_generated"] = r.stats.valid_generated;
         x["subdivide_calls"] = r.stats.subdivide_calls;
         if (r.algorithm == "optimal") {
           x["nodes_explored"] = r.stats.nodes_explored;

@@ -28,6 +28,7 @@ struct Pass {
 
 struct SearchStats {
   long valid_calls = 0;
+  long valid_generated = 0;  // VALID answers really generated; the rest were remembered (memo)
   long subdivide_calls = 0;  // top-level Subdivide runs (RDSh 1, RDS 2k + 1)
   long pdt_visits = 0;       // Subdivide calls including the recursive ones
   long nodes_explored = 0;  // optimal search

@@ -56,6 +56,7 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
   part.stats.subdivide_calls = s.runs();
   part.stats.pdt_visits = s.subdivide_calls();
   part.stats.valid_calls = s.valid_calls() + cost_calls;  // approximate: cost evaluation asks VALID per pass
+  part.stats.valid_generated = memo.misses();
   part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return part;
 }

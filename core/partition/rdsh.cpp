@@ -17,6 +17,7 @@ Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& optio
   part.stats.subdivide_calls = s.runs();
   part.stats.pdt_visits = s.subdivide_calls();
   part.stats.valid_calls = s.valid_calls();
+  part.stats.valid_generated = memo.misses();
   part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return part;
 }
