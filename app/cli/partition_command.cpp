@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/pipeline/checks.h"
 #include "backends/fp/codegen.h"
 #include "backends/fp/execute.h"
 #include "core/dag/flatten.h"
@@ -111,18 +112,8 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       so.incumbent = &seed;
       part = partition::optimal(problem, backend, ao, so);
     }
-    std::vector<std::string> problems = partition::validate(problem, backend, part, *model);
-    // Execution check on a few fragments: pass by pass with save/restore equals one pass.
-    ir::EvalContext ctx;
-    ctx.spaces = prog->binding.spaces;
-    for (std::uint64_t seed = 1; seed <= 16 && problems.empty(); ++seed) {
-      ir::FragmentInputs in = ir::random_fragment(seed);
-      fp::ExecutionResult run = fp::run_passes(*tdag, *fdag, part, in, ctx);
-      std::vector<fp::Vec4> whole = fp::evaluate_all(*tdag, *fdag, in, ctx);
-      if (!run.ok) problems.push_back("execution: " + run.error);
-      else if (std::memcmp(run.output.data(), whole[tdag->root].data(), sizeof(fp::Vec4)) != 0)
-        problems.push_back(fmt::format("execution: fragment {} differs from the single-pass result", seed));
-    }
+    std::vector<std::string> problems =
+        pipeline::check_partition(problem, backend, *fdag, part, *model, prog->binding);
     for (const auto& pr : problems) std::cerr << fmt::format("{}: {}: {}\n", o.file, a, pr);
     all_ok = all_ok && problems.empty();
     results.push_back(std::move(part));
@@ -136,15 +127,9 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     for (const auto& r : results) {
       std::filesystem::path dir = std::filesystem::path(po.emit) / r.algorithm;
       std::filesystem::create_directories(dir, ec);
-      fp::ListingContext lc;
-      lc.pass_count = static_cast<int>(r.passes.size());
-      for (std::size_t i = 0; i < r.passes.size(); ++i) lc.saved_by_pass[r.passes[i].root] = static_cast<int>(i);
-      for (const auto& [n, t] : r.texture) lc.saved_texture[n] = t;
-      for (std::size_t i = 0; i < r.passes.size(); ++i) {
-        lc.pass_index = static_cast<int>(i);
-        fp::PassProgram prog_i = fp::generate_pass(*tdag, r.passes[i].root, r.passes[i].members, target->limits,
-                                                   target->restore_uses_interpolant);
-        if (!write_atomic(dir / fmt::format("pass{:02}.fp", i + 1), fp::listing(*tdag, prog_i, lc))) {
+      std::vector<std::string> texts = pipeline::listings(*tdag, r, *target);
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        if (!write_atomic(dir / fmt::format("pass{:02}.fp", i + 1), texts[i])) {
           std::cerr << "passlab-cli: cannot write " << (dir / fmt::format("pass{:02}.fp", i + 1)).string() << '\n';
           return kDiagnostics;
         }

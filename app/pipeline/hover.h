@@ -1,0 +1,21 @@
+// What hovering over a name in the editor shows: the name's declared type and frequency.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app/pipeline/snapshot.h"
+
+namespace passlab::pipeline {
+
+struct HoverInfo {
+  std::string name;
+  std::string type;  // "varying color", "uniform float"
+  std::string kind;  // "shader parameter", "local", "global", "builtin function", ...
+  std::uint32_t offset = 0, length = 0;
+};
+
+// The innermost name or call at byte `offset` of the main file, if the last compile typed it.
+std::optional<HoverInfo> hover_at(const Snapshot& s, std::uint32_t offset);
+
+}  // namespace passlab::pipeline

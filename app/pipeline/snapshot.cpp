@@ -1,0 +1,142 @@
+// Builds compile snapshots for the Studio: the same stages, in the same order, as passlab-cli.
+#include "app/pipeline/snapshot.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "app/pipeline/checks.h"
+#include "core/dag/flatten.h"
+
+namespace passlab::pipeline {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+
+std::vector<Message> flatten_messages(const driver::Program& prog, const std::string& main_path) {
+  std::vector<Message> out;
+  for (const auto& d : prog.diagnostics.items()) {
+    Message m;
+    m.severity = d.severity;
+    m.code = d.code;
+    m.message = d.message;
+    m.text = lang::format_text(d, *prog.sources);
+    if (d.span.valid()) {
+      const lang::SourceFile& f = prog.sources->file(d.span.file);
+      m.file = f.path;
+      m.line = d.span.line;
+      m.col = d.span.col;
+      m.offset = d.span.offset;
+      m.length = d.span.length;
+      m.in_main_file = f.path == main_path;
+    } else {
+      m.in_main_file = false;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+const AlgorithmRun* Snapshot::run(const std::string& algorithm) const {
+  for (const auto& r : runs)
+    if (r.algorithm == algorithm) return &r;
+  return nullptr;
+}
+
+std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atomic<bool>* cancel) {
+  auto s = std::make_shared<Snapshot>();
+  s->request = request;
+  auto t0 = std::chrono::steady_clock::now();
+  driver::ProgramOptions popt;
+  popt.include_paths = request.include_paths;
+  popt.lights_path = request.lights_path;
+  std::shared_ptr<driver::Program> prog = driver::compile_source(request.path, request.text, popt);
+  if (!cancelled(cancel) && prog->ok() && prog->module)
+    s->fragment_dag = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
+  s->program = prog;
+  s->messages = flatten_messages(*prog, request.path);
+  s->errors = prog->diagnostics.error_count();
+  s->warnings = prog->diagnostics.warning_count();
+  if (cancelled(cancel)) {
+    s->cancelled = true;
+    return s;
+  }
+  if (s->fragment_dag) {
+    std::string error;
+    s->target_dag = fp::select(*s->fragment_dag, &error);
+    if (!s->target_dag) s->stage_error = "the fp target cannot run this shader: " + error;
+  }
+  s->compile_ms = ms_since(t0);
+  if (!s->target_dag || cancelled(cancel)) {
+    s->cancelled = cancelled(cancel);
+    return s;
+  }
+
+  t0 = std::chrono::steady_clock::now();
+  s->problem = fp::make_problem(*s->target_dag);
+  s->dominators = dag::dominators(s->problem.graph);
+  s->multiply_referenced = dag::multiply_referenced(s->problem.graph, s->problem.is_op);
+  s->pdt = dag::partial_dominator_tree(s->problem.graph, s->dominators, s->multiply_referenced);
+  for (const char* algorithm : {"rdsh", "rds"}) {
+    if (cancelled(cancel)) {
+      s->cancelled = true;
+      return s;
+    }
+    s->runs.push_back(run_algorithm(*s, algorithm));
+  }
+  s->partition_ms = ms_since(t0);
+  return s;
+}
+
+AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, const partition::OptimalOptions& search) {
+  AlgorithmRun run;
+  run.algorithm = algorithm;
+  if (!s.target_dag) return run;
+  const fp::TargetDag& t = *s.target_dag;
+  fp::FpBackend backend(t, s.request.target);
+  partition::TraceLog trace;
+  partition::AlgorithmOptions ao;
+  ao.model = s.request.model;
+  ao.trace = s.request.trace && algorithm != "optimal" ? &trace : nullptr;
+  if (algorithm == "rdsh") {
+    run.partition = partition::rdsh(s.problem, backend, ao);
+  } else if (algorithm == "rds") {
+    run.partition = partition::rds(s.problem, backend, ao);
+  } else {
+    partition::OptimalOptions so = search;
+    partition::Partition seed;
+    seed.cost = std::numeric_limits<double>::infinity();
+    for (const auto& r : s.runs)
+      if (r.partition.valid && r.partition.cost < seed.cost) seed = r.partition;
+    if (std::isfinite(seed.cost)) so.incumbent = &seed;
+    run.partition = partition::optimal(s.problem, backend, ao, so);
+  }
+  run.trace = std::move(trace.events);
+  run.problems = check_partition(s.problem, backend, *s.fragment_dag, run.partition, s.request.model, s.program->binding);
+  run.listings = listings(t, run.partition, s.request.target, &run.listing_nodes);
+  return run;
+}
+
+std::vector<fp::TNodeId> nodes_on_line(const Snapshot& s, std::uint32_t line) {
+  std::vector<fp::TNodeId> out;
+  if (!s.target_dag || !s.program) return out;
+  for (const auto& n : s.target_dag->nodes)
+    for (const auto& sp : n.spans)
+      if (sp.valid() && sp.line == line && s.program->sources->file(sp.file).path == s.request.path) {
+        out.push_back(n.id);
+        break;
+      }
+  return out;
+}
+
+}  // namespace passlab::pipeline

@@ -1,0 +1,85 @@
+// A compile snapshot: everything the Studio shows for one version of a shader, built off the UI
+// thread in one immutable value (front end, DAGs, dominators, partitions, listings, traces).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/fp/codegen.h"
+#include "backends/fp/target_dag.h"
+#include "core/dag/dominators.h"
+#include "core/dag/fragment_dag.h"
+#include "core/driver/program.h"
+#include "core/partition/algorithms.h"
+
+namespace passlab::pipeline {
+
+struct Request {
+  std::string path;  // the shader's file name: diagnostics, includes and the default light setup
+  std::string text;  // the editor's contents
+  std::string lights_path;  // "" : the light setup next to the shader, else the default lights
+  std::vector<std::string> include_paths;
+  partition::TargetDesc target;
+  partition::CostModel model;
+  bool trace = true;  // record the partitioning traces
+};
+
+// One diagnostic of the main file, flattened for lists, squiggles and margins.
+struct Message {
+  lang::Severity severity = lang::Severity::Error;
+  std::string code, message, file;
+  std::uint32_t line = 0, col = 0, offset = 0, length = 0;  // 1-based line and column
+  bool in_main_file = true;
+  std::string text;  // the full formatted diagnostic (source line, caret, notes)
+};
+
+// A partitioning result with what the panels draw from it.
+struct AlgorithmRun {
+  std::string algorithm;  // "rdsh", "rds", "optimal"
+  partition::Partition partition;
+  std::vector<partition::TraceEvent> trace;
+  std::vector<std::string> listings;  // one `!!ARBfp1.0` listing per pass
+  std::vector<std::vector<std::uint32_t>> listing_nodes;  // per pass and listing line: the node (or kNoNode)
+  std::vector<std::string> problems;  // the independent validator's and the execution check's findings
+};
+
+struct Snapshot {
+  std::uint64_t generation = 0;
+  Request request;
+  std::shared_ptr<const driver::Program> program;
+  std::vector<Message> messages;
+  std::size_t errors = 0, warnings = 0;
+  std::string stage_error;  // a later stage that could not run (the fp ISA cannot express the shader)
+  std::optional<dag::FragmentDag> fragment_dag;
+  std::optional<fp::TargetDag> target_dag;
+  partition::Problem problem;
+  dag::DominatorTree dominators;
+  dag::PartialDominatorTree pdt;
+  std::vector<char> multiply_referenced;
+  std::vector<AlgorithmRun> runs;  // rdsh, rds
+  double compile_ms = 0, partition_ms = 0;
+  bool cancelled = false;
+
+  bool has_dag() const { return target_dag.has_value(); }
+  const AlgorithmRun* run(const std::string& algorithm) const;
+};
+
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+// Builds a snapshot: compile, flatten, select, dominators, RDSh and RDS with traces, validation,
+// listings. Never throws for bad input (diagnostics go to `messages`). When `cancel` becomes true
+// the build stops between stages and returns a snapshot with `cancelled` set.
+std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atomic<bool>* cancel = nullptr);
+
+// Runs one algorithm on a snapshot's DAG ("rdsh", "rds" or "optimal"); the optimal search starts
+// from the better of the snapshot's RDSh and RDS partitions and honours `search`'s budget,
+// progress and cancel.
+AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, const partition::OptimalOptions& search = {});
+
+// The nodes of the target DAG that come from the main file's line `line` (1-based).
+std::vector<fp::TNodeId> nodes_on_line(const Snapshot& s, std::uint32_t line);
+
+}  // namespace passlab::pipeline

@@ -1,0 +1,138 @@
+// The compile service: QThreadPool jobs, a generation counter to drop stale results, and a small
+// cache of Graphviz layouts so an edit that keeps the graph keeps its picture.
+#include "app/studio/compile_service.h"
+
+#include <chrono>
+#include <map>
+
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThreadPool>
+
+namespace passlab::studio {
+
+struct CompileService::LayoutCache {
+  std::mutex mutex;
+  std::map<std::uint64_t, std::shared_ptr<const views::Layout>> layouts;  // by request key
+  std::vector<std::uint64_t> order;                                       // oldest first
+  std::shared_ptr<const views::Layout> get(const views::LayoutRequest& r) {
+    const std::uint64_t key = views::layout_key(r);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = layouts.find(key);
+      if (it != layouts.end()) return it->second;
+    }
+    auto layout = std::make_shared<const views::Layout>(views::layout_graph(r));
+    std::lock_guard<std::mutex> lock(mutex);
+    layouts[key] = layout;
+    order.push_back(key);
+    if (order.size() > 24) {
+      layouts.erase(order.front());
+      order.erase(order.begin());
+    }
+    return layout;
+  }
+};
+
+CompileService::CompileService(QObject* parent) : QObject(parent), cache_(std::make_shared<LayoutCache>()) {
+  qRegisterMetaType<ResultPtr>();
+  timer_.setSingleShot(true);
+  timer_.setInterval(60);
+  connect(&timer_, &QTimer::timeout, this, [this] { start(); });
+}
+
+CompileService::~CompileService() {
+  if (cancel_) cancel_->store(true);
+  if (optimal_cancel_) optimal_cancel_->store(true);
+  QThreadPool::globalInstance()->waitForDone();
+}
+
+void CompileService::set_request(const pipeline::Request& base) {
+  base_ = base;
+  text_ = QString::fromStdString(base.text);
+}
+
+void CompileService::text_changed(const QString& text) {
+  text_ = text;
+  if (!manual_) timer_.start();
+}
+
+void CompileService::compile_now() {
+  timer_.stop();
+  start();
+}
+
+void CompileService::start() {
+  if (cancel_) cancel_->store(true);  // the previous run's result would be stale
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  const std::uint64_t generation = ++generation_;
+  pipeline::Request request = base_;
+  request.text = text_.toStdString();
+  auto cancel = cancel_;
+  auto cache = cache_;
+  QPointer<CompileService> self(this);
+  ++running_;
+  emit compile_started(generation);
+  QThreadPool::globalInstance()->start([self, request, cancel, cache, generation] {
+    auto snapshot = pipeline::build_snapshot(request, cancel.get());
+    snapshot->generation = generation;
+    auto result = std::make_shared<StudioResult>();
+    if (!snapshot->cancelled && snapshot->has_dag()) {
+      auto t0 = std::chrono::steady_clock::now();
+      const views::GraphKind kinds[3] = {views::GraphKind::Dag, views::GraphKind::Dominators,
+                                         views::GraphKind::PartialDominators};
+      for (int i = 0; i < 3 && !cancel->load(); ++i) {
+        auto g = std::make_shared<const views::DrawGraph>(views::make_draw_graph(*snapshot, kinds[i]));
+        result->layouts[i] = cache->get(g->layout_request());
+        result->graphs[i] = std::move(g);
+      }
+      result->layout_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    result->snapshot = std::move(snapshot);
+    const bool stale = cancel->load();
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, result, stale] {
+          if (!self) return;
+          --self->running_;
+          if (!stale && result->snapshot->generation == self->generation_) emit self->compiled(result);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void CompileService::run_optimal(pipeline::SnapshotPtr snapshot, double budget_seconds) {
+  cancel_optimal();
+  if (!snapshot || !snapshot->has_dag()) return;
+  optimal_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = optimal_cancel_;
+  QPointer<CompileService> self(this);
+  QThreadPool::globalInstance()->start([self, snapshot, budget_seconds, cancel] {
+    partition::OptimalOptions so;
+    so.budget_seconds = budget_seconds;
+    so.cancel = cancel.get();
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+    so.progress = [self, last](double fraction, double best, double bound) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - *last < std::chrono::milliseconds(100)) return;  // at most ten updates a second
+      *last = now;
+      QMetaObject::invokeMethod(
+          QCoreApplication::instance(), [self, fraction, best, bound] { if (self) emit self->optimal_progress(fraction, best, bound); },
+          Qt::QueuedConnection);
+    };
+    auto run = std::make_shared<const pipeline::AlgorithmRun>(pipeline::run_algorithm(*snapshot, "optimal", so));
+    const bool cancelled = cancel->load();
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, snapshot, run, cancelled] {
+          if (self) emit self->optimal_finished(snapshot, run, cancelled);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void CompileService::cancel_optimal() {
+  if (optimal_cancel_) optimal_cancel_->store(true);
+}
+
+}  // namespace passlab::studio

@@ -1,0 +1,74 @@
+// The compile service: runs the pipeline off the UI thread after each edit (debounced, or on
+// demand in manual mode), cancels stale runs and publishes immutable results.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include <QObject>
+#include <QTimer>
+
+#include "app/pipeline/snapshot.h"
+#include "views/draw_graph.h"
+
+namespace passlab::studio {
+
+// A snapshot with its graphs laid out: what every panel draws.
+struct StudioResult {
+  pipeline::SnapshotPtr snapshot;
+  std::shared_ptr<const views::DrawGraph> graphs[3];  // DAG, dominator tree, PDT
+  std::shared_ptr<const views::Layout> layouts[3];
+  double layout_ms = 0;
+};
+using ResultPtr = std::shared_ptr<const StudioResult>;
+
+class CompileService : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit CompileService(QObject* parent = nullptr);
+  ~CompileService() override;
+
+  // What to compile besides the text: file name, lights, target and cost model.
+  void set_request(const pipeline::Request& base);
+  const pipeline::Request& request() const { return base_; }
+  // The editor's text changed: compile after the debounce delay (unless in manual mode).
+  void text_changed(const QString& text);
+  void compile_now();
+  void set_delay(int ms) { timer_.setInterval(ms); }
+  int delay() const { return timer_.interval(); }
+  void set_manual(bool manual) { manual_ = manual; }
+  bool manual() const { return manual_; }
+  bool busy() const { return running_ > 0 || timer_.isActive(); }
+  std::uint64_t generation() const { return generation_; }
+
+  // The optimal search on the latest snapshot, with progress; one at a time.
+  void run_optimal(pipeline::SnapshotPtr snapshot, double budget_seconds);
+  void cancel_optimal();
+
+ signals:
+  void compile_started(quint64 generation);
+  void compiled(passlab::studio::ResultPtr result);
+  void optimal_progress(double fraction, double best, double bound);
+  void optimal_finished(pipeline::SnapshotPtr snapshot, std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled);
+
+ private:
+  void start();
+
+  pipeline::Request base_;
+  QString text_;
+  QTimer timer_;
+  bool manual_ = false;
+  std::uint64_t generation_ = 0;
+  int running_ = 0;
+  std::shared_ptr<std::atomic<bool>> cancel_;          // of the newest compile
+  std::shared_ptr<std::atomic<bool>> optimal_cancel_;  // of the running optimal search
+  struct LayoutCache;
+  std::shared_ptr<LayoutCache> cache_;
+};
+
+}  // namespace passlab::studio
+
+Q_DECLARE_METATYPE(passlab::studio::ResultPtr)

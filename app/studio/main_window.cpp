@@ -1,0 +1,609 @@
+// The Studio's main window.
+#include "app/studio/main_window.h"
+
+#include <unistd.h>
+
+#include <csignal>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "app/pipeline/hover.h"
+#include "editors/find_bar.h"
+#include "editors/shader_editor.h"
+#include "views/compare_panel.h"
+#include "views/diagnostics_panel.h"
+#include "views/graph_view.h"
+#include "views/passes_panel.h"
+#include "views/trace_player.h"
+
+namespace passlab::studio {
+
+namespace {
+
+QString samples_dir() {
+  QByteArray env = qgetenv("PASSLAB_SAMPLES");
+  if (!env.isEmpty()) return QString::fromLocal8Bit(env);
+  return QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders");
+}
+
+std::unique_ptr<QSettings> open_settings(const StudioOptions& o) {
+  if (!o.settings_file.isEmpty()) return std::make_unique<QSettings>(o.settings_file, QSettings::IniFormat);
+  return std::make_unique<QSettings>();
+}
+
+void apply_palette(bool dark) {
+  QApplication::setStyle(QStyleFactory::create("Fusion"));
+  QPalette p;
+  if (dark) {
+    p.setColor(QPalette::Window, QColor(45, 47, 52));
+    p.setColor(QPalette::WindowText, QColor(225, 228, 232));
+    p.setColor(QPalette::Base, QColor(32, 34, 38));
+    p.setColor(QPalette::AlternateBase, QColor(45, 47, 52));
+    p.setColor(QPalette::Text, QColor(225, 228, 232));
+    p.setColor(QPalette::Button, QColor(55, 58, 64));
+    p.setColor(QPalette::ButtonText, QColor(225, 228, 232));
+    p.setColor(QPalette::Highlight, QColor(50, 110, 200));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(55, 58, 64));
+    p.setColor(QPalette::ToolTipText, QColor(225, 228, 232));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(130, 130, 130));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(130, 130, 130));
+  } else {
+    p = QApplication::style()->standardPalette();
+  }
+  QApplication::setPalette(p);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent), options_(options) {
+  setObjectName("PasslabStudio");
+  setAcceptDrops(true);
+  setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+  service_ = new CompileService(this);
+  editor_ = new editors::ShaderEditor(this);
+  find_ = new editors::FindBar(editor_, this);
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(editor_, 1);
+  layout->addWidget(find_);
+  setCentralWidget(central);
+  status_ = new QLabel(this);
+  statusBar()->addWidget(status_, 1);
+  watcher_ = new QFileSystemWatcher(this);
+  autosave_timer_ = new QTimer(this);
+  autosave_timer_->setInterval(3000);
+  connect(autosave_timer_, &QTimer::timeout, this, [this] { write_autosave(); });
+  autosave_timer_->start();
+
+  build_docks();
+  build_menus();
+
+  connect(editor_, &QsciScintilla::textChanged, this, [this] {
+    if (loading_) return;
+    set_stale(true);
+    service_->text_changed(editor_->text());
+  });
+  connect(editor_, &QsciScintilla::modificationChanged, this, [this] { update_title(); });
+  connect(editor_, &editors::ShaderEditor::cursor_line_changed, this, [this](int line) { on_cursor_line(line); });
+  connect(editor_, &editors::ShaderEditor::hover_requested, this, [this](int pos, const QPoint& g) { on_hover(pos, g); });
+  connect(service_, &CompileService::compile_started, this, [this] { status_->setText(tr("Compiling…")); });
+  connect(service_, &CompileService::compiled, this, [this](ResultPtr r) { show_result(std::move(r)); });
+  connect(service_, &CompileService::optimal_progress, compare_, &views::ComparePanel::optimal_progress);
+  connect(service_, &CompileService::optimal_finished, this,
+          [this](pipeline::SnapshotPtr s, std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled) {
+            if (!result_ || s != result_->snapshot) return;  // a search of an older version
+            compare_->optimal_finished(run, cancelled);
+            passes_->set_extra_run(run);
+            if (passes_->algorithm() == "optimal") graphs_[0]->set_run(passes_->current_run());
+          });
+  connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
+    if (ignore_watch_ || path != path_) return;
+    QTimer::singleShot(200, this, [this, path] {
+      if (!QFileInfo::exists(path)) {
+        status_->setText(tr("%1 was deleted or moved on disk; saving writes it again").arg(QFileInfo(path).fileName()));
+        return;
+      }
+      watcher_->addPath(path);
+      auto answer = QMessageBox::question(this, tr("File changed on disk"),
+                                          tr("%1 was changed by another program.%2\nReload it?")
+                                              .arg(QFileInfo(path).fileName(),
+                                                   editor_->isModified() ? tr(" Your unsaved changes would be lost.") : QString()));
+      if (answer == QMessageBox::Yes) open_file(path);
+    });
+  });
+
+  auto settings = open_settings(options_);
+  set_dark(settings->value("theme/dark", false).toBool());
+  service_->set_delay(settings->value("compile/delay_ms", 60).toInt());
+  const QString target = settings->value("partition/target", "PC5").toString();
+  const QString cost = settings->value("partition/cost", "15p+5t+i").toString();
+  target_box_->setCurrentText(target);
+  cost_box_->setCurrentText(cost);
+  resize(1500, 920);
+  // The default arrangement: the graphs large on the right, passes and compare below them.
+  resizeDocks({static_cast<QDockWidget*>(dock_widget("dock-graphs"))}, {780}, Qt::Horizontal);
+  resizeDocks({static_cast<QDockWidget*>(dock_widget("dock-graphs")), static_cast<QDockWidget*>(dock_widget("dock-passes"))},
+              {540, 360}, Qt::Vertical);
+  resizeDocks({static_cast<QDockWidget*>(dock_widget("dock-diagnostics"))}, {190}, Qt::Vertical);
+  default_state_ = saveState();
+  restoreGeometry(settings->value("window/geometry").toByteArray());
+  restoreState(settings->value("window/state").toByteArray());
+  rebuild_recent_menu();
+  update_title();
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::dock_widget(const QString& name) const { return findChild<QDockWidget*>(name); }
+
+void MainWindow::build_docks() {
+  auto dock = [&](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    return d;
+  };
+  graph_tabs_ = new QTabWidget(this);
+  const char* names[3] = {"DAG", "Dominator tree", "Partial dominator tree"};
+  const views::GraphKind kinds[3] = {views::GraphKind::Dag, views::GraphKind::Dominators,
+                                     views::GraphKind::PartialDominators};
+  for (int i = 0; i < 3; ++i) {
+    graphs_[i] = new views::GraphView(kinds[i], this);
+    graph_tabs_->addTab(graphs_[i], tr(names[i]));
+    connect(graphs_[i], &views::GraphView::nodes_selected, this,
+            [this, i](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, graphs_[i]); });
+  }
+  passes_ = new views::PassesPanel(this);
+  compare_ = new views::ComparePanel(this);
+  diagnostics_ = new views::DiagnosticsPanel(this);
+  trace_ = new views::TracePlayer(this);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+  auto* g = dock(tr("Graphs"), "dock-graphs", graph_tabs_, Qt::RightDockWidgetArea);
+  auto* p = dock(tr("Passes"), "dock-passes", passes_, Qt::RightDockWidgetArea);
+  auto* c = dock(tr("Compare"), "dock-compare", compare_, Qt::RightDockWidgetArea);
+  auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
+  auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
+  splitDockWidget(g, p, Qt::Vertical);
+  tabifyDockWidget(p, c);
+  tabifyDockWidget(d, t);
+  p->raise();
+  d->raise();
+  connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
+    for (auto* gv : graphs_) gv->set_run(passes_->current_run());
+  });
+  connect(passes_, &views::PassesPanel::pass_selected, this,
+          [this](const std::vector<std::uint32_t>& members) { on_nodes_selected(members, passes_); });
+  connect(diagnostics_, &views::DiagnosticsPanel::jump, this, [this](const QString& file, int line, int col) {
+    if (line > 0 && (file.isEmpty() || QFileInfo(file).fileName() == QFileInfo(path_).fileName())) editor_->go_to(line, col);
+  });
+  connect(compare_, &views::ComparePanel::optimal_requested, this, [this](double budget) {
+    if (!result_) return;
+    compare_->optimal_started();
+    service_->run_optimal(result_->snapshot, budget);
+  });
+  connect(compare_, &views::ComparePanel::optimal_cancel_requested, service_, &CompileService::cancel_optimal);
+  connect(trace_, &views::TracePlayer::frame_changed, this, [this](const views::TraceFrame& f) {
+    if (f.nodes.empty() && f.region.empty()) graphs_[0]->clear_focus();
+    else graphs_[0]->set_focus(f.nodes, f.region, f.marked, f.ok);
+  });
+}
+
+void MainWindow::build_menus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* open = file->addAction(tr("&Open…"), this, [this] {
+    if (!maybe_save()) return;
+    QString p = QFileDialog::getOpenFileName(this, tr("Open shader"), QFileInfo(path_).absolutePath(),
+                                             tr("Shaders (*.sl *.glsl);;All files (*)"));
+    if (!p.isEmpty()) open_file(p);
+  });
+  open->setShortcut(QKeySequence::Open);
+  auto* samples = file->addMenu(tr("Open &Sample"));
+  for (const QFileInfo& fi : QDir(samples_dir()).entryInfoList({"*.sl"}, QDir::Files, QDir::Name))
+    samples->addAction(fi.completeBaseName(), this, [this, p = fi.absoluteFilePath()] {
+      if (maybe_save()) open_file(p);
+    });
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  file->addAction(tr("&Save"), this, [this] { save(); })->setShortcut(QKeySequence::Save);
+  file->addAction(tr("Save &As…"), this, [this] {
+    QString p = QFileDialog::getSaveFileName(this, tr("Save shader as"), path_, tr("Shaders (*.sl *.glsl)"));
+    if (!p.isEmpty()) save_as(p);
+  })->setShortcut(QKeySequence::SaveAs);
+  file->addAction(tr("&Export Graph…"), this, [this] {
+    auto* gv = static_cast<views::GraphView*>(graph_tabs_->currentWidget());
+    QString p = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)"));
+    QString error;
+    if (!p.isEmpty() && !gv->export_file(p, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  })->setShortcut(QKeySequence(tr("Ctrl+E")));
+  file->addSeparator();
+  file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(tr("&Undo"), editor_, &QsciScintilla::undo)->setShortcut(QKeySequence::Undo);
+  edit->addAction(tr("&Redo"), editor_, &QsciScintilla::redo)->setShortcut(QKeySequence::Redo);
+  edit->addSeparator();
+  edit->addAction(tr("&Find…"), this, [this] { find_->open(false); })->setShortcut(QKeySequence::Find);
+  edit->addAction(tr("&Replace…"), this, [this] { find_->open(true); })->setShortcut(QKeySequence(tr("Ctrl+H")));
+  edit->addAction(tr("Find &Next"), this, [this] { find_->find(true); })->setShortcut(QKeySequence::FindNext);
+  edit->addAction(tr("Find &Previous"), this, [this] { find_->find(false); })->setShortcut(QKeySequence::FindPrevious);
+
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (auto* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("&Fit Graph"), this, [this] { static_cast<views::GraphView*>(graph_tabs_->currentWidget())->fit(); })
+      ->setShortcut(QKeySequence(tr("Ctrl+0")));
+  auto* theme = view->addAction(tr("&Dark Theme"), this, [this](bool on) { set_dark(on); });
+  theme->setCheckable(true);
+  theme->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+  connect(this, &MainWindow::panels_updated, theme, [this, theme] { theme->setChecked(dark_); });
+  view->addAction(tr("&Reset Layout"), this, [this] { reset_layout(); });
+
+  auto* build = menuBar()->addMenu(tr("&Build"));
+  build->addAction(tr("&Compile Now"), service_, &CompileService::compile_now)->setShortcut(QKeySequence(tr("F5")));
+  auto* manual = build->addAction(tr("&Manual Mode (compile only on F5)"), this, [this](bool on) { service_->set_manual(on); });
+  manual->setCheckable(true);
+  build->addAction(tr("Run &Optimal Search"), this, [this] {
+    if (result_) {
+      compare_->optimal_started();
+      service_->run_optimal(result_->snapshot, compare_->budget_seconds());
+    }
+  })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+  build->addAction(tr("Ca&ncel Optimal Search"), service_, &CompileService::cancel_optimal);
+
+  auto* trace = menuBar()->addMenu(tr("&Trace"));
+  trace->addAction(tr("Step &Back"), this, [this] { trace_->step(-1); })->setShortcut(QKeySequence(tr("F7")));
+  trace->addAction(tr("Step &Forward"), this, [this] { trace_->step(1); })->setShortcut(QKeySequence(tr("F8")));
+  trace->addAction(tr("&Play / Pause"), this, [this] { trace_->play(!trace_->playing()); })->setShortcut(QKeySequence(tr("F9")));
+
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Passlab"), this, [this] {
+    QMessageBox::about(this, tr("About Passlab"),
+                       tr("<b>Passlab Studio</b><p>Shader compilation under hardware limits: RDSh, RDS and an exact "
+                          "optimal search over the passes of a fragment shader.</p>"));
+  });
+
+  auto* bar = addToolBar(tr("Main"));
+  bar->setObjectName("toolbar-main");
+  bar->addAction(open);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Target "), this));
+  target_box_ = new QComboBox(this);
+  for (const auto& t : partition::preset_targets()) target_box_->addItem(QString::fromStdString(t));
+  target_box_->setToolTip(tr("Resource limits of one pass"));
+  bar->addWidget(target_box_);
+  bar->addWidget(new QLabel(tr(" Cost "), this));
+  cost_box_ = new QComboBox(this);
+  cost_box_->setEditable(true);
+  for (const auto& m : partition::paper_cost_models()) cost_box_->addItem(QString::fromStdString(m.name));
+  cost_box_->setToolTip(tr("Cost model: a·passes + b·texture fetches + c·other instructions (editable, e.g. 10p+4t+i)"));
+  bar->addWidget(cost_box_);
+  connect(target_box_, &QComboBox::currentTextChanged, this, [this] { request_changed(); });
+  connect(cost_box_, &QComboBox::currentTextChanged, this, [this] { request_changed(); });
+  bar->addSeparator();
+  bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
+}
+
+void MainWindow::request_changed() {
+  std::string error;
+  pipeline::Request r = service_->request();
+  auto target = partition::load_target(target_box_->currentText().toStdString(), &error);
+  auto model = partition::parse_cost_model(cost_box_->currentText().toStdString(), &error);
+  if (!target || !model) {
+    status_->setText(tr("Not applied: %1").arg(QString::fromStdString(error)));
+    return;
+  }
+  r.target = *target;
+  r.model = *model;
+  r.text = editor_->text_utf8();
+  service_->set_request(r);
+  auto settings = open_settings(options_);
+  settings->setValue("partition/target", target_box_->currentText());
+  settings->setValue("partition/cost", cost_box_->currentText());
+  if (!path_.isEmpty()) {
+    set_stale(true);
+    service_->compile_now();
+  }
+}
+
+bool MainWindow::open_file(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    QMessageBox::warning(this, tr("Cannot open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
+    return false;
+  }
+  const QByteArray bytes = f.readAll();
+  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  path_ = QFileInfo(path).absoluteFilePath();
+  watcher_->addPath(path_);
+  loading_ = true;
+  editor_->set_grammar(path.endsWith(".glsl") ? editors::Grammar::Glsl : editors::Grammar::Rsl);
+  editor_->setText(QString::fromUtf8(bytes));
+  editor_->setModified(false);
+  editor_->SendScintilla(QsciScintillaBase::SCI_EMPTYUNDOBUFFER);
+  loading_ = false;
+  pipeline::Request r = service_->request();
+  r.path = path_.toStdString();
+  r.text = bytes.toStdString();
+  service_->set_request(r);
+  request_changed();
+  add_recent(path_);
+  update_title();
+  return true;
+}
+
+bool MainWindow::save() {
+  if (path_.isEmpty()) {
+    QString p = QFileDialog::getSaveFileName(this, tr("Save shader"), QString(), tr("Shaders (*.sl *.glsl)"));
+    return !p.isEmpty() && save_as(p);
+  }
+  return save_as(path_);
+}
+
+bool MainWindow::save_as(const QString& path) {
+  // QSaveFile writes a temporary beside the file and renames it: a crash never leaves half a file.
+  QSaveFile f(path);
+  ignore_watch_ = true;
+  const bool ok = f.open(QIODevice::WriteOnly) && f.write(editor_->text().toUtf8()) >= 0 && f.commit();
+  QTimer::singleShot(300, this, [this] { ignore_watch_ = false; });
+  if (!ok) {
+    QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1: %2").arg(path, f.errorString()));
+    return false;
+  }
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  if (abs != path_) {
+    if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+    path_ = abs;
+    pipeline::Request r = service_->request();
+    r.path = path_.toStdString();
+    service_->set_request(r);
+    add_recent(path_);
+  }
+  watcher_->addPath(path_);
+  editor_->setModified(false);
+  QFile::remove(autosave_path());
+  QFile::remove(autosave_path() + ".json");
+  update_title();
+  status_->setText(tr("Saved %1").arg(QFileInfo(path_).fileName()));
+  return true;
+}
+
+void MainWindow::set_target(const QString& name) { target_box_->setCurrentText(name); }
+void MainWindow::set_cost_model(const QString& spec) { cost_box_->setCurrentText(spec); }
+
+void MainWindow::set_dark(bool dark) {
+  dark_ = dark;
+  apply_palette(dark);
+  editor_->set_dark(dark);
+  open_settings(options_)->setValue("theme/dark", dark);
+  if (result_) show_result(result_);
+}
+
+void MainWindow::reset_layout() { restoreState(default_state_); }
+
+void MainWindow::set_stale(bool stale) {
+  for (auto* g : graphs_) g->set_stale(stale);
+  passes_->set_stale(stale);
+  compare_->set_stale(stale);
+}
+
+void MainWindow::show_result(ResultPtr result) {
+  const auto& s = *result->snapshot;
+  editor_->set_diagnostics(s.messages);
+  diagnostics_->show_snapshot(s);
+  const bool usable = s.has_dag();
+  // A version with errors keeps the last good picture, marked stale.
+  if (usable || !result_) {
+    result_ = result;
+    for (int i = 0; i < 3; ++i) graphs_[i]->show_graph(result->graphs[i], result->layouts[i], result->snapshot);
+    passes_->show_snapshot(result->snapshot);
+    for (auto* g : graphs_) g->set_run(passes_->current_run());
+    compare_->show_snapshot(result->snapshot, result->graphs[0], result->layouts[0]);
+    trace_->show_snapshot(result->snapshot);
+  }
+  set_stale(!usable || service_->busy());
+  QString text;
+  if (s.errors > 0) text = tr("%n error(s); showing the last good result", nullptr, static_cast<int>(s.errors));
+  else if (!s.stage_error.empty()) text = QString::fromStdString(s.stage_error);
+  else
+    text = tr("Compiled in %1 ms, partitioned in %2 ms, laid out in %3 ms · %4 instructions")
+               .arg(s.compile_ms, 0, 'f', 1)
+               .arg(s.partition_ms, 0, 'f', 1)
+               .arg(result->layout_ms, 0, 'f', 1)
+               .arg(std::count(s.problem.is_op.begin(), s.problem.is_op.end(), 1));
+  status_->setText(text);
+  emit panels_updated(s.generation);
+}
+
+void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from) {
+  selection_ = ids;
+  for (auto* g : graphs_)
+    if (g != from) g->select_nodes(ids);
+  if (from != passes_) passes_->select_nodes(ids);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  if (result_ && result_->snapshot->target_dag) {
+    const auto& s = *result_->snapshot;
+    for (auto id : ids) {
+      if (id >= s.target_dag->size()) continue;
+      for (const auto& sp : s.target_dag->node(id).spans)
+        if (sp.valid() && s.program->sources->file(sp.file).path == s.request.path) spans.emplace_back(sp.offset, sp.length);
+    }
+  }
+  editor_->set_span_highlights(spans);
+  if (!spans.empty() && from != editor_) {
+    int line = 0, index = 0;
+    editor_->lineIndexFromPosition(static_cast<int>(spans.front().first), &line, &index);
+    editor_->ensureLineVisible(line);
+  }
+}
+
+void MainWindow::on_cursor_line(int line) {
+  if (!result_) return;
+  auto ids = pipeline::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line));
+  selection_ = ids;
+  for (auto* g : graphs_) g->select_nodes(ids);
+  passes_->select_nodes(ids);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> none;
+  editor_->set_span_highlights(none);
+}
+
+void MainWindow::on_hover(int position, const QPoint& global) {
+  QString text;
+  for (const auto& m : result_ ? result_->snapshot->messages : std::vector<pipeline::Message>{})
+    if (m.in_main_file && position >= static_cast<int>(m.offset) && position <= static_cast<int>(m.offset + m.length))
+      text += QString("%1: %2\n").arg(lang::to_string(m.severity), QString::fromStdString(m.message));
+  if (result_)
+    if (auto h = pipeline::hover_at(*result_->snapshot, static_cast<std::uint32_t>(position)))
+      text += QString("<b>%1</b>: %2 (%3)").arg(QString::fromStdString(h->name), QString::fromStdString(h->type),
+                                                QString::fromStdString(h->kind));
+  if (!text.isEmpty()) QToolTip::showText(global, text.trimmed().replace("\n", "<br>"), editor_);
+}
+
+void MainWindow::update_title() {
+  const QString name = path_.isEmpty() ? tr("untitled") : QFileInfo(path_).fileName();
+  setWindowTitle(QString("%1%2 — Passlab Studio").arg(name, editor_->isModified() ? "*" : ""));
+}
+
+bool MainWindow::maybe_save() {
+  if (!editor_->isModified()) return true;
+  auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(QFileInfo(path_).fileName()),
+                                      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::add_recent(const QString& path) {
+  auto settings = open_settings(options_);
+  QStringList recent = settings->value("files/recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 10) recent.removeLast();
+  settings->setValue("files/recent", recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  auto settings = open_settings(options_);
+  for (const QString& p : settings->value("files/recent").toStringList())
+    recent_menu_->addAction(p, this, [this, p] {
+      if (maybe_save()) open_file(p);
+    });
+  recent_menu_->setEnabled(!recent_menu_->isEmpty());
+}
+
+QString MainWindow::autosave_path() const {
+  QString dir = options_.autosave_dir.isEmpty()
+                    ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave"
+                    : options_.autosave_dir;
+  return QString("%1/session-%2.sl").arg(dir).arg(QCoreApplication::applicationPid());
+}
+
+void MainWindow::write_autosave() {
+  if (!editor_->isModified()) return;
+  QDir().mkpath(QFileInfo(autosave_path()).absolutePath());
+  QSaveFile text(autosave_path());
+  if (!text.open(QIODevice::WriteOnly) || text.write(editor_->text().toUtf8()) < 0 || !text.commit()) return;
+  QSaveFile meta(autosave_path() + ".json");
+  QJsonObject o{{"path", path_}, {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+                {"pid", static_cast<qint64>(QCoreApplication::applicationPid())}};
+  if (meta.open(QIODevice::WriteOnly)) {
+    meta.write(QJsonDocument(o).toJson());
+    meta.commit();
+  }
+}
+
+QStringList MainWindow::pending_recoveries() const {
+  QStringList out;
+  QDir dir(QFileInfo(autosave_path()).absolutePath());
+  for (const QFileInfo& fi : dir.entryInfoList({"session-*.sl"}, QDir::Files, QDir::Name)) {
+    if (fi.absoluteFilePath() == QFileInfo(autosave_path()).absoluteFilePath()) continue;
+    bool ok = false;
+    const qint64 pid = fi.completeBaseName().mid(8).toLongLong(&ok);
+    // A session whose process still runs is another open Studio, not a crash.
+    if (ok && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0) continue;
+    out << fi.absoluteFilePath();
+  }
+  return out;
+}
+
+bool MainWindow::recover_autosave(const QString& autosave) {
+  QFile f(autosave);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  const QByteArray text = f.readAll();
+  QFile meta(autosave + ".json");
+  QString original;
+  if (meta.open(QIODevice::ReadOnly)) original = QJsonDocument::fromJson(meta.readAll()).object().value("path").toString();
+  if (!original.isEmpty() && QFileInfo::exists(original)) open_file(original);
+  else if (!original.isEmpty()) path_ = original;
+  editor_->setText(QString::fromUtf8(text));  // recovered text is unsaved work: the buffer stays modified
+  editor_->setModified(true);
+  f.remove();
+  QFile::remove(autosave + ".json");
+  write_autosave();
+  update_title();
+  status_->setText(tr("Recovered unsaved work from a session that did not end cleanly"));
+  return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!maybe_save()) {
+    e->ignore();
+    return;
+  }
+  auto settings = open_settings(options_);
+  settings->setValue("window/geometry", saveGeometry());
+  settings->setValue("window/state", saveState());
+  QFile::remove(autosave_path());
+  QFile::remove(autosave_path() + ".json");
+  e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile() && (u.toLocalFile().endsWith(".sl") || u.toLocalFile().endsWith(".glsl"))) {
+      e->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile() && maybe_save()) {
+      open_file(u.toLocalFile());
+      return;
+    }
+}
+
+}  // namespace passlab::studio

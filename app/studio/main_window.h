@@ -1,0 +1,117 @@
+// The Studio's main window: the editor in the centre, dockable panels around it, menus, toolbar,
+// status bar, files, themes, autosave and crash recovery.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include "app/studio/compile_service.h"
+
+class QComboBox;
+class QFileSystemWatcher;
+class QLabel;
+class QMenu;
+class QTabWidget;
+class QTimer;
+
+namespace passlab::editors {
+class FindBar;
+class ShaderEditor;
+}  // namespace passlab::editors
+namespace passlab::views {
+class ComparePanel;
+class DiagnosticsPanel;
+class GraphView;
+class PassesPanel;
+class TracePlayer;
+}  // namespace passlab::views
+
+namespace passlab::studio {
+
+struct StudioOptions {
+  QString settings_file;     // "" : the user's QSettings; tests pass a temporary file
+  QString autosave_dir;      // "" : the user's application data directory
+  bool ask_before_recovery = true;  // false: recover silently (tests, --recover)
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const StudioOptions& options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool open_file(const QString& path);
+  bool save();
+  bool save_as(const QString& path);
+  void set_target(const QString& name);
+  void set_cost_model(const QString& spec);
+  void set_dark(bool dark);
+  void reset_layout();
+  // Autosaved buffers of sessions that did not end cleanly; recover_autosave opens one.
+  QStringList pending_recoveries() const;
+  bool recover_autosave(const QString& autosave_path);
+  void write_autosave();
+
+  editors::ShaderEditor* editor() const { return editor_; }
+  views::GraphView* dag_view() const { return graphs_[0]; }
+  views::GraphView* graph_view(int i) const { return graphs_[i]; }
+  views::PassesPanel* passes() const { return passes_; }
+  views::ComparePanel* compare() const { return compare_; }
+  views::DiagnosticsPanel* diagnostics() const { return diagnostics_; }
+  views::TracePlayer* trace() const { return trace_; }
+  CompileService* service() const { return service_; }
+  ResultPtr result() const { return result_; }
+  QString file_path() const { return path_; }
+  QWidget* dock_widget(const QString& object_name) const;
+
+ signals:
+  // Every panel shows the snapshot of this generation.
+  void panels_updated(quint64 generation);
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+
+ private:
+  void build_menus();
+  void build_docks();
+  void show_result(ResultPtr result);
+  void set_stale(bool stale);
+  void update_title();
+  bool maybe_save();
+  void add_recent(const QString& path);
+  void rebuild_recent_menu();
+  void request_changed();
+  void on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from);
+  void on_cursor_line(int line);
+  void on_hover(int position, const QPoint& global);
+  QString autosave_path() const;
+
+  StudioOptions options_;
+  CompileService* service_;
+  editors::ShaderEditor* editor_;
+  editors::FindBar* find_;
+  views::GraphView* graphs_[3];
+  QTabWidget* graph_tabs_;
+  views::PassesPanel* passes_;
+  views::ComparePanel* compare_;
+  views::DiagnosticsPanel* diagnostics_;
+  views::TracePlayer* trace_;
+  QComboBox* target_box_;
+  QComboBox* cost_box_;
+  QLabel* status_;
+  QMenu* recent_menu_;
+  QFileSystemWatcher* watcher_;
+  QTimer* autosave_timer_;
+  ResultPtr result_;
+  QString path_;
+  QByteArray default_state_;
+  bool dark_ = false;
+  bool loading_ = false;
+  bool ignore_watch_ = false;
+  std::vector<std::uint32_t> selection_;
+};
+
+}  // namespace passlab::studio

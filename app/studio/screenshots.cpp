@@ -1,0 +1,110 @@
+// The screenshot tour: each step waits for the Studio to show what it shows, then grabs it.
+#include "app/studio/screenshots.h"
+
+#include <functional>
+#include <memory>
+
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "app/studio/main_window.h"
+#include "editors/shader_editor.h"
+#include "views/compare_panel.h"
+#include "views/graph_view.h"
+#include "views/passes_panel.h"
+#include "views/trace_player.h"
+
+namespace passlab::studio {
+
+namespace {
+
+// Processes events until `done` holds or `ms` pass.
+void wait_until(const std::function<bool()>& done, int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (!done() && t.elapsed() < ms) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  }
+}
+
+void settle(int ms) { wait_until([] { return false; }, ms); }
+
+}  // namespace
+
+void take_screenshots(MainWindow* w, const QString& dir) {
+  QTimer::singleShot(0, w, [w, dir] {
+    QDir().mkpath(dir);
+    auto save = [&](QWidget* widget, const QString& name) {
+      widget->grab().save(QDir(dir).filePath(name + ".png"));
+    };
+    auto dock = [&](const char* name) {
+      auto* d = static_cast<QDockWidget*>(w->dock_widget(name));
+      d->show();
+      d->raise();
+      return d;
+    };
+    w->resize(1600, 1000);
+    wait_until([w] { return w->result() != nullptr && !w->service()->busy(); }, 20000);
+    settle(300);
+    w->dag_view()->fit();
+    settle(200);
+    save(w, "studio");
+    // The DAG coloured by RDS's passes, a node selected with its source span.
+    auto* g = dock("dock-graphs");
+    w->dag_view()->select_nodes({w->result()->snapshot->target_dag->root});
+    settle(200);
+    save(g, "dag");
+    auto* tabs = static_cast<QTabWidget*>(g->widget());
+    tabs->setCurrentIndex(1);
+    w->graph_view(1)->fit();
+    settle(200);
+    save(g, "dominator_tree");
+    tabs->setCurrentIndex(2);
+    w->graph_view(2)->fit();
+    settle(200);
+    save(g, "pdt");
+    tabs->setCurrentIndex(0);
+    save(dock("dock-passes"), "passes");
+    // Compare: run the optimal search and wait for its answer.
+    auto* c = dock("dock-compare");
+    c->setFloating(true);
+    c->resize(1400, 900);
+    emit w->compare()->optimal_requested(10);
+    wait_until([w] { return w->compare()->optimal_run() != nullptr; }, 30000);
+    settle(400);
+    save(c, "compare");
+    c->setFloating(false);
+    // The trace player on a failing validity check.
+    auto* t = dock("dock-trace");
+    int failing = -1;
+    const auto* run = w->result()->snapshot->run("rds");
+    for (std::size_t i = 0; run && i < run->trace.size() && failing < 0; ++i)
+      if (run->trace[i].kind == partition::EventKind::ValidCheck && !run->trace[i].ok) failing = static_cast<int>(i);
+    w->trace()->set_position(std::max(failing, 0));
+    settle(200);
+    save(t, "trace");
+    save(w, "studio_trace");
+    // Diagnostics: break the shader, wait for the squiggles, then undo.
+    auto* e = w->editor();
+    e->setCursorPosition(e->lines() / 2, 0);
+    e->insert("    float oops = undefined_name + ;\n");
+    wait_until([w] { return w->result() && !w->service()->busy() && w->editor()->squiggle_count() > 0; }, 10000);
+    settle(300);
+    dock("dock-diagnostics");
+    save(w, "diagnostics");
+    e->undo();
+    wait_until([w] { return !w->service()->busy(); }, 10000);
+    w->set_dark(true);
+    settle(400);
+    save(w, "studio_dark");
+    w->editor()->setModified(false);
+    QApplication::quit();
+  });
+}
+
+}  // namespace passlab::studio

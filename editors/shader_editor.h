@@ -1,0 +1,49 @@
+// The shader editor: QScintilla with tree-sitter highlighting reparsed on every edit, folding,
+// brace matching, diagnostics as squiggles and margin markers, hover and source highlights.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <Qsci/qsciscintilla.h>
+
+#include "app/pipeline/snapshot.h"
+#include "editors/syntax_tree.h"
+
+namespace passlab::editors {
+
+class TreeSitterLexer;
+
+class ShaderEditor : public QsciScintilla {
+  Q_OBJECT
+
+ public:
+  explicit ShaderEditor(QWidget* parent = nullptr);
+  ~ShaderEditor() override;
+
+  void set_grammar(Grammar g);
+  void set_dark(bool dark);
+  // Squiggles and margin markers for the main file's diagnostics.
+  void set_diagnostics(const std::vector<pipeline::Message>& messages);
+  // Highlights source spans (byte offset, length), e.g. of the DAG nodes selected elsewhere.
+  void set_span_highlights(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans);
+  void go_to(int line, int column);  // 1-based
+  std::string text_utf8() const;
+  const SyntaxTree& syntax() const;
+  int diagnostic_marker_count() const;
+  int squiggle_count() const;  // characters under an error or warning indicator
+
+ signals:
+  // Moving the cursor (mouse or keyboard) to another line: 1-based.
+  void cursor_line_changed(int line);
+  void hover_requested(int position, const QPoint& global_pos);
+
+ private:
+  void on_modified(int position, int type, const char* text, int length);
+
+  TreeSitterLexer* lexer_;
+  int last_line_ = -1;
+  std::vector<pipeline::Message> messages_;
+};
+
+}  // namespace passlab::editors

@@ -1,0 +1,226 @@
+// The compare panel: three columns of small DAGs, a table of numbers and a Qt Charts breakdown.
+#include "views/compare_panel.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegend>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedBarSeries>
+#include <QTableWidget>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include "views/graph_view.h"
+
+namespace passlab::views {
+
+namespace {
+
+const char* kTitles[] = {"RDSh", "RDS", "Optimal"};
+
+}  // namespace
+
+ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
+  auto* graphs = new QWidget(this);
+  auto* grid = new QGridLayout(graphs);
+  grid->setContentsMargins(0, 0, 0, 0);
+  for (int i = 0; i < 3; ++i) {
+    titles_[i] = new QLabel(QString("<b>%1</b>").arg(kTitles[i]), graphs);
+    graphs_[i] = new GraphView(GraphKind::Dag, graphs);
+    grid->addWidget(titles_[i], 0, i);
+    grid->addWidget(graphs_[i], 1, i);
+    grid->setColumnStretch(i, 1);
+  }
+  table_ = new QTableWidget(9, 3, this);
+  table_->setHorizontalHeaderLabels({"RDSh", "RDS", tr("Optimal")});
+  table_->setVerticalHeaderLabels({tr("Cost"), tr("Passes"), tr("Restores"), tr("Recomputed ops"),
+                                   tr("Texture fetches"), tr("Other instructions"), tr("Run time (ms)"),
+                                   tr("Versus optimal"), tr("Checks")});
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  chart_ = new QChart;
+  chart_->setTitle(tr("Cost breakdown"));
+  chart_->legend()->setAlignment(Qt::AlignBottom);
+  chart_view_ = new QChartView(chart_, this);
+  chart_view_->setRenderHint(QPainter::Antialiasing);
+  chart_view_->setMinimumHeight(220);
+
+  run_ = new QPushButton(tr("Run optimal search"), this);
+  run_->setToolTip(tr("Exact search over markings; proves optimality or reports the gap to a lower bound (Ctrl+Shift+O)"));
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  budget_ = new QDoubleSpinBox(this);
+  budget_->setRange(0.5, 3600);
+  budget_->setValue(10);
+  budget_->setSuffix(tr(" s budget"));
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  optimal_status_ = new QLabel(tr("The optimal search runs on demand."), this);
+  optimal_status_->setWordWrap(true);
+  connect(run_, &QPushButton::clicked, this, [this] { emit optimal_requested(budget_->value()); });
+  connect(cancel_, &QPushButton::clicked, this, [this] { emit optimal_cancel_requested(); });
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(run_);
+  controls->addWidget(budget_);
+  controls->addWidget(progress_, 1);
+  controls->addWidget(cancel_);
+
+  auto* bottom = new QSplitter(Qt::Horizontal, this);
+  bottom->addWidget(table_);
+  bottom->addWidget(chart_view_);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(graphs);
+  split->addWidget(bottom);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(controls);
+  layout->addWidget(optimal_status_);
+  layout->addWidget(split, 1);
+}
+
+double ComparePanel::budget_seconds() const { return budget_->value(); }
+
+void ComparePanel::show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
+                                 std::shared_ptr<const Layout> layout) {
+  snapshot_ = std::move(snapshot);
+  graph_ = std::move(graph);
+  layout_ = std::move(layout);
+  optimal_.reset();
+  optimal_status_->setText(tr("The optimal search runs on demand."));
+  progress_->setValue(0);
+  for (auto* g : graphs_) g->show_graph(graph_, layout_, snapshot_);
+  refill();
+}
+
+void ComparePanel::set_stale(bool stale) {
+  for (auto* g : graphs_) g->set_stale(stale);
+  table_->setEnabled(!stale);
+  run_->setEnabled(!stale && snapshot_ && snapshot_->has_dag() && !cancel_->isEnabled());
+}
+
+void ComparePanel::optimal_started() {
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setValue(0);
+  optimal_status_->setText(tr("Searching…"));
+}
+
+void ComparePanel::optimal_progress(double fraction, double best, double bound) {
+  progress_->setValue(static_cast<int>(fraction * 1000));
+  optimal_status_->setText(tr("Searching… best %1, no partition below %2").arg(best, 0, 'f', 2).arg(bound, 0, 'f', 2));
+}
+
+void ComparePanel::optimal_finished(std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled) {
+  cancel_->setEnabled(false);
+  run_->setEnabled(snapshot_ && snapshot_->has_dag());
+  optimal_ = std::move(run);
+  if (optimal_) {
+    const auto& p = optimal_->partition;
+    progress_->setValue(1000);
+    optimal_status_->setText((cancelled ? tr("Cancelled. ") : QString()) +
+                             (p.proven_optimal
+                                 ? tr("Proven optimal: cost %1 in %2 ms.").arg(p.cost, 0, 'f', 2).arg(p.stats.milliseconds, 0, 'f', 0)
+                                 : tr("Best within budget: cost %1; no partition costs less than %2 (gap %3%).")
+                                       .arg(p.cost, 0, 'f', 2)
+                                       .arg(p.lower_bound, 0, 'f', 2)
+                                       .arg(100.0 * (p.cost - p.lower_bound) / p.cost, 0, 'f', 1)));
+  } else {
+    optimal_status_->setText(tr("The optimal search was cancelled."));
+  }
+  refill();
+}
+
+QString ComparePanel::cell(int row, int column) const {
+  auto* item = table_->item(row, column);
+  return item ? item->text() : QString();
+}
+
+void ComparePanel::refill() {
+  const pipeline::AlgorithmRun* runs[3] = {nullptr, nullptr, nullptr};
+  if (snapshot_) {
+    runs[0] = snapshot_->run("rdsh");
+    runs[1] = snapshot_->run("rds");
+  }
+  runs[2] = optimal_.get();
+  const partition::Partition* best = optimal_ && optimal_->partition.valid ? &optimal_->partition : nullptr;
+  table_->clearContents();
+  auto* series = new QStackedBarSeries;
+  auto* overhead = new QBarSet(tr("Pass overhead"));
+  auto* restores = new QBarSet(tr("Restore fetches"));
+  auto* fetches = new QBarSet(tr("Other texture fetches"));
+  auto* ops = new QBarSet(tr("Non-texture operations"));
+  const partition::CostModel model = snapshot_ ? snapshot_->request.model : partition::CostModel{};
+  for (int c = 0; c < 3; ++c) {
+    const auto* run = runs[c];
+    graphs_[c]->set_run(run);
+    if (!run) {
+      titles_[c]->setText(QString("<b>%1</b> —").arg(kTitles[c]));
+      *overhead << 0;
+      *restores << 0;
+      *fetches << 0;
+      *ops << 0;
+      continue;
+    }
+    const auto& p = run->partition;
+    titles_[c]->setText(QString("<b>%1</b>: cost %2, %3 passes%4")
+                            .arg(kTitles[c])
+                            .arg(p.cost, 0, 'f', 2)
+                            .arg(p.passes.size())
+                            .arg(c == 2 ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : ""));
+    QStringList cells{QString::number(p.cost, 'f', 2),
+                      QString::number(p.passes.size()),
+                      QString::number(p.restores),
+                      QString::number(p.recomputed),
+                      QString::number(p.texture_fetches),
+                      QString::number(p.instructions),
+                      QString::number(p.stats.milliseconds, 'f', 2),
+                      best && p.valid ? QString("%1%2%").arg(p.cost >= best->cost ? "+" : "").arg(100.0 * (p.cost - best->cost) / best->cost, 0, 'f', 1)
+                                      : QString("—"),
+                      run->problems.empty() ? tr("valid, executes") : QString::fromStdString(run->problems.front())};
+    for (int r = 0; r < cells.size(); ++r) {
+      auto* item = new QTableWidgetItem(cells[r]);
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(r, c, item);
+    }
+    *overhead << model.per_pass * static_cast<double>(p.passes.size());
+    *restores << model.per_texture * p.restores;
+    *fetches << model.per_texture * (p.texture_fetches - p.restores);
+    *ops << model.per_instruction * p.instructions;
+  }
+  series->append(overhead);
+  series->append(restores);
+  series->append(fetches);
+  series->append(ops);
+  chart_->removeAllSeries();
+  for (auto* a : chart_->axes()) {
+    chart_->removeAxis(a);
+    delete a;
+  }
+  chart_->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append({"RDSh", "RDS", tr("Optimal")});
+  chart_->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setTitleText(tr("cost (%1)").arg(QString::fromStdString(model.name)));
+  chart_->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  y->applyNiceNumbers();
+  const bool dark = palette().color(QPalette::Window).lightness() < 128;
+  chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  run_->setEnabled(snapshot_ && snapshot_->has_dag() && !cancel_->isEnabled());
+}
+
+}  // namespace passlab::views

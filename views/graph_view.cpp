@@ -1,0 +1,535 @@
+// The graph panel: QGraphicsScene items for nodes and edges, laid out by Graphviz elsewhere.
+#include "views/graph_view.h"
+
+#include <algorithm>
+#include <set>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSaveFile>
+#include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
+#include <QSvgGenerator>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include "views/pass_colors.h"
+
+namespace passlab::views {
+
+namespace {
+
+bool dark_theme() { return QApplication::palette().color(QPalette::Window).lightness() < 128; }
+
+}  // namespace
+
+// One node: its shape, label and state (pass colour, marks, selection, trace focus).
+class NodeItem : public QGraphicsItem {
+ public:
+  NodeItem(const DrawNode& n, int index) : node_(n), index_(index) {
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    setToolTip(QString::fromStdString(n.detail));
+    setZValue(2);
+  }
+  QRectF boundingRect() const override {
+    return QRectF(-node_.width / 2 - 4, -node_.height / 2 - 4, node_.width + 8, node_.height + 8);
+  }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+    p->setRenderHint(QPainter::Antialiasing);
+    const bool dark = dark_theme();
+    QColor fill = pass_ >= 0 ? pass_color(pass_, dark) : (dark ? QColor(58, 62, 70) : QColor(250, 250, 250));
+    if (node_.shared && pass_ < 0) fill = dark ? QColor(90, 94, 104) : QColor(215, 215, 215);
+    QColor ink = dark ? QColor(225, 228, 232) : QColor(30, 30, 30);
+    QPen pen(ink, marked_ ? 2.6 : 1.1);
+    if (focus_ == 1) pen = QPen(QColor(230, 120, 0), 3.2);
+    else if (focus_ == 2) pen = QPen(QColor(200, 30, 30), 3.2);
+    else if (region_) pen = QPen(QColor(230, 150, 40), 2.0, Qt::DashLine);
+    if (isSelected()) pen = QPen(QColor(30, 120, 230), 3.0);
+    else if (related_) pen = QPen(QColor(60, 150, 240), 2.0);
+    p->setPen(pen);
+    p->setBrush(fill);
+    const double w = node_.width, h = node_.height;
+    QRectF r(-w / 2, -h / 2, w, h);
+    if (recomputed_) {
+      // Recomputed operations are squares in the paper's figures.
+      p->drawRect(r);
+    } else {
+      switch (node_.shape) {
+        case Shape::Ellipse: p->drawEllipse(r); break;
+        case Shape::Square: p->drawRect(r); break;
+        case Shape::Diamond: {
+          QPolygonF d{{0, -h / 2}, {w / 2, 0}, {0, h / 2}, {-w / 2, 0}};
+          p->drawPolygon(d);
+          break;
+        }
+        case Shape::Triangle: {
+          QPolygonF t{{0, -h / 2}, {w / 2, h / 2}, {-w / 2, h / 2}};
+          p->drawPolygon(t);
+          break;
+        }
+      }
+    }
+    if (node_.shared && pass_ >= 0) {
+      // Multiply-referenced nodes keep their shading as an inner hatch when coloured by pass.
+      p->setPen(Qt::NoPen);
+      p->setBrush(QBrush(ink, Qt::Dense6Pattern));
+      if (node_.shape == Shape::Ellipse && !recomputed_) p->drawEllipse(r.adjusted(3, 3, -3, -3));
+      else p->drawRect(r.adjusted(3, 3, -3, -3));
+    }
+    QColor text = fill.lightness() < 128 ? QColor(240, 240, 240) : QColor(20, 20, 20);
+    p->setPen(text);
+    QFont f = p->font();
+    f.setPointSizeF(8);
+    p->setFont(f);
+    QRectF tr = node_.shape == Shape::Triangle && !recomputed_ ? r.adjusted(0, h * 0.3, 0, 0) : r;
+    p->drawText(tr, Qt::AlignCenter, QString::fromStdString(node_.label));
+  }
+  const DrawNode& node() const { return node_; }
+  int index() const { return index_; }
+  int pass_ = -1;
+  bool marked_ = false, recomputed_ = false, related_ = false, region_ = false;
+  int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
+
+ private:
+  DrawNode node_;
+  int index_;
+};
+
+class EdgeItem : public QGraphicsPathItem {
+ public:
+  EdgeItem(const EdgePath& e, std::uint32_t from, std::uint32_t to) : from_(from), to_(to) {
+    QPainterPath path;
+    if (!e.bezier.empty()) {
+      path.moveTo(e.bezier[0].x, e.bezier[0].y);
+      for (std::size_t k = 1; k + 2 < e.bezier.size(); k += 3)
+        path.cubicTo(e.bezier[k].x, e.bezier[k].y, e.bezier[k + 1].x, e.bezier[k + 1].y, e.bezier[k + 2].x,
+                     e.bezier[k + 2].y);
+      if (e.arrow) {
+        QPointF tip(e.tip.x, e.tip.y), base(e.bezier.back().x, e.bezier.back().y);
+        QLineF l(base, tip);
+        QLineF n = l.normalVector();
+        n.setLength(l.length() * 0.45);
+        QPointF off = n.p2() - n.p1();
+        path.moveTo(tip);
+        path.lineTo(base + off);
+        path.lineTo(base - off);
+        path.lineTo(tip);
+      }
+    }
+    setPath(path);
+    setZValue(1);
+  }
+  std::uint32_t from_, to_;
+  void style(bool dotted, bool highlighted, bool dark) {
+    QColor c = highlighted ? QColor(40, 130, 240) : (dark ? QColor(150, 155, 165) : QColor(90, 90, 90));
+    QPen pen(c, highlighted ? 2.0 : 1.0, dotted ? Qt::DotLine : Qt::SolidLine);
+    setPen(pen);
+    setBrush(Qt::NoBrush);
+  }
+};
+
+// The main canvas: wheel zooms around the cursor, drag pans, rubber band selects with Shift.
+class GraphCanvas : public QGraphicsView {
+ public:
+  explicit GraphCanvas(QGraphicsScene* s, QWidget* parent) : QGraphicsView(s, parent) {
+    setRenderHint(QPainter::Antialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+  }
+  std::function<void()> on_view_changed;
+  QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override {
+    QGraphicsView::resizeEvent(e);
+    if (corner) {
+      const QRect vp = viewport()->geometry();
+      corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
+      corner->setVisible(vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height());
+    }
+  }
+  void wheelEvent(QWheelEvent* e) override {
+    double f = e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15;
+    scale(f, f);
+    if (on_view_changed) on_view_changed();
+  }
+  void scrollContentsBy(int dx, int dy) override {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    if (on_view_changed) on_view_changed();
+  }
+  void mousePressEvent(QMouseEvent* e) override {
+    setDragMode(e->modifiers() & Qt::ShiftModifier ? QGraphicsView::RubberBandDrag : QGraphicsView::ScrollHandDrag);
+    QGraphicsView::mousePressEvent(e);
+  }
+};
+
+// The minimap: the whole scene, with the main canvas's visible rectangle outlined.
+class Minimap : public QGraphicsView {
+ public:
+  Minimap(QGraphicsScene* s, GraphCanvas* main, QWidget* parent) : QGraphicsView(s, parent), main_(main) {
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFrameShape(QFrame::Box);
+    setFixedSize(160, 120);
+  }
+  void refit() { fitInView(sceneRect(), Qt::KeepAspectRatio); viewport()->update(); }
+
+ protected:
+  void drawForeground(QPainter* p, const QRectF&) override {
+    QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
+    p->setPen(QPen(QColor(40, 130, 240), 0));
+    p->setBrush(QColor(40, 130, 240, 40));
+    p->drawRect(visible);
+  }
+  void mousePressEvent(QMouseEvent* e) override { main_->centerOn(mapToScene(e->pos())); }
+  void mouseMoveEvent(QMouseEvent* e) override { main_->centerOn(mapToScene(e->pos())); }
+
+ private:
+  GraphCanvas* main_;
+};
+
+GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(kind) {
+  scene_ = new QGraphicsScene(this);
+  view_ = new GraphCanvas(scene_, this);
+  auto* mini = new Minimap(scene_, view_, view_);
+  minimap_ = mini;
+  view_->corner = mini;
+  view_->on_view_changed = [mini] { mini->viewport()->update(); };
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(2, 2, 2, 2);
+  auto button = [&](const QString& text, const QString& tip, auto slot) {
+    auto* b = new QToolButton(this);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    connect(b, &QToolButton::clicked, this, slot);
+    bar->addWidget(b);
+    return b;
+  };
+  button(tr("Fit"), tr("Fit the whole graph (F)"), [this] { fit(); });
+  button(tr("+"), tr("Zoom in"), [this] { view_->scale(1.25, 1.25); minimap_->viewport()->update(); });
+  button(tr("−"), tr("Zoom out"), [this] { view_->scale(0.8, 0.8); minimap_->viewport()->update(); });
+  filter_ = new QComboBox(this);
+  filter_->addItems({tr("All nodes"), tr("Instructions"), tr("Textures"), tr("Interpolants"), tr("Constants"),
+                     tr("Shared (MR)")});
+  filter_->setToolTip(tr("Show only nodes of one kind; the others are dimmed"));
+  connect(filter_, &QComboBox::currentIndexChanged, this, [this] { apply_filter(); });
+  bar->addWidget(filter_);
+  search_ = new QLineEdit(this);
+  search_->setPlaceholderText(tr("Find node: n42, MUL, TEX wood…"));
+  search_->setClearButtonEnabled(true);
+  connect(search_, &QLineEdit::returnPressed, this, [this] { search(); });
+  bar->addWidget(search_, 1);
+  status_ = new QLabel(this);
+  bar->addWidget(status_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addLayout(bar);
+  layout->addWidget(view_, 1);
+  connect(scene_, &QGraphicsScene::selectionChanged, this, [this] { on_scene_selection(); });
+}
+
+GraphView::~GraphView() {
+  // The scene's items go before this widget's members; no selection signal may reach us then.
+  disconnect(scene_, nullptr, this, nullptr);
+  muting_ = true;
+}
+
+void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
+                           pipeline::SnapshotPtr snapshot) {
+  const bool same_layout = layout_ && layout && layout_->key == layout->key && graph_ && graph &&
+                           graph_->nodes.size() == graph->nodes.size();
+  std::vector<std::uint32_t> keep = selected_nodes();
+  graph_ = std::move(graph);
+  layout_ = std::move(layout);
+  snapshot_ = std::move(snapshot);
+  run_ = nullptr;
+  QTransform t = view_->transform();
+  QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
+  rebuild();
+  if (same_layout) {
+    view_->setTransform(t);
+    view_->centerOn(centre);
+  } else if (items_.size() > 0) {
+    fit();
+  }
+  select_nodes(keep);
+}
+
+void GraphView::rebuild() {
+  muting_ = true;
+  scene_->clear();
+  items_.clear();
+  edges_.clear();
+  muting_ = false;
+  if (!graph_ || !layout_ || !layout_->ok || layout_->centers.size() != graph_->nodes.size()) {
+    status_->setText(layout_ && !layout_->error.empty() ? QString::fromStdString(layout_->error) : QString());
+    return;
+  }
+  for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
+    auto* item = new NodeItem(graph_->nodes[i], static_cast<int>(i));
+    item->setPos(layout_->centers[i].x, layout_->centers[i].y);
+    scene_->addItem(item);
+    items_.push_back(item);
+  }
+  for (std::size_t i = 0; i < graph_->edges.size() && i < layout_->edges.size(); ++i) {
+    auto* e = new EdgeItem(layout_->edges[i], graph_->edges[i].first, graph_->edges[i].second);
+    scene_->addItem(e);
+    edges_.push_back(e);
+  }
+  scene_->setSceneRect(QRectF(-20, -20, layout_->width + 40, layout_->height + 40));
+  status_->setText(tr("%1 nodes").arg(items_.size()));
+  restyle();
+  apply_filter();
+}
+
+void GraphView::set_run(const pipeline::AlgorithmRun* run) {
+  run_ = run;
+  restyle();
+}
+
+void GraphView::restyle() {
+  const std::size_t n = graph_ ? graph_->nodes.size() : 0;
+  pass_of_.assign(n, -1);
+  recomputed_.assign(n, 0);
+  marked_.assign(n, 0);
+  if (run_ && graph_) {
+    const auto& part = run_->partition;
+    for (std::size_t p = 0; p < part.passes.size(); ++p) {
+      for (auto m : part.passes[p].members) {
+        if (m >= graph_->index_of.size() || graph_->index_of[m] < 0) continue;
+        int i = graph_->index_of[m];
+        if (pass_of_[i] >= 0) recomputed_[i] = 1;
+        else pass_of_[i] = static_cast<int>(p);
+      }
+      auto root = part.passes[p].root;
+      if (root < graph_->index_of.size() && graph_->index_of[root] >= 0) {
+        int i = graph_->index_of[root];
+        marked_[i] = 1;
+        pass_of_[i] = static_cast<int>(p);  // a root's colour is its own pass
+      }
+    }
+  }
+  const bool dark = dark_theme();
+  scene_->setBackgroundBrush(dark ? QColor(36, 38, 43) : QColor(255, 255, 255));
+  for (auto* it : items_) {
+    it->pass_ = pass_of_[it->index()];
+    it->recomputed_ = recomputed_[it->index()];
+    it->marked_ = marked_[it->index()];
+    it->update();
+  }
+  std::set<std::uint32_t> selected;
+  for (auto* it : items_)
+    if (it->isSelected()) selected.insert(it->index());
+  for (auto* e : edges_) {
+    // An edge between passes (the user's pass restores the operand's saved value) is dotted.
+    bool dotted = run_ && marked_[e->to_] && pass_of_[e->from_] != pass_of_[e->to_];
+    e->style(dotted, selected.count(e->from_) || selected.count(e->to_), dark);
+  }
+  apply_filter();
+}
+
+void GraphView::set_stale(bool stale) {
+  if (stale_ == stale) return;
+  stale_ = stale;
+  status_->setText(stale ? tr("%1 nodes (stale: showing the last good result)").arg(items_.size())
+                         : tr("%1 nodes").arg(items_.size()));
+  restyle();
+}
+
+void GraphView::apply_filter() {
+  const int f = filter_->currentIndex();
+  static const char* kinds[] = {"", "instruction", "texture", "interpolant", "constant"};
+  for (auto* it : items_) {
+    bool show = f == 0 || (f == 5 ? it->node().shared : it->node().kind == kinds[f]);
+    it->setOpacity(show ? (stale_ ? 0.45 : 1.0) : 0.12);
+  }
+}
+
+void GraphView::search() {
+  const QString q = search_->text().trimmed();
+  if (q.isEmpty() || items_.empty()) return;
+  bool is_id = false;
+  uint id = (q.startsWith('n') ? q.mid(1) : q).toUInt(&is_id);
+  // Cycle through the matches, starting after the current selection.
+  int start = 0;
+  for (auto* it : items_)
+    if (it->isSelected()) start = it->index() + 1;
+  for (std::size_t k = 0; k < items_.size(); ++k) {
+    NodeItem* it = items_[(start + k) % items_.size()];
+    bool hit = is_id ? it->node().id == id : QString::fromStdString(it->node().label).contains(q, Qt::CaseInsensitive);
+    if (hit) {
+      scene_->clearSelection();
+      it->setSelected(true);
+      view_->centerOn(it);
+      return;
+    }
+  }
+  status_->setText(tr("no node matches \"%1\"").arg(q));
+}
+
+void GraphView::on_scene_selection() {
+  if (muting_) return;
+  std::set<int> sel;
+  for (auto* it : items_)
+    if (it->isSelected()) sel.insert(it->index());
+  // Highlight the inputs and the uses of the selection.
+  for (auto* it : items_) it->related_ = false;
+  for (auto* e : edges_) {
+    if (sel.count(static_cast<int>(e->from_))) items_[e->to_]->related_ = true;
+    if (sel.count(static_cast<int>(e->to_))) items_[e->from_]->related_ = true;
+  }
+  for (auto* it : items_) it->update();
+  restyle();
+  emit nodes_selected(selected_nodes());
+}
+
+std::vector<std::uint32_t> GraphView::selected_nodes() const {
+  std::vector<std::uint32_t> out;
+  for (auto* it : items_)
+    if (it->isSelected()) out.push_back(it->node().id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void GraphView::select_nodes(const std::vector<std::uint32_t>& ids) {
+  muting_ = true;
+  scene_->clearSelection();
+  NodeItem* first = nullptr;
+  for (auto id : ids) {
+    if (!graph_ || id >= graph_->index_of.size() || graph_->index_of[id] < 0) continue;
+    NodeItem* it = items_[graph_->index_of[id]];
+    it->setSelected(true);
+    if (!first) first = it;
+  }
+  muting_ = false;
+  for (auto* it : items_) it->related_ = false;
+  restyle();
+  if (first && !view_->mapToScene(view_->viewport()->rect()).boundingRect().contains(first->pos()))
+    view_->centerOn(first);
+}
+
+void GraphView::set_focus(const std::vector<std::uint32_t>& event_nodes, const std::vector<std::uint32_t>& region,
+                          const std::vector<char>& marked, bool ok) {
+  if (!graph_) return;
+  for (auto* it : items_) {
+    it->focus_ = 0;
+    it->region_ = false;
+    it->marked_ = false;
+  }
+  for (std::size_t id = 0; id < marked.size() && id < graph_->index_of.size(); ++id)
+    if (marked[id] && graph_->index_of[id] >= 0) items_[graph_->index_of[id]]->marked_ = true;
+  for (auto id : region)
+    if (id < graph_->index_of.size() && graph_->index_of[id] >= 0) items_[graph_->index_of[id]]->region_ = true;
+  NodeItem* first = nullptr;
+  for (auto id : event_nodes)
+    if (id < graph_->index_of.size() && graph_->index_of[id] >= 0) {
+      NodeItem* it = items_[graph_->index_of[id]];
+      it->focus_ = ok ? 1 : 2;
+      if (!first) first = it;
+    }
+  for (auto* it : items_) it->update();
+  if (first) view_->ensureVisible(first, 40, 40);
+}
+
+void GraphView::clear_focus() {
+  for (auto* it : items_) {
+    it->focus_ = 0;
+    it->region_ = false;
+  }
+  restyle();
+}
+
+void GraphView::fit() {
+  if (items_.empty()) return;
+  view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  // Huge graphs stay readable: never shrink below a quarter size; the minimap shows the rest.
+  if (view_->transform().m11() < 0.25) {
+    view_->setTransform(QTransform::fromScale(0.25, 0.25));
+    view_->centerOn(items_.front());
+  }
+  static_cast<Minimap*>(minimap_)->refit();
+}
+
+int GraphView::node_count() const { return static_cast<int>(items_.size()); }
+
+QString GraphView::export_dot() const {
+  QString out = "digraph passlab {\n  node [fontname=\"Helvetica\", fontsize=10];\n";
+  if (!graph_) return out + "}\n";
+  static const char* shapes[] = {"ellipse", "diamond", "triangle", "box"};
+  for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
+    const auto& n = graph_->nodes[i];
+    QString label = QString::fromStdString(n.label).replace('"', "\\\"");
+    out += QString("  n%1 [label=\"%2\", shape=%3%4%5];\n")
+               .arg(n.id)
+               .arg(label, shapes[static_cast<int>(n.shape)],
+                    n.shared ? ", style=filled, fillcolor=\"#d7d7d7\"" : "",
+                    i < pass_of_.size() && pass_of_[i] >= 0 ? QString(", pass=%1").arg(pass_of_[i] + 1) : "");
+  }
+  for (const auto& [a, b] : graph_->edges) {
+    bool dotted = run_ && b < marked_.size() && marked_[b] && pass_of_[a] != pass_of_[b];
+    out += QString("  n%1 -> n%2%3;\n").arg(graph_->nodes[a].id).arg(graph_->nodes[b].id).arg(dotted ? " [style=dotted]" : "");
+  }
+  return out + "}\n";
+}
+
+bool GraphView::export_file(const QString& path, QString* error) const {
+  QSaveFile f(path);
+  if (path.endsWith(".dot", Qt::CaseInsensitive)) {
+    if (!f.open(QIODevice::WriteOnly) || f.write(export_dot().toUtf8()) < 0 || !f.commit()) {
+      *error = f.errorString();
+      return false;
+    }
+    return true;
+  }
+  QRectF r = scene_->itemsBoundingRect().adjusted(-10, -10, 10, 10);
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    if (!f.open(QIODevice::WriteOnly)) {
+      *error = f.errorString();
+      return false;
+    }
+    QSvgGenerator svg;
+    svg.setOutputDevice(&f);
+    svg.setSize(r.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), r.size()));
+    svg.setTitle("Passlab graph");
+    QPainter p(&svg);
+    scene_->render(&p, QRectF(QPointF(0, 0), r.size()), r);
+    p.end();
+    if (!f.commit()) {
+      *error = f.errorString();
+      return false;
+    }
+    return true;
+  }
+  QImage img((r.size() * 2).toSize(), QImage::Format_ARGB32);
+  img.fill(scene_->backgroundBrush().color());
+  QPainter p(&img);
+  p.setRenderHint(QPainter::Antialiasing);
+  scene_->render(&p, QRectF(QPointF(0, 0), r.size() * 2), r);
+  p.end();
+  if (!f.open(QIODevice::WriteOnly) || !img.save(&f, "PNG") || !f.commit()) {
+    *error = f.errorString().isEmpty() ? QObject::tr("cannot write the image") : f.errorString();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace passlab::views

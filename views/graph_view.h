@@ -1,0 +1,81 @@
+// The graph panel: a target DAG, dominator tree or PDT drawn like the RDS paper's figures,
+// coloured by pass, with zoom, pan, fit, minimap, search, kind filter, highlights and export.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QWidget>
+
+#include "app/pipeline/snapshot.h"
+#include "views/draw_graph.h"
+
+class QComboBox;
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QLineEdit;
+
+namespace passlab::views {
+
+class GraphCanvas;
+class NodeItem;
+
+class GraphView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GraphView(GraphKind kind, QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  GraphKind kind() const { return kind_; }
+  // A new graph and its layout (computed off the UI thread) with the snapshot it came from.
+  void show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
+                  pipeline::SnapshotPtr snapshot);
+  // Colours nodes by the passes of this run (null: no colouring).
+  void set_run(const pipeline::AlgorithmRun* run);
+  void set_stale(bool stale);
+  // Selects target-DAG nodes without emitting nodes_selected (cross-highlighting from elsewhere).
+  void select_nodes(const std::vector<std::uint32_t>& ids);
+  // Trace focus: the nodes of the current trace event, the subregion and the marks so far.
+  void set_focus(const std::vector<std::uint32_t>& event_nodes, const std::vector<std::uint32_t>& region,
+                 const std::vector<char>& marked, bool ok);
+  void clear_focus();
+  void fit();
+  int node_count() const;
+  std::vector<std::uint32_t> selected_nodes() const;
+  QString export_dot() const;
+  bool export_file(const QString& path, QString* error) const;  // .svg, .png or .dot
+  QGraphicsScene* scene() const { return scene_; }
+
+ signals:
+  void nodes_selected(const std::vector<std::uint32_t>& ids);
+
+ private:
+  void rebuild();
+  void restyle();
+  void apply_filter();
+  void search();
+  void on_scene_selection();
+
+  GraphKind kind_;
+  std::shared_ptr<const DrawGraph> graph_;
+  std::shared_ptr<const Layout> layout_;
+  pipeline::SnapshotPtr snapshot_;
+  const pipeline::AlgorithmRun* run_ = nullptr;
+  std::vector<int> pass_of_;     // draw-node index -> pass, -1 none
+  std::vector<char> recomputed_;
+  std::vector<char> marked_;
+  QGraphicsScene* scene_;
+  GraphCanvas* view_;
+  QGraphicsView* minimap_;
+  QLineEdit* search_;
+  QComboBox* filter_;
+  QLabel* status_;
+  std::vector<NodeItem*> items_;
+  std::vector<class EdgeItem*> edges_;
+  bool stale_ = false;
+  bool muting_ = false;
+};
+
+}  // namespace passlab::views

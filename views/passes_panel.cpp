@@ -1,0 +1,192 @@
+// The passes panel: a resource table and the selected pass's `!!ARBfp1.0` listing.
+#include "views/passes_panel.h"
+
+#include <algorithm>
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTextBlock>
+#include <QVBoxLayout>
+
+#include "views/pass_colors.h"
+
+namespace passlab::views {
+
+namespace {
+
+QString limit_text(int used, int limit) {
+  return limit == partition::kUnlimited ? QString::number(used) : QString("%1/%2").arg(used).arg(limit);
+}
+
+}  // namespace
+
+PassesPanel::PassesPanel(QWidget* parent) : QWidget(parent) {
+  algorithm_ = new QComboBox(this);
+  algorithm_->addItem("RDSh", "rdsh");
+  algorithm_->addItem("RDS", "rds");
+  algorithm_->addItem(tr("Optimal"), "optimal");
+  algorithm_->setCurrentIndex(1);
+  algorithm_->setToolTip(tr("Which partition the passes panel and the graphs show"));
+  connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] {
+    refill();
+    emit algorithm_changed(algorithm());
+  });
+  summary_ = new QLabel(this);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  table_ = new QTableWidget(this);
+  table_->setColumnCount(10);
+  table_->setHorizontalHeaderLabels({tr("Pass"), tr("Root"), tr("Ops"), tr("Regs"), tr("Tex"), tr("Interp"),
+                                     tr("Restores"), tr("Fetches"), tr("Arith"), tr("Fits")});
+  table_->setToolTip(tr("Per-pass resources as in the RDS paper's Table 5; used/limit"));
+  table_->verticalHeader()->hide();
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    show_listing(row);
+    const auto* run = current_run();
+    if (!muting_ && run && row >= 0 && row < static_cast<int>(run->partition.passes.size()))
+      emit pass_selected(run->partition.passes[row].members);
+  });
+  listing_ = new QPlainTextEdit(this);
+  listing_->setReadOnly(true);
+  listing_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  listing_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(table_);
+  split->addWidget(listing_);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Algorithm:"), this));
+  top->addWidget(algorithm_);
+  top->addWidget(summary_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+}
+
+QString PassesPanel::algorithm() const { return algorithm_->currentData().toString(); }
+
+void PassesPanel::set_algorithm(const QString& algorithm) {
+  int i = algorithm_->findData(algorithm);
+  if (i >= 0) algorithm_->setCurrentIndex(i);
+}
+
+void PassesPanel::show_snapshot(pipeline::SnapshotPtr snapshot) {
+  snapshot_ = std::move(snapshot);
+  extra_.reset();
+  refill();
+}
+
+void PassesPanel::set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run) {
+  extra_ = std::move(run);
+  refill();
+}
+
+const pipeline::AlgorithmRun* PassesPanel::current_run() const {
+  const QString a = algorithm();
+  if (extra_ && QString::fromStdString(extra_->algorithm) == a) return extra_.get();
+  return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;
+}
+
+int PassesPanel::pass_count() const { return table_->rowCount(); }
+QString PassesPanel::listing_text() const { return listing_->toPlainText(); }
+
+void PassesPanel::set_stale(bool stale) {
+  table_->setEnabled(!stale);
+  if (stale) summary_->setText(summary_->text().section(" — ", 0, 0) + tr(" — stale: showing the last good result"));
+}
+
+void PassesPanel::refill() {
+  muting_ = true;
+  table_->setRowCount(0);
+  listing_->clear();
+  const auto* run = current_run();
+  if (!run) {
+    summary_->setText(algorithm() == "optimal" ? tr("Run the optimal search from the Compare panel")
+                                               : tr("No partition (the shader has errors)"));
+    muting_ = false;
+    return;
+  }
+  const auto& part = run->partition;
+  const auto& lim = snapshot_->request.target.limits;
+  summary_->setText(tr("%1 passes, cost %2 on %3 (%4)%5")
+                        .arg(part.passes.size())
+                        .arg(part.cost, 0, 'f', 2)
+                        .arg(QString::fromStdString(snapshot_->request.target.name),
+                             QString::fromStdString(snapshot_->request.model.name),
+                             run->problems.empty() ? QString() : tr(" — check failed: %1").arg(QString::fromStdString(run->problems.front()))));
+  table_->setRowCount(static_cast<int>(part.passes.size()));
+  const bool dark = palette().color(QPalette::Window).lightness() < 128;
+  for (std::size_t i = 0; i < part.passes.size(); ++i) {
+    const auto& p = part.passes[i];
+    const auto& r = p.resources;
+    QStringList cells{QString::number(i + 1),
+                      QString("n%1 %2").arg(p.root).arg(QString::fromStdString(snapshot_->problem.labels[p.root])),
+                      limit_text(r.operations, lim.operations),
+                      limit_text(r.registers, lim.registers),
+                      limit_text(r.textures, lim.textures),
+                      limit_text(r.interpolants, lim.interpolants),
+                      QString::number(r.restores),
+                      QString::number(r.texture_fetches),
+                      QString::number(r.arithmetic),
+                      p.failure.empty() ? tr("yes") : QString::fromStdString(p.failure)};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c == 0) item->setBackground(pass_color(static_cast<int>(i), dark));
+      if (c >= 2 && c <= 8) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(static_cast<int>(i), c, item);
+    }
+  }
+  muting_ = false;
+  if (!part.passes.empty()) table_->setCurrentCell(0, 0);
+}
+
+void PassesPanel::show_listing(int pass) {
+  const auto* run = current_run();
+  if (!run || pass < 0 || pass >= static_cast<int>(run->listings.size())) {
+    listing_->clear();
+    return;
+  }
+  listing_->setPlainText(QString::fromStdString(run->listings[pass]));
+  // Mark the lines of the highlighted nodes.
+  QList<QTextEdit::ExtraSelection> marks;
+  const auto& lines = run->listing_nodes[pass];
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (std::find(highlighted_.begin(), highlighted_.end(), lines[k]) != highlighted_.end()) {
+      QTextEdit::ExtraSelection sel;
+      sel.cursor = QTextCursor(listing_->document()->findBlockByNumber(static_cast<int>(k)));
+      sel.format.setBackground(QColor(60, 150, 240, 70));
+      sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+      marks.push_back(sel);
+    }
+  listing_->setExtraSelections(marks);
+  if (!marks.isEmpty()) listing_->setTextCursor(marks.front().cursor);
+}
+
+void PassesPanel::select_nodes(const std::vector<std::uint32_t>& ids) {
+  highlighted_ = ids;
+  const auto* run = current_run();
+  if (!run) return;
+  int pass = -1;
+  for (auto id : ids) {
+    for (std::size_t i = 0; i < run->partition.passes.size() && pass < 0; ++i) {
+      const auto& m = run->partition.passes[i].members;
+      if (std::binary_search(m.begin(), m.end(), id)) pass = static_cast<int>(i);
+    }
+    if (pass >= 0) break;
+  }
+  muting_ = true;
+  if (pass >= 0) table_->setCurrentCell(pass, 0);
+  muting_ = false;
+  show_listing(table_->currentRow());
+}
+
+}  // namespace passlab::views

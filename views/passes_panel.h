@@ -1,0 +1,51 @@
+// The passes panel: per-pass resources like the RDS paper's Table 5 and each pass's listing.
+#pragma once
+
+#include <QWidget>
+
+#include "app/pipeline/snapshot.h"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QTableWidget;
+
+namespace passlab::views {
+
+class PassesPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit PassesPanel(QWidget* parent = nullptr);
+  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
+  QString algorithm() const;
+  void set_stale(bool stale);
+  // Cross-highlighting: selects the pass computing the first node and marks its listing lines.
+  void select_nodes(const std::vector<std::uint32_t>& ids);
+  int pass_count() const;
+  QString listing_text() const;
+  QTableWidget* table() const { return table_; }
+  // A run the snapshot does not hold (the optimal search's, run on demand).
+  void set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run);
+  const pipeline::AlgorithmRun* current_run() const;
+
+ signals:
+  void algorithm_changed(const QString& algorithm);
+  void pass_selected(const std::vector<std::uint32_t>& members);
+
+ private:
+  void refill();
+  void show_listing(int pass);
+
+  pipeline::SnapshotPtr snapshot_;
+  std::shared_ptr<const pipeline::AlgorithmRun> extra_;
+  QComboBox* algorithm_;
+  QLabel* summary_;
+  QTableWidget* table_;
+  QPlainTextEdit* listing_;
+  std::vector<std::uint32_t> highlighted_;
+  bool muting_ = false;
+};
+
+}  // namespace passlab::views

@@ -1,0 +1,195 @@
+// The trace player: an event list, a timeline, transport buttons and the reason in words.
+#include "views/trace_player.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QSlider>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace passlab::views {
+
+TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::size_t node_count, int index) {
+  TraceFrame f;
+  f.marked.assign(node_count, 0);
+  if (index < 0) return f;
+  for (int i = 0; i <= index && i < static_cast<int>(events.size()); ++i) {
+    const auto& e = events[i];
+    if (e.kind == partition::EventKind::Mark || e.kind == partition::EventKind::Unmark)
+      for (auto n : e.nodes)
+        if (n < node_count) f.marked[n] = e.kind == partition::EventKind::Mark;
+  }
+  if (index < static_cast<int>(events.size())) {
+    const auto& e = events[index];
+    f.ok = e.kind != partition::EventKind::ValidCheck || e.ok;
+    if (e.kind == partition::EventKind::ValidCheck) {
+      if (!e.nodes.empty()) f.nodes.push_back(e.nodes.front());
+      f.region = e.nodes;
+    } else {
+      f.nodes = e.nodes;
+    }
+  }
+  return f;
+}
+
+TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
+  algorithm_ = new QComboBox(this);
+  algorithm_->addItem("RDSh", "rdsh");
+  algorithm_->addItem("RDS", "rds");
+  algorithm_->setCurrentIndex(1);
+  connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] { reload(); });
+  kinds_ = new QComboBox(this);
+  kinds_->addItem(tr("All events"), -1);
+  for (int k = 0; k <= static_cast<int>(partition::EventKind::Done); ++k)
+    kinds_->addItem(partition::to_string(static_cast<partition::EventKind>(k)), k);
+  kinds_->setToolTip(tr("Show only events of one kind in the list (the timeline keeps every event)"));
+  connect(kinds_, &QComboBox::currentIndexChanged, this, [this] { reload(); });
+  auto tool = [&](QStyle::StandardPixmap icon, const QString& tip, auto slot) {
+    auto* b = new QToolButton(this);
+    b->setIcon(style()->standardIcon(icon));
+    b->setToolTip(tip);
+    connect(b, &QToolButton::clicked, this, slot);
+    return b;
+  };
+  auto* first = tool(QStyle::SP_MediaSkipBackward, tr("First event (Home)"), [this] { set_position(0); });
+  auto* back = tool(QStyle::SP_MediaSeekBackward, tr("Step back (F7)"), [this] { step(-1); });
+  play_ = tool(QStyle::SP_MediaPlay, tr("Play / pause (F9)"), [this] { play(!playing()); });
+  auto* fwd = tool(QStyle::SP_MediaSeekForward, tr("Step forward (F8)"), [this] { step(1); });
+  auto* last = tool(QStyle::SP_MediaSkipForward, tr("Last event (End)"), [this] { set_position(event_count() - 1); });
+  speed_ = new QSlider(Qt::Horizontal, this);
+  speed_->setRange(1, 60);
+  speed_->setValue(8);
+  speed_->setToolTip(tr("Playback speed: events per second"));
+  speed_->setMaximumWidth(120);
+  timer_ = new QTimer(this);
+  connect(timer_, &QTimer::timeout, this, [this] {
+    if (position_ + 1 >= event_count()) play(false);
+    else step(1);
+  });
+  connect(speed_, &QSlider::valueChanged, this, [this](int v) { timer_->setInterval(1000 / v); });
+  timer_->setInterval(1000 / speed_->value());
+  timeline_ = new QSlider(Qt::Horizontal, this);
+  timeline_->setToolTip(tr("Scrub through the trace"));
+  connect(timeline_, &QSlider::valueChanged, this, [this](int v) {
+    if (!muting_) set_position(v);
+  });
+  events_ = new QListWidget(this);
+  events_->setUniformItemSizes(true);
+  connect(events_, &QListWidget::currentRowChanged, this, [this](int row) {
+    if (muting_ || row < 0) return;
+    set_position(events_->item(row)->data(Qt::UserRole).toInt());
+  });
+  reason_ = new QLabel(tr("No trace yet."), this);
+  reason_->setWordWrap(true);
+  reason_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reason_->setMinimumHeight(48);
+  auto* transport = new QHBoxLayout;
+  transport->addWidget(algorithm_);
+  transport->addWidget(first);
+  transport->addWidget(back);
+  transport->addWidget(play_);
+  transport->addWidget(fwd);
+  transport->addWidget(last);
+  transport->addWidget(new QLabel(tr("Speed"), this));
+  transport->addWidget(speed_);
+  transport->addWidget(kinds_);
+  transport->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(transport);
+  layout->addWidget(timeline_);
+  layout->addWidget(reason_);
+  layout->addWidget(events_, 1);
+}
+
+const pipeline::AlgorithmRun* TracePlayer::run() const {
+  return snapshot_ ? snapshot_->run(algorithm_->currentData().toString().toStdString()) : nullptr;
+}
+
+int TracePlayer::event_count() const {
+  const auto* r = run();
+  return r ? static_cast<int>(r->trace.size()) : 0;
+}
+
+void TracePlayer::show_snapshot(pipeline::SnapshotPtr snapshot) {
+  snapshot_ = std::move(snapshot);
+  reload();
+}
+
+void TracePlayer::reload() {
+  play(false);
+  muting_ = true;
+  events_->clear();
+  const auto* r = run();
+  const int filter = kinds_->currentData().toInt();
+  if (r) {
+    for (std::size_t i = 0; i < r->trace.size(); ++i) {
+      const auto& e = r->trace[i];
+      if (filter >= 0 && static_cast<int>(e.kind) != filter) continue;
+      auto* item = new QListWidgetItem(QString("%1  %2  %3").arg(i, 5).arg(partition::to_string(e.kind), -14).arg(QString::fromStdString(e.reason)), events_);
+      item->setData(Qt::UserRole, static_cast<int>(i));
+      if (e.kind == partition::EventKind::ValidCheck && !e.ok) item->setForeground(QColor(200, 40, 40));
+    }
+  }
+  timeline_->setRange(0, std::max(0, event_count() - 1));
+  muting_ = false;
+  position_ = -1;
+  set_position(event_count() > 0 ? 0 : -1);
+}
+
+void TracePlayer::set_position(int index) {
+  const auto* r = run();
+  const int n = event_count();
+  if (n == 0) {
+    position_ = -1;
+    reason_->setText(snapshot_ && snapshot_->has_dag() ? tr("This run recorded no events.") : tr("No trace yet."));
+    emit frame_changed(TraceFrame{});
+    return;
+  }
+  index = std::clamp(index, 0, n - 1);
+  position_ = index;
+  const auto& e = r->trace[index];
+  QString text = QString("<b>%1 / %2 — %3</b><br>%4").arg(index + 1).arg(n).arg(partition::to_string(e.kind), QString::fromStdString(e.reason).toHtmlEscaped());
+  if (e.kind == partition::EventKind::SaveRecompute || e.kind == partition::EventKind::SearchTrial)
+    text += tr("<br>cost if saved: %1 · cost if recomputed: %2").arg(e.cost_save, 0, 'f', 2).arg(e.cost_recompute, 0, 'f', 2);
+  if (e.kind == partition::EventKind::ValidCheck)
+    text += tr("<br>operations %1 · registers %2 · textures %3 · interpolants %4 · restores %5")
+                .arg(e.resources.operations)
+                .arg(e.resources.registers)
+                .arg(e.resources.textures)
+                .arg(e.resources.interpolants)
+                .arg(e.resources.restores);
+  reason_->setText(text);
+  muting_ = true;
+  timeline_->setValue(index);
+  for (int row = 0; row < events_->count(); ++row)
+    if (events_->item(row)->data(Qt::UserRole).toInt() == index) {
+      events_->setCurrentRow(row);
+      events_->scrollToItem(events_->item(row));
+      break;
+    }
+  muting_ = false;
+  emit frame_changed(trace_frame(r->trace, snapshot_->target_dag ? snapshot_->target_dag->size() : 0, index));
+}
+
+void TracePlayer::step(int delta) { set_position(std::max(0, position_ + delta)); }
+
+bool TracePlayer::playing() const { return timer_->isActive(); }
+
+void TracePlayer::play(bool on) {
+  if (on && event_count() > 0) {
+    if (position_ + 1 >= event_count()) set_position(0);
+    timer_->start();
+  } else {
+    timer_->stop();
+  }
+  play_->setIcon(style()->standardIcon(timer_->isActive() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+}
+
+QString TracePlayer::reason_text() const { return reason_->text(); }
+
+}  // namespace passlab::views

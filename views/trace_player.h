@@ -1,0 +1,63 @@
+// The trace player: steps through a partitioning run's decisions forwards and backwards, plays
+// them at an adjustable speed, scrubs a timeline and jumps to any event.
+#pragma once
+
+#include <QWidget>
+
+#include "app/pipeline/snapshot.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QSlider;
+class QTimer;
+class QToolButton;
+
+namespace passlab::views {
+
+// What the graph shows at one point of the trace.
+struct TraceFrame {
+  std::vector<std::uint32_t> nodes;   // the event's nodes (a validity check: its subregion root first)
+  std::vector<std::uint32_t> region;  // the subregion being checked (ValidCheck)
+  std::vector<char> marked;           // marks after the event (replayed Mark/Unmark events)
+  bool ok = true;
+};
+
+// Replays events 0..index of a trace into the frame the graph draws.
+TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::size_t node_count, int index);
+
+class TracePlayer : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TracePlayer(QWidget* parent = nullptr);
+  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  int position() const { return position_; }
+  int event_count() const;
+  void set_position(int index);
+  void step(int delta);
+  void play(bool on);
+  bool playing() const;
+  QString reason_text() const;
+
+ signals:
+  void frame_changed(const passlab::views::TraceFrame& frame);
+
+ private:
+  const pipeline::AlgorithmRun* run() const;
+  void reload();
+
+  pipeline::SnapshotPtr snapshot_;
+  int position_ = -1;
+  QComboBox* algorithm_;
+  QComboBox* kinds_;
+  QListWidget* events_;
+  QSlider* timeline_;
+  QSlider* speed_;
+  QLabel* reason_;
+  QToolButton* play_;
+  QTimer* timer_;
+  bool muting_ = false;
+};
+
+}  // namespace passlab::views
