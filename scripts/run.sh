@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and print the headless report on the default sample.
+# The main job: set up, build, and open the Studio on the default sample; where there is no
+# display, print the headless report of the same sample instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh"
 "$here/scripts/build.sh"
 build_dir=${PASSLAB_BUILD_DIR:-$here/build}
-exec "$build_dir/app/cli/passlab-cli" report "${1:-$here/samples/shaders/bowling_pin.sl}"
+shader=${1:-$here/samples/shaders/bowling_pin.sl}
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$build_dir/app/studio/passlab" ]; then
+  exec "$build_dir/app/studio/passlab" "$shader"
+fi
+echo "run: no display; printing the headless report (the Studio needs DISPLAY or WAYLAND_DISPLAY)" >&2
+exec "$build_dir/app/cli/passlab-cli" report "$shader"

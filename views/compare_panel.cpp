@@ -78,6 +78,9 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   auto* bottom = new QSplitter(Qt::Horizontal, this);
   bottom->addWidget(table_);
   bottom->addWidget(chart_view_);
+  bottom->setStretchFactor(0, 2);
+  bottom->setStretchFactor(1, 3);
+  chart_view_->setMinimumWidth(380);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(graphs);
   split->addWidget(bottom);

@@ -1,0 +1,214 @@
+// Studio GUI tests (QTest, offscreen): open a sample, edit it, diagnostics come and go, views
+// follow, the compare panel agrees with passlab-cli, the trace player steps both ways, and
+// unsaved work survives a simulated crash.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include "app/studio/main_window.h"
+#include "editors/shader_editor.h"
+#include "views/compare_panel.h"
+#include "views/diagnostics_panel.h"
+#include "views/graph_view.h"
+#include "views/passes_panel.h"
+#include "views/trace_player.h"
+
+using passlab::studio::MainWindow;
+using passlab::studio::StudioOptions;
+
+class StudioTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+
+  StudioOptions options() const {
+    StudioOptions o;
+    o.settings_file = dir_.filePath("settings.ini");
+    o.autosave_dir = dir_.filePath("autosave");
+    o.ask_before_recovery = false;
+    return o;
+  }
+  static QString sample(const char* name) { return QString(PASSLAB_SAMPLES_DIR "/shaders/%1.sl").arg(name); }
+  // Waits until the window shows a snapshot newer than `after` and nothing is pending.
+  static bool wait_for_panels(MainWindow& w, quint64 after = 0) {
+    return QTest::qWaitFor([&] { return w.result() && w.result()->snapshot->generation > after && !w.service()->busy(); }, 20000);
+  }
+
+ private slots:
+  void opensASampleAndEveryPanelShowsIt() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    const auto& s = *w.result()->snapshot;
+    QVERIFY(s.has_dag());
+    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(s.target_dag->size()));
+    QVERIFY(w.graph_view(1)->node_count() > 0);
+    QVERIFY(w.graph_view(2)->node_count() > 0);
+    QCOMPARE(w.passes()->pass_count(), static_cast<int>(s.run("rds")->partition.passes.size()));
+    QVERIFY(w.passes()->listing_text().startsWith("!!ARBfp1.0"));
+    QCOMPARE(w.diagnostics()->count(), 0);
+    QVERIFY(w.trace()->event_count() > 0);
+  }
+
+  void diagnosticsAppearAndDisappearWhileTheViewsKeepTheLastGoodResult() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    const int nodes = w.dag_view()->node_count();
+    const quint64 good = w.result()->snapshot->generation;
+    auto* e = w.editor();
+    e->setCursorPosition(30, 0);
+    e->insert("    float broken = no_such_name + ;\n");
+    QVERIFY(QTest::qWaitFor([&] { return w.diagnostics()->count() > 0 && !w.service()->busy(); }, 20000));
+    QVERIFY(e->squiggle_count() > 0);
+    QVERIFY(e->diagnostic_marker_count() > 0);
+    QCOMPARE(w.result()->snapshot->generation, good);  // the panels keep the last good snapshot
+    QCOMPARE(w.dag_view()->node_count(), nodes);
+    QVERIFY(!w.passes()->table()->isEnabled());         // ...marked stale
+    e->undo();
+    QVERIFY(wait_for_panels(w, good));
+    QCOMPARE(w.diagnostics()->count(), 0);
+    QCOMPARE(e->squiggle_count(), 0);
+    QVERIFY(w.passes()->table()->isEnabled());
+  }
+
+  void anEditThatChangesTheGraphUpdatesEveryView() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    const int before = w.dag_view()->node_count();
+    const quint64 gen = w.result()->snapshot->generation;
+    auto* e = w.editor();
+    // Scale the final colour: one more multiply in the DAG.
+    const int line = e->lines() - 2;
+    e->setCursorPosition(line, 0);
+    e->insert("    Ci *= 0.5;\n");
+    QVERIFY(wait_for_panels(w, gen));
+    QCOMPARE(w.diagnostics()->count(), 0);
+    QVERIFY(w.dag_view()->node_count() > before);
+    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(w.result()->snapshot->target_dag->size()));
+  }
+
+  void comparePanelNumbersEqualTheCli() {
+    MainWindow w(options());
+    w.set_target("PC4");
+    w.set_cost_model("15p+5t+i");
+    QVERIFY(w.open_file(sample("brick")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    QProcess cli;
+    cli.start(PASSLAB_CLI, {"partition", sample("brick"), "--target", "PC4", "--cost", "15p+5t+i", "--algo", "all",
+                            "--budget", "20", "--format", "json"});
+    QVERIFY(cli.waitForFinished(120000));
+    const QJsonArray results = QJsonDocument::fromJson(cli.readAllStandardOutput()).object()["results"].toArray();
+    QCOMPARE(results.size(), 3);
+    // Run the optimal search from the panel and wait for it.
+    QSignalSpy done(w.service(), &passlab::studio::CompileService::optimal_finished);
+    emit w.compare()->optimal_requested(20);
+    QVERIFY(done.wait(60000) || done.count() > 0);
+    QVERIFY(QTest::qWaitFor([&] { return w.compare()->optimal_run() != nullptr; }, 5000));
+    for (int c = 0; c < 3; ++c) {
+      const QJsonObject r = results[c].toObject();
+      QCOMPARE(w.compare()->cell(0, c), QString::number(r["cost"].toDouble(), 'f', 2));
+      QCOMPARE(w.compare()->cell(1, c), QString::number(r["passes"].toInt()));
+      QCOMPARE(w.compare()->cell(2, c), QString::number(r["restores"].toInt()));
+      QCOMPARE(w.compare()->cell(3, c), QString::number(r["recomputed"].toInt()));
+    }
+  }
+
+  void tracePlayerStepsBothWaysAndDrivesTheDag() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* t = w.trace();
+    QVERIFY(t->event_count() > 10);
+    QSignalSpy frames(t, &passlab::views::TracePlayer::frame_changed);
+    t->set_position(0);
+    const QString first = t->reason_text();
+    t->step(1);
+    QCOMPARE(t->position(), 1);
+    QVERIFY(t->reason_text() != first);
+    t->step(1);
+    t->step(-1);
+    QCOMPARE(t->position(), 1);
+    t->step(-5);
+    QCOMPARE(t->position(), 0);
+    QCOMPARE(t->reason_text(), first);
+    t->set_position(t->event_count() + 10);
+    QCOMPARE(t->position(), t->event_count() - 1);
+    QVERIFY(frames.count() >= 5);
+    // Playing advances on its own.
+    t->set_position(0);
+    t->play(true);
+    QVERIFY(QTest::qWaitFor([&] { return t->position() >= 2; }, 5000));
+    t->play(false);
+  }
+
+  void unsavedWorkSurvivesACrash() {
+    const QString shader = dir_.filePath("pin.sl");
+    QFile::remove(shader);
+    QVERIFY(QFile::copy(sample("bowling_pin"), shader));
+    QFile::setPermissions(shader, QFile::ReadOwner | QFile::WriteOwner);
+    QString edited;
+    {
+      MainWindow w(options());
+      QVERIFY(w.open_file(shader));
+      w.editor()->setCursorPosition(0, 0);
+      w.editor()->insert("/* work in progress */\n");
+      edited = w.editor()->text();
+      w.write_autosave();
+      // Simulate a crash: the process "dies" (its autosave now belongs to a dead pid) without
+      // closing the window.
+      QDir autosave(dir_.filePath("autosave"));
+      const QStringList files = autosave.entryList({"session-*.sl"});
+      QCOMPARE(files.size(), 1);
+      QVERIFY(autosave.rename(files.front(), "session-999999999.sl"));
+      QVERIFY(autosave.rename(files.front() + ".json", "session-999999999.sl.json"));
+      w.editor()->setModified(false);
+    }
+    MainWindow w(options());
+    const QStringList pending = w.pending_recoveries();
+    QCOMPARE(pending.size(), 1);
+    QVERIFY(w.recover_autosave(pending.front()));
+    QCOMPARE(w.editor()->text(), edited);
+    QVERIFY(w.editor()->isModified());
+    QCOMPARE(w.file_path(), QFileInfo(shader).absoluteFilePath());
+    QVERIFY(w.pending_recoveries().isEmpty());
+    // Saving writes the file atomically and clears the autosave.
+    QVERIFY(w.save());
+    QFile f(shader);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), edited);
+    QVERIFY(QDir(dir_.filePath("autosave")).entryList({"session-*.sl"}).isEmpty());
+  }
+
+  void exportsTheGraph() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("matte")));
+    QVERIFY(wait_for_panels(w));
+    QString error;
+    for (const char* ext : {"svg", "png", "dot"}) {
+      const QString path = dir_.filePath(QString("graph.%1").arg(ext));
+      QVERIFY2(w.dag_view()->export_file(path, &error), qPrintable(error));
+      QVERIFY(QFileInfo(path).size() > 100);
+    }
+    QVERIFY(w.dag_view()->export_dot().contains("->"));
+  }
+};
+
+QTEST_MAIN(StudioTest)
+#include "studio_test.moc"
