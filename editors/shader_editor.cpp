@@ -34,7 +34,9 @@ class TreeSitterLexer : public QsciLexerCustom {
       pos = b;
     }
     if (end > pos) setStyling(end - pos, static_cast<int>(Style::Default));
-    // Fold levels from the brace structure, for the whole (small) document.
+    // Fold levels from the brace structure: recomputed once per reparse, not per styled range.
+    if (folded_at_ == tree->reparses()) return;
+    folded_at_ = tree->reparses();
     const auto folds = tree->folds();
     for (std::size_t l = 0; l < folds.size(); ++l) {
       long level = 0x400 + folds[l].depth;  // SC_FOLDLEVELBASE
@@ -70,6 +72,7 @@ class TreeSitterLexer : public QsciLexerCustom {
     setDefaultFont(mono);
   }
   std::unique_ptr<SyntaxTree> tree = std::make_unique<SyntaxTree>(Grammar::Rsl);
+  long folded_at_ = -1;  // the reparse whose fold levels were last set
 };
 
 ShaderEditor::ShaderEditor(QWidget* parent) : QsciScintilla(parent) {
@@ -129,6 +132,7 @@ void ShaderEditor::set_grammar(Grammar g) {
   auto next = std::make_unique<SyntaxTree>(g);
   next->reset(lexer_->tree->text());
   lexer_->tree = std::move(next);
+  lexer_->folded_at_ = -1;
   recolor();
 }
 
