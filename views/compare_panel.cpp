@@ -1,6 +1,8 @@
 // The compare panel: three columns of small DAGs, a table of numbers and a Qt Charts breakdown.
 #include "views/compare_panel.h"
 
+#include <algorithm>
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -50,6 +52,23 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   chart_ = new QChart;
   chart_->setTitle(tr("Cost breakdown"));
   chart_->legend()->setAlignment(Qt::AlignBottom);
+  // One series for the panel's lifetime: a new result changes its values, not the chart's items.
+  series_ = new QStackedBarSeries;
+  const QString parts[4] = {tr("Pass overhead"), tr("Restore fetches"), tr("Other texture fetches"),
+                            tr("Non-texture operations")};
+  for (int k = 0; k < 4; ++k) {
+    sets_[k] = new QBarSet(parts[k]);
+    *sets_[k] << 0 << 0 << 0;
+    series_->append(sets_[k]);
+  }
+  chart_->addSeries(series_);
+  auto* x = new QBarCategoryAxis;
+  x->append({"RDSh", "RDS", tr("Optimal")});
+  chart_->addAxis(x, Qt::AlignBottom);
+  series_->attachAxis(x);
+  y_axis_ = new QValueAxis;
+  chart_->addAxis(y_axis_, Qt::AlignLeft);
+  series_->attachAxis(y_axis_);
   chart_view_ = new QChartView(chart_, this);
   chart_view_->setRenderHint(QPainter::Antialiasing);
   chart_view_->setMinimumHeight(220);
@@ -103,8 +122,21 @@ void ComparePanel::show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr
   optimal_.reset();
   optimal_status_->setText(tr("The optimal search runs on demand."));
   progress_->setValue(0);
+  pending_ = true;
+  if (isVisible()) apply_pending();
+}
+
+// A panel behind another tab takes a new result when it is shown, not while the user types.
+void ComparePanel::apply_pending() {
+  if (!pending_) return;
+  pending_ = false;
   for (auto* g : graphs_) g->show_graph(graph_, layout_, snapshot_);
   refill();
+}
+
+void ComparePanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  apply_pending();
 }
 
 void ComparePanel::set_stale(bool stale) {
@@ -145,7 +177,8 @@ void ComparePanel::optimal_finished(std::shared_ptr<const pipeline::AlgorithmRun
   refill();
 }
 
-QString ComparePanel::cell(int row, int column) const {
+QString ComparePanel::cell(int row, int column) {
+  apply_pending();
   auto* item = table_->item(row, column);
   return item ? item->text() : QString();
 }
@@ -159,21 +192,14 @@ void ComparePanel::refill() {
   runs[2] = optimal_.get();
   const partition::Partition* best = optimal_ && optimal_->partition.valid ? &optimal_->partition : nullptr;
   table_->clearContents();
-  auto* series = new QStackedBarSeries;
-  auto* overhead = new QBarSet(tr("Pass overhead"));
-  auto* restores = new QBarSet(tr("Restore fetches"));
-  auto* fetches = new QBarSet(tr("Other texture fetches"));
-  auto* ops = new QBarSet(tr("Non-texture operations"));
+  double top = 0;
   const partition::CostModel model = snapshot_ ? snapshot_->request.model : partition::CostModel{};
   for (int c = 0; c < 3; ++c) {
     const auto* run = runs[c];
     graphs_[c]->set_run(run);
     if (!run) {
       titles_[c]->setText(QString("<b>%1</b> —").arg(kTitles[c]));
-      *overhead << 0;
-      *restores << 0;
-      *fetches << 0;
-      *ops << 0;
+      for (auto* set : sets_) set->replace(c, 0);
       continue;
     }
     const auto& p = run->partition;
@@ -197,32 +223,20 @@ void ComparePanel::refill() {
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(r, c, item);
     }
-    *overhead << model.per_pass * static_cast<double>(p.passes.size());
-    *restores << model.per_texture * p.restores;
-    *fetches << model.per_texture * (p.texture_fetches - p.restores);
-    *ops << model.per_instruction * p.instructions;
+    const double parts[4] = {model.per_pass * static_cast<double>(p.passes.size()), model.per_texture * p.restores,
+                             model.per_texture * (p.texture_fetches - p.restores), model.per_instruction * p.instructions};
+    for (int k = 0; k < 4; ++k) sets_[k]->replace(c, parts[k]);
+    top = std::max(top, parts[0] + parts[1] + parts[2] + parts[3]);
   }
-  series->append(overhead);
-  series->append(restores);
-  series->append(fetches);
-  series->append(ops);
-  chart_->removeAllSeries();
-  for (auto* a : chart_->axes()) {
-    chart_->removeAxis(a);
-    delete a;
-  }
-  chart_->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  x->append({"RDSh", "RDS", tr("Optimal")});
-  chart_->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("cost (%1)").arg(QString::fromStdString(model.name)));
-  chart_->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
-  y->applyNiceNumbers();
+  y_axis_->setTitleText(tr("cost (%1)").arg(QString::fromStdString(model.name)));
+  y_axis_->setRange(0, top > 0 ? top : 1);
+  y_axis_->applyNiceNumbers();
   const bool dark = palette().color(QPalette::Window).lightness() < 128;
-  chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  if (dark != chart_dark_ || !chart_themed_) {
+    chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart_themed_ = true;
+    chart_dark_ = dark;
+  }
   run_->setEnabled(snapshot_ && snapshot_->has_dag() && !cancel_->isEnabled());
 }
 

@@ -9,7 +9,10 @@
 #include "app/pipeline/snapshot.h"
 #include "views/draw_graph.h"
 
+class QBarSet;
 class QChart;
+class QStackedBarSeries;
+class QValueAxis;
 class QChartView;
 class QDoubleSpinBox;
 class QLabel;
@@ -36,7 +39,7 @@ class ComparePanel : public QWidget {
   std::shared_ptr<const pipeline::AlgorithmRun> optimal_run() const { return optimal_; }
   double budget_seconds() const;
   // The table's text for cell (metric row, algorithm column 0..2), for tests.
-  QString cell(int row, int column) const;
+  QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
 
  signals:
@@ -45,6 +48,8 @@ class ComparePanel : public QWidget {
 
  private:
   void refill();
+  void apply_pending();
+  void showEvent(QShowEvent* e) override;
 
   pipeline::SnapshotPtr snapshot_;
   std::shared_ptr<const DrawGraph> graph_;
@@ -54,6 +59,11 @@ class ComparePanel : public QWidget {
   QLabel* titles_[3];
   QTableWidget* table_;
   QChart* chart_;
+  QStackedBarSeries* series_;
+  QBarSet* sets_[4];
+  QValueAxis* y_axis_;
+  bool chart_dark_ = false, chart_themed_ = false;
+  bool pending_ = false;  // a result not yet shown because the panel is hidden
   QChartView* chart_view_;
   QPushButton* run_;
   QPushButton* cancel_;

@@ -34,8 +34,11 @@ struct Layout {
   std::string error;
   std::vector<Point> centers;               // per node, y down, origin at the top left
   std::vector<EdgePath> edges;              // per request edge (a repeated edge shares its path)
+  double left = 0, top = 0;                 // the extent: dot's start at the origin, derived ones may grow
   double width = 0, height = 0;
   std::uint64_t key = 0;                    // hash of the request (equal requests, equal layouts)
+  bool derived = false;                     // made by stable_layout from an earlier layout
+  int placed_since_dot = 0;                 // nodes placed by stable_layout since dot last ran
 };
 
 // A deterministic hash of everything the layout depends on.

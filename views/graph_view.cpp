@@ -18,6 +18,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QSaveFile>
+#include <QStaticText>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgGenerator>
@@ -38,7 +39,9 @@ bool dark_theme() { return QApplication::palette().color(QPalette::Window).light
 // One node: its shape, label and state (pass colour, marks, selection, trace focus).
 class NodeItem : public QGraphicsItem {
  public:
-  NodeItem(const DrawNode& n, int index) : node_(n), index_(index) {
+  NodeItem(const DrawNode& n, int index) : node_(n), label_(QString::fromStdString(n.label)), index_(index) {
+    label_.setPerformanceHint(QStaticText::AggressiveCaching);
+    label_.setTextFormat(Qt::PlainText);
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setToolTip(QString::fromStdString(n.detail));
@@ -47,9 +50,12 @@ class NodeItem : public QGraphicsItem {
   QRectF boundingRect() const override {
     return QRectF(-node_.width / 2 - 4, -node_.height / 2 - 4, node_.width + 8, node_.height + 8);
   }
-  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
-    p->setRenderHint(QPainter::Antialiasing);
-    const bool dark = dark_theme();
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    // Far out (the minimap, the compare panel's small DAGs, a fitted big graph) labels are
+    // unreadable: shapes only, which keeps a repaint of hundreds of nodes cheap.
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    p->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+    const bool dark = dark_;
     QColor fill = pass_ >= 0 ? pass_color(pass_, dark) : (dark ? QColor(58, 62, 70) : QColor(250, 250, 250));
     if (node_.shared && pass_ < 0) fill = dark ? QColor(90, 94, 104) : QColor(215, 215, 215);
     QColor ink = dark ? QColor(225, 228, 232) : QColor(30, 30, 30);
@@ -89,22 +95,32 @@ class NodeItem : public QGraphicsItem {
       if (node_.shape == Shape::Ellipse && !recomputed_) p->drawEllipse(r.adjusted(3, 3, -3, -3));
       else p->drawRect(r.adjusted(3, 3, -3, -3));
     }
+    if (lod < 0.45) return;
     QColor text = fill.lightness() < 128 ? QColor(240, 240, 240) : QColor(20, 20, 20);
     p->setPen(text);
     QFont f = p->font();
     f.setPointSizeF(8);
     p->setFont(f);
     QRectF tr = node_.shape == Shape::Triangle && !recomputed_ ? r.adjusted(0, h * 0.3, 0, 0) : r;
-    p->drawText(tr, Qt::AlignCenter, QString::fromStdString(node_.label));
+    // A static text is shaped once, not on every paint.
+    if (label_font_ != f) {
+      label_.prepare(QTransform(), f);
+      label_font_ = f;
+    }
+    const QSizeF ts = label_.size();
+    p->drawStaticText(QPointF(tr.center().x() - ts.width() / 2, tr.center().y() - ts.height() / 2), label_);
   }
   const DrawNode& node() const { return node_; }
   int index() const { return index_; }
   int pass_ = -1;
   bool marked_ = false, recomputed_ = false, related_ = false, region_ = false;
   int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
+  bool dark_ = false;
 
  private:
   DrawNode node_;
+  QStaticText label_;
+  QFont label_font_;
   int index_;
 };
 
@@ -149,6 +165,10 @@ class GraphCanvas : public QGraphicsView {
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+    // Panning is by dragging and through the minimap; scroll bars that come and go with each
+    // new graph would relayout the whole window.
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   }
   std::function<void()> on_view_changed;
   QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
@@ -205,6 +225,8 @@ class Minimap : public QGraphicsView {
 
 GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(kind) {
   scene_ = new QGraphicsScene(this);
+  // Items are replaced wholesale on each new result; a BSP index would be rebuilt every time.
+  scene_->setItemIndexMethod(QGraphicsScene::NoIndex);
   view_ = new GraphCanvas(scene_, this);
   auto* mini = new Minimap(scene_, view_, view_);
   minimap_ = mini;
@@ -254,8 +276,10 @@ GraphView::~GraphView() {
 
 void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
                            pipeline::SnapshotPtr snapshot) {
-  const bool same_layout = layout_ && layout && layout_->key == layout->key && graph_ && graph &&
-                           graph_->nodes.size() == graph->nodes.size();
+  // The same layout, or one derived from it (stable_layout keeps unchanged nodes in place): the
+  // view keeps its zoom and position.
+  const bool same_layout = layout_ && layout && graph_ && graph &&
+                           (layout_->key == layout->key || layout->derived);
   std::vector<std::uint32_t> keep = selected_nodes();
   graph_ = std::move(graph);
   layout_ = std::move(layout);
@@ -294,7 +318,7 @@ void GraphView::rebuild() {
     scene_->addItem(e);
     edges_.push_back(e);
   }
-  scene_->setSceneRect(QRectF(-20, -20, layout_->width + 40, layout_->height + 40));
+  scene_->setSceneRect(QRectF(layout_->left - 20, layout_->top - 20, layout_->width + 40, layout_->height + 40));
   status_->setText(tr("%1 nodes").arg(items_.size()));
   restyle();
   apply_filter();
@@ -333,6 +357,7 @@ void GraphView::restyle() {
     it->pass_ = pass_of_[it->index()];
     it->recomputed_ = recomputed_[it->index()];
     it->marked_ = marked_[it->index()];
+    it->dark_ = dark;
     it->update();
   }
   std::set<std::uint32_t> selected;

@@ -48,7 +48,9 @@ PassesPanel::PassesPanel(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Columns fit their contents once per result (ResizeToContents would measure every cell on each
+  // layout of the window).
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
     show_listing(row);
     const auto* run = current_run();
@@ -145,6 +147,7 @@ void PassesPanel::refill() {
       table_->setItem(static_cast<int>(i), c, item);
     }
   }
+  table_->resizeColumnsToContents();
   muting_ = false;
   if (!part.passes.empty()) table_->setCurrentCell(0, 0);
 }

@@ -1,10 +1,13 @@
 // The trace player: an event list, a timeline, transport buttons and the reason in words.
 #include "views/trace_player.h"
 
+#include <algorithm>
+
+#include <QAbstractListModel>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QSlider>
 #include <QStyle>
 #include <QTimer>
@@ -35,6 +38,44 @@ TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::si
   }
   return f;
 }
+
+// The event list as a model over the trace itself: rows are formatted when they are drawn, so a
+// trace of a hundred thousand events costs nothing until it is scrolled to.
+class TracePlayer::EventModel : public QAbstractListModel {
+ public:
+  using QAbstractListModel::QAbstractListModel;
+
+  void reset(const std::vector<partition::TraceEvent>* events, int kind) {
+    beginResetModel();
+    events_ = events;
+    rows_.clear();
+    if (events)
+      for (std::size_t i = 0; i < events->size(); ++i)
+        if (kind < 0 || static_cast<int>((*events)[i].kind) == kind) rows_.push_back(static_cast<int>(i));
+    endResetModel();
+  }
+  int event_at(int row) const { return row >= 0 && row < static_cast<int>(rows_.size()) ? rows_[row] : -1; }
+  // The row showing `event`, or the nearest row before it when the filter hides it.
+  int row_of(int event) const {
+    auto it = std::upper_bound(rows_.begin(), rows_.end(), event);
+    return it == rows_.begin() ? -1 : static_cast<int>(it - rows_.begin()) - 1;
+  }
+
+  int rowCount(const QModelIndex& parent) const override { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+  QVariant data(const QModelIndex& index, int role) const override {
+    const int i = event_at(index.row());
+    if (i < 0 || !events_) return {};
+    const auto& e = (*events_)[i];
+    if (role == Qt::DisplayRole)
+      return QString("%1  %2  %3").arg(i, 6).arg(partition::to_string(e.kind), -14).arg(QString::fromStdString(e.reason));
+    if (role == Qt::ForegroundRole && e.kind == partition::EventKind::ValidCheck && !e.ok) return QColor(200, 40, 40);
+    return {};
+  }
+
+ private:
+  const std::vector<partition::TraceEvent>* events_ = nullptr;
+  std::vector<int> rows_;  // event index per row
+};
 
 TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   algorithm_ = new QComboBox(this);
@@ -77,11 +118,14 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   connect(timeline_, &QSlider::valueChanged, this, [this](int v) {
     if (!muting_) set_position(v);
   });
-  events_ = new QListWidget(this);
+  model_ = new EventModel(this);
+  events_ = new QListView(this);
+  events_->setModel(model_);
   events_->setUniformItemSizes(true);
-  connect(events_, &QListWidget::currentRowChanged, this, [this](int row) {
-    if (muting_ || row < 0) return;
-    set_position(events_->item(row)->data(Qt::UserRole).toInt());
+  events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  connect(events_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    if (muting_ || !current.isValid()) return;
+    set_position(model_->event_at(current.row()));
   });
   reason_ = new QLabel(tr("No trace yet."), this);
   reason_->setWordWrap(true);
@@ -123,18 +167,8 @@ void TracePlayer::show_snapshot(pipeline::SnapshotPtr snapshot) {
 void TracePlayer::reload() {
   play(false);
   muting_ = true;
-  events_->clear();
   const auto* r = run();
-  const int filter = kinds_->currentData().toInt();
-  if (r) {
-    for (std::size_t i = 0; i < r->trace.size(); ++i) {
-      const auto& e = r->trace[i];
-      if (filter >= 0 && static_cast<int>(e.kind) != filter) continue;
-      auto* item = new QListWidgetItem(QString("%1  %2  %3").arg(i, 5).arg(partition::to_string(e.kind), -14).arg(QString::fromStdString(e.reason)), events_);
-      item->setData(Qt::UserRole, static_cast<int>(i));
-      if (e.kind == partition::EventKind::ValidCheck && !e.ok) item->setForeground(QColor(200, 40, 40));
-    }
-  }
+  model_->reset(r ? &r->trace : nullptr, kinds_->currentData().toInt());
   timeline_->setRange(0, std::max(0, event_count() - 1));
   muting_ = false;
   position_ = -1;
@@ -166,12 +200,14 @@ void TracePlayer::set_position(int index) {
   reason_->setText(text);
   muting_ = true;
   timeline_->setValue(index);
-  for (int row = 0; row < events_->count(); ++row)
-    if (events_->item(row)->data(Qt::UserRole).toInt() == index) {
-      events_->setCurrentRow(row);
-      events_->scrollToItem(events_->item(row));
-      break;
-    }
+  const int row = model_->row_of(index);
+  if (row >= 0 && model_->event_at(row) == index) {
+    const QModelIndex mi = model_->index(row);
+    events_->selectionModel()->setCurrentIndex(mi, QItemSelectionModel::ClearAndSelect);
+    events_->scrollTo(mi);
+  } else {
+    events_->selectionModel()->clearSelection();
+  }
   muting_ = false;
   emit frame_changed(trace_frame(r->trace, snapshot_->target_dag ? snapshot_->target_dag->size() : 0, index));
 }

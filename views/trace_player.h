@@ -8,7 +8,7 @@
 
 class QComboBox;
 class QLabel;
-class QListWidget;
+class QListView;
 class QSlider;
 class QTimer;
 class QToolButton;
@@ -51,7 +51,9 @@ class TracePlayer : public QWidget {
   int position_ = -1;
   QComboBox* algorithm_;
   QComboBox* kinds_;
-  QListWidget* events_;
+  class EventModel;
+  EventModel* model_;
+  QListView* events_;
   QSlider* timeline_;
   QSlider* speed_;
   QLabel* reason_;

@@ -9,27 +9,42 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include "views/stable_layout.h"
+
 namespace passlab::studio {
 
 struct CompileService::LayoutCache {
   std::mutex mutex;
   std::map<std::uint64_t, std::shared_ptr<const views::Layout>> layouts;  // by request key
   std::vector<std::uint64_t> order;                                       // oldest first
-  std::shared_ptr<const views::Layout> get(const views::LayoutRequest& r) {
-    const std::uint64_t key = views::layout_key(r);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto it = layouts.find(key);
-      if (it != layouts.end()) return it->second;
-    }
-    auto layout = std::make_shared<const views::Layout>(views::layout_graph(r));
+  std::shared_ptr<const views::Layout> find(std::uint64_t key) {
     std::lock_guard<std::mutex> lock(mutex);
-    layouts[key] = layout;
-    order.push_back(key);
+    auto it = layouts.find(key);
+    return it == layouts.end() ? nullptr : it->second;
+  }
+  void put(std::uint64_t key, std::shared_ptr<const views::Layout> layout) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!layouts.count(key)) order.push_back(key);
+    layouts[key] = std::move(layout);
     if (order.size() > 24) {
       layouts.erase(order.front());
       order.erase(order.begin());
     }
+  }
+  // The layout of `graph`: cached, else derived from the previous picture of the same kind so
+  // that unchanged nodes keep their place, else a fresh run of dot.
+  std::shared_ptr<const views::Layout> get(const views::DrawGraph& graph, const views::DrawGraph* previous_graph,
+                                           const views::Layout* previous_layout, bool fresh) {
+    const views::LayoutRequest request = graph.layout_request();
+    const std::uint64_t key = views::layout_key(request);
+    if (!fresh)
+      if (auto hit = find(key)) return hit;
+    std::shared_ptr<const views::Layout> layout;
+    if (!fresh && previous_graph && previous_layout)
+      if (auto derived = views::stable_layout(*previous_graph, *previous_layout, graph))
+        layout = std::make_shared<const views::Layout>(std::move(*derived));
+    if (!layout) layout = std::make_shared<const views::Layout>(views::layout_graph(request));
+    put(key, layout);
     return layout;
   }
 };
@@ -37,7 +52,7 @@ struct CompileService::LayoutCache {
 CompileService::CompileService(QObject* parent) : QObject(parent), cache_(std::make_shared<LayoutCache>()) {
   qRegisterMetaType<ResultPtr>();
   timer_.setSingleShot(true);
-  timer_.setInterval(60);
+  timer_.setInterval(30);
   connect(&timer_, &QTimer::timeout, this, [this] { start(); });
 }
 
@@ -57,6 +72,11 @@ void CompileService::text_changed(const QString& text) {
   if (!manual_) timer_.start();
 }
 
+void CompileService::relayout() {
+  fresh_layout_ = true;
+  compile_now();
+}
+
 void CompileService::compile_now() {
   timer_.stop();
   start();
@@ -70,10 +90,13 @@ void CompileService::start() {
   request.text = text_.toStdString();
   auto cancel = cancel_;
   auto cache = cache_;
+  ResultPtr previous = latest_;
+  const bool fresh = fresh_layout_;
+  fresh_layout_ = false;
   QPointer<CompileService> self(this);
   ++running_;
   emit compile_started(generation);
-  QThreadPool::globalInstance()->start([self, request, cancel, cache, generation] {
+  QThreadPool::globalInstance()->start([self, request, cancel, cache, generation, previous, fresh] {
     auto snapshot = pipeline::build_snapshot(request, cancel.get());
     snapshot->generation = generation;
     auto result = std::make_shared<StudioResult>();
@@ -83,7 +106,9 @@ void CompileService::start() {
                                          views::GraphKind::PartialDominators};
       for (int i = 0; i < 3 && !cancel->load(); ++i) {
         auto g = std::make_shared<const views::DrawGraph>(views::make_draw_graph(*snapshot, kinds[i]));
-        result->layouts[i] = cache->get(g->layout_request());
+        const bool has_previous = previous && previous->graphs[i] && previous->layouts[i];
+        result->layouts[i] = cache->get(*g, has_previous ? previous->graphs[i].get() : nullptr,
+                                        has_previous ? previous->layouts[i].get() : nullptr, fresh);
         result->graphs[i] = std::move(g);
       }
       result->layout_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -95,7 +120,9 @@ void CompileService::start() {
         [self, result, stale] {
           if (!self) return;
           --self->running_;
-          if (!stale && result->snapshot->generation == self->generation_) emit self->compiled(result);
+          if (stale || result->snapshot->generation != self->generation_) return;
+          if (result->snapshot->has_dag()) self->latest_ = result;
+          emit self->compiled(result);
         },
         Qt::QueuedConnection);
   });

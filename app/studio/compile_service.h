@@ -37,6 +37,8 @@ class CompileService : public QObject {
   // The editor's text changed: compile after the debounce delay (unless in manual mode).
   void text_changed(const QString& text);
   void compile_now();
+  // Compile now and lay every graph out afresh with dot (small edits otherwise keep the layout).
+  void relayout();
   void set_delay(int ms) { timer_.setInterval(ms); }
   int delay() const { return timer_.interval(); }
   void set_manual(bool manual) { manual_ = manual; }
@@ -65,6 +67,8 @@ class CompileService : public QObject {
   int running_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_;          // of the newest compile
   std::shared_ptr<std::atomic<bool>> optimal_cancel_;  // of the running optimal search
+  ResultPtr latest_;            // the newest published result with graphs
+  bool fresh_layout_ = false;   // the next compile lays out with dot
   struct LayoutCache;
   std::shared_ptr<LayoutCache> cache_;
 };

@@ -10,6 +10,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -29,6 +30,7 @@
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolTip>
@@ -97,13 +99,15 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   layout->addWidget(editor_, 1);
   layout->addWidget(find_);
   setCentralWidget(central);
-  status_ = new QLabel(this);
-  statusBar()->addWidget(status_, 1);
   watcher_ = new QFileSystemWatcher(this);
   autosave_timer_ = new QTimer(this);
   autosave_timer_->setInterval(3000);
   connect(autosave_timer_, &QTimer::timeout, this, [this] { write_autosave(); });
   autosave_timer_->start();
+  stage_timer_ = new QTimer(this);
+  stage_timer_->setSingleShot(true);
+  stage_timer_->setInterval(0);
+  connect(stage_timer_, &QTimer::timeout, this, [this] { show_next_stage(); });
 
   build_docks();
   build_menus();
@@ -116,7 +120,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   connect(editor_, &QsciScintilla::modificationChanged, this, [this] { update_title(); });
   connect(editor_, &editors::ShaderEditor::cursor_line_changed, this, [this](int line) { on_cursor_line(line); });
   connect(editor_, &editors::ShaderEditor::hover_requested, this, [this](int pos, const QPoint& g) { on_hover(pos, g); });
-  connect(service_, &CompileService::compile_started, this, [this] { status_->setText(tr("Compiling…")); });
+  connect(service_, &CompileService::compile_started, this, [this] { show_status(tr("Compiling…")); });
   connect(service_, &CompileService::compiled, this, [this](ResultPtr r) { show_result(std::move(r)); });
   connect(service_, &CompileService::optimal_progress, compare_, &views::ComparePanel::optimal_progress);
   connect(service_, &CompileService::optimal_finished, this,
@@ -130,7 +134,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     if (ignore_watch_ || path != path_) return;
     QTimer::singleShot(200, this, [this, path] {
       if (!QFileInfo::exists(path)) {
-        status_->setText(tr("%1 was deleted or moved on disk; saving writes it again").arg(QFileInfo(path).fileName()));
+        show_status(tr("%1 was deleted or moved on disk; saving writes it again").arg(QFileInfo(path).fileName()));
         return;
       }
       watcher_->addPath(path);
@@ -144,7 +148,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
 
   auto settings = open_settings(options_);
   set_dark(settings->value("theme/dark", false).toBool());
-  service_->set_delay(settings->value("compile/delay_ms", 60).toInt());
+  service_->set_delay(settings->value("compile/delay_ms", 30).toInt());
   const QString target = settings->value("partition/target", "PC5").toString();
   const QString cost = settings->value("partition/cost", "15p+5t+i").toString();
   target_box_->setCurrentText(target);
@@ -264,6 +268,7 @@ void MainWindow::build_menus() {
   view->addSeparator();
   view->addAction(tr("&Fit Graph"), this, [this] { static_cast<views::GraphView*>(graph_tabs_->currentWidget())->fit(); })
       ->setShortcut(QKeySequence(tr("Ctrl+0")));
+  view->addAction(tr("Re-&layout Graphs"), service_, &CompileService::relayout)->setShortcut(QKeySequence(tr("Ctrl+L")));
   auto* theme = view->addAction(tr("&Dark Theme"), this, [this](bool on) { set_dark(on); });
   theme->setCheckable(true);
   theme->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
@@ -321,7 +326,7 @@ void MainWindow::request_changed() {
   auto target = partition::load_target(target_box_->currentText().toStdString(), &error);
   auto model = partition::parse_cost_model(cost_box_->currentText().toStdString(), &error);
   if (!target || !model) {
-    status_->setText(tr("Not applied: %1").arg(QString::fromStdString(error)));
+    show_status(tr("Not applied: %1").arg(QString::fromStdString(error)));
     return;
   }
   r.target = *target;
@@ -395,7 +400,7 @@ bool MainWindow::save_as(const QString& path) {
   QFile::remove(autosave_path());
   QFile::remove(autosave_path() + ".json");
   update_title();
-  status_->setText(tr("Saved %1").arg(QFileInfo(path_).fileName()));
+  show_status(tr("Saved %1").arg(QFileInfo(path_).fileName()));
   return true;
 }
 
@@ -422,17 +427,6 @@ void MainWindow::show_result(ResultPtr result) {
   const auto& s = *result->snapshot;
   editor_->set_diagnostics(s.messages);
   diagnostics_->show_snapshot(s);
-  const bool usable = s.has_dag();
-  // A version with errors keeps the last good picture, marked stale.
-  if (usable || !result_) {
-    result_ = result;
-    for (int i = 0; i < 3; ++i) graphs_[i]->show_graph(result->graphs[i], result->layouts[i], result->snapshot);
-    passes_->show_snapshot(result->snapshot);
-    for (auto* g : graphs_) g->set_run(passes_->current_run());
-    compare_->show_snapshot(result->snapshot, result->graphs[0], result->layouts[0]);
-    trace_->show_snapshot(result->snapshot);
-  }
-  set_stale(!usable || service_->busy());
   QString text;
   if (s.errors > 0) text = tr("%n error(s); showing the last good result", nullptr, static_cast<int>(s.errors));
   else if (!s.stage_error.empty()) text = QString::fromStdString(s.stage_error);
@@ -442,8 +436,72 @@ void MainWindow::show_result(ResultPtr result) {
                .arg(s.partition_ms, 0, 'f', 1)
                .arg(result->layout_ms, 0, 'f', 1)
                .arg(std::count(s.problem.is_op.begin(), s.problem.is_op.end(), 1));
-  status_->setText(text);
-  emit panels_updated(s.generation);
+  show_status(text);
+  // A version with errors keeps the last good picture, marked stale.
+  if (!s.has_dag() && result_) {
+    staged_.reset();
+    set_stale(true);
+    shown_generation_ = s.generation;
+    emit panels_updated(s.generation);
+    return;
+  }
+  if (result_) retired_.push_back(std::move(result_));
+  result_ = result;
+  staged_ = result;
+  stage_ = 0;
+  set_stale(true);
+  stage_timer_->start();
+}
+
+// The panels take the new result a few at a time, the visible ones first, each batch within a
+// few milliseconds of UI-thread time, so keystrokes and paints in between are never held up long.
+void MainWindow::show_next_stage() {
+  QElapsedTimer slice;
+  slice.start();
+  while (staged_) {
+    const ResultPtr r = staged_;
+    const int visible = graph_tabs_->currentIndex();
+    QElapsedTimer clock;
+    clock.start();
+    if (stage_ == 0) stage_ms_.clear();
+    switch (stage_++) {
+      case 0:
+        passes_->show_snapshot(r->snapshot);
+        break;
+      case 1:
+        graphs_[visible]->show_graph(r->graphs[visible], r->layouts[visible], r->snapshot);
+        graphs_[visible]->set_run(passes_->current_run());
+        break;
+      case 2:
+        compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
+        break;
+      case 3:
+        trace_->show_snapshot(r->snapshot);
+        break;
+      case 4:
+      case 5: {
+        const int i = (visible + stage_ - 4) % 3;
+        graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot);
+        graphs_[i]->set_run(passes_->current_run());
+        break;
+      }
+      default: {
+        staged_.reset();
+        set_stale(service_->busy());
+        // No panel refers to the older results any more: free them (a snapshot holds the whole
+        // trace, tens of thousands of events) on a worker thread, not in the UI's time.
+        QThreadPool::globalInstance()->start([old = std::move(retired_)]() mutable { old.clear(); });
+        retired_.clear();
+        shown_generation_ = r->snapshot->generation;
+        stage_ms_.push_back(clock.nsecsElapsed() / 1e6);
+        emit panels_updated(r->snapshot->generation);
+        return;
+      }
+    }
+    stage_ms_.push_back(clock.nsecsElapsed() / 1e6);
+    if (slice.elapsed() >= 6) break;  // the rest on the next turn of the event loop
+  }
+  if (staged_) stage_timer_->start();
 }
 
 void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from) {
@@ -489,6 +547,9 @@ void MainWindow::on_hover(int position, const QPoint& global) {
                                                 QString::fromStdString(h->kind));
   if (!text.isEmpty()) QToolTip::showText(global, text.trimmed().replace("\n", "<br>"), editor_);
 }
+
+// A status-bar message, not a label: changing it repaints the bar without relayouting the window.
+void MainWindow::show_status(const QString& text) { statusBar()->showMessage(text); }
 
 void MainWindow::update_title() {
   const QString name = path_.isEmpty() ? tr("untitled") : QFileInfo(path_).fileName();
@@ -573,7 +634,7 @@ bool MainWindow::recover_autosave(const QString& autosave) {
   QFile::remove(autosave + ".json");
   write_autosave();
   update_title();
-  status_->setText(tr("Recovered unsaved work from a session that did not end cleanly"));
+  show_status(tr("Recovered unsaved work from a session that did not end cleanly"));
   return true;
 }
 

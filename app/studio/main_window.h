@@ -62,8 +62,13 @@ class MainWindow : public QMainWindow {
   views::TracePlayer* trace() const { return trace_; }
   CompileService* service() const { return service_; }
   ResultPtr result() const { return result_; }
+  // The generation every panel shows (panels take a new result over a few event-loop turns).
+  quint64 shown_generation() const { return shown_generation_; }
   QString file_path() const { return path_; }
   QWidget* dock_widget(const QString& object_name) const;
+  // UI-thread time of each panel update for the latest result (passes, visible graph, compare,
+  // trace, the other two graphs, stale marks), in milliseconds: for the latency bench.
+  const std::vector<double>& stage_ms() const { return stage_ms_; }
 
  signals:
   // Every panel shows the snapshot of this generation.
@@ -78,8 +83,10 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void build_docks();
   void show_result(ResultPtr result);
+  void show_next_stage();
   void set_stale(bool stale);
   void update_title();
+  void show_status(const QString& text);
   bool maybe_save();
   void add_recent(const QString& path);
   void rebuild_recent_menu();
@@ -101,10 +108,15 @@ class MainWindow : public QMainWindow {
   views::TracePlayer* trace_;
   QComboBox* target_box_;
   QComboBox* cost_box_;
-  QLabel* status_;
   QMenu* recent_menu_;
   QFileSystemWatcher* watcher_;
   QTimer* autosave_timer_;
+  QTimer* stage_timer_;
+  ResultPtr staged_;  // the result the panels are taking, one per event-loop turn
+  int stage_ = 0;
+  quint64 shown_generation_ = 0;
+  std::vector<ResultPtr> retired_;  // results the panels showed before, freed off the UI thread
+  std::vector<double> stage_ms_;
   ResultPtr result_;
   QString path_;
   QByteArray default_state_;

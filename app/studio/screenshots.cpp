@@ -49,7 +49,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       return d;
     };
     w->resize(1600, 1000);
-    wait_until([w] { return w->result() != nullptr && !w->service()->busy(); }, 20000);
+    wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
     settle(300);
     w->dag_view()->fit();
     settle(200);
@@ -98,7 +98,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     dock("dock-diagnostics");
     save(w, "diagnostics");
     e->undo();
-    wait_until([w] { return !w->service()->busy(); }, 10000);
+    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
     w->set_dark(true);
     settle(400);
     save(w, "studio_dark");

@@ -40,7 +40,10 @@ class StudioTest : public QObject {
   static QString sample(const char* name) { return QString(PASSLAB_SAMPLES_DIR "/shaders/%1.sl").arg(name); }
   // Waits until the window shows a snapshot newer than `after` and nothing is pending.
   static bool wait_for_panels(MainWindow& w, quint64 after = 0) {
-    return QTest::qWaitFor([&] { return w.result() && w.result()->snapshot->generation > after && !w.service()->busy(); }, 20000);
+    return QTest::qWaitFor([&] {
+      return w.result() && w.shown_generation() > after && w.shown_generation() == w.service()->generation() &&
+             !w.service()->busy();
+    }, 20000);
   }
 
  private slots:

@@ -2,6 +2,8 @@
 // the drawable DAG mirrors the snapshot's target DAG.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +11,7 @@
 #include "app/pipeline/snapshot.h"
 #include "views/draw_graph.h"
 #include "views/graph_layout.h"
+#include "views/stable_layout.h"
 
 namespace passlab::views {
 namespace {
@@ -98,6 +101,87 @@ TEST(Hover, ShowsTypeAndFrequencyOfNames) {
   auto call = pipeline::hover_at(*s, static_cast<std::uint32_t>(text.find("faceforward")) + 2);
   ASSERT_TRUE(call.has_value());
   EXPECT_EQ(call->kind, "builtin function");
+}
+
+
+// Replaces the first occurrence of `from` in a sample's text and builds the snapshot.
+pipeline::SnapshotPtr edited(const std::string& name, const std::string& from, const std::string& to) {
+  auto r = sample_request(name, "PC5");
+  const auto at = r.text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  r.text.replace(at, from.size(), to);
+  return pipeline::build_snapshot(r);
+}
+
+TEST(StableLayout, AnEditedConstantKeepsEveryNodeInPlace) {
+  auto before = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto after = edited("bowling_pin", "float Kd = .5;", "float Kd = .6;");
+  ASSERT_TRUE(before->has_dag() && after->has_dag());
+  const DrawGraph gb = make_draw_graph(*before, GraphKind::Dag), ga = make_draw_graph(*after, GraphKind::Dag);
+  ASSERT_EQ(gb.nodes.size(), ga.nodes.size());
+  const auto match = match_nodes(gb, ga);
+  EXPECT_EQ(std::count(match.begin(), match.end(), -1), 0);
+  const Layout lb = layout_graph(gb.layout_request());
+  auto la = stable_layout(gb, lb, ga);
+  ASSERT_TRUE(la.has_value());
+  EXPECT_TRUE(la->derived);
+  ASSERT_EQ(la->centers.size(), ga.nodes.size());
+  for (std::size_t i = 0; i < ga.nodes.size(); ++i) {
+    EXPECT_EQ(la->centers[i].x, lb.centers[match[i]].x);
+    EXPECT_EQ(la->centers[i].y, lb.centers[match[i]].y);
+  }
+  // The node whose label changed is the one matched by position, not by structure.
+  bool relabelled = false;
+  for (std::size_t i = 0; i < ga.nodes.size(); ++i) relabelled |= ga.nodes[i].label != gb.nodes[match[i]].label;
+  EXPECT_TRUE(relabelled);
+}
+
+TEST(StableLayout, ANewStatementPlacesOnlyTheNewNodesAndKeepsTheRest) {
+  auto before = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto after = edited("bowling_pin", "Ci = (Base * Label) * (Marks * Cd) + Cspec;",
+                      "Ci = ((Base * Label) * (Marks * Cd) + Cspec) * 0.5;");
+  ASSERT_TRUE(before->has_dag() && after->has_dag());
+  const DrawGraph gb = make_draw_graph(*before, GraphKind::Dag), ga = make_draw_graph(*after, GraphKind::Dag);
+  ASSERT_GT(ga.nodes.size(), gb.nodes.size());
+  const Layout lb = layout_graph(gb.layout_request());
+  auto la = stable_layout(gb, lb, ga);
+  ASSERT_TRUE(la.has_value());
+  const auto match = match_nodes(gb, ga);
+  const auto fresh = std::count(match.begin(), match.end(), -1);
+  EXPECT_GE(fresh, 1);
+  EXPECT_LE(fresh, 3);
+  EXPECT_EQ(la->placed_since_dot, fresh);
+  int kept = 0;
+  for (std::size_t i = 0; i < ga.nodes.size(); ++i)
+    if (match[i] >= 0) {
+      EXPECT_EQ(la->centers[i].x, lb.centers[match[i]].x);
+      EXPECT_EQ(la->centers[i].y, lb.centers[match[i]].y);
+      ++kept;
+    }
+  EXPECT_GE(kept, static_cast<int>(gb.nodes.size()) - 2);
+  // New nodes do not sit on top of kept ones, and every edge has a route.
+  for (std::size_t i = 0; i < ga.nodes.size(); ++i) {
+    if (match[i] >= 0) continue;
+    for (std::size_t k = 0; k < ga.nodes.size(); ++k) {
+      if (k == i) continue;
+      const bool overlap = std::abs(la->centers[i].x - la->centers[k].x) < (ga.nodes[i].width + ga.nodes[k].width) / 2 &&
+                           std::abs(la->centers[i].y - la->centers[k].y) < (ga.nodes[i].height + ga.nodes[k].height) / 2;
+      EXPECT_FALSE(overlap) << "new node " << i << " overlaps node " << k;
+    }
+  }
+  for (const auto& e : la->edges) EXPECT_GE(e.bezier.size(), 4u);
+  // Deterministic.
+  auto again = stable_layout(gb, lb, ga);
+  ASSERT_TRUE(again.has_value());
+  for (std::size_t i = 0; i < ga.nodes.size(); ++i) EXPECT_EQ(again->centers[i].x, la->centers[i].x);
+}
+
+TEST(StableLayout, ADifferentShaderIsLaidOutAfresh) {
+  auto a = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto b = pipeline::build_snapshot(sample_request("wood", "PC5"));
+  const DrawGraph ga = make_draw_graph(*a, GraphKind::Dag), gb = make_draw_graph(*b, GraphKind::Dag);
+  const Layout la = layout_graph(ga.layout_request());
+  EXPECT_FALSE(stable_layout(ga, la, gb).has_value());
 }
 
 }  // namespace

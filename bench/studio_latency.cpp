@@ -1,0 +1,299 @@
+// studio_latency: edit-to-updated-panels latency and UI-thread stalls of the Studio.
+//
+//   studio_latency [--edits N] [--out FILE.md] [--explain] SHADER...
+//
+// For each shader it opens the Studio's main window (offscreen unless a display is set), then
+//  1. applies N edits, each changing a numeric literal the way a user would (select it, type the
+//     new value), and measures the time from the edit to the moment every panel shows the
+//     snapshot of that edit and the window has repainted;
+//  2. types a new statement one character every 40 ms (faster than anyone types), passing through
+//     versions with syntax errors, and records every UI-thread stall: a 2 ms probe timer that
+//     fires late by more than 16 ms means the event loop was blocked that long.
+// The debounce delay is the Studio's default and is included in the latency.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include "app/studio/main_window.h"
+#include "editors/shader_editor.h"
+
+namespace {
+
+using passlab::studio::MainWindow;
+
+// With --explain, every event that keeps the UI thread longer than 16 ms is printed with its
+// receiver, to find what a stall was.
+class TimedApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool explain = false;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!explain) return QApplication::notify(receiver, event);
+    ++depth_;
+    QElapsedTimer t;
+    t.start();
+    const int type = event->type();
+    const bool r = QApplication::notify(receiver, event);
+    const double ms = t.nsecsElapsed() / 1e6;
+    if (ms > (depth_ > 1 ? 4 : 16) || (type == 77 && qEnvironmentVariableIsSet("EXPLAIN_LAYOUT")))
+      std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms\n", 2 * (depth_ - 1), "", type, receiver->metaObject()->className(),
+                   qPrintable(receiver->objectName()),
+                   receiver->parent() ? receiver->parent()->metaObject()->className() : "-", ms);
+    --depth_;
+    return r;
+  }
+
+ private:
+  int depth_ = 0;
+};
+
+// Records the largest gaps between ticks of a fast timer: each is time the UI thread was busy.
+class StallProbe : public QObject {
+ public:
+  StallProbe() {
+    timer_.setTimerType(Qt::PreciseTimer);
+    timer_.setInterval(2);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+      const double now = clock_.nsecsElapsed() / 1e6;
+      const double gap = now - last_ - 2.0;
+      if (gap > worst_) worst_ = gap;
+      if (gap > 16.0) ++stalls_;
+      last_ = now;
+    });
+  }
+  void start() {
+    clock_.start();
+    last_ = 0;
+    worst_ = 0;
+    stalls_ = 0;
+    timer_.start();
+  }
+  void stop() { timer_.stop(); }
+  double worst() const { return worst_; }
+  int stalls() const { return stalls_; }
+
+ private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  double last_ = 0, worst_ = 0;
+  int stalls_ = 0;
+};
+
+// Waits until the window reports panels showing a generation newer than `after`.
+bool wait_panels(MainWindow& w, quint64 after, int timeout_ms, quint64* shown = nullptr) {
+  QEventLoop loop;
+  quint64 got = 0;
+  auto c = QObject::connect(&w, &MainWindow::panels_updated, &loop, [&](quint64 g) {
+    if (g > after) {
+      got = g;
+      loop.quit();
+    }
+  });
+  QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+  loop.exec();
+  QObject::disconnect(c);
+  if (shown) *shown = got;
+  return got > after;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+struct Row {
+  QString sample;
+  int nodes = 0;
+  std::vector<double> latency, compile, partition, layout, published;
+  std::vector<std::vector<double>> stages;
+  double typing_worst = 0;
+  int typing_stalls = 0;
+  int typing_chars = 0;
+  double edit_worst = 0;
+};
+
+Row measure(const QString& shader, int edits) {
+  Row row;
+  row.sample = QFileInfo(shader).completeBaseName();
+  QTemporaryDir tmp;
+  passlab::studio::StudioOptions o;
+  o.settings_file = tmp.filePath("settings.ini");
+  o.autosave_dir = tmp.filePath("autosave");
+  MainWindow w(o);
+  w.resize(1500, 920);
+  for (const QString& d : qEnvironmentVariable("HIDE_DOCKS").split(',', Qt::SkipEmptyParts))
+    if (auto* dw = w.dock_widget(d)) dw->hide();
+  w.show();
+  w.open_file(shader);
+  if (!wait_panels(w, 0, 20000)) {
+    std::fprintf(stderr, "%s: no first snapshot\n", qPrintable(shader));
+    return row;
+  }
+  QCoreApplication::processEvents();
+  if (w.result() && w.result()->graphs[0]) row.nodes = static_cast<int>(w.result()->graphs[0]->nodes.size());
+  auto* ed = w.editor();
+  if (static_cast<TimedApplication*>(qApp)->explain) {
+    for (auto* d : w.findChildren<QWidget*>()) {
+      QElapsedTimer t;
+      t.start();
+      for (int k = 0; k < 5; ++k) {
+        d->updateGeometry();
+        (void)d->sizeHint();
+        (void)d->minimumSizeHint();
+      }
+      const double ms = t.nsecsElapsed() / 5e6;
+      if (ms > 1) std::fprintf(stderr, "size hints of %s '%s': %.1f ms\n", d->metaObject()->className(), qPrintable(d->objectName()), ms);
+    }
+  }
+
+  // The literal to edit: the diffuse weight's default (a fragment-rate constant of the DAG), or
+  // else the first number with a decimal point in the body.
+  const QString text = ed->text();
+  QRegularExpression kd(R"(\bKd\s*=\s*\K\d*\.?\d+)");
+  QRegularExpression number(R"((?<![\w.])\d+\.\d+)");
+  auto m = kd.match(text);
+  if (!m.hasMatch()) m = number.match(text, std::max(0, static_cast<int>(text.indexOf('{'))));
+  if (!m.hasMatch()) {
+    std::fprintf(stderr, "%s: no numeric literal to edit\n", qPrintable(shader));
+    return row;
+  }
+  const int start = static_cast<int>(m.capturedStart());
+  QString current = m.captured();
+  StallProbe probe;
+  probe.start();
+  for (int i = 0; i < edits; ++i) {
+    // Alternate between two values so that every edit changes the graph's constants.
+    const QString next = (i % 2 == 0) ? current + "5" : m.captured();
+    const quint64 before = w.service()->generation();
+    QElapsedTimer t;
+    t.start();
+    ed->SendScintilla(QsciScintillaBase::SCI_SETSEL, start, start + current.toUtf8().size());
+    ed->replaceSelectedText(next);
+    current = next;
+    if (!wait_panels(w, before, 20000)) {
+      std::fprintf(stderr, "%s: edit %d timed out\n", qPrintable(shader), i);
+      break;
+    }
+    w.repaint();  // the panels' new contents on screen
+    row.latency.push_back(t.nsecsElapsed() / 1e6);
+    if (auto r = w.result()) {
+      row.compile.push_back(r->snapshot->compile_ms);
+      row.partition.push_back(r->snapshot->partition_ms);
+      row.layout.push_back(r->layout_ms);
+      row.published.push_back(r->snapshot->compile_ms + r->snapshot->partition_ms + r->layout_ms);
+    }
+    row.stages.resize(w.stage_ms().size());
+    for (std::size_t k = 0; k < w.stage_ms().size(); ++k) row.stages[k].push_back(w.stage_ms()[k]);
+    // A pause between edits, as between a user's keystrokes that change a value.
+    QElapsedTimer pause;
+    pause.start();
+    while (pause.elapsed() < 150) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  }
+  probe.stop();
+  row.edit_worst = probe.worst();
+
+  // Typing: a statement that changes the graph, one character every 40 ms.
+  const QString statement = "\n  Ci = Ci * 0.97 + Cs * 0.03;";
+  const int close = static_cast<int>(ed->text().lastIndexOf('}'));
+  int at = static_cast<int>(ed->text().left(close).toUtf8().size());
+  probe.start();
+  for (QChar c : statement) {
+    ed->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at);
+    ed->replaceSelectedText(QString(c));
+    at += static_cast<int>(QString(c).toUtf8().size());
+    ++row.typing_chars;
+    QElapsedTimer pause;
+    pause.start();
+    while (pause.elapsed() < 40) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  }
+  const quint64 before = w.service()->generation() - 1;
+  wait_panels(w, before, 20000);
+  QElapsedTimer settle;
+  settle.start();
+  while (settle.elapsed() < 300) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  probe.stop();
+  row.typing_worst = probe.worst();
+  row.typing_stalls = probe.stalls();
+  w.editor()->setModified(false);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  TimedApplication app(argc, argv);
+  QApplication::setApplicationName("passlab-bench");
+  int edits = 21;
+  QString out;
+  QStringList shaders;
+  const QStringList args = QCoreApplication::arguments().mid(1);
+  for (int i = 0; i < args.size(); ++i) {
+    if (args[i] == "--edits" && i + 1 < args.size()) edits = args[++i].toInt();
+    else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
+    else if (args[i] == "--explain") app.explain = true;
+    else shaders << args[i];
+  }
+  if (shaders.isEmpty()) {
+    std::fprintf(stderr, "usage: studio_latency [--edits N] [--out FILE.md] [--explain] SHADER...\n");
+    return 2;
+  }
+  QString table =
+      "| Sample | DAG nodes | Edits | Median latency (ms) | 90th pct (ms) | Max (ms) | Worst UI stall, edits (ms) | "
+      "Typing: chars | Worst UI stall, typing (ms) | Stalls > 16 ms |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  QString breakdown;
+  for (const QString& s : shaders) {
+    Row r = measure(s, edits);
+    const double mx = r.latency.empty() ? 0 : *std::max_element(r.latency.begin(), r.latency.end());
+    table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 |\n")
+                 .arg(r.sample)
+                 .arg(r.nodes)
+                 .arg(r.latency.size())
+                 .arg(median(r.latency), 0, 'f', 1)
+                 .arg(percentile(r.latency, 0.9), 0, 'f', 1)
+                 .arg(mx, 0, 'f', 1)
+                 .arg(r.edit_worst, 0, 'f', 1)
+                 .arg(r.typing_chars)
+                 .arg(r.typing_worst, 0, 'f', 1)
+                 .arg(r.typing_stalls);
+    breakdown += QString("%1%2: compile %3, partition %4, layout %5")
+                     .arg(breakdown.isEmpty() ? "" : "; ")
+                     .arg(r.sample)
+                     .arg(median(r.compile), 0, 'f', 1)
+                     .arg(median(r.partition), 0, 'f', 1)
+                     .arg(median(r.layout), 0, 'f', 1);
+    breakdown += ", panel updates";
+    for (const auto& st : r.stages) breakdown += QString(" %1").arg(median(st), 0, 'f', 1);
+  }
+  table += QString("\nWhere the time goes (medians, ms): %1\n").arg(breakdown);
+  std::fputs(table.toUtf8().constData(), stdout);
+  if (!out.isEmpty()) {
+    QSaveFile f(out);
+    if (!f.open(QIODevice::WriteOnly) || f.write(table.toUtf8()) < 0 || !f.commit()) {
+      std::fprintf(stderr, "cannot write %s\n", qPrintable(out));
+      return 1;
+    }
+  }
+  return 0;
+}
