@@ -26,6 +26,7 @@
 #include <QMimeData>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyleFactory>
@@ -43,6 +44,7 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/target_panel.h"
 #include "views/trace_player.h"
 
 namespace passlab::studio {
@@ -151,8 +153,13 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   service_->set_delay(settings->value("compile/delay_ms", 30).toInt());
   const QString target = settings->value("partition/target", "PC5").toString();
   const QString cost = settings->value("partition/cost", "15p+5t+i").toString();
-  target_box_->setCurrentText(target);
-  cost_box_->setCurrentText(cost);
+  set_cost_model(cost);
+  std::string error;
+  const QByteArray custom = settings->value("partition/target_json").toByteArray();
+  if (auto t = custom.isEmpty() ? std::nullopt : partition::parse_target(custom.toStdString(), "", &error))
+    set_target_desc(*t, true);
+  else
+    set_target(target);
   resize(1500, 920);
   // The default arrangement: the graphs large on the right, passes and compare below them.
   resizeDocks({static_cast<QDockWidget*>(dock_widget("dock-graphs"))}, {780}, Qt::Horizontal);
@@ -192,6 +199,7 @@ void MainWindow::build_docks() {
   compare_ = new views::ComparePanel(this);
   diagnostics_ = new views::DiagnosticsPanel(this);
   trace_ = new views::TracePlayer(this);
+  target_panel_ = new views::TargetPanel(this);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
   auto* g = dock(tr("Graphs"), "dock-graphs", graph_tabs_, Qt::RightDockWidgetArea);
@@ -199,8 +207,10 @@ void MainWindow::build_docks() {
   auto* c = dock(tr("Compare"), "dock-compare", compare_, Qt::RightDockWidgetArea);
   auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
   auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
+  auto* tg = dock(tr("Target && cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
+  tabifyDockWidget(c, tg);
   tabifyDockWidget(d, t);
   p->raise();
   d->raise();
@@ -216,6 +226,22 @@ void MainWindow::build_docks() {
     if (!result_) return;
     compare_->optimal_started();
     service_->run_optimal(result_->snapshot, budget);
+  });
+  connect(target_panel_, &views::TargetPanel::target_edited, this,
+          [this](const partition::TargetDesc& t) { set_target_desc(t, true); });
+  connect(target_panel_, &views::TargetPanel::cost_model_edited, this, [this](const partition::CostModel& m) {
+    model_ = m;
+    {
+      QSignalBlocker block(cost_box_);
+      cost_box_->setCurrentText(QString::fromStdString(m.name));
+    }
+    request_changed();
+  });
+  connect(target_panel_, &views::TargetPanel::save_requested, this, [this] {
+    const QString dir = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
+    QString p = QFileDialog::getSaveFileName(this, tr("Save target as"),
+                                             dir + "/" + QString::fromStdString(target_.name) + ".json", tr("Targets (*.json)"));
+    if (!p.isEmpty()) save_target_as(p);
   });
   connect(compare_, &views::ComparePanel::optimal_cancel_requested, service_, &CompileService::cancel_optimal);
   connect(trace_, &views::TracePlayer::frame_changed, this, [this](const views::TraceFrame& f) {
@@ -314,32 +340,77 @@ void MainWindow::build_menus() {
   for (const auto& m : partition::paper_cost_models()) cost_box_->addItem(QString::fromStdString(m.name));
   cost_box_->setToolTip(tr("Cost model: a·passes + b·texture fetches + c·other instructions (editable, e.g. 10p+4t+i)"));
   bar->addWidget(cost_box_);
-  connect(target_box_, &QComboBox::currentTextChanged, this, [this] { request_changed(); });
-  connect(cost_box_, &QComboBox::currentTextChanged, this, [this] { request_changed(); });
+  connect(target_box_, &QComboBox::currentIndexChanged, this, [this] {
+    if (target_box_->currentData().toString() == "edited") return;  // the panel's own target
+    std::string error;
+    auto t = partition::load_target(target_box_->currentText().toStdString(), &error);
+    if (!t) {
+      show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
+      return;
+    }
+    set_target_desc(*t, false);
+  });
+  connect(cost_box_, &QComboBox::currentTextChanged, this, [this](const QString& spec) {
+    std::string error;
+    auto m = partition::parse_cost_model(spec.toStdString(), &error);
+    if (!m) {
+      show_status(tr("Cost model not applied: %1").arg(QString::fromStdString(error)));
+      return;
+    }
+    model_ = *m;
+    target_panel_->set_cost_model(*m);
+    request_changed();
+  });
   bar->addSeparator();
   bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
 }
 
 void MainWindow::request_changed() {
-  std::string error;
   pipeline::Request r = service_->request();
-  auto target = partition::load_target(target_box_->currentText().toStdString(), &error);
-  auto model = partition::parse_cost_model(cost_box_->currentText().toStdString(), &error);
-  if (!target || !model) {
-    show_status(tr("Not applied: %1").arg(QString::fromStdString(error)));
-    return;
-  }
-  r.target = *target;
-  r.model = *model;
+  r.target = target_;
+  r.model = model_;
   r.text = editor_->text_utf8();
   service_->set_request(r);
   auto settings = open_settings(options_);
-  settings->setValue("partition/target", target_box_->currentText());
-  settings->setValue("partition/cost", cost_box_->currentText());
+  settings->setValue("partition/target", QString::fromStdString(target_.source.empty() ? target_.name : target_.source));
+  settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(target_)) : QString());
+  settings->setValue("partition/cost", QString::fromStdString(model_.name));
   if (!path_.isEmpty()) {
     set_stale(true);
     service_->compile_now();
   }
+}
+
+// A target from a preset, a file, a project or the target panel: shown everywhere, then compiled.
+void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
+  target_ = t;
+  target_panel_->set_target(t, edited);
+  QSignalBlocker block(target_box_);
+  const int old = target_box_->findData("edited");
+  if (old >= 0) target_box_->removeItem(old);
+  if (edited) {
+    target_box_->addItem(QString::fromStdString(t.name) + tr(" (edited)"), "edited");
+    target_box_->setCurrentIndex(target_box_->count() - 1);
+  } else {
+    const QString shown = QString::fromStdString(t.source.empty() || partition::load_target(t.name, nullptr) ? t.name : t.source);
+    if (target_box_->findText(shown) < 0) target_box_->addItem(shown);
+    target_box_->setCurrentText(shown);
+  }
+  request_changed();
+}
+
+bool MainWindow::save_target_as(const QString& path) {
+  partition::TargetDesc t = target_;
+  QSaveFile f(path);
+  const std::string text = partition::target_to_json(t);
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
+    QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1: %2").arg(path, f.errorString()));
+    return false;
+  }
+  t.source = QFileInfo(path).absoluteFilePath().toStdString();
+  set_target_desc(t, false);
+  show_status(tr("Saved target %1 to %2").arg(QString::fromStdString(t.name), path));
+  return true;
 }
 
 bool MainWindow::open_file(const QString& path) {
@@ -404,8 +475,24 @@ bool MainWindow::save_as(const QString& path) {
   return true;
 }
 
-void MainWindow::set_target(const QString& name) { target_box_->setCurrentText(name); }
-void MainWindow::set_cost_model(const QString& spec) { cost_box_->setCurrentText(spec); }
+void MainWindow::set_target(const QString& name_or_path) {
+  std::string error;
+  auto t = partition::load_target(name_or_path.toStdString(), &error);
+  if (!t) {
+    show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
+    return;
+  }
+  if (!name_or_path.contains('/') && !name_or_path.endsWith(".json")) t->source.clear();  // a preset
+  set_target_desc(*t, false);
+}
+
+void MainWindow::set_cost_model(const QString& spec) {
+  if (cost_box_->currentText() == spec) {
+    emit cost_box_->currentTextChanged(spec);  // applies it even when the box already shows it
+    return;
+  }
+  cost_box_->setCurrentText(spec);
+}
 
 void MainWindow::set_dark(bool dark) {
   dark_ = dark;

@@ -23,6 +23,7 @@ class ComparePanel;
 class DiagnosticsPanel;
 class GraphView;
 class PassesPanel;
+class TargetPanel;
 class TracePlayer;
 }  // namespace passlab::views
 
@@ -46,6 +47,11 @@ class MainWindow : public QMainWindow {
   bool save_as(const QString& path);
   void set_target(const QString& name);
   void set_cost_model(const QString& spec);
+  void set_target_desc(const partition::TargetDesc& target, bool edited);
+  bool save_target_as(const QString& path);
+  const partition::TargetDesc& target() const { return target_; }
+  const partition::CostModel& cost_model() const { return model_; }
+  views::TargetPanel* target_panel() const { return target_panel_; }
   void set_dark(bool dark);
   void reset_layout();
   // Autosaved buffers of sessions that did not end cleanly; recover_autosave opens one.
@@ -106,6 +112,9 @@ class MainWindow : public QMainWindow {
   views::ComparePanel* compare_;
   views::DiagnosticsPanel* diagnostics_;
   views::TracePlayer* trace_;
+  views::TargetPanel* target_panel_;
+  partition::TargetDesc target_;
+  partition::CostModel model_;
   QComboBox* target_box_;
   QComboBox* cost_box_;
   QMenu* recent_menu_;

@@ -118,6 +118,23 @@ std::string exceeded(const Resources& r, const Limits& l) {
   return "";
 }
 
+std::string target_to_json(const TargetDesc& t) {
+  auto limit = [](int v) { return v == kUnlimited ? json(nullptr) : json(v); };
+  // ordered_json keeps the keys in the order written, so a saved file reads like the presets.
+  nlohmann::ordered_json limits;
+  limits["operations"] = limit(t.limits.operations);
+  limits["registers"] = limit(t.limits.registers);
+  limits["textures"] = limit(t.limits.textures);
+  limits["interpolants"] = limit(t.limits.interpolants);
+  limits["dependent_levels"] = limit(t.limits.dependent_levels);
+  nlohmann::ordered_json j;
+  j["name"] = t.name;
+  j["description"] = t.description;
+  j["limits"] = limits;
+  j["restore_uses_interpolant"] = t.restore_uses_interpolant;
+  return j.dump(2) + "\n";
+}
+
 std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error) {
   const std::string where = source.empty() ? "<target>" : source;
   json j;

@@ -49,6 +49,8 @@ struct TargetDesc {
 // (null or a missing key means unlimited). Returns nullopt and sets *error on failure.
 std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error);
 std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error);
+// The JSON load_target reads, keys in a fixed order (limits in the order above; null = unlimited).
+std::string target_to_json(const TargetDesc& t);
 std::vector<std::string> preset_targets();  // sorted names of the files in resources/targets
 std::string targets_dir();                   // where presets are looked up (PASSLAB_RESOURCES or the source tree)
 

@@ -2,6 +2,8 @@
 // follow, the compare panel agrees with passlab-cli, the trace player steps both ways, and
 // unsaved work survives a simulated crash.
 #include <QDir>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,6 +21,7 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/target_panel.h"
 #include "views/trace_player.h"
 
 using passlab::studio::MainWindow;
@@ -197,6 +200,40 @@ class StudioTest : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(f.readAll()), edited);
     QVERIFY(QDir(dir_.filePath("autosave")).entryList({"session-*.sl"}).isEmpty());
+  }
+
+  void theTargetEditorRepartitionsLiveAndSavesATargetFile() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    const int passes_before = static_cast<int>(w.result()->snapshot->run("rds")->partition.passes.size());
+    // Fewer operations per pass: more passes, each within the new limit.
+    const quint64 gen = w.shown_generation();
+    auto* ops = w.target_panel()->limit_box(0);
+    ops->setValue(4);
+    QVERIFY(wait_for_panels(w, gen));
+    const auto& s = *w.result()->snapshot;
+    QCOMPARE(s.request.target.limits.operations, 4);
+    QCOMPARE(QString::fromStdString(s.request.target.name), QString("PC5-edited"));
+    const auto& part = s.run("rds")->partition;
+    QVERIFY(static_cast<int>(part.passes.size()) > passes_before);
+    for (const auto& p : part.passes) QVERIFY(p.resources.operations <= 4);
+    // A cost coefficient edited in the panel is the model the compare panel prices with.
+    const quint64 gen2 = w.shown_generation();
+    w.target_panel()->coefficient_box(0)->setValue(10);
+    QVERIFY(wait_for_panels(w, gen2));
+    QCOMPARE(QString::fromStdString(w.result()->snapshot->request.model.name), QString("10p+5t+i"));
+    // Saved as a file that the CLI's loader reads back equal.
+    const QString file = dir_.filePath("pc5-narrow.json");
+    QVERIFY(w.save_target_as(file));
+    std::string error;
+    auto back = passlab::partition::load_target(file.toStdString(), &error);
+    QVERIFY2(back.has_value(), error.c_str());
+    QCOMPARE(back->limits.operations, 4);
+    QCOMPARE(back->limits.registers, 4);
+    QCOMPARE(QString::fromStdString(w.target().source), QFileInfo(file).absoluteFilePath());
   }
 
   void exportsTheGraph() {

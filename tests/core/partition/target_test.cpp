@@ -451,5 +451,25 @@ TEST_F(TargetTest, CostArithmetic) {
   EXPECT_DOUBLE_EQ(CostModel{}.cost(1, 9, 27), 87);
 }
 
+TEST(TargetJson, SavedTargetsLoadBackUnchanged) {
+  std::string error;
+  for (const auto& name : preset_targets()) {
+    auto t = load_target(name, &error);
+    ASSERT_TRUE(t) << error;
+    const std::string text = target_to_json(*t);
+    auto back = parse_target(text, "saved.json", &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(back->name, t->name);
+    EXPECT_EQ(back->description, t->description);
+    EXPECT_EQ(back->limits.operations, t->limits.operations);
+    EXPECT_EQ(back->limits.registers, t->limits.registers);
+    EXPECT_EQ(back->limits.textures, t->limits.textures);
+    EXPECT_EQ(back->limits.interpolants, t->limits.interpolants);
+    EXPECT_EQ(back->limits.dependent_levels, t->limits.dependent_levels);
+    EXPECT_EQ(back->restore_uses_interpolant, t->restore_uses_interpolant);
+    EXPECT_EQ(target_to_json(*back), text);  // deterministic
+  }
+}
+
 }  // namespace
 }  // namespace passlab::partition
