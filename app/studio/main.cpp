@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   cli.setApplicationDescription("Passlab Studio: shader compilation under hardware limits");
   cli.addHelpOption();
   cli.addVersionOption();
-  cli.addPositionalArgument("file", "the shader to open (default: the bowling-pin sample)");
+  cli.addPositionalArgument("file", "the shader or .passlab project to open (default: the bowling-pin sample)");
   QCommandLineOption target({"t", "target"}, "target preset or file", "name");
   QCommandLineOption cost({"c", "cost"}, "cost model, e.g. 15p+5t+i", "model");
   QCommandLineOption dark("dark", "start with the dark theme");
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   if (cli.isSet(cost)) w.set_cost_model(cli.value(cost));
   if (cli.isSet(dark)) w.set_dark(true);
   const QStringList args = cli.positionalArguments();
-  w.open_file(args.isEmpty() ? QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/bowling_pin.sl") : args.front());
+  if (!args.isEmpty() && args.front().endsWith(".passlab")) w.open_project(args.front());
+  else w.open_file(args.isEmpty() ? QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/bowling_pin.sl") : args.front());
   w.show();
   if (cli.isSet(startup)) {
     QObject::connect(&w, &passlab::studio::MainWindow::panels_updated, &app, [&] {

@@ -20,6 +20,7 @@
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -38,6 +39,7 @@
 #include <QVBoxLayout>
 
 #include "app/pipeline/hover.h"
+#include "app/studio/project.h"
 #include "editors/find_bar.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
@@ -265,6 +267,23 @@ void MainWindow::build_menus() {
       if (maybe_save()) open_file(p);
     });
   recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("Open &Project…"), this, [this] {
+    if (!maybe_save()) return;
+    QString p = QFileDialog::getOpenFileName(this, tr("Open project"), QFileInfo(path_).absolutePath(),
+                                             tr("Passlab projects (*.passlab)"));
+    if (!p.isEmpty()) open_project(p);
+  });
+  file->addAction(tr("Save Pro&ject As…"), this, [this] {
+    QString p = QFileDialog::getSaveFileName(this, tr("Save project as"),
+                                             QFileInfo(path_).absolutePath() + "/" + QFileInfo(path_).completeBaseName() + ".passlab",
+                                             tr("Passlab projects (*.passlab)"));
+    if (!p.isEmpty()) save_project_as(p);
+  });
+  file->addAction(tr("Choose &Light Setup…"), this, [this] {
+    QString p = QFileDialog::getOpenFileName(this, tr("Light setup"), QFileInfo(path_).absolutePath(),
+                                             tr("Light setups (*.lights.json *.json)"));
+    if (!p.isEmpty()) set_lights(p);
+  });
   file->addSeparator();
   file->addAction(tr("&Save"), this, [this] { save(); })->setShortcut(QKeySequence::Save);
   file->addAction(tr("Save &As…"), this, [this] {
@@ -303,8 +322,16 @@ void MainWindow::build_menus() {
 
   auto* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(tr("&Compile Now"), service_, &CompileService::compile_now)->setShortcut(QKeySequence(tr("F5")));
-  auto* manual = build->addAction(tr("&Manual Mode (compile only on F5)"), this, [this](bool on) { service_->set_manual(on); });
-  manual->setCheckable(true);
+  manual_action_ = build->addAction(tr("&Manual Mode (compile only on F5)"), this, [this](bool on) { service_->set_manual(on); });
+  manual_action_->setCheckable(true);
+  build->addAction(tr("Compile &Delay…"), this, [this] {
+    bool ok = false;
+    const int ms = QInputDialog::getInt(this, tr("Compile delay"), tr("Compile this long after the last keystroke (ms):"),
+                                        service_->delay(), 0, 5000, 10, &ok);
+    if (!ok) return;
+    service_->set_delay(ms);
+    open_settings(options_)->setValue("compile/delay_ms", ms);
+  });
   build->addAction(tr("Run &Optimal Search"), this, [this] {
     if (result_) {
       compare_->optimal_started();
@@ -432,6 +459,7 @@ bool MainWindow::open_file(const QString& path) {
   pipeline::Request r = service_->request();
   r.path = path_.toStdString();
   r.text = bytes.toStdString();
+  r.lights_path.clear();  // the light setup beside the shader, unless a project names another
   service_->set_request(r);
   request_changed();
   add_recent(path_);
@@ -472,6 +500,78 @@ bool MainWindow::save_as(const QString& path) {
   QFile::remove(autosave_path() + ".json");
   update_title();
   show_status(tr("Saved %1").arg(QFileInfo(path_).fileName()));
+  return true;
+}
+
+void MainWindow::set_lights(const QString& path) {
+  pipeline::Request r = service_->request();
+  r.lights_path = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
+  r.text = editor_->text_utf8();
+  service_->set_request(r);
+  if (!path_.isEmpty()) {
+    set_stale(true);
+    service_->compile_now();
+  }
+}
+
+bool MainWindow::save_project_as(const QString& path) {
+  Project p;
+  p.shader = path_;
+  p.lights = QString::fromStdString(service_->request().lights_path);
+  p.target = target_;
+  if (!target_panel_->edited()) p.target_reference = QString::fromStdString(target_.source.empty() ? target_.name : target_.source);
+  p.cost_model = QString::fromStdString(model_.name);
+  p.window_state = saveState();
+  p.graph_tab = graph_tabs_->currentIndex();
+  p.algorithm = passes_->algorithm();
+  p.compile_delay_ms = service_->delay();
+  p.manual = service_->manual();
+  QString error;
+  if (!studio::save_project(p, path, &error)) {
+    QMessageBox::warning(this, tr("Save failed"), error);
+    return false;
+  }
+  project_path_ = QFileInfo(path).absoluteFilePath();
+  add_recent(project_path_);
+  show_status(tr("Saved project %1").arg(QFileInfo(path).fileName()));
+  return true;
+}
+
+bool MainWindow::open_project(const QString& path) {
+  QString error;
+  project_problems_.clear();
+  auto p = load_project(path, &project_problems_, &error);
+  if (!p) {
+    project_problems_ << error;
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open project"), error, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();  // not modal: nothing else waits on it
+    return false;
+  }
+  project_path_ = QFileInfo(path).absoluteFilePath();
+  service_->set_delay(p->compile_delay_ms);
+  service_->set_manual(p->manual);
+  manual_action_->setChecked(p->manual);
+  if (!p->cost_model.isEmpty()) set_cost_model(p->cost_model);
+  if (p->target) set_target_desc(*p->target, p->target_reference.isEmpty());
+  if (!p->window_state.isEmpty()) restoreState(p->window_state);
+  graph_tabs_->setCurrentIndex(p->graph_tab);
+  passes_->set_algorithm(p->algorithm);
+  if (!p->shader.isEmpty()) open_file(p->shader);
+  if (!p->lights.isEmpty()) set_lights(p->lights);
+  add_recent(project_path_);
+  if (!project_problems_.isEmpty()) {
+    // Reported without blocking: the rest of the project is open and usable.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Project opened with problems"),
+                                tr("Parts of %1 could not be used:").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
+    box->setDetailedText(project_problems_.join("\n"));
+    box->setInformativeText(project_problems_.join("\n"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    show_status(tr("Opened %1 with %n problem(s)", nullptr, static_cast<int>(project_problems_.size())).arg(QFileInfo(path).fileName()));
+  } else {
+    show_status(tr("Opened project %1").arg(QFileInfo(path).fileName()));
+  }
   return true;
 }
 
@@ -666,7 +766,9 @@ void MainWindow::rebuild_recent_menu() {
   auto settings = open_settings(options_);
   for (const QString& p : settings->value("files/recent").toStringList())
     recent_menu_->addAction(p, this, [this, p] {
-      if (maybe_save()) open_file(p);
+      if (!maybe_save()) return;
+      if (p.endsWith(".passlab")) open_project(p);
+      else open_file(p);
     });
   recent_menu_->setEnabled(!recent_menu_->isEmpty());
 }
@@ -740,7 +842,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
   for (const QUrl& u : e->mimeData()->urls())
-    if (u.isLocalFile() && (u.toLocalFile().endsWith(".sl") || u.toLocalFile().endsWith(".glsl"))) {
+    if (u.isLocalFile() && (u.toLocalFile().endsWith(".sl") || u.toLocalFile().endsWith(".glsl") ||
+                            u.toLocalFile().endsWith(".passlab"))) {
       e->acceptProposedAction();
       return;
     }
@@ -749,7 +852,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 void MainWindow::dropEvent(QDropEvent* e) {
   for (const QUrl& u : e->mimeData()->urls())
     if (u.isLocalFile() && maybe_save()) {
-      open_file(u.toLocalFile());
+      if (u.toLocalFile().endsWith(".passlab")) open_project(u.toLocalFile());
+      else open_file(u.toLocalFile());
       return;
     }
 }

@@ -7,6 +7,7 @@
 
 #include "app/studio/compile_service.h"
 
+class QAction;
 class QComboBox;
 class QFileSystemWatcher;
 class QLabel;
@@ -49,6 +50,11 @@ class MainWindow : public QMainWindow {
   void set_cost_model(const QString& spec);
   void set_target_desc(const partition::TargetDesc& target, bool edited);
   bool save_target_as(const QString& path);
+  // Projects: shader, light setup, target, cost model and panel state (app/studio/project.h).
+  bool open_project(const QString& path);
+  bool save_project_as(const QString& path);
+  const QStringList& project_problems() const { return project_problems_; }
+  void set_lights(const QString& path);
   const partition::TargetDesc& target() const { return target_; }
   const partition::CostModel& cost_model() const { return model_; }
   views::TargetPanel* target_panel() const { return target_panel_; }
@@ -128,6 +134,9 @@ class MainWindow : public QMainWindow {
   std::vector<double> stage_ms_;
   ResultPtr result_;
   QString path_;
+  QString project_path_;
+  QStringList project_problems_;
+  QAction* manual_action_ = nullptr;
   QByteArray default_state_;
   bool dark_ = false;
   bool loading_ = false;

@@ -236,6 +236,69 @@ class StudioTest : public QObject {
     QCOMPARE(QString::fromStdString(w.target().source), QFileInfo(file).absoluteFilePath());
   }
 
+  void aProjectKeepsEverythingAndOpensTolerantly() {
+    const QString project = dir_.filePath("proj/wood.passlab");
+    QDir().mkpath(dir_.filePath("proj"));
+    {
+      MainWindow w(options());
+      w.set_target("PC5");
+      QVERIFY(w.open_file(sample("wood")));
+      w.show();
+      QVERIFY(wait_for_panels(w));
+      w.target_panel()->limit_box(1)->setValue(3);  // registers: an edited target, saved inline
+      w.set_cost_model("10p+4t+i");
+      w.passes()->set_algorithm("rdsh");
+      QVERIFY(wait_for_panels(w));
+      QVERIFY(w.save_project_as(project));
+    }
+    // Paths are relative to the project file.
+    QFile f(project);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(o["shader"].toString().startsWith("../"));
+    QVERIFY(o["shader"].toString().endsWith("shaders/wood.sl"));
+    {
+      MainWindow w(options());
+      w.set_target("PC1");
+      QVERIFY(w.open_project(project));
+      w.show();
+      QVERIFY(wait_for_panels(w));
+      QVERIFY(w.project_problems().isEmpty());
+      const auto& s = *w.result()->snapshot;
+      QVERIFY(QString::fromStdString(s.request.path).endsWith("shaders/wood.sl"));
+      QCOMPARE(s.request.target.limits.registers, 3);
+      QCOMPARE(s.request.target.limits.operations, 6);
+      QCOMPARE(QString::fromStdString(s.request.model.name), QString("10p+4t+i"));
+      QCOMPARE(w.passes()->algorithm(), QString("rdsh"));
+    }
+    // A broken project: the shader is gone, the target file and cost model are bad. Each is
+    // reported; what remains (the inline target) opens.
+    QJsonObject broken = o;
+    broken["shader"] = "missing/nowhere.sl";
+    broken["target_file"] = "no-such-target.json";
+    broken["cost_model"] = "fast please";
+    const QString bad = dir_.filePath("proj/broken.passlab");
+    QFile out(bad);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(broken).toJson());
+    out.close();
+    MainWindow w(options());
+    QVERIFY(w.open_project(bad));
+    QCOMPARE(w.project_problems().size(), 3);
+    QVERIFY(w.project_problems().join("\n").contains("nowhere.sl"));
+    QVERIFY(w.project_problems().join("\n").contains("no-such-target.json"));
+    QVERIFY(w.project_problems().join("\n").contains("fast please"));
+    QCOMPARE(w.target().limits.registers, 3);
+    // Not a project at all: refused with the location of the JSON error.
+    const QString junk = dir_.filePath("proj/junk.passlab");
+    QFile j(junk);
+    QVERIFY(j.open(QIODevice::WriteOnly));
+    j.write("{\n  \"passlab_project\": 1,\n  oops\n}");
+    j.close();
+    QVERIFY(!w.open_project(junk));
+    QVERIFY(w.project_problems().join("\n").contains("junk.passlab:3:"));
+  }
+
   void exportsTheGraph() {
     MainWindow w(options());
     QVERIFY(w.open_file(sample("matte")));

@@ -1,0 +1,132 @@
+// Project files: JSON with relative paths, written atomically, read tolerantly.
+#include "app/studio/project.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace passlab::studio {
+
+namespace {
+
+constexpr int kVersion = 1;
+
+QString relative(const QDir& base, const QString& path) { return path.isEmpty() ? QString() : base.relativeFilePath(path); }
+
+QString absolute(const QDir& base, const QString& path) {
+  return path.isEmpty() ? QString() : QDir::cleanPath(base.absoluteFilePath(path));
+}
+
+bool is_preset(const QString& reference) { return !reference.contains('/') && !reference.endsWith(".json"); }
+
+}  // namespace
+
+bool save_project(const Project& p, const QString& path, QString* error) {
+  const QDir base = QFileInfo(path).absoluteDir();
+  QJsonObject o;
+  o["passlab_project"] = kVersion;
+  o["shader"] = relative(base, p.shader);
+  o["lights"] = p.lights.isEmpty() ? QJsonValue() : QJsonValue(relative(base, p.lights));
+  if (!p.target_reference.isEmpty())
+    o["target_file"] = is_preset(p.target_reference) ? p.target_reference : relative(base, p.target_reference);
+  if (p.target)
+    o["target"] = QJsonDocument::fromJson(QByteArray::fromStdString(partition::target_to_json(*p.target))).object();
+  o["cost_model"] = p.cost_model;
+  QJsonObject panels;
+  panels["window_state"] = QString::fromLatin1(p.window_state.toBase64());
+  panels["graph_tab"] = p.graph_tab;
+  panels["algorithm"] = p.algorithm;
+  o["panels"] = panels;
+  o["compile"] = QJsonObject{{"delay_ms", p.compile_delay_ms}, {"manual", p.manual}};
+  QSaveFile f(path);
+  const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+    if (error) *error = QString("cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
+
+std::optional<Project> load_project(const QString& path, QStringList* problems, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QString("cannot open %1: %2").arg(path, f.errorString());
+    return std::nullopt;
+  }
+  const QByteArray bytes = f.readAll();
+  QJsonParseError pe;
+  const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
+  if (pe.error != QJsonParseError::NoError) {
+    // The offset as a line and column, like every other diagnostic.
+    const QByteArray before = bytes.left(pe.offset);
+    const int line = static_cast<int>(before.count('\n')) + 1;
+    const int col = static_cast<int>(pe.offset - before.lastIndexOf('\n'));
+    if (error) *error = QString("%1:%2:%3: not a project: %4").arg(path).arg(line).arg(col).arg(pe.errorString());
+    return std::nullopt;
+  }
+  if (!doc.isObject() || !doc.object().contains("passlab_project")) {
+    if (error) *error = QString("%1: not a Passlab project (no \"passlab_project\" key)").arg(path);
+    return std::nullopt;
+  }
+  const QJsonObject o = doc.object();
+  const QDir base = QFileInfo(path).absoluteDir();
+  const QString name = QFileInfo(path).fileName();
+  auto problem = [&](const QString& what) {
+    if (problems) *problems << QString("%1: %2").arg(name, what);
+  };
+  Project p;
+  if (o["passlab_project"].toInt() > kVersion)
+    problem(QString("written by a newer Passlab (version %1); reading what this one knows").arg(o["passlab_project"].toInt()));
+
+  const QString shader = absolute(base, o["shader"].toString());
+  if (shader.isEmpty()) problem("no shader");
+  else if (!QFileInfo::exists(shader)) problem(QString("the shader %1 is missing").arg(o["shader"].toString()));
+  else p.shader = shader;
+
+  if (o["lights"].isString()) {
+    const QString lights = absolute(base, o["lights"].toString());
+    if (!QFileInfo::exists(lights)) problem(QString("the light setup %1 is missing; using the one beside the shader").arg(o["lights"].toString()));
+    else p.lights = lights;
+  }
+
+  // The target: its file or preset when it still loads, else the copy saved inline.
+  std::string terr;
+  if (o["target_file"].isString()) {
+    const QString ref = o["target_file"].toString();
+    const QString resolved = is_preset(ref) ? ref : absolute(base, ref);
+    if (auto t = partition::load_target(resolved.toStdString(), &terr)) {
+      p.target = t;
+      p.target_reference = resolved;
+    } else {
+      problem(QString("the target %1 does not load (%2)%3").arg(ref, QString::fromStdString(terr),
+                                                                o["target"].isObject() ? "; using the copy in the project" : ""));
+    }
+  }
+  if (!p.target && o["target"].isObject()) {
+    const QByteArray text = QJsonDocument(o["target"].toObject()).toJson();
+    if (auto t = partition::parse_target(text.toStdString(), name.toStdString() + ": target", &terr)) p.target = t;
+    else problem(QString::fromStdString(terr));
+  }
+
+  if (o.contains("cost_model")) {
+    const QString spec = o["cost_model"].toString();
+    if (partition::parse_cost_model(spec.toStdString(), &terr)) p.cost_model = spec;
+    else problem(QString("cost model \"%1\": %2").arg(spec, QString::fromStdString(terr)));
+  }
+
+  const QJsonObject panels = o["panels"].toObject();
+  p.window_state = QByteArray::fromBase64(panels["window_state"].toString().toLatin1());
+  p.graph_tab = std::clamp(panels["graph_tab"].toInt(0), 0, 2);
+  const QString algo = panels["algorithm"].toString("rds");
+  if (algo == "rdsh" || algo == "rds" || algo == "optimal") p.algorithm = algo;
+  else problem(QString("unknown algorithm \"%1\"; showing RDS").arg(algo));
+  const QJsonObject compile = o["compile"].toObject();
+  p.compile_delay_ms = std::clamp(compile["delay_ms"].toInt(30), 0, 5000);
+  p.manual = compile["manual"].toBool(false);
+  return p;
+}
+
+}  // namespace passlab::studio

@@ -1,0 +1,36 @@
+// Passlab project files (.passlab): a shader, its light setup, the target, the cost model and the
+// panel state, with file paths relative to the project file. Loading is tolerant: every part that
+// cannot be used is reported as a problem and the rest opens.
+#pragma once
+
+#include <optional>
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include "core/partition/target.h"
+
+namespace passlab::studio {
+
+struct Project {
+  QString shader;                          // absolute after load; "" none
+  QString lights;                          // absolute; "" : the light setup beside the shader
+  std::optional<partition::TargetDesc> target;
+  QString target_reference;                // a preset name or an absolute target file path, "" inline only
+  QString cost_model;                      // "15p+5t+i"
+  QByteArray window_state;                 // QMainWindow::saveState
+  int graph_tab = 0;
+  QString algorithm = "rds";               // the passes panel's algorithm
+  int compile_delay_ms = 30;
+  bool manual = false;
+};
+
+// Writes `p` as JSON with paths relative to the project file's folder; atomic (QSaveFile).
+bool save_project(const Project& p, const QString& path, QString* error);
+
+// Reads a project. Returns nullopt only when the file is not a project at all (unreadable, not
+// JSON, not an object); everything else that is wrong goes to *problems, "file: what".
+std::optional<Project> load_project(const QString& path, QStringList* problems, QString* error);
+
+}  // namespace passlab::studio
