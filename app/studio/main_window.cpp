@@ -209,7 +209,7 @@ void MainWindow::build_docks() {
   auto* c = dock(tr("Compare"), "dock-compare", compare_, Qt::RightDockWidgetArea);
   auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
   auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
-  auto* tg = dock(tr("Target && cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
+  auto* tg = dock(tr("Target and cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
   tabifyDockWidget(c, tg);
@@ -360,6 +360,7 @@ void MainWindow::build_menus() {
   target_box_ = new QComboBox(this);
   for (const auto& t : partition::preset_targets()) target_box_->addItem(QString::fromStdString(t));
   target_box_->setToolTip(tr("Resource limits of one pass"));
+  target_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   bar->addWidget(target_box_);
   bar->addWidget(new QLabel(tr(" Cost "), this));
   cost_box_ = new QComboBox(this);

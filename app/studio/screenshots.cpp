@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTabWidget>
+#include <QSpinBox>
 #include <QTimer>
 
 #include "app/studio/main_window.h"
@@ -17,6 +18,7 @@
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/target_panel.h"
 #include "views/trace_player.h"
 
 namespace passlab::studio {
@@ -79,6 +81,19 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     settle(400);
     save(c, "compare");
     c->setFloating(false);
+    // The target editor with a limit edited: the passes follow at once.
+    auto* tg = dock("dock-target");
+    {
+      const quint64 before = w->shown_generation();
+      w->target_panel()->limit_box(0)->setValue(5);
+      wait_until([w, before] { return w->shown_generation() > before && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      settle(300);
+    }
+    save(tg, "target");
+    save(w, "studio_target");
+    w->set_target("PC5");
+    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    dock("dock-passes");
     // The trace player on a failing validity check.
     auto* t = dock("dock-trace");
     int failing = -1;
