@@ -32,8 +32,8 @@ namespace {
 
 using passlab::studio::MainWindow;
 
-// With --explain, every event that keeps the UI thread longer than 16 ms is printed with its
-// receiver, to find what a stall was.
+// With --explain, every event that keeps the UI thread longer than 16 ms is printed with its receiver
+// (and, indented, the events over 4 ms nested inside it), to find what a stall was.
 class TimedApplication : public QApplication {
  public:
   using QApplication::QApplication;
@@ -46,7 +46,7 @@ class TimedApplication : public QApplication {
     const int type = event->type();
     const bool r = QApplication::notify(receiver, event);
     const double ms = t.nsecsElapsed() / 1e6;
-    if (ms > (depth_ > 1 ? 4 : 16) || (type == 77 && qEnvironmentVariableIsSet("EXPLAIN_LAYOUT")))
+    if (ms > (depth_ > 1 ? 4 : 16))
       std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms\n", 2 * (depth_ - 1), "", type, receiver->metaObject()->className(),
                    qPrintable(receiver->objectName()),
                    receiver->parent() ? receiver->parent()->metaObject()->className() : "-", ms);
@@ -140,8 +140,6 @@ Row measure(const QString& shader, int edits) {
   o.autosave_dir = tmp.filePath("autosave");
   MainWindow w(o);
   w.resize(1500, 920);
-  for (const QString& d : qEnvironmentVariable("HIDE_DOCKS").split(',', Qt::SkipEmptyParts))
-    if (auto* dw = w.dock_widget(d)) dw->hide();
   w.show();
   w.open_file(shader);
   if (!wait_panels(w, 0, 20000)) {
@@ -151,20 +149,6 @@ Row measure(const QString& shader, int edits) {
   QCoreApplication::processEvents();
   if (w.result() && w.result()->graphs[0]) row.nodes = static_cast<int>(w.result()->graphs[0]->nodes.size());
   auto* ed = w.editor();
-  if (static_cast<TimedApplication*>(qApp)->explain) {
-    for (auto* d : w.findChildren<QWidget*>()) {
-      QElapsedTimer t;
-      t.start();
-      for (int k = 0; k < 5; ++k) {
-        d->updateGeometry();
-        (void)d->sizeHint();
-        (void)d->minimumSizeHint();
-      }
-      const double ms = t.nsecsElapsed() / 5e6;
-      if (ms > 1) std::fprintf(stderr, "size hints of %s '%s': %.1f ms\n", d->metaObject()->className(), qPrintable(d->objectName()), ms);
-    }
-  }
-
   // The literal to edit: the diffuse weight's default (a fragment-rate constant of the DAG), or
   // else the first number with a decimal point in the body.
   const QString text = ed->text();

@@ -538,15 +538,21 @@ bool MainWindow::save_project_as(const QString& path) {
   return true;
 }
 
+// A warning that does not block: the box is shown and nothing waits for it to be closed.
+void MainWindow::warn_later(const QString& title, const QString& text, const QString& details) {
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  if (!details.isEmpty()) box->setInformativeText(details);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
 bool MainWindow::open_project(const QString& path) {
   QString error;
   project_problems_.clear();
   auto p = load_project(path, &project_problems_, &error);
   if (!p) {
     project_problems_ << error;
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open project"), error, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();  // not modal: nothing else waits on it
+    warn_later(tr("Cannot open project"), error);
     return false;
   }
   project_path_ = QFileInfo(path).absoluteFilePath();
@@ -563,12 +569,8 @@ bool MainWindow::open_project(const QString& path) {
   add_recent(project_path_);
   if (!project_problems_.isEmpty()) {
     // Reported without blocking: the rest of the project is open and usable.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Project opened with problems"),
-                                tr("Parts of %1 could not be used:").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
-    box->setDetailedText(project_problems_.join("\n"));
-    box->setInformativeText(project_problems_.join("\n"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    warn_later(tr("Project opened with problems"),
+               tr("Parts of %1 could not be used:").arg(QFileInfo(path).fileName()), project_problems_.join("\n"));
     show_status(tr("Opened %1 with %n problem(s)", nullptr, static_cast<int>(project_problems_.size())).arg(QFileInfo(path).fileName()));
   } else {
     show_status(tr("Opened project %1").arg(QFileInfo(path).fileName()));

@@ -99,6 +99,7 @@ class MainWindow : public QMainWindow {
   void set_stale(bool stale);
   void update_title();
   void show_status(const QString& text);
+  void warn_later(const QString& title, const QString& text, const QString& details = {});
   bool maybe_save();
   void add_recent(const QString& path);
   void rebuild_recent_menu();
