@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <QApplication>
+#include <QKeyEvent>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -38,14 +39,26 @@ class TimedApplication : public QApplication {
  public:
   using QApplication::QApplication;
   bool explain = false;
+  // The top-level events over 1 ms, with their start on `wall`: what filled a stall.
+  struct Recent {
+    double begin, ms;
+    int type;
+    QString receiver;
+  };
+  QElapsedTimer wall;
+  std::vector<Recent> recent;
   bool notify(QObject* receiver, QEvent* event) override {
     if (!explain) return QApplication::notify(receiver, event);
     ++depth_;
     QElapsedTimer t;
     t.start();
     const int type = event->type();
+    const double begin = wall.isValid() ? wall.nsecsElapsed() / 1e6 : 0;
     const bool r = QApplication::notify(receiver, event);
     const double ms = t.nsecsElapsed() / 1e6;
+    if (depth_ == 1 && ms > 1.0 && wall.isValid())
+      recent.push_back({begin, ms, type, QString("%1 '%2'").arg(receiver->metaObject()->className(), receiver->objectName())});
+    if (recent.size() > 400) recent.erase(recent.begin(), recent.begin() + 200);
     if (ms > (depth_ > 1 ? 4 : 16))
       std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms\n", 2 * (depth_ - 1), "", type, receiver->metaObject()->className(),
                    qPrintable(receiver->objectName()),
@@ -68,7 +81,17 @@ class StallProbe : public QObject {
       const double now = clock_.nsecsElapsed() / 1e6;
       const double gap = now - last_ - 2.0;
       if (gap > worst_) worst_ = gap;
-      if (gap > 16.0) ++stalls_;
+      if (gap > 16.0) {
+        ++stalls_;
+        auto* app = static_cast<TimedApplication*>(QCoreApplication::instance());
+        if (app->explain) {
+          const double base = app->wall.nsecsElapsed() / 1e6 - now;  // probe clock -> wall clock
+          std::fprintf(stderr, "stall of %.1f ms, filled by:\n", gap);
+          for (const auto& e : app->recent)
+            if (e.begin >= last_ + base - 1)
+              std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms\n", e.begin - last_ - base, e.type, qPrintable(e.receiver), e.ms);
+        }
+      }
       last_ = now;
     });
   }
@@ -200,10 +223,14 @@ Row measure(const QString& shader, int edits) {
   const int close = static_cast<int>(ed->text().lastIndexOf('}'));
   int at = static_cast<int>(ed->text().left(close).toUtf8().size());
   probe.start();
+  // Typed as key events, the way a keyboard delivers them (the editor handles them itself).
+  ed->setFocus();
+  ed->SendScintilla(QsciScintillaBase::SCI_GOTOPOS, at);
   for (QChar c : statement) {
-    ed->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at);
-    ed->replaceSelectedText(QString(c));
-    at += static_cast<int>(QString(c).toUtf8().size());
+    QKeyEvent press(QEvent::KeyPress, 0, Qt::NoModifier, QString(c));
+    QKeyEvent release(QEvent::KeyRelease, 0, Qt::NoModifier, QString(c));
+    QCoreApplication::sendEvent(ed, &press);
+    QCoreApplication::sendEvent(ed, &release);
     ++row.typing_chars;
     QElapsedTimer pause;
     pause.start();
@@ -227,6 +254,7 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
   TimedApplication app(argc, argv);
+  app.wall.start();
   QApplication::setApplicationName("passlab-bench");
   int edits = 21;
   QString out;

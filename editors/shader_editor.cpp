@@ -1,6 +1,8 @@
 // The shader editor and its tree-sitter lexer.
 #include "editors/shader_editor.h"
 
+#include <tuple>
+
 #include <QFontDatabase>
 #include <QToolTip>
 #include <Qsci/qscilexercustom.h>
@@ -41,7 +43,8 @@ class TreeSitterLexer : public QsciLexerCustom {
     for (std::size_t l = 0; l < folds.size(); ++l) {
       long level = 0x400 + folds[l].depth;  // SC_FOLDLEVELBASE
       if (folds[l].header) level |= 0x2000;  // SC_FOLDLEVELHEADERFLAG
-      editor()->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, static_cast<unsigned long>(l), level);
+      if (editor()->SendScintilla(QsciScintillaBase::SCI_GETFOLDLEVEL, static_cast<unsigned long>(l)) != level)
+        editor()->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, static_cast<unsigned long>(l), level);
     }
   }
   void apply_theme(bool dark) {
@@ -104,6 +107,9 @@ ShaderEditor::ShaderEditor(QWidget* parent) : QsciScintilla(parent) {
   indicatorDefine(FullBoxIndicator, kSpanIndicator);
   setIndicatorForegroundColor(QColor(60, 150, 240, 90), kSpanIndicator);
   SendScintilla(SCI_SETMOUSEDWELLTIME, 450);
+  // Keep every line's layout (shaping text is most of a repaint's cost; shaders are small), so a
+  // keystroke or a highlight change repaints without laying out the visible lines again.
+  SendScintilla(SCI_SETLAYOUTCACHE, 3 /* SC_CACHE_DOCUMENT */);
   connect(this, &QsciScintillaBase::SCN_MODIFIED, this,
           [this](int pos, int type, const char* text, int length, int, int, int, int, int, int) {
             on_modified(pos, type, text, length);
@@ -151,7 +157,18 @@ std::string ShaderEditor::text_utf8() const { return text().toStdString(); }
 const SyntaxTree& ShaderEditor::syntax() const { return *lexer_->tree; }
 
 void ShaderEditor::set_diagnostics(const std::vector<pipeline::Message>& messages) {
+  // What the editor draws of a message; the same marks again (the common case while typing) are
+  // left alone, since removing and adding a margin marker repaints the whole editor.
+  auto drawn = [](const std::vector<pipeline::Message>& ms) {
+    std::vector<std::tuple<int, std::uint32_t, std::uint32_t, std::uint32_t>> out;
+    for (const auto& m : ms)
+      if (m.in_main_file && m.line != 0 && m.severity != lang::Severity::Note)
+        out.emplace_back(static_cast<int>(m.severity), m.line, m.offset, m.length);
+    return out;
+  };
+  const bool same = drawn(messages) == drawn(messages_);
   messages_ = messages;
+  if (same) return;
   const long len = SendScintilla(SCI_GETLENGTH);
   for (int ind : {kErrorIndicator, kWarningIndicator}) {
     SendScintilla(SCI_SETINDICATORCURRENT, ind);

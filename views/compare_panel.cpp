@@ -36,8 +36,10 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   auto* grid = new QGridLayout(graphs);
   grid->setContentsMargins(0, 0, 0, 0);
   for (int i = 0; i < 3; ++i) {
-    titles_[i] = new QLabel(QString("<b>%1</b>").arg(kTitles[i]), graphs);
+    titles_[i] = new StatusLabel(graphs, 1, 24);
+    titles_[i]->set_text(kTitles[i], static_cast<int>(qstrlen(kTitles[i])));
     graphs_[i] = new GraphView(GraphKind::Dag, graphs);
+    graphs_[i]->set_compact(true);
     grid->addWidget(titles_[i], 0, i);
     grid->addWidget(graphs_[i], 1, i);
     grid->setColumnStretch(i, 1);
@@ -123,15 +125,32 @@ void ComparePanel::show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr
   optimal_status_->setText(tr("The optimal search runs on demand."));
   progress_->setValue(0);
   pending_ = true;
-  if (isVisible()) apply_pending();
+  next_piece_ = 0;
+}
+
+bool ComparePanel::show_next_piece() { return on_screen_ && isVisible() && apply_piece(); }
+
+void ComparePanel::set_on_screen(bool on_screen) {
+  on_screen_ = on_screen;
+  if (on_screen_ && isVisible()) apply_pending();
+}
+
+bool ComparePanel::apply_piece() {
+  if (!pending_) return false;
+  if (next_piece_ < 3) {
+    graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_);
+    ++next_piece_;
+    return true;
+  }
+  pending_ = false;
+  refill();
+  return false;
 }
 
 // A panel behind another tab takes a new result when it is shown, not while the user types.
 void ComparePanel::apply_pending() {
-  if (!pending_) return;
-  pending_ = false;
-  for (auto* g : graphs_) g->show_graph(graph_, layout_, snapshot_);
-  refill();
+  while (apply_piece()) {
+  }
 }
 
 void ComparePanel::showEvent(QShowEvent* e) {
@@ -198,12 +217,12 @@ void ComparePanel::refill() {
     const auto* run = runs[c];
     graphs_[c]->set_run(run);
     if (!run) {
-      titles_[c]->setText(QString("<b>%1</b> —").arg(kTitles[c]));
+      titles_[c]->set_text(QString("%1 —").arg(kTitles[c]), static_cast<int>(qstrlen(kTitles[c])));
       for (auto* set : sets_) set->replace(c, 0);
       continue;
     }
     const auto& p = run->partition;
-    titles_[c]->setText(QString("<b>%1</b>: cost %2, %3 passes%4")
+    titles_[c]->set_text(QString("%1: cost %2, %3 passes%4")
                             .arg(kTitles[c])
                             .arg(p.cost, 0, 'f', 2)
                             .arg(p.passes.size())

@@ -8,6 +8,7 @@
 
 #include "app/pipeline/snapshot.h"
 #include "views/draw_graph.h"
+#include "views/status_label.h"
 
 class QBarSet;
 class QChart;
@@ -31,6 +32,13 @@ class ComparePanel : public QWidget {
   explicit ComparePanel(QWidget* parent = nullptr);
   void show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
                      std::shared_ptr<const Layout> layout);
+  // Shows the next piece of a new result (one small DAG, or the table and chart) if the panel is
+  // visible; true while pieces remain. The main window spreads them over its update slices.
+  bool show_next_piece();
+  // Whether the panel can be seen: a dock behind another tab is "visible" to Qt but not on screen,
+  // and takes a new result only when its tab is chosen (QDockWidget::visibilityChanged).
+  void set_on_screen(bool on_screen);
+  bool pending() const { return pending_; }  // a result it has not shown yet
   void set_stale(bool stale);
   // The optimal search, run elsewhere on demand.
   void optimal_started();
@@ -48,6 +56,7 @@ class ComparePanel : public QWidget {
 
  private:
   void refill();
+  bool apply_piece();
   void apply_pending();
   void showEvent(QShowEvent* e) override;
 
@@ -56,14 +65,16 @@ class ComparePanel : public QWidget {
   std::shared_ptr<const Layout> layout_;
   std::shared_ptr<const pipeline::AlgorithmRun> optimal_;
   GraphView* graphs_[3];
-  QLabel* titles_[3];
+  StatusLabel* titles_[3];
   QTableWidget* table_;
   QChart* chart_;
   QStackedBarSeries* series_;
   QBarSet* sets_[4];
   QValueAxis* y_axis_;
   bool chart_dark_ = false, chart_themed_ = false;
-  bool pending_ = false;  // a result not yet shown because the panel is hidden
+  bool pending_ = false;  // a result not yet shown (the panel is hidden, or it is shown piece by piece)
+  int next_piece_ = 0;
+  bool on_screen_ = true;    // 0-2: the small DAGs, 3: the table and chart
   QChartView* chart_view_;
   QPushButton* run_;
   QPushButton* cancel_;

@@ -2,6 +2,7 @@
 #include "views/graph_view.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <QApplication>
@@ -27,6 +28,7 @@
 #include <QWheelEvent>
 
 #include "views/pass_colors.h"
+#include "views/status_label.h"
 
 namespace passlab::views {
 
@@ -112,49 +114,98 @@ class NodeItem : public QGraphicsItem {
   }
   const DrawNode& node() const { return node_; }
   int index() const { return index_; }
+  // What the node looks like where it is: a new result's node with the same key is drawn the same.
+  static QString key(const DrawNode& n, Point at) {
+    return QString("%1|%2|%3|%4|%5|%6|%7|%8")
+        .arg(QString::fromStdString(n.label), QString::fromStdString(n.kind))
+        .arg(static_cast<int>(n.shape))
+        .arg(n.shared)
+        .arg(n.width)
+        .arg(n.height)
+        .arg(at.x)
+        .arg(at.y);
+  }
+  // Takes over the node of a new result that looks the same (its id and tooltip may differ).
+  void rebind(const DrawNode& n, int index) {
+    if (n.detail != node_.detail) setToolTip(QString::fromStdString(n.detail));
+    node_ = n;
+    index_ = index;
+    related_ = region_ = false;  // as a new item: no trace focus or highlight carried over
+    focus_ = 0;
+    refresh();
+  }
   int pass_ = -1;
   bool marked_ = false, recomputed_ = false, related_ = false, region_ = false;
   int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
   bool dark_ = false;
+  // Repaints the node if its state changed since it was last drawn (an unchanged node costs nothing).
+  void refresh() {
+    const int key = (pass_ + 1) | marked_ << 16 | recomputed_ << 17 | related_ << 18 | region_ << 19 | focus_ << 20 |
+                    dark_ << 22 | isSelected() << 23;
+    if (key == painted_) return;
+    painted_ = key;
+    update();
+  }
 
  private:
   DrawNode node_;
   QStaticText label_;
   QFont label_font_;
   int index_;
+  int painted_ = -1;
 };
 
-class EdgeItem : public QGraphicsPathItem {
+// An edge: a Bézier path from the layout. Its bounds are computed once; a restyle changes only the
+// pen (QGraphicsPathItem strokes the whole path again for its bounds on every setPen).
+class EdgeItem : public QGraphicsItem {
  public:
   EdgeItem(const EdgePath& e, std::uint32_t from, std::uint32_t to) : from_(from), to_(to) {
-    QPainterPath path;
     if (!e.bezier.empty()) {
-      path.moveTo(e.bezier[0].x, e.bezier[0].y);
+      path_.moveTo(e.bezier[0].x, e.bezier[0].y);
       for (std::size_t k = 1; k + 2 < e.bezier.size(); k += 3)
-        path.cubicTo(e.bezier[k].x, e.bezier[k].y, e.bezier[k + 1].x, e.bezier[k + 1].y, e.bezier[k + 2].x,
-                     e.bezier[k + 2].y);
+        path_.cubicTo(e.bezier[k].x, e.bezier[k].y, e.bezier[k + 1].x, e.bezier[k + 1].y, e.bezier[k + 2].x,
+                      e.bezier[k + 2].y);
       if (e.arrow) {
         QPointF tip(e.tip.x, e.tip.y), base(e.bezier.back().x, e.bezier.back().y);
         QLineF l(base, tip);
         QLineF n = l.normalVector();
         n.setLength(l.length() * 0.45);
         QPointF off = n.p2() - n.p1();
-        path.moveTo(tip);
-        path.lineTo(base + off);
-        path.lineTo(base - off);
-        path.lineTo(tip);
+        path_.moveTo(tip);
+        path_.lineTo(base + off);
+        path_.lineTo(base - off);
+        path_.lineTo(tip);
       }
     }
-    setPath(path);
+    bounds_ = path_.controlPointRect().adjusted(-2, -2, 2, 2);
+    setAcceptedMouseButtons(Qt::NoButton);
     setZValue(1);
   }
+  QRectF boundingRect() const override { return bounds_; }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+    p->setPen(pen_);
+    p->setBrush(Qt::NoBrush);
+    p->drawPath(path_);
+  }
   std::uint32_t from_, to_;
+  QString key_;
+  static QString key(const EdgePath& e) {
+    QString k = e.arrow ? QString("a%1,%2").arg(e.tip.x).arg(e.tip.y) : QString("-");
+    for (const auto& p : e.bezier) k += QString(";%1,%2").arg(p.x).arg(p.y);
+    return k;
+  }
   void style(bool dotted, bool highlighted, bool dark) {
     QColor c = highlighted ? QColor(40, 130, 240) : (dark ? QColor(150, 155, 165) : QColor(90, 90, 90));
     QPen pen(c, highlighted ? 2.0 : 1.0, dotted ? Qt::DotLine : Qt::SolidLine);
-    setPen(pen);
-    setBrush(Qt::NoBrush);
+    if (pen == pen_) return;
+    pen_ = pen;
+    update();
   }
+
+ private:
+  QPainterPath path_;
+  QRectF bounds_;
+  QPen pen_;
 };
 
 // The main canvas: wheel zooms around the cursor, drag pans, rubber band selects with Shift.
@@ -258,7 +309,7 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
   search_->setClearButtonEnabled(true);
   connect(search_, &QLineEdit::returnPressed, this, [this] { search(); });
   bar->addWidget(search_, 1);
-  status_ = new QLabel(this);
+  status_ = new StatusLabel(this, 1, 16);
   bar->addWidget(status_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -298,28 +349,59 @@ void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_p
 }
 
 void GraphView::rebuild() {
-  muting_ = true;
-  scene_->clear();
+  // Items that look the same in the new result (with a stable layout, most of them) are kept, so a
+  // small edit repaints only what changed and the scene is not rebuilt.
+  std::multimap<QString, NodeItem*> old_nodes;
+  std::multimap<QString, EdgeItem*> old_edges;
+  for (auto* it : items_) old_nodes.emplace(NodeItem::key(it->node(), {it->pos().x(), it->pos().y()}), it);
+  for (auto* e : edges_) old_edges.emplace(e->key_, e);
   items_.clear();
   edges_.clear();
+  const bool ok = graph_ && layout_ && layout_->ok && layout_->centers.size() == graph_->nodes.size();
+  muting_ = true;
+  if (ok) {
+    for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
+      const auto& n = graph_->nodes[i];
+      auto found = old_nodes.find(NodeItem::key(n, layout_->centers[i]));
+      NodeItem* item;
+      if (found != old_nodes.end()) {
+        item = found->second;
+        old_nodes.erase(found);
+        item->rebind(n, static_cast<int>(i));
+      } else {
+        item = new NodeItem(n, static_cast<int>(i));
+        item->setPos(layout_->centers[i].x, layout_->centers[i].y);
+        scene_->addItem(item);
+      }
+      items_.push_back(item);
+    }
+    for (std::size_t i = 0; i < graph_->edges.size() && i < layout_->edges.size(); ++i) {
+      const auto [from, to] = graph_->edges[i];
+      const QString key = EdgeItem::key(layout_->edges[i]);
+      auto found = old_edges.find(key);
+      EdgeItem* e;
+      if (found != old_edges.end()) {
+        e = found->second;
+        old_edges.erase(found);
+        e->from_ = from;
+        e->to_ = to;
+      } else {
+        e = new EdgeItem(layout_->edges[i], from, to);
+        e->key_ = key;
+        scene_->addItem(e);
+      }
+      edges_.push_back(e);
+    }
+  }
+  for (auto& [key, it] : old_nodes) delete it;  // deleting an item removes it from the scene
+  for (auto& [key, e] : old_edges) delete e;
   muting_ = false;
-  if (!graph_ || !layout_ || !layout_->ok || layout_->centers.size() != graph_->nodes.size()) {
-    status_->setText(layout_ && !layout_->error.empty() ? QString::fromStdString(layout_->error) : QString());
+  if (!ok) {
+    status_->set_text(layout_ && !layout_->error.empty() ? QString::fromStdString(layout_->error) : QString());
     return;
   }
-  for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
-    auto* item = new NodeItem(graph_->nodes[i], static_cast<int>(i));
-    item->setPos(layout_->centers[i].x, layout_->centers[i].y);
-    scene_->addItem(item);
-    items_.push_back(item);
-  }
-  for (std::size_t i = 0; i < graph_->edges.size() && i < layout_->edges.size(); ++i) {
-    auto* e = new EdgeItem(layout_->edges[i], graph_->edges[i].first, graph_->edges[i].second);
-    scene_->addItem(e);
-    edges_.push_back(e);
-  }
   scene_->setSceneRect(QRectF(layout_->left - 20, layout_->top - 20, layout_->width + 40, layout_->height + 40));
-  status_->setText(tr("%1 nodes").arg(items_.size()));
+  status_->set_text(stale_ ? tr("%1 nodes, stale").arg(items_.size()) : tr("%1 nodes").arg(items_.size()));
   restyle();
   apply_filter();
 }
@@ -354,11 +436,12 @@ void GraphView::restyle() {
   const bool dark = dark_theme();
   scene_->setBackgroundBrush(dark ? QColor(36, 38, 43) : QColor(255, 255, 255));
   for (auto* it : items_) {
-    it->pass_ = pass_of_[it->index()];
-    it->recomputed_ = recomputed_[it->index()];
-    it->marked_ = marked_[it->index()];
+    const int i = it->index();
+    it->pass_ = pass_of_[i];
+    it->recomputed_ = recomputed_[i];
+    it->marked_ = marked_[i];
     it->dark_ = dark;
-    it->update();
+    it->refresh();
   }
   std::set<std::uint32_t> selected;
   for (auto* it : items_)
@@ -374,8 +457,8 @@ void GraphView::restyle() {
 void GraphView::set_stale(bool stale) {
   if (stale_ == stale) return;
   stale_ = stale;
-  status_->setText(stale ? tr("%1 nodes (stale: showing the last good result)").arg(items_.size())
-                         : tr("%1 nodes").arg(items_.size()));
+  status_->set_text(stale ? tr("%1 nodes, stale").arg(items_.size()) : tr("%1 nodes").arg(items_.size()));
+  status_->setToolTip(stale ? tr("Stale: the source changed or has errors; this is the last good result") : QString());
   restyle();
 }
 
@@ -407,7 +490,7 @@ void GraphView::search() {
       return;
     }
   }
-  status_->setText(tr("no node matches \"%1\"").arg(q));
+  status_->set_text(tr("no node matches \"%1\"").arg(q));
 }
 
 void GraphView::on_scene_selection() {
@@ -421,7 +504,6 @@ void GraphView::on_scene_selection() {
     if (sel.count(static_cast<int>(e->from_))) items_[e->to_]->related_ = true;
     if (sel.count(static_cast<int>(e->to_))) items_[e->from_]->related_ = true;
   }
-  for (auto* it : items_) it->update();
   restyle();
   emit nodes_selected(selected_nodes());
 }
@@ -470,7 +552,7 @@ void GraphView::set_focus(const std::vector<std::uint32_t>& event_nodes, const s
       it->focus_ = ok ? 1 : 2;
       if (!first) first = it;
     }
-  for (auto* it : items_) it->update();
+  for (auto* it : items_) it->refresh();
   if (first) view_->ensureVisible(first, 40, 40);
 }
 
@@ -480,6 +562,11 @@ void GraphView::clear_focus() {
     it->region_ = false;
   }
   restyle();
+}
+
+void GraphView::set_compact(bool compact) {
+  filter_->setVisible(!compact);
+  search_->setVisible(!compact);
 }
 
 void GraphView::fit() {

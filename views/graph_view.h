@@ -13,13 +13,13 @@
 class QComboBox;
 class QGraphicsScene;
 class QGraphicsView;
-class QLabel;
 class QLineEdit;
 
 namespace passlab::views {
 
 class GraphCanvas;
 class NodeItem;
+class StatusLabel;
 
 class GraphView : public QWidget {
   Q_OBJECT
@@ -42,6 +42,8 @@ class GraphView : public QWidget {
                  const std::vector<char>& marked, bool ok);
   void clear_focus();
   void fit();
+  // A small view (the compare panel's): only fit and zoom in its bar, so three fit side by side.
+  void set_compact(bool compact);
   int node_count() const;
   std::vector<std::uint32_t> selected_nodes() const;
   QString export_dot() const;
@@ -71,7 +73,7 @@ class GraphView : public QWidget {
   QGraphicsView* minimap_;
   QLineEdit* search_;
   QComboBox* filter_;
-  QLabel* status_;
+  StatusLabel* status_;
   std::vector<NodeItem*> items_;
   std::vector<class EdgeItem*> edges_;
   bool stale_ = false;

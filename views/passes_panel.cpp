@@ -37,8 +37,7 @@ PassesPanel::PassesPanel(QWidget* parent) : QWidget(parent) {
     refill();
     emit algorithm_changed(algorithm());
   });
-  summary_ = new QLabel(this);
-  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary_ = new StatusLabel(this, 1, 40);
   table_ = new QTableWidget(this);
   table_->setColumnCount(10);
   table_->setHorizontalHeaderLabels({tr("Pass"), tr("Root"), tr("Ops"), tr("Regs"), tr("Tex"), tr("Interp"),
@@ -103,7 +102,7 @@ QString PassesPanel::listing_text() const { return listing_->toPlainText(); }
 
 void PassesPanel::set_stale(bool stale) {
   table_->setEnabled(!stale);
-  if (stale) summary_->setText(summary_->text().section(" — ", 0, 0) + tr(" — stale: showing the last good result"));
+  if (stale) summary_->set_text(summary_->text().section(" — ", 0, 0) + tr(" — stale: showing the last good result"));
 }
 
 void PassesPanel::refill() {
@@ -112,14 +111,14 @@ void PassesPanel::refill() {
   listing_->clear();
   const auto* run = current_run();
   if (!run) {
-    summary_->setText(algorithm() == "optimal" ? tr("Run the optimal search from the Compare panel")
+    summary_->set_text(algorithm() == "optimal" ? tr("Run the optimal search from the Compare panel")
                                                : tr("No partition (the shader has errors)"));
     muting_ = false;
     return;
   }
   const auto& part = run->partition;
   const auto& lim = snapshot_->request.target.limits;
-  summary_->setText(tr("%1 passes, cost %2 on %3 (%4)%5")
+  summary_->set_text(tr("%1 passes, cost %2 on %3 (%4)%5")
                         .arg(part.passes.size())
                         .arg(part.cost, 0, 'f', 2)
                         .arg(QString::fromStdString(snapshot_->request.target.name),

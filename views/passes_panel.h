@@ -4,9 +4,9 @@
 #include <QWidget>
 
 #include "app/pipeline/snapshot.h"
+#include "views/status_label.h"
 
 class QComboBox;
-class QLabel;
 class QPlainTextEdit;
 class QTableWidget;
 
@@ -41,7 +41,7 @@ class PassesPanel : public QWidget {
   pipeline::SnapshotPtr snapshot_;
   std::shared_ptr<const pipeline::AlgorithmRun> extra_;
   QComboBox* algorithm_;
-  QLabel* summary_;
+  StatusLabel* summary_;
   QTableWidget* table_;
   QPlainTextEdit* listing_;
   std::vector<std::uint32_t> highlighted_;

@@ -127,10 +127,8 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
     if (muting_ || !current.isValid()) return;
     set_position(model_->event_at(current.row()));
   });
-  reason_ = new QLabel(tr("No trace yet."), this);
-  reason_->setWordWrap(true);
-  reason_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  reason_->setMinimumHeight(48);
+  reason_ = new StatusLabel(this, 4, 60);
+  reason_->set_text(tr("No trace yet."));
   auto* transport = new QHBoxLayout;
   transport->addWidget(algorithm_);
   transport->addWidget(first);
@@ -180,7 +178,7 @@ void TracePlayer::set_position(int index) {
   const int n = event_count();
   if (n == 0) {
     position_ = -1;
-    reason_->setText(snapshot_ && snapshot_->has_dag() ? tr("This run recorded no events.") : tr("No trace yet."));
+    reason_->set_text(snapshot_ && snapshot_->has_dag() ? tr("This run recorded no events.") : tr("No trace yet."));
     emit frame_changed(TraceFrame{});
     return;
   }
@@ -197,7 +195,7 @@ void TracePlayer::set_position(int index) {
                 .arg(e.resources.textures)
                 .arg(e.resources.interpolants)
                 .arg(e.resources.restores);
-  reason_->setText(text);
+  reason_->set_text(text);
   muting_ = true;
   timeline_->setValue(index);
   const int row = model_->row_of(index);

@@ -5,9 +5,9 @@
 #include <QWidget>
 
 #include "app/pipeline/snapshot.h"
+#include "views/status_label.h"
 
 class QComboBox;
-class QLabel;
 class QListView;
 class QSlider;
 class QTimer;
@@ -56,7 +56,7 @@ class TracePlayer : public QWidget {
   QListView* events_;
   QSlider* timeline_;
   QSlider* speed_;
-  QLabel* reason_;
+  StatusLabel* reason_;
   QToolButton* play_;
   QTimer* timer_;
   bool muting_ = false;

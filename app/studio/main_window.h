@@ -128,11 +128,13 @@ class MainWindow : public QMainWindow {
   QFileSystemWatcher* watcher_;
   QTimer* autosave_timer_;
   QTimer* stage_timer_;
+  QTimer* stale_timer_;  // marks the panels stale when a result is slow to come
   ResultPtr staged_;  // the result the panels are taking, one per event-loop turn
   int stage_ = 0;
   quint64 shown_generation_ = 0;
   std::vector<ResultPtr> retired_;  // results the panels showed before, freed off the UI thread
   std::vector<double> stage_ms_;
+  bool compare_started_ = false;  // the compare panel took the staged result and shows it piece by piece
   ResultPtr result_;
   QString path_;
   QString project_path_;
