@@ -20,6 +20,8 @@
 #include <QPainterPath>
 #include <QSaveFile>
 #include <QStaticText>
+#include <QTimer>
+#include <QPixmap>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgGenerator>
@@ -138,13 +140,15 @@ class NodeItem : public QGraphicsItem {
   bool marked_ = false, recomputed_ = false, related_ = false, region_ = false;
   int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
   bool dark_ = false;
-  // Repaints the node if its state changed since it was last drawn (an unchanged node costs nothing).
-  void refresh() {
+  // Repaints the node if its state changed since it was last drawn (an unchanged node costs nothing);
+  // with `repaint` false the caller repaints the whole view instead. True if the state changed.
+  bool refresh(bool repaint = true) {
     const int key = (pass_ + 1) | marked_ << 16 | recomputed_ << 17 | related_ << 18 | region_ << 19 | focus_ << 20 |
                     dark_ << 22 | isSelected() << 23;
-    if (key == painted_) return;
+    if (key == painted_) return false;
     painted_ = key;
-    update();
+    if (repaint) update();
+    return true;
   }
 
  private:
@@ -248,30 +252,58 @@ class GraphCanvas : public QGraphicsView {
   }
 };
 
-// The minimap: the whole scene, with the main canvas's visible rectangle outlined.
-class Minimap : public QGraphicsView {
+// The minimap: the whole scene as a picture, with the main canvas's visible rectangle outlined.
+// The picture is rendered a moment after the scene changes, never in the same repaint as the
+// canvas, so a new result costs the UI one canvas repaint at a time.
+class Minimap : public QWidget {
  public:
-  Minimap(QGraphicsScene* s, GraphCanvas* main, QWidget* parent) : QGraphicsView(s, parent), main_(main) {
-    setInteractive(false);
-    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setFrameShape(QFrame::Box);
+  Minimap(QGraphicsScene* s, GraphCanvas* main, QWidget* parent) : QWidget(parent), scene_(s), main_(main) {
     setFixedSize(160, 120);
+    timer_.setSingleShot(true);
+    timer_.setInterval(150);
+    QObject::connect(&timer_, &QTimer::timeout, this, [this] { render(); });
+    QObject::connect(s, &QGraphicsScene::changed, this, [this] { refit(); });
   }
-  void refit() { fitInView(sceneRect(), Qt::KeepAspectRatio); viewport()->update(); }
+  void refit() {
+    if (!timer_.isActive()) timer_.start();
+  }
 
  protected:
-  void drawForeground(QPainter* p, const QRectF&) override {
-    QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
-    p->setPen(QPen(QColor(40, 130, 240), 0));
-    p->setBrush(QColor(40, 130, 240, 40));
-    p->drawRect(visible);
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.drawPixmap(0, 0, picture_);
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(rect().adjusted(0, 0, -1, -1));
+    const QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
+    p.setTransform(to_widget_);
+    p.setPen(QPen(QColor(40, 130, 240), 0));
+    p.setBrush(QColor(40, 130, 240, 40));
+    p.drawRect(visible);
   }
-  void mousePressEvent(QMouseEvent* e) override { main_->centerOn(mapToScene(e->pos())); }
-  void mouseMoveEvent(QMouseEvent* e) override { main_->centerOn(mapToScene(e->pos())); }
+  void mousePressEvent(QMouseEvent* e) override { main_->centerOn(to_widget_.inverted().map(e->position())); }
+  void mouseMoveEvent(QMouseEvent* e) override { main_->centerOn(to_widget_.inverted().map(e->position())); }
 
  private:
+  void render() {
+    const QRectF r = scene_->sceneRect();
+    picture_ = QPixmap(size());
+    picture_.fill(scene_->backgroundBrush().color());
+    if (r.isEmpty()) return update();
+    const double k = std::min((width() - 4) / r.width(), (height() - 4) / r.height());
+    const QSizeF used = r.size() * k;
+    const QRectF target(QPointF((width() - used.width()) / 2, (height() - used.height()) / 2), used);
+    to_widget_ = QTransform::fromTranslate(target.left(), target.top()).scale(k, k).translate(-r.left(), -r.top());
+    QPainter p(&picture_);
+    p.setRenderHint(QPainter::Antialiasing);
+    scene_->render(&p, target, r);
+    update();
+  }
+  QGraphicsScene* scene_;
   GraphCanvas* main_;
+  QTimer timer_;
+  QPixmap picture_;
+  QTransform to_widget_;
 };
 
 GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(kind) {
@@ -282,7 +314,7 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
   auto* mini = new Minimap(scene_, view_, view_);
   minimap_ = mini;
   view_->corner = mini;
-  view_->on_view_changed = [mini] { mini->viewport()->update(); };
+  view_->on_view_changed = [mini] { mini->update(); };
 
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(2, 2, 2, 2);
@@ -296,8 +328,8 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
     return b;
   };
   button(tr("Fit"), tr("Fit the whole graph (F)"), [this] { fit(); });
-  button(tr("+"), tr("Zoom in"), [this] { view_->scale(1.25, 1.25); minimap_->viewport()->update(); });
-  button(tr("−"), tr("Zoom out"), [this] { view_->scale(0.8, 0.8); minimap_->viewport()->update(); });
+  button(tr("+"), tr("Zoom in"), [this] { view_->scale(1.25, 1.25); minimap_->update(); });
+  button(tr("−"), tr("Zoom out"), [this] { view_->scale(0.8, 0.8); minimap_->update(); });
   filter_ = new QComboBox(this);
   filter_->addItems({tr("All nodes"), tr("Instructions"), tr("Textures"), tr("Interpolants"), tr("Constants"),
                      tr("Shared (MR)")});
@@ -327,6 +359,29 @@ GraphView::~GraphView() {
 
 void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
                            pipeline::SnapshotPtr snapshot) {
+  if (!isVisible() && graph_) {
+    pending_ = Pending{std::move(graph), std::move(layout), std::move(snapshot)};
+    return;
+  }
+  pending_.reset();
+  show_now(std::move(graph), std::move(layout), std::move(snapshot));
+}
+
+void GraphView::apply_pending() {
+  if (!pending_) return;
+  Pending p = std::move(*pending_);
+  pending_.reset();
+  show_now(std::move(p.graph), std::move(p.layout), std::move(p.snapshot));
+  set_run(p.run);
+}
+
+void GraphView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  apply_pending();
+}
+
+void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
+                         pipeline::SnapshotPtr snapshot) {
   // The same layout, or one derived from it (stable_layout keeps unchanged nodes in place): the
   // view keeps its zoom and position.
   const bool same_layout = layout_ && layout && graph_ && graph &&
@@ -407,6 +462,10 @@ void GraphView::rebuild() {
 }
 
 void GraphView::set_run(const pipeline::AlgorithmRun* run) {
+  if (pending_) {
+    pending_->run = run;
+    return;
+  }
   run_ = run;
   restyle();
 }
@@ -434,14 +493,24 @@ void GraphView::restyle() {
     }
   }
   const bool dark = dark_theme();
-  scene_->setBackgroundBrush(dark ? QColor(36, 38, 43) : QColor(255, 255, 255));
+  const QBrush background(dark ? QColor(36, 38, 43) : QColor(255, 255, 255));
+  if (scene_->backgroundBrush() != background) scene_->setBackgroundBrush(background);  // repaints everything
+  // A new partition recolours most nodes: then one repaint of the views is much cheaper than the
+  // scene tracking hundreds of dirty items.
+  std::vector<NodeItem*> changed;
   for (auto* it : items_) {
     const int i = it->index();
     it->pass_ = pass_of_[i];
     it->recomputed_ = recomputed_[i];
     it->marked_ = marked_[i];
     it->dark_ = dark;
-    it->refresh();
+    if (it->refresh(false)) changed.push_back(it);
+  }
+  if (changed.size() > 24) {
+    view_->viewport()->update();
+    static_cast<Minimap*>(minimap_)->refit();
+  } else {
+    for (auto* it : changed) it->update();
   }
   std::set<std::uint32_t> selected;
   for (auto* it : items_)
@@ -580,7 +649,10 @@ void GraphView::fit() {
   static_cast<Minimap*>(minimap_)->refit();
 }
 
-int GraphView::node_count() const { return static_cast<int>(items_.size()); }
+int GraphView::node_count() {
+  apply_pending();
+  return static_cast<int>(items_.size());
+}
 
 QString GraphView::export_dot() const {
   QString out = "digraph passlab {\n  node [fontname=\"Helvetica\", fontsize=10];\n";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <QWidget>
@@ -29,7 +30,8 @@ class GraphView : public QWidget {
   ~GraphView() override;
 
   GraphKind kind() const { return kind_; }
-  // A new graph and its layout (computed off the UI thread) with the snapshot it came from.
+  // A new graph and its layout (computed off the UI thread) with the snapshot it came from. A view
+  // behind another tab keeps it and draws it when it is shown.
   void show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
                   pipeline::SnapshotPtr snapshot);
   // Colours nodes by the passes of this run (null: no colouring).
@@ -44,16 +46,22 @@ class GraphView : public QWidget {
   void fit();
   // A small view (the compare panel's): only fit and zoom in its bar, so three fit side by side.
   void set_compact(bool compact);
-  int node_count() const;
+  int node_count();  // of the latest graph (a hidden view draws it first)
   std::vector<std::uint32_t> selected_nodes() const;
   QString export_dot() const;
   bool export_file(const QString& path, QString* error) const;  // .svg, .png or .dot
   QGraphicsScene* scene() const { return scene_; }
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  signals:
   void nodes_selected(const std::vector<std::uint32_t>& ids);
 
  private:
+  void show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
+                pipeline::SnapshotPtr snapshot);
+  void apply_pending();
   void rebuild();
   void restyle();
   void apply_filter();
@@ -70,13 +78,20 @@ class GraphView : public QWidget {
   std::vector<char> marked_;
   QGraphicsScene* scene_;
   GraphCanvas* view_;
-  QGraphicsView* minimap_;
+  QWidget* minimap_;  // a Minimap
   QLineEdit* search_;
   QComboBox* filter_;
   StatusLabel* status_;
   std::vector<NodeItem*> items_;
   std::vector<class EdgeItem*> edges_;
   bool stale_ = false;
+  struct Pending {
+    std::shared_ptr<const DrawGraph> graph;
+    std::shared_ptr<const Layout> layout;
+    pipeline::SnapshotPtr snapshot;
+    const pipeline::AlgorithmRun* run = nullptr;
+  };
+  std::optional<Pending> pending_;  // a result that arrived while the view was hidden
   bool muting_ = false;
 };
 
