@@ -138,7 +138,10 @@ void ComparePanel::set_on_screen(bool on_screen) {
 bool ComparePanel::apply_piece() {
   if (!pending_) return false;
   if (next_piece_ < 3) {
-    graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_);
+    // Coloured by its algorithm's passes from the start (the optimal one has none until searched).
+    static const char* kAlgorithms[2] = {"rdsh", "rds"};
+    const auto* run = next_piece_ < 2 && snapshot_ ? snapshot_->run(kAlgorithms[next_piece_]) : nullptr;
+    graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_, run);
     ++next_piece_;
     return true;
   }

@@ -73,8 +73,8 @@ class ComparePanel : public QWidget {
   QValueAxis* y_axis_;
   bool chart_dark_ = false, chart_themed_ = false;
   bool pending_ = false;  // a result not yet shown (the panel is hidden, or it is shown piece by piece)
-  int next_piece_ = 0;
-  bool on_screen_ = true;    // 0-2: the small DAGs, 3: the table and chart
+  int next_piece_ = 0;  // 0-2: the small DAGs, 3: the table and chart
+  bool on_screen_ = true;
   QChartView* chart_view_;
   QPushButton* run_;
   QPushButton* cancel_;

@@ -358,21 +358,20 @@ GraphView::~GraphView() {
 }
 
 void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                           pipeline::SnapshotPtr snapshot) {
+                           pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
   if (!isVisible() && graph_) {
-    pending_ = Pending{std::move(graph), std::move(layout), std::move(snapshot)};
+    pending_ = Pending{std::move(graph), std::move(layout), std::move(snapshot), run};
     return;
   }
   pending_.reset();
-  show_now(std::move(graph), std::move(layout), std::move(snapshot));
+  show_now(std::move(graph), std::move(layout), std::move(snapshot), run);
 }
 
 void GraphView::apply_pending() {
   if (!pending_) return;
   Pending p = std::move(*pending_);
   pending_.reset();
-  show_now(std::move(p.graph), std::move(p.layout), std::move(p.snapshot));
-  set_run(p.run);
+  show_now(std::move(p.graph), std::move(p.layout), std::move(p.snapshot), p.run);
 }
 
 void GraphView::showEvent(QShowEvent* e) {
@@ -381,7 +380,7 @@ void GraphView::showEvent(QShowEvent* e) {
 }
 
 void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                         pipeline::SnapshotPtr snapshot) {
+                         pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
   // The same layout, or one derived from it (stable_layout keeps unchanged nodes in place): the
   // view keeps its zoom and position.
   const bool same_layout = layout_ && layout && graph_ && graph &&
@@ -390,7 +389,7 @@ void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr
   graph_ = std::move(graph);
   layout_ = std::move(layout);
   snapshot_ = std::move(snapshot);
-  run_ = nullptr;
+  run_ = run;
   QTransform t = view_->transform();
   QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
   rebuild();
@@ -457,8 +456,7 @@ void GraphView::rebuild() {
   }
   scene_->setSceneRect(QRectF(layout_->left - 20, layout_->top - 20, layout_->width + 40, layout_->height + 40));
   status_->set_text(stale_ ? tr("%1 nodes, stale").arg(items_.size()) : tr("%1 nodes").arg(items_.size()));
-  restyle();
-  apply_filter();
+  // Styled once, by the select_nodes() that follows in show_now().
 }
 
 void GraphView::set_run(const pipeline::AlgorithmRun* run) {

@@ -30,10 +30,11 @@ class GraphView : public QWidget {
   ~GraphView() override;
 
   GraphKind kind() const { return kind_; }
-  // A new graph and its layout (computed off the UI thread) with the snapshot it came from. A view
-  // behind another tab keeps it and draws it when it is shown.
+  // A new graph and its layout (computed off the UI thread) with the snapshot it came from,
+  // coloured by `run` (one of the snapshot's, or null). A view behind another tab keeps it and
+  // draws it when it is shown.
   void show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                  pipeline::SnapshotPtr snapshot);
+                  pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run = nullptr);
   // Colours nodes by the passes of this run (null: no colouring).
   void set_run(const pipeline::AlgorithmRun* run);
   void set_stale(bool stale);
@@ -60,7 +61,7 @@ class GraphView : public QWidget {
 
  private:
   void show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                pipeline::SnapshotPtr snapshot);
+                pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run);
   void apply_pending();
   void rebuild();
   void restyle();

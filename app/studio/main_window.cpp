@@ -648,7 +648,7 @@ void MainWindow::show_result(ResultPtr result) {
   result_ = result;
   staged_ = result;
   stage_ = 0;
-  compare_started_ = false;
+  compare_in_progress_ = false;
   stage_timer_->start();
 }
 
@@ -669,15 +669,14 @@ void MainWindow::show_next_stage() {
         passes_->show_snapshot(r->snapshot);
         break;
       case 1:
-        graphs_[visible]->show_graph(r->graphs[visible], r->layouts[visible], r->snapshot);
-        graphs_[visible]->set_run(passes_->current_run());
+        graphs_[visible]->show_graph(r->graphs[visible], r->layouts[visible], r->snapshot, passes_->current_run());
         break;
       case 2:
         // The compare panel, when visible, takes the result a piece per slice (three DAGs, then
         // the table and chart): this stage repeats until it is done.
-        if (!compare_started_) compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
-        compare_started_ = compare_->show_next_piece();
-        if (compare_started_) --stage_;
+        if (!compare_in_progress_) compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
+        compare_in_progress_ = compare_->show_next_piece();
+        if (compare_in_progress_) --stage_;  // again on the next pass through the loop
         break;
       case 3:
         trace_->show_snapshot(r->snapshot);
@@ -685,8 +684,7 @@ void MainWindow::show_next_stage() {
       case 4:
       case 5: {
         const int i = (visible + stage_ - 4) % 3;
-        graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot);
-        graphs_[i]->set_run(passes_->current_run());
+        graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, passes_->current_run());
         break;
       }
       default: {
@@ -700,7 +698,6 @@ void MainWindow::show_next_stage() {
         retired_.clear();
         shown_generation_ = r->snapshot->generation;
         stage_ms_.push_back(clock.nsecsElapsed() / 1e6);
-        compare_started_ = false;
         emit panels_updated(r->snapshot->generation);
         return;
       }

@@ -134,7 +134,7 @@ class MainWindow : public QMainWindow {
   quint64 shown_generation_ = 0;
   std::vector<ResultPtr> retired_;  // results the panels showed before, freed off the UI thread
   std::vector<double> stage_ms_;
-  bool compare_started_ = false;  // the compare panel took the staged result and shows it piece by piece
+  bool compare_in_progress_ = false;  // the compare panel took the staged result and shows it piece by piece
   ResultPtr result_;
   QString path_;
   QString project_path_;
