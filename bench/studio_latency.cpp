@@ -259,14 +259,22 @@ int main(int argc, char** argv) {
   int edits = 21;
   QString out;
   QStringList shaders;
+  bool usage = false;
   const QStringList args = QCoreApplication::arguments().mid(1);
   for (int i = 0; i < args.size(); ++i) {
     if (args[i] == "--edits" && i + 1 < args.size()) edits = args[++i].toInt();
     else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
     else if (args[i] == "--explain") app.explain = true;
+    else if (args[i].startsWith("-")) usage = true;  // --help, or an option we do not know
     else shaders << args[i];
   }
-  if (shaders.isEmpty()) {
+  for (const QString& s : shaders) {
+    if (!QFileInfo(s).isFile()) {
+      std::fprintf(stderr, "studio_latency: %s: no such file\n", qPrintable(s));
+      return 2;
+    }
+  }
+  if (usage || shaders.isEmpty()) {
     std::fprintf(stderr, "usage: studio_latency [--edits N] [--out FILE.md] [--explain] SHADER...\n");
     return 2;
   }
