@@ -124,6 +124,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   build_menus();
 
   connect(editor_, &QsciScintilla::textChanged, this, [this] {
+    autosave_dirty_ = true;
     if (loading_) return;
     if (!stale_timer_->isActive()) stale_timer_->start();
     service_->text_changed(editor_->text());
@@ -505,8 +506,7 @@ bool MainWindow::save_as(const QString& path) {
   }
   watcher_->addPath(path_);
   editor_->setModified(false);
-  QFile::remove(autosave_path());
-  QFile::remove(autosave_path() + ".json");
+  autosave_.remove(autosave_path());
   update_title();
   show_status(tr("Saved %1").arg(QFileInfo(path_).fileName()));
   return true;
@@ -800,18 +800,14 @@ QString MainWindow::autosave_path() const {
 }
 
 void MainWindow::write_autosave() {
-  if (!editor_->isModified()) return;
-  QDir().mkpath(QFileInfo(autosave_path()).absolutePath());
-  QSaveFile text(autosave_path());
-  if (!text.open(QIODevice::WriteOnly) || text.write(editor_->text().toUtf8()) < 0 || !text.commit()) return;
-  QSaveFile meta(autosave_path() + ".json");
+  if (!editor_->isModified() || !autosave_dirty_) return;
+  autosave_dirty_ = false;
   QJsonObject o{{"path", path_}, {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
                 {"pid", static_cast<qint64>(QCoreApplication::applicationPid())}};
-  if (meta.open(QIODevice::WriteOnly)) {
-    meta.write(QJsonDocument(o).toJson());
-    meta.commit();
-  }
+  autosave_.write(autosave_path(), editor_->text().toUtf8(), QJsonDocument(o).toJson());
 }
+
+void MainWindow::wait_for_autosave() { autosave_.wait(); }
 
 QStringList MainWindow::pending_recoveries() const {
   QStringList out;
@@ -854,8 +850,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   auto settings = open_settings(options_);
   settings->setValue("window/geometry", saveGeometry());
   settings->setValue("window/state", saveState());
-  QFile::remove(autosave_path());
-  QFile::remove(autosave_path() + ".json");
+  autosave_.remove(autosave_path());
   e->accept();
 }
 

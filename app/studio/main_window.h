@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include "app/studio/autosave.h"
 #include "app/studio/compile_service.h"
 
 class QAction;
@@ -63,7 +64,10 @@ class MainWindow : public QMainWindow {
   // Autosaved buffers of sessions that did not end cleanly; recover_autosave opens one.
   QStringList pending_recoveries() const;
   bool recover_autosave(const QString& autosave_path);
+  // Queues the buffer, if it changed since the last autosave, to be written in the background;
+  // wait_for_autosave() returns when it is on disk.
   void write_autosave();
+  void wait_for_autosave();
 
   editors::ShaderEditor* editor() const { return editor_; }
   views::GraphView* dag_view() const { return graphs_[0]; }
@@ -127,6 +131,8 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_;
   QFileSystemWatcher* watcher_;
   QTimer* autosave_timer_;
+  Autosave autosave_;
+  bool autosave_dirty_ = false;  // the buffer changed since it was last autosaved
   QTimer* stage_timer_;
   QTimer* stale_timer_;  // marks the panels stale when a result is slow to come
   ResultPtr staged_;  // the result the panels are taking, one per event-loop turn
