@@ -1,7 +1,7 @@
 // The shader editor and its tree-sitter lexer.
 #include "editors/shader_editor.h"
 
-#include <tuple>
+#include <algorithm>
 
 #include <QFontDatabase>
 #include <QToolTip>
@@ -129,8 +129,24 @@ ShaderEditor::ShaderEditor(QWidget* parent) : QsciScintilla(parent) {
 ShaderEditor::~ShaderEditor() = default;
 
 void ShaderEditor::on_modified(int position, int type, const char* text, int length) {
-  if (type & SC_MOD_INSERTTEXT) lexer_->tree->replace(static_cast<std::uint32_t>(position), 0, std::string_view(text, static_cast<std::size_t>(length)));
-  else if (type & SC_MOD_DELETETEXT) lexer_->tree->replace(static_cast<std::uint32_t>(position), static_cast<std::uint32_t>(length), {});
+  if (!(type & (SC_MOD_INSERTTEXT | SC_MOD_DELETETEXT))) return;
+  const bool insert = type & SC_MOD_INSERTTEXT;
+  if (insert) lexer_->tree->replace(static_cast<std::uint32_t>(position), 0, std::string_view(text, static_cast<std::size_t>(length)));
+  else lexer_->tree->replace(static_cast<std::uint32_t>(position), static_cast<std::uint32_t>(length), {});
+  // Drawn marks move with the text, in Scintilla and here alike.
+  const long pos = position, n = length;
+  // Text typed at either end of a mark stays outside it, as in Scintilla (clearing a mark also
+  // clears a character either side, so a boundary case can never leave a stale mark behind).
+  auto move = [&](long x, bool end) {
+    if (insert) return x > pos || (x == pos && !end) ? x + n : x;
+    return x <= pos ? x : (x >= pos + n ? x - n : pos);
+  };
+  for (auto* marks : {&squiggles_, &spans_})
+    for (Mark& m : *marks) {
+      const long a = move(m.start, false), b = std::max(a, move(m.start + m.length, true));
+      m.start = a;
+      m.length = b - a;
+    }
 }
 
 void ShaderEditor::set_grammar(Grammar g) {
@@ -156,45 +172,52 @@ void ShaderEditor::set_dark(bool dark) {
 std::string ShaderEditor::text_utf8() const { return text().toStdString(); }
 const SyntaxTree& ShaderEditor::syntax() const { return *lexer_->tree; }
 
-void ShaderEditor::set_diagnostics(const std::vector<pipeline::Message>& messages) {
-  // What the editor draws of a message; the same marks again (the common case while typing) are
-  // left alone, since removing and adding a margin marker repaints the whole editor.
-  auto drawn = [](const std::vector<pipeline::Message>& ms) {
-    std::vector<std::tuple<int, std::uint32_t, std::uint32_t, std::uint32_t>> out;
-    for (const auto& m : ms)
-      if (m.in_main_file && m.line != 0 && m.severity != lang::Severity::Note)
-        out.emplace_back(static_cast<int>(m.severity), m.line, m.offset, m.length);
-    return out;
-  };
-  const bool same = drawn(messages) == drawn(messages_);
-  messages_ = messages;
-  if (same) return;
+void ShaderEditor::clear_mark(const Mark& m) {
   const long len = SendScintilla(SCI_GETLENGTH);
-  for (int ind : {kErrorIndicator, kWarningIndicator}) {
-    SendScintilla(SCI_SETINDICATORCURRENT, ind);
-    SendScintilla(SCI_INDICATORCLEARRANGE, 0, len);
-  }
-  markerDeleteAll(kErrorMarker);
-  markerDeleteAll(kWarningMarker);
+  const long a = std::clamp(m.start - 1, 0L, len), b = std::clamp(m.start + m.length + 1, a, len);
+  SendScintilla(SCI_INDICATORCLEARRANGE, static_cast<unsigned long>(a), b - a);
+}
+
+void ShaderEditor::set_diagnostics(const std::vector<pipeline::Message>& messages) {
+  messages_ = messages;
+  const long len = SendScintilla(SCI_GETLENGTH);
+  std::vector<Mark> next;
   for (const auto& m : messages) {
     if (!m.in_main_file || m.line == 0 || m.severity == lang::Severity::Note) continue;
-    const bool error = m.severity == lang::Severity::Error;
-    markerAdd(static_cast<int>(m.line) - 1, error ? kErrorMarker : kWarningMarker);
-    long start = std::min<long>(m.offset, len);
-    long length = std::max<long>(1, std::min<long>(m.length, len - start));
-    SendScintilla(SCI_SETINDICATORCURRENT, error ? kErrorIndicator : kWarningIndicator);
-    SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(start), length);
+    const long start = std::min<long>(m.offset, len);
+    next.push_back({m.severity == lang::Severity::Error ? kErrorIndicator : kWarningIndicator, start,
+                    std::max<long>(1, std::min<long>(m.length, len - start)), static_cast<int>(m.line) - 1});
   }
+  // Margin markers move with their lines.
+  for (Mark& q : squiggles_) q.line = static_cast<int>(SendScintilla(SCI_MARKERLINEFROMHANDLE, q.handle));
+  // The same marks again (the common case while typing) are left alone.
+  if (std::equal(next.begin(), next.end(), squiggles_.begin(), squiggles_.end(),
+                 [](const Mark& a, const Mark& b) { return a.same_as(b); }))
+    return;
+  for (const Mark& q : squiggles_) {
+    SendScintilla(SCI_SETINDICATORCURRENT, q.kind);
+    clear_mark(q);
+    SendScintilla(SCI_MARKERDELETEHANDLE, q.handle);
+  }
+  for (Mark& q : next) {
+    q.handle = markerAdd(q.line, q.kind == kErrorIndicator ? kErrorMarker : kWarningMarker);
+    SendScintilla(SCI_SETINDICATORCURRENT, q.kind);
+    SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(q.start), q.length);
+  }
+  squiggles_ = std::move(next);
 }
 
 void ShaderEditor::set_span_highlights(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans) {
   const long len = SendScintilla(SCI_GETLENGTH);
+  std::vector<Mark> next;
+  for (const auto& [offset, length] : spans)
+    if (offset < len) next.push_back({kSpanIndicator, static_cast<long>(offset), std::min<long>(length, len - offset), 0});
+  if (std::equal(next.begin(), next.end(), spans_.begin(), spans_.end(), [](const Mark& a, const Mark& b) { return a.same_as(b); }))
+    return;
   SendScintilla(SCI_SETINDICATORCURRENT, kSpanIndicator);
-  SendScintilla(SCI_INDICATORCLEARRANGE, 0, len);
-  for (const auto& [offset, length] : spans) {
-    if (offset >= len) continue;
-    SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(offset), std::min<long>(length, len - offset));
-  }
+  for (const Mark& m : spans_) clear_mark(m);
+  for (const Mark& m : next) SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(m.start), m.length);
+  spans_ = std::move(next);
 }
 
 void ShaderEditor::go_to(int line, int column) {
@@ -210,13 +233,16 @@ int ShaderEditor::diagnostic_marker_count() const {
   return n;
 }
 
-int ShaderEditor::squiggle_count() const {
+int ShaderEditor::squiggle_count() const { return static_cast<int>(squiggled().size()); }
+
+std::vector<long> ShaderEditor::squiggled() const {
   auto* self = const_cast<ShaderEditor*>(this);
   const long len = self->SendScintilla(SCI_GETLENGTH);
-  int n = 0;
+  std::vector<long> out;
   for (long p = 0; p < len; ++p)
-    if (self->SendScintilla(SCI_INDICATORVALUEAT, kErrorIndicator, p) || self->SendScintilla(SCI_INDICATORVALUEAT, kWarningIndicator, p)) ++n;
-  return n;
+    if (self->SendScintilla(SCI_INDICATORVALUEAT, kErrorIndicator, p) || self->SendScintilla(SCI_INDICATORVALUEAT, kWarningIndicator, p))
+      out.push_back(p);
+  return out;
 }
 
 }  // namespace passlab::editors

@@ -32,6 +32,7 @@ class ShaderEditor : public QsciScintilla {
   const SyntaxTree& syntax() const;
   int diagnostic_marker_count() const;
   int squiggle_count() const;  // characters under an error or warning indicator
+  std::vector<long> squiggled() const;  // their positions
 
  signals:
   // Moving the cursor (mouse or keyboard) to another line: 1-based.
@@ -44,6 +45,18 @@ class ShaderEditor : public QsciScintilla {
   TreeSitterLexer* lexer_;
   int last_line_ = -1;
   std::vector<pipeline::Message> messages_;
+  // What is drawn now, so that a change clears only those ranges: clearing the whole document
+  // would repaint the whole editor on every keystroke.
+  // Their positions follow the text as it is edited, as Scintilla moves the marks themselves.
+  struct Mark {
+    int kind;  // indicator
+    long start, length;
+    int line;
+    int handle = -1;  // the margin marker's, for a diagnostic
+    bool same_as(const Mark& o) const { return kind == o.kind && start == o.start && length == o.length && line == o.line; }
+  };
+  std::vector<Mark> squiggles_, spans_;
+  void clear_mark(const Mark& m);  // with the current indicator
 };
 
 }  // namespace passlab::editors

@@ -28,35 +28,36 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
 int DiagnosticsPanel::count() const { return list_->topLevelItemCount(); }
 
 void DiagnosticsPanel::show_snapshot(const pipeline::Snapshot& s) {
-  list_->clear();
-  auto add = [&](const QString& severity, QStyle::StandardPixmap icon, const QString& file, int line, int col,
-                 const QString& message, const QString& code, const QString& tooltip) {
-    auto* item = new QTreeWidgetItem(list_);
-    item->setIcon(0, style()->standardIcon(icon));
-    item->setText(0, severity);
-    item->setText(1, line > 0 ? QString("%1:%2:%3").arg(QFileInfo(file).fileName()).arg(line).arg(col) : QString());
-    item->setText(2, message);
-    item->setText(3, code);
-    item->setToolTip(2, tooltip);
-    item->setData(0, Qt::UserRole, file);
-    item->setData(1, Qt::UserRole, line);
-    item->setData(2, Qt::UserRole, col);
-  };
-  for (const auto& m : s.messages) {
-    const bool error = m.severity == lang::Severity::Error;
-    add(error ? tr("error") : m.severity == lang::Severity::Warning ? tr("warning") : tr("note"),
-        error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning, QString::fromStdString(m.file),
-        static_cast<int>(m.line), static_cast<int>(m.col), QString::fromStdString(m.message),
-        QString::fromStdString(m.code), QString::fromStdString(m.text));
-  }
+  std::vector<Row> rows;
+  for (const auto& m : s.messages)
+    rows.push_back({m.severity == lang::Severity::Error     ? tr("error")
+                    : m.severity == lang::Severity::Warning ? tr("warning")
+                                                            : tr("note"),
+                    QString::fromStdString(m.file), static_cast<int>(m.line), static_cast<int>(m.col),
+                    QString::fromStdString(m.message), QString::fromStdString(m.code), QString::fromStdString(m.text)});
   if (!s.stage_error.empty())
-    add(tr("error"), QStyle::SP_MessageBoxCritical, QString(), 0, 0, QString::fromStdString(s.stage_error), "fp-target",
-        QString::fromStdString(s.stage_error));
+    rows.push_back({tr("error"), QString(), 0, 0, QString::fromStdString(s.stage_error), "fp-target", QString::fromStdString(s.stage_error)});
   for (const auto& r : s.runs)
     for (const auto& p : r.problems)
-      add(tr("error"), QStyle::SP_MessageBoxCritical, QString(), 0, 0,
-          QString("%1: %2").arg(QString::fromStdString(r.algorithm), QString::fromStdString(p)), "partition-check",
-          QString::fromStdString(p));
+      rows.push_back({tr("error"), QString(), 0, 0, QString("%1: %2").arg(QString::fromStdString(r.algorithm), QString::fromStdString(p)),
+                      "partition-check", QString::fromStdString(p)});
+  // While typing the list rarely changes; refilling it would lay out and repaint it each time.
+  if (rows == rows_) return;
+  rows_ = std::move(rows);
+  list_->clear();
+  for (const Row& r : rows_) {
+    auto* item = new QTreeWidgetItem(list_);
+    const bool error = r.severity == tr("error");
+    item->setIcon(0, style()->standardIcon(error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning));
+    item->setText(0, r.severity);
+    item->setText(1, r.line > 0 ? QString("%1:%2:%3").arg(QFileInfo(r.file).fileName()).arg(r.line).arg(r.col) : QString());
+    item->setText(2, r.message);
+    item->setText(3, r.code);
+    item->setToolTip(2, r.tooltip);
+    item->setData(0, Qt::UserRole, r.file);
+    item->setData(1, Qt::UserRole, r.line);
+    item->setData(2, Qt::UserRole, r.col);
+  }
   for (int c = 0; c < 4; ++c)
     if (c != 2) list_->resizeColumnToContents(c);
 }

@@ -1,6 +1,8 @@
 // The diagnostics list: every message of the last compile; activating one jumps to its place.
 #pragma once
 
+#include <vector>
+
 #include <QWidget>
 
 #include "app/pipeline/snapshot.h"
@@ -22,7 +24,14 @@ class DiagnosticsPanel : public QWidget {
   void jump(const QString& file, int line, int column);
 
  private:
+  struct Row {
+    QString severity, file;
+    int line, col;
+    QString message, code, tooltip;
+    bool operator==(const Row&) const = default;
+  };
   QTreeWidget* list_;
+  std::vector<Row> rows_;  // what the list shows: the same rows again leave it alone
 };
 
 }  // namespace passlab::views

@@ -95,6 +95,52 @@ class StudioTest : public QObject {
     QVERIFY(w.passes()->table()->isEnabled());
   }
 
+  void squigglesFollowTheTextAndLeaveNothingStaleBehind() {
+    // The editor redraws only the marks that change; those it drew must move with every edit, at
+    // either end of a mark too, so that the next diagnostics clear exactly what is on screen.
+    passlab::editors::ShaderEditor e;
+    e.setText("surface s() {\n  Ci = bad + Cs;\n}\n");
+    auto error_at = [](std::uint32_t offset, std::uint32_t length, std::uint32_t line) {
+      passlab::pipeline::Message m;
+      m.line = line;
+      m.offset = offset;
+      m.length = length;
+      return std::vector<passlab::pipeline::Message>{m};
+    };
+    auto range = [](long from, long n) {
+      std::vector<long> v;
+      for (long i = 0; i < n; ++i) v.push_back(from + i);
+      return v;
+    };
+    const long bad = e.text().indexOf("bad");
+    e.set_diagnostics(error_at(bad, 3, 2));
+    QCOMPARE(e.squiggled(), range(bad, 3));
+    QCOMPARE(e.diagnostic_marker_count(), 1);
+    const std::vector<std::pair<long, QString>> edits = {
+        {bad, "x"}, {bad + 4, "y"}, {0, "\n"}, {bad + 3, "zz"}, {bad - 3, "// "}};
+    long at = bad, length = 3;
+    for (const auto& [where, text] : edits) {
+      e.SendScintilla(QsciScintillaBase::SCI_INSERTTEXT, where, text.toUtf8().constData());
+      if (where <= at) at += text.size();
+      else if (where < at + length) length += text.size();
+      // The same diagnostic at its new place is already drawn there...
+      e.set_diagnostics(error_at(static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length),
+                                 static_cast<std::uint32_t>(e.text().left(at).count('\n') + 1)));
+      QCOMPARE(e.squiggled(), range(at, length));
+      QCOMPARE(e.diagnostic_marker_count(), 1);
+    }
+    // A deletion inside the mark shortens it...
+    e.SendScintilla(QsciScintillaBase::SCI_DELETERANGE, at + 1, 2);
+    length -= 2;
+    e.set_diagnostics(error_at(static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length), 3));
+    QCOMPARE(e.squiggled(), range(at, length));
+    // ...and a fixed error leaves no mark anywhere.
+    e.SendScintilla(QsciScintillaBase::SCI_DELETERANGE, at, length);
+    e.set_diagnostics({});
+    QCOMPARE(e.squiggle_count(), 0);
+    QCOMPARE(e.diagnostic_marker_count(), 0);
+  }
+
   void anEditThatChangesTheGraphUpdatesEveryView() {
     MainWindow w(options());
     QVERIFY(w.open_file(sample("bowling_pin")));
@@ -216,6 +262,7 @@ class StudioTest : public QObject {
       w.editor()->insert("/* work in progress */\n");
       edited = w.editor()->text();
       w.write_autosave();
+      w.wait_for_autosave();
       // Simulate a crash: the process "dies" (its autosave now belongs to a dead pid) without
       // closing the window.
       QDir autosave(dir_.filePath("autosave"));
