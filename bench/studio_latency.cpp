@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 #include <QApplication>
@@ -33,6 +34,14 @@ namespace {
 
 using passlab::studio::MainWindow;
 
+// The UI thread's own CPU time: an event's wall time beyond it was spent waiting (on the display
+// server, the disk) or preempted.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 // With --explain, every event that keeps the UI thread longer than 16 ms is printed with its receiver
 // (and, indented, the events over 4 ms nested inside it), to find what a stall was.
 class TimedApplication : public QApplication {
@@ -41,7 +50,7 @@ class TimedApplication : public QApplication {
   bool explain = false;
   // The top-level events over 1 ms, with their start on `wall`: what filled a stall.
   struct Recent {
-    double begin, ms;
+    double begin, ms, cpu;  // cpu: the UI thread's own CPU time; ms - cpu is time it waited or was preempted
     int type;
     QString receiver;
   };
@@ -52,17 +61,19 @@ class TimedApplication : public QApplication {
     ++depth_;
     QElapsedTimer t;
     t.start();
+    const double cpu0 = thread_cpu_ms();
     const int type = event->type();
     const double begin = wall.isValid() ? wall.nsecsElapsed() / 1e6 : 0;
     const bool r = QApplication::notify(receiver, event);
     const double ms = t.nsecsElapsed() / 1e6;
+    const double cpu = thread_cpu_ms() - cpu0;
     if (depth_ == 1 && ms > 1.0 && wall.isValid())
-      recent.push_back({begin, ms, type, QString("%1 '%2'").arg(receiver->metaObject()->className(), receiver->objectName())});
+      recent.push_back({begin, ms, cpu, type, QString("%1 '%2'").arg(receiver->metaObject()->className(), receiver->objectName())});
     if (recent.size() > 400) recent.erase(recent.begin(), recent.begin() + 200);
     if (ms > (depth_ > 1 ? 4 : 16))
-      std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms\n", 2 * (depth_ - 1), "", type, receiver->metaObject()->className(),
-                   qPrintable(receiver->objectName()),
-                   receiver->parent() ? receiver->parent()->metaObject()->className() : "-", ms);
+      std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms (cpu %.1f)\n", 2 * (depth_ - 1), "", type,
+                   receiver->metaObject()->className(), qPrintable(receiver->objectName()),
+                   receiver->parent() ? receiver->parent()->metaObject()->className() : "-", ms, cpu);
     --depth_;
     return r;
   }
@@ -89,7 +100,8 @@ class StallProbe : public QObject {
           std::fprintf(stderr, "stall of %.1f ms, filled by:\n", gap);
           for (const auto& e : app->recent)
             if (e.begin >= last_ + base - 1)
-              std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms\n", e.begin - last_ - base, e.type, qPrintable(e.receiver), e.ms);
+              std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms (cpu %.1f)\n", e.begin - last_ - base, e.type,
+                           qPrintable(e.receiver), e.ms, e.cpu);
         }
       }
       last_ = now;
@@ -128,6 +140,14 @@ bool wait_panels(MainWindow& w, quint64 after, int timeout_ms, quint64* shown = 
   QObject::disconnect(c);
   if (shown) *shown = got;
   return got > after;
+}
+
+// Lets the event loop run for `ms`, sleeping between events as the Studio's own loop does (a loop
+// around processEvents() would spin and take a core from the compile workers).
+void run_events_for(int ms) {
+  QEventLoop loop;
+  QTimer::singleShot(ms, Qt::PreciseTimer, &loop, &QEventLoop::quit);
+  loop.exec();
 }
 
 double median(std::vector<double> v) {
@@ -200,7 +220,8 @@ Row measure(const QString& shader, int edits) {
       std::fprintf(stderr, "%s: edit %d timed out\n", qPrintable(shader), i);
       break;
     }
-    w.repaint();  // the panels' new contents on screen
+    // The panels' new contents on screen: the repaint the event loop would do next, now.
+    QCoreApplication::sendPostedEvents(&w, QEvent::UpdateRequest);
     row.latency.push_back(t.nsecsElapsed() / 1e6);
     if (auto r = w.result()) {
       row.compile.push_back(r->snapshot->compile_ms);
@@ -211,9 +232,7 @@ Row measure(const QString& shader, int edits) {
     row.stages.resize(w.stage_ms().size());
     for (std::size_t k = 0; k < w.stage_ms().size(); ++k) row.stages[k].push_back(w.stage_ms()[k]);
     // A pause between edits, as between a user's keystrokes that change a value.
-    QElapsedTimer pause;
-    pause.start();
-    while (pause.elapsed() < 150) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    run_events_for(150);
   }
   probe.stop();
   row.edit_worst = probe.worst();
@@ -232,15 +251,11 @@ Row measure(const QString& shader, int edits) {
     QCoreApplication::sendEvent(ed, &press);
     QCoreApplication::sendEvent(ed, &release);
     ++row.typing_chars;
-    QElapsedTimer pause;
-    pause.start();
-    while (pause.elapsed() < 40) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    run_events_for(40);
   }
   const quint64 before = w.service()->generation() - 1;
   wait_panels(w, before, 20000);
-  QElapsedTimer settle;
-  settle.start();
-  while (settle.elapsed() < 300) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  run_events_for(300);
   probe.stop();
   row.typing_worst = probe.worst();
   row.typing_stalls = probe.stalls();
