@@ -705,7 +705,7 @@ void MainWindow::show_next_stage() {
     // A repeated stage (the compare panel's pieces) adds up in one entry.
     if (static_cast<int>(stage_ms_.size()) <= stage) stage_ms_.resize(stage + 1, 0.0);
     stage_ms_[stage] += clock.nsecsElapsed() / 1e6;
-    if (slice.elapsed() >= 6) break;  // the rest on the next turn of the event loop
+    if (slice.elapsed() >= 4) break;  // the rest on the next turn of the event loop, after a repaint
   }
   if (staged_) stage_timer_->start();
 }
