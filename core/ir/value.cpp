@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace passlab::ir {
 
@@ -113,30 +114,59 @@ float lattice(int x, int y, int z, int channel) {
   return static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
 }
 
+// The lattice as a texture in memory, one plane per channel (128 KB each): a lookup instead of
+// four hashes per corner, and a one-channel lookup touches one plane.
+const std::vector<float>& lattice_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(4 * 32 * 32 * 32);
+    for (int ch = 0; ch < 4; ++ch)
+      for (int z = 0; z < 32; ++z)
+        for (int y = 0; y < 32; ++y)
+          for (int x = 0; x < 32; ++x) t[static_cast<std::size_t>(((ch * 32 + z) * 32 + y) * 32 + x)] = lattice(x, y, z, ch);
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
-std::array<float, 4> sample_noise(int dims, const float* coords) {
+std::array<float, 4> sample_noise(int dims, const float* coords) { return sample_noise(dims, coords, 4); }
+
+std::array<float, 4> sample_noise(int dims, const float* coords, int channels) {
   float c[3] = {0, 0, 0};
   for (int i = 0; i < dims && i < 3; ++i) c[i] = coords[i];
-  int base[3];
-  float w[3];
-  for (int i = 0; i < 3; ++i) {
-    float fl = std::floor(c[i]);
-    if (!std::isfinite(fl) || std::fabs(fl) > 1e9f) fl = 0;  // NaN/huge coordinates: any defined value
-    base[i] = static_cast<int>(fl);
-    w[i] = std::isfinite(c[i] - fl) ? c[i] - fl : 0.0f;
-  }
   std::array<float, 4> out{};
-  for (int ch = 0; ch < 4; ++ch) {
-    float acc = 0;
-    for (int corner = 0; corner < 8; ++corner) {
-      int dx = corner & 1, dy = (corner >> 1) & 1, dz = (corner >> 2) & 1;
-      float weight = (dx ? w[0] : 1 - w[0]) * (dy ? w[1] : 1 - w[1]) * (dz ? w[2] : 1 - w[2]);
-      acc += weight * lattice(base[0] + dx, base[1] + dy, base[2] + dz, ch);
-    }
-    out[ch] = acc;
-  }
+  float* planes[4] = {&out[0], &out[1], &out[2], &out[3]};
+  const float* axes[3] = {&c[0], &c[1], &c[2]};
+  sample_noise_batch(3, 1, axes, channels, planes);
   return out;
+}
+
+void sample_noise_batch(int dims, int n, const float* const coords[3], int channels, float* const out[4]) {
+  const float* table = lattice_table().data();
+  channels = std::clamp(channels, 0, 4);
+  for (int lane = 0; lane < n; ++lane) {
+    int base[3];
+    float w[3];
+    for (int i = 0; i < 3; ++i) {
+      const float x = i < dims ? coords[i][lane] : 0.0f;
+      float fl = std::floor(x);
+      if (!std::isfinite(fl) || std::fabs(fl) > 1e9f) fl = 0;  // NaN/huge coordinates: any defined value
+      base[i] = static_cast<int>(fl);
+      w[i] = std::isfinite(x - fl) ? x - fl : 0.0f;
+    }
+    float acc[4] = {0, 0, 0, 0};
+    // The weight of corner (dx, dy, dz) is (wx * wy) * wz, multiplied in that order.
+    const float wx[2] = {1 - w[0], w[0]}, wy[2] = {1 - w[1], w[1]}, wz[2] = {1 - w[2], w[2]};
+    const float wxy[4] = {wx[0] * wy[0], wx[1] * wy[0], wx[0] * wy[1], wx[1] * wy[1]};
+    for (int corner = 0; corner < 8; ++corner) {
+      const int dx = corner & 1, dy = (corner >> 1) & 1, dz = (corner >> 2) & 1;
+      const float weight = wxy[corner & 3] * wz[dz];
+      const std::size_t at = static_cast<std::size_t>((((base[2] + dz) & 31) * 32 + ((base[1] + dy) & 31)) * 32 + ((base[0] + dx) & 31));
+      for (int ch = 0; ch < channels; ++ch) acc[ch] += weight * table[static_cast<std::size_t>(ch) * 32768 + at];
+    }
+    for (int ch = 0; ch < 4; ++ch) out[ch][lane] = acc[ch];
+  }
 }
 
 std::array<float, 4> ProceduralTextures::sample(const std::string& name, int dims, const float* coords) const {

@@ -40,6 +40,11 @@ class TextureSampler {
 // The noise texture every `noise()` call reads: a 32^3 periodic lattice of hashed values per
 // channel, filtered trilinearly like a GPU's 3D texture. Values lie in [0, 1].
 std::array<float, 4> sample_noise(int dims, const float* coords);
+// The first `channels` channels only (the others 0), each exactly as sample_noise gives it.
+std::array<float, 4> sample_noise(int dims, const float* coords, int channels);
+// n lookups at once: coordinate axis i of lookup k is coords[i][k] (axes past `dims` read 0),
+// channel c goes to out[c][k]; each exactly as sample_noise gives it.
+void sample_noise_batch(int dims, int n, const float* const coords[3], int channels, float* const out[4]);
 
 // Deterministic stand-in images for named textures (smooth bands whose frequencies and phases
 // come from a hash of the name), so any shader can be evaluated without image files.
