@@ -62,8 +62,8 @@ Vec4 execute(Opcode op, const Vec4& a, const Vec4& b, const Vec4& c) {
     case Opcode::DP3: return splat(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
     case Opcode::DP4: return splat(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
     case Opcode::DPH: return splat(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + b[3]);
-    case Opcode::MIN: return each([&](int i) { return std::fmin(a[i], b[i]); });
-    case Opcode::MAX: return each([&](int i) { return std::fmax(a[i], b[i]); });
+    case Opcode::MIN: return each([&](int i) { return min_num(a[i], b[i]); });
+    case Opcode::MAX: return each([&](int i) { return max_num(a[i], b[i]); });
     case Opcode::SLT: return each([&](int i) { return a[i] < b[i] ? 1.0f : 0.0f; });
     case Opcode::SGE: return each([&](int i) { return a[i] >= b[i] ? 1.0f : 0.0f; });
     case Opcode::RCP: return splat(1.0f / a[0]);

@@ -30,6 +30,12 @@ struct Swizzle {
 
 using Vec4 = std::array<float, 4>;
 
+// MIN and MAX as IEEE minNum/maxNum (a NaN operand gives the other one), and _SAT; inline so that
+// batch evaluation (pass_shader.cpp) computes exactly what execute() does.
+inline float min_num(float a, float b) { return (a < b || b != b) ? a : b; }
+inline float max_num(float a, float b) { return (a > b || b != b) ? a : b; }
+inline float saturate(float x) { return min_num(max_num(x, 0.0f), 1.0f); }  // NaN saturates to 0
+
 // Evaluates one instruction on already-swizzled, already-negated source values.
 Vec4 execute(Opcode op, const Vec4& a, const Vec4& b, const Vec4& c);
 

@@ -74,7 +74,7 @@ Vec4 execute(const TNode& n, Fetch&& operand) {
   Vec4 c = n.src.size() > 2 ? operand(n.src[2]) : Vec4{};
   Vec4 r = execute(n.op, a, b, c);
   if (n.saturate)
-    for (float& x : r) x = std::fmin(std::fmax(x, 0.0f), 1.0f);  // NaN saturates to 0
+    for (float& x : r) x = saturate(x);
   return r;
 }
 
