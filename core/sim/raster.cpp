@@ -1,0 +1,138 @@
+#include "core/sim/raster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace passlab::sim {
+
+namespace {
+
+constexpr int kSubpixelBits = 8;
+constexpr float kSubpixel = 1 << kSubpixelBits;
+
+// A corner of a (possibly clipped) triangle: its camera-space position and its barycentric
+// coordinates in the original triangle.
+struct Corner {
+  Vec3 p;
+  float b[3];
+};
+
+// Clips a triangle to z >= near (Sutherland-Hodgman on one plane): 0, 3 or 4 corners.
+int clip_near(const std::array<Vec3, 3>& t, float near, Corner out[4]) {
+  Corner in[3] = {{t[0], {1, 0, 0}}, {t[1], {0, 1, 0}}, {t[2], {0, 0, 1}}};
+  int n = 0;
+  for (int i = 0; i < 3; ++i) {
+    const Corner& a = in[i];
+    const Corner& b = in[(i + 1) % 3];
+    const bool a_in = a.p.z >= near, b_in = b.p.z >= near;
+    if (a_in) out[n++] = a;
+    if (a_in != b_in) {
+      const float f = (near - a.p.z) / (b.p.z - a.p.z);
+      Corner c;
+      c.p = a.p + (b.p - a.p) * f;
+      c.p.z = near;
+      for (int k = 0; k < 3; ++k) c.b[k] = a.b[k] + (b.b[k] - a.b[k]) * f;
+      out[n++] = c;
+    }
+  }
+  return n;
+}
+
+struct Snapped {
+  std::int64_t x, y;  // fixed point, kSubpixelBits fractional bits
+};
+
+// Whether an edge from a to b (in a triangle of positive area, y down) is a top or left edge.
+bool top_left(const Snapped& a, const Snapped& b) {
+  const std::int64_t dx = b.x - a.x, dy = b.y - a.y;
+  return (dy == 0 && dx > 0) || dy < 0;
+}
+
+void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& proj, float focal,
+                     std::vector<Fragment>& out) {
+  Snapped s[3];
+  for (int i = 0; i < 3; ++i) {
+    const float x = proj.width * 0.5f + c[i].p.x / c[i].p.z * focal;
+    const float y = proj.height * 0.5f - c[i].p.y / c[i].p.z * focal;
+    // Far outside the image: clamp (the edges stay straight only if both ends are real; such
+    // slivers are rare and only affect pixels outside the viewport).
+    const float lim = 1 << 20;
+    s[i] = {std::llround(std::clamp(x, -lim, lim) * kSubpixel), std::llround(std::clamp(y, -lim, lim) * kSubpixel)};
+  }
+  std::int64_t area = (s[1].x - s[0].x) * (s[2].y - s[0].y) - (s[1].y - s[0].y) * (s[2].x - s[0].x);
+  int order[3] = {0, 1, 2};
+  if (area == 0) return;
+  if (area < 0) {  // make the area positive (clockwise on screen, y down)
+    std::swap(order[1], order[2]);
+    area = -area;
+  }
+  const Snapped a = s[order[0]], b = s[order[1]], d = s[order[2]];
+  const Corner& ca = c[order[0]];
+  const Corner& cb = c[order[1]];
+  const Corner& cd = c[order[2]];
+  const std::int64_t min_x = std::max<std::int64_t>(0, std::min({a.x, b.x, d.x}) >> kSubpixelBits);
+  const std::int64_t max_x = std::min<std::int64_t>(proj.width - 1, std::max({a.x, b.x, d.x}) >> kSubpixelBits);
+  const std::int64_t min_y = std::max<std::int64_t>(0, std::min({a.y, b.y, d.y}) >> kSubpixelBits);
+  const std::int64_t max_y = std::min<std::int64_t>(proj.height - 1, std::max({a.y, b.y, d.y}) >> kSubpixelBits);
+  // Edge functions are exact integers; a bias of -1 on non-top-left edges turns ">= 0" into the
+  // fill rule.
+  auto edge = [](const Snapped& p, const Snapped& q, std::int64_t x, std::int64_t y) {
+    return (q.x - p.x) * (y - p.y) - (q.y - p.y) * (x - p.x);
+  };
+  const std::int64_t bias0 = top_left(b, d) ? 0 : -1, bias1 = top_left(d, a) ? 0 : -1, bias2 = top_left(a, b) ? 0 : -1;
+  const float inv_area = 1.0f / static_cast<float>(area);
+  const float iz[3] = {1 / ca.p.z, 1 / cb.p.z, 1 / cd.p.z};
+  for (std::int64_t y = min_y; y <= max_y; ++y) {
+    const std::int64_t py = (y << kSubpixelBits) + (1 << (kSubpixelBits - 1));
+    for (std::int64_t x = min_x; x <= max_x; ++x) {
+      const std::int64_t px = (x << kSubpixelBits) + (1 << (kSubpixelBits - 1));
+      const std::int64_t w0 = edge(b, d, px, py), w1 = edge(d, a, px, py), w2 = edge(a, b, px, py);
+      if (w0 + bias0 < 0 || w1 + bias1 < 0 || w2 + bias2 < 0) continue;
+      // Screen-space weights, then perspective-correct ones (weights over z, normalised).
+      const float l0 = static_cast<float>(w0) * inv_area * iz[0], l1 = static_cast<float>(w1) * inv_area * iz[1],
+                  l2 = static_cast<float>(w2) * inv_area * iz[2];
+      const float sum = l0 + l1 + l2;
+      const float q0 = l0 / sum, q1 = l1 / sum, q2 = l2 / sum;
+      Fragment f;
+      f.triangle = index;
+      f.x = static_cast<std::uint16_t>(x);
+      f.y = static_cast<std::uint16_t>(y);
+      f.b1 = q0 * ca.b[1] + q1 * cb.b[1] + q2 * cd.b[1];
+      f.b2 = q0 * ca.b[2] + q1 * cb.b[2] + q2 * cd.b[2];
+      f.depth = 1 / sum;
+      out.push_back(f);
+    }
+  }
+}
+
+}  // namespace
+
+float Projection::focal() const {
+  const float half = std::tan(fov_degrees * std::numbers::pi_v<float> / 360.0f);
+  return 0.5f * static_cast<float>(std::min(width, height)) / half;
+}
+
+bool front_facing(const std::array<Vec3, 3>& t) {
+  const Vec3 n = cross(t[1] - t[0], t[2] - t[0]);
+  return dot(n, t[0]) < 0;  // the normal points back towards the eye at the origin
+}
+
+void rasterize(const std::vector<std::array<Vec3, 3>>& triangles, const Projection& proj, Cull cull,
+               std::vector<Fragment>& out) {
+  const float focal = proj.focal();
+  for (std::size_t i = 0; i < triangles.size(); ++i) {
+    const auto& t = triangles[i];
+    if (cull == Cull::Back && !front_facing(t)) continue;
+    Corner c[4];
+    const int n = clip_near(t, proj.near, c);
+    if (n < 3) continue;
+    raster_triangle(c, static_cast<std::uint32_t>(i), proj, focal, out);
+    if (n == 4) {
+      const Corner rest[3] = {c[0], c[2], c[3]};
+      raster_triangle(rest, static_cast<std::uint32_t>(i), proj, focal, out);
+    }
+  }
+}
+
+}  // namespace passlab::sim

@@ -1,0 +1,357 @@
+#include "core/sim/render.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/sim/memory.h"
+
+namespace passlab::sim {
+
+namespace {
+
+constexpr int kTile = 32;  // screen tiles of kTile x kTile pixels are the unit of parallel work
+
+void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
+  if (threads <= 1 || n <= 1) {
+    for (int i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min(threads, n); ++t)
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) fn(i);
+    });
+  for (auto& th : pool) th.join();
+}
+
+ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
+
+// One batch of geometry: adjacent objects with the same shader, in camera space.
+struct Batch {
+  const FragmentShader* shader = nullptr;
+  std::vector<std::array<Vec3, 3>> triangles;
+  std::vector<char> opaque;              // per triangle: writes depth, replaces what is behind
+  std::vector<float> corners;            // per triangle and corner: the shader's interpolants
+  std::vector<std::uint32_t> first_of_triangle;  // fragments of triangle i: [first[i], first[i + 1])
+  std::vector<Fragment> fragments;       // in rasterization order
+};
+
+void add_object(Batch& b, const SceneObject& o) {
+  const int k = b.shader->interpolants();
+  const Mesh& m = o.mesh;
+  for (const auto& t : m.triangles) {
+    std::array<Vec3, 3> p;
+    for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
+    if (o.cull == Cull::Back && !front_facing(p)) continue;
+    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
+    b.triangles.push_back(p);
+    b.opaque.push_back(!o.transparent);
+    for (int c = 0; c < 3; ++c) {
+      const Vertex& v = m.vertices[t[c]];
+      ir::FragmentInputs in;
+      for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);
+      using lang::Global;
+      using lang::BaseType;
+      in[Global::P] = in[Global::Ps] = triple(BaseType::Point, p[c]);
+      in[Global::I] = triple(BaseType::Vector, p[c]);
+      in[Global::E] = triple(BaseType::Point, {0, 0, 0});
+      in[Global::N] = triple(BaseType::Normal, normalize(o.to_camera.normal(v.n)));
+      in[Global::Ng] = triple(BaseType::Normal, ng);
+      in[Global::s] = ir::Value::scalar(v.s);
+      in[Global::t] = ir::Value::scalar(v.t);
+      in[Global::u] = ir::Value::scalar(v.u);
+      in[Global::v] = ir::Value::scalar(v.v);
+      in[Global::dPdu] = triple(BaseType::Vector, o.to_camera.vector(v.dpdu));
+      in[Global::dPdv] = triple(BaseType::Vector, o.to_camera.vector(v.dpdv));
+      in[Global::Cs] = triple(BaseType::Color, o.cs);
+      in[Global::Os] = triple(BaseType::Color, o.os);
+      in[Global::Ci] = ir::Value::zero(BaseType::Color);
+      in[Global::Oi] = ir::Value::zero(BaseType::Color);
+      in[Global::Cl] = ir::Value::zero(BaseType::Color);
+      in[Global::Ol] = ir::Value::zero(BaseType::Color);
+      in[Global::L] = ir::Value::zero(BaseType::Vector);
+      const std::size_t at = b.corners.size();
+      b.corners.resize(at + static_cast<std::size_t>(k) * 4);
+      b.shader->corner(in, b.corners.data() + at);
+    }
+  }
+}
+
+// The frame buffer and the intermediate buffers of one render.
+struct Target {
+  int width, height;
+  std::vector<float> colour;  // RGBA per pixel
+  std::vector<float> depth;   // camera z per pixel; +inf: nothing drawn
+};
+
+class Renderer {
+ public:
+  Renderer(const RenderOptions& o, Target& t, RenderStats& s, int threads) : opt_(o), target_(t), stats_(s), threads_(threads) {}
+
+  bool draw(Batch& b, std::string* error) {
+    Projection proj{target_.width, target_.height, fov_, 1e-3f};
+    b.first_of_triangle.assign(b.triangles.size() + 1, 0);
+    reserve_large(b.fragments, static_cast<std::size_t>(target_.width) * target_.height);
+    // Rasterized triangle by triangle, so each triangle's fragments are one contiguous range.
+    std::vector<std::array<Vec3, 3>> one(1);
+    for (std::size_t i = 0; i < b.triangles.size(); ++i) {
+      b.first_of_triangle[i] = static_cast<std::uint32_t>(b.fragments.size());
+      one[0] = b.triangles[i];
+      const std::size_t before = b.fragments.size();
+      rasterize(one, proj, Cull::None, b.fragments);
+      for (std::size_t f = before; f < b.fragments.size(); ++f) b.fragments[f].triangle = static_cast<std::uint32_t>(i);
+    }
+    b.first_of_triangle.back() = static_cast<std::uint32_t>(b.fragments.size());
+    const int passes = b.shader->passes();
+    stats_.passes = std::max(stats_.passes, passes);
+    buffers_.assign(static_cast<std::size_t>(b.shader->buffers()), {});
+    switch (opt_.storage) {
+      case Storage::SinglePass:
+      case Storage::RenderToTexture:
+        for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(target_.width) * target_.height * 4, 0.0f);
+        for (int p = 0; p < passes; ++p) run_pass(b, p, 0, static_cast<std::uint32_t>(b.fragments.size()), b.fragments.size());
+        return true;
+      case Storage::FBuffer:
+        return opt_.overflow == Overflow::Window ? fbuffer_windows(b) : fbuffer_restart(b, error);
+    }
+    return true;
+  }
+  float fov_ = 40;
+
+ private:
+  // X800: every pass submits all of the geometry, and only the fragments inside the current
+  // window of F-buffer slots go on to be shaded.
+  bool fbuffer_windows(Batch& b) {
+    const long n = static_cast<long>(b.fragments.size());
+    const long size = opt_.fbuffer_slots > 0 ? opt_.fbuffer_slots : std::max(1L, n);
+    const long windows = std::max(1L, (n + size - 1) / size);
+    stats_.windows += windows;
+    stats_.overflows += windows - 1;
+    for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(size) * 4, 0.0f);
+    for (long w = 0; w < windows; ++w)
+      for (int p = 0; p < b.shader->passes(); ++p)
+        run_pass(b, p, static_cast<std::uint32_t>(w * size), static_cast<std::uint32_t>(std::min(n, (w + 1) * size)),
+                 b.fragments.size());
+    return true;
+  }
+
+  // 9800: the first pass of a batch tells whether it overflowed; then the batch is resubmitted
+  // as two halves (by triangles), recursively, wasting that first pass.
+  bool fbuffer_restart(Batch& b, std::string* error) {
+    const long n = static_cast<long>(b.fragments.size());
+    const long size = opt_.fbuffer_slots > 0 ? opt_.fbuffer_slots : std::max(1L, n);
+    for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(size) * 4, 0.0f);
+    return restart(b, 0, b.triangles.size(), size, error);
+  }
+  bool restart(Batch& b, std::size_t lo, std::size_t hi, long size, std::string* error) {
+    if (lo >= hi) return true;
+    const std::uint32_t first = b.first_of_triangle[lo], last = b.first_of_triangle[hi];
+    const long count = static_cast<long>(last - first);
+    if (count > size) {
+      // The first pass ran on the slots there were, then the overflow query said it did not fit.
+      ++stats_.geometry_submissions;
+      ++stats_.overflows;
+      stats_.fragments_rasterized += count;
+      stats_.fragments_shaded += size;
+      if (hi - lo == 1) {
+        if (error) *error = fmt::format("one triangle alone covers {} fragments, more than the F-buffer's {} slots; "
+                                        "use a larger --fbuffer-size or the window policy", count, size);
+        return false;
+      }
+      const std::size_t mid = lo + (hi - lo) / 2;
+      return restart(b, lo, mid, size, error) && restart(b, mid, hi, size, error);
+    }
+    ++stats_.windows;
+    for (int p = 0; p < b.shader->passes(); ++p) run_pass(b, p, first, last, static_cast<std::size_t>(count));
+    return true;
+  }
+
+  // The value of a fragment's intermediate slot: its pixel (render-to-texture) or its place in
+  // the current F-buffer window.
+  std::size_t slot(const Fragment& f, std::uint32_t index, std::uint32_t window_start) const {
+    if (opt_.storage == Storage::FBuffer) return index - window_start;
+    return static_cast<std::size_t>(f.y) * target_.width + f.x;
+  }
+
+  // One submission of geometry that rasterizes to `rasterized` fragments, of which [begin, end)
+  // are shaded by pass p: per screen tile in parallel, then each tile's fragments take the depth
+  // test, write their intermediate value or blend their colour in rasterization order.
+  void run_pass(const Batch& b, int p, std::uint32_t begin, std::uint32_t end, std::size_t rasterized) {
+    const FragmentShader& sh = *b.shader;
+    const bool last = p == sh.passes() - 1;
+    ++stats_.geometry_submissions;
+    stats_.fragments_rasterized += static_cast<long>(rasterized);
+    const int tiles_x = (target_.width + kTile - 1) / kTile, tiles_y = (target_.height + kTile - 1) / kTile;
+    std::vector<std::vector<std::uint32_t>> tiles(static_cast<std::size_t>(tiles_x) * tiles_y);
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const Fragment& f = b.fragments[i];
+      tiles[static_cast<std::size_t>(f.y / kTile) * tiles_x + f.x / kTile].push_back(i);
+    }
+    const int k = sh.interpolants();
+    const std::vector<int>& restores = sh.restores(p);
+    const int saves = sh.saves(p);
+    // After the first pass of a render-to-texture batch the depth buffer is final: the later
+    // passes shade only the fragments that pass (early depth test), as hardware does.
+    const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
+    std::atomic<long> shaded{0}, written{0};
+    parallel_for(static_cast<int>(tiles.size()), threads_, [&](int t) {
+      std::vector<std::uint32_t>& list = tiles[static_cast<std::size_t>(t)];
+      if (early) std::erase_if(list, [&](std::uint32_t i) { return !passes_depth(b, b.fragments[i], p); });
+      if (list.empty()) return;
+      std::vector<float> in(static_cast<std::size_t>(k) * 4 * kBatch), rest(restores.size() * 4 * kBatch), out(4 * kBatch);
+      std::vector<const float*> in_ptr(static_cast<std::size_t>(k)), rest_ptr(restores.size());
+      for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
+      for (std::size_t r = 0; r < restores.size(); ++r) rest_ptr[r] = rest.data() + r * 4 * kBatch;
+      std::vector<float> scratch;
+      long local_written = 0;
+      for (std::size_t at = 0; at < list.size(); at += kBatch) {
+        const int n = static_cast<int>(std::min<std::size_t>(kBatch, list.size() - at));
+        for (int j = 0; j < n; ++j) {
+          const Fragment& f = b.fragments[list[at + static_cast<std::size_t>(j)]];
+          const float b1 = f.b1, b2 = f.b2, b0 = 1 - b1 - b2;
+          const float* c = b.corners.data() + static_cast<std::size_t>(f.triangle) * 3 * k * 4;
+          for (int i = 0; i < k; ++i)
+            for (int comp = 0; comp < 4; ++comp) {
+              const float v0 = c[i * 4 + comp], v1 = c[(k + i) * 4 + comp], v2 = c[(2 * k + i) * 4 + comp];
+              in[static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(comp) * kBatch + j] = v0 * b0 + v1 * b1 + v2 * b2;
+            }
+          const std::size_t s = slot(f, list[at + static_cast<std::size_t>(j)], begin);
+          for (std::size_t r = 0; r < restores.size(); ++r) {
+            const float* src = buffers_[static_cast<std::size_t>(restores[r])].data() + s * 4;
+            for (int comp = 0; comp < 4; ++comp) rest[r * 4 * kBatch + static_cast<std::size_t>(comp) * kBatch + j] = src[comp];
+          }
+        }
+        sh.run(p, n, in_ptr.data(), rest_ptr.data(), out.data(), scratch);
+        // In order: the depth test, then the intermediate value or the colour.
+        for (int j = 0; j < n; ++j) {
+          const std::uint32_t index = list[at + static_cast<std::size_t>(j)];
+          const Fragment& f = b.fragments[index];
+          const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
+          if (!last) {
+            // An F-buffer keeps every fragment's value; a texture keeps the last one that passed.
+            if (opt_.storage != Storage::FBuffer && !passes_depth(b, f, p)) continue;
+            if (opt_.storage != Storage::FBuffer && p == 0 && b.opaque[f.triangle]) write_depth(f);
+            float* dst = buffers_[static_cast<std::size_t>(saves)].data() + slot(f, index, begin) * 4;
+            std::copy(v, v + 4, dst);
+            ++local_written;
+            continue;
+          }
+          if (!passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)) continue;
+          if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(f);
+          float* dst = target_.colour.data() + (static_cast<std::size_t>(f.y) * target_.width + f.x) * 4;
+          const float keep = 1 - v[3];
+          for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
+        }
+      }
+      shaded += static_cast<long>(list.size());
+      written += local_written;
+    });
+    stats_.fragments_shaded += shaded;
+    stats_.bytes_written += written * 16;
+    stats_.bytes_read += shaded * 16 * static_cast<long>(restores.size());
+  }
+
+  // Opaque fragments: the nearest so far in a first pass, exactly the nearest in later passes of
+  // render-to-texture (the depth buffer is final then). Transparent ones: in front of what is drawn.
+  bool passes_depth(const Batch& b, const Fragment& f, int pass) const {
+    const float d = target_.depth[static_cast<std::size_t>(f.y) * target_.width + f.x];
+    if (b.opaque[f.triangle] && pass > 0) return f.depth == d;
+    return f.depth < d;
+  }
+  void write_depth(const Fragment& f) { target_.depth[static_cast<std::size_t>(f.y) * target_.width + f.x] = f.depth; }
+
+  const RenderOptions& opt_;
+  Target& target_;
+  RenderStats& stats_;
+  int threads_;
+  std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
+};
+
+}  // namespace
+
+const char* to_string(Storage s) {
+  switch (s) {
+    case Storage::SinglePass: return "single";
+    case Storage::RenderToTexture: return "rtt";
+    case Storage::FBuffer: return "fbuffer";
+  }
+  return "?";
+}
+
+const char* to_string(Overflow o) { return o == Overflow::Restart ? "restart" : "window"; }
+
+std::optional<Image> render(const Scene& scene, const std::vector<const FragmentShader*>& shaders,
+                            const RenderOptions& options, RenderStats* stats_out, std::string* error) {
+  const auto start = std::chrono::steady_clock::now();
+  const int ss = std::clamp(options.supersample, 1, 8);
+  const int width = (options.width > 0 ? options.width : scene.width), height = (options.height > 0 ? options.height : scene.height);
+  if (static_cast<long>(width) * ss > 65535 || static_cast<long>(height) * ss > 65535 || width < 1 || height < 1) {
+    if (error) *error = fmt::format("a {}x{} image with {}x{} samples per pixel is larger than the renderer's 65535 samples a side", width, height, ss, ss);
+    return std::nullopt;
+  }
+  Target target{width * ss, height * ss, {}, {}};
+  const std::size_t pixels = static_cast<std::size_t>(target.width) * target.height;
+  reserve_large(target.colour, pixels * 4);
+  for (std::size_t i = 0; i < pixels; ++i) target.colour.insert(target.colour.end(), scene.background.begin(), scene.background.end());
+  reserve_large(target.depth, pixels);
+  target.depth.assign(pixels, std::numeric_limits<float>::infinity());
+
+  // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
+  // centre's depth when the scene asks for it; ties keep file order).
+  std::vector<std::size_t> order, clear;
+  for (std::size_t i = 0; i < scene.objects.size(); ++i) (scene.objects[i].transparent ? clear : order).push_back(i);
+  if (scene.sort_transparent) {
+    auto depth = [&](std::size_t i) {
+      const auto& o = scene.objects[i];
+      Vec3 c;
+      for (const auto& v : o.mesh.vertices) c = c + v.p;
+      if (!o.mesh.vertices.empty()) c = c * (1.0f / static_cast<float>(o.mesh.vertices.size()));
+      return o.to_camera.point(c).z;
+    };
+    std::stable_sort(clear.begin(), clear.end(), [&](std::size_t a, std::size_t b) { return depth(a) > depth(b); });
+  }
+  order.insert(order.end(), clear.begin(), clear.end());
+
+  RenderStats stats;
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Renderer r(options, target, stats, threads);
+  r.fov_ = scene.fov_degrees;
+  for (std::size_t at = 0; at < order.size();) {
+    Batch b;
+    b.shader = shaders.at(order[at]);
+    for (; at < order.size() && shaders.at(order[at]) == b.shader; ++at) add_object(b, scene.objects[order[at]]);
+    if (!r.draw(b, error)) return std::nullopt;
+  }
+
+  Image out;
+  out.width = width;
+  out.height = height;
+  if (ss == 1) {
+    out.rgba = std::move(target.colour);
+  } else {
+    out.rgba.resize(static_cast<std::size_t>(width) * height * 4);
+    const float norm = 1.0f / static_cast<float>(ss * ss);
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        for (int c = 0; c < 4; ++c) {
+          float sum = 0;
+          for (int sy = 0; sy < ss; ++sy)
+            for (int sx = 0; sx < ss; ++sx)
+              sum += target.colour[(static_cast<std::size_t>(y * ss + sy) * target.width + (x * ss + sx)) * 4 + c];
+          out.at(x, y)[c] = sum * norm;
+        }
+  }
+  stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (stats_out) *stats_out = stats;
+  return out;
+}
+
+}  // namespace passlab::sim

@@ -1,0 +1,324 @@
+#include "core/sim/scene.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace passlab::sim {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// nlohmann::json keeps no positions: problems point at the key's first occurrence at or after
+// the start of the object they are about.
+class Locator {
+ public:
+  Locator(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {}
+  const std::string& text() const { return text_; }
+  Problem at(std::size_t offset, std::string message) const {
+    Problem p{file_, 1, 1, std::move(message)};
+    for (std::size_t i = 0; i < offset && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++p.line;
+        p.column = 1;
+      } else {
+        ++p.column;
+      }
+    }
+    return p;
+  }
+  std::size_t key(const std::string& name, std::size_t from) const {
+    const std::size_t at = text_.find('"' + name + '"', from);
+    return at == std::string::npos ? from : at;
+  }
+  // The offsets of the objects in the array under `key` (the top-level '{' of each element).
+  std::vector<std::size_t> elements(const std::string& name) const {
+    std::vector<std::size_t> out;
+    std::size_t i = text_.find('[', key(name, 0));
+    if (i == std::string::npos) return out;
+    int depth = 0;
+    for (; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (c == '"') {  // skip a string
+        for (++i; i < text_.size() && text_[i] != '"'; ++i)
+          if (text_[i] == '\\') ++i;
+      } else if (c == '[' || c == '{') {
+        if (c == '{' && depth == 1) out.push_back(i);
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        if (--depth == 0) break;
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::string file_, text_;
+};
+
+struct Reader {
+  const Locator& loc;
+  Problems* problems;
+  std::size_t base = 0;  // where the current object starts in the text
+  bool ok = true;
+
+  void fail(const std::string& key, const std::string& message) {
+    ok = false;
+    if (problems) problems->push_back(loc.at(loc.key(key, base), message));
+  }
+  bool number(const json& j, const std::string& key, float* out, float lo, float hi) {
+    if (!j.contains(key)) return true;
+    const json& v = j[key];
+    if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi) {
+      fail(key, fmt::format("\"{}\" must be a number from {} to {}", key, lo, hi));
+      return false;
+    }
+    *out = v.get<float>();
+    return true;
+  }
+  bool integer(const json& j, const std::string& key, int* out, int lo, int hi) {
+    if (!j.contains(key)) return true;
+    const json& v = j[key];
+    if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi) {
+      fail(key, fmt::format("\"{}\" must be a whole number from {} to {}", key, lo, hi));
+      return false;
+    }
+    *out = v.get<int>();
+    return true;
+  }
+  template <std::size_t N>
+  bool numbers(const json& j, const std::string& key, std::array<float, N>* out) {
+    if (!j.contains(key)) return true;
+    const json& v = j[key];
+    bool good = v.is_array() && v.size() == N;
+    for (std::size_t i = 0; good && i < N; ++i) good = v[i].is_number();
+    if (!good) {
+      fail(key, fmt::format("\"{}\" must be an array of {} numbers", key, N));
+      return false;
+    }
+    for (std::size_t i = 0; i < N; ++i) (*out)[i] = v[i].get<float>();
+    return true;
+  }
+  bool vec3(const json& j, const std::string& key, Vec3* out) {
+    std::array<float, 3> a{out->x, out->y, out->z};
+    if (!numbers(j, key, &a)) return false;
+    *out = {a[0], a[1], a[2]};
+    return true;
+  }
+  void known(const json& j, std::initializer_list<const char*> keys, const std::string& what) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      bool found = false;
+      for (const char* k : keys) found = found || it.key() == k;
+      if (!found) fail(it.key(), fmt::format("unknown {} key \"{}\"", what, it.key()));
+    }
+  }
+};
+
+std::optional<Mesh> read_mesh(Reader& r, const json& spec, const fs::path& dir) {
+  if (spec.is_string()) {
+    fs::path p = spec.get<std::string>();
+    if (p.is_relative()) p = dir / p;
+    Problems found;
+    auto m = load_mesh(p.string(), &found);
+    if (!m) {
+      r.ok = false;
+      if (r.problems) r.problems->insert(r.problems->end(), found.begin(), found.end());
+    }
+    return m;
+  }
+  if (!spec.is_object() || spec.size() != 1) {
+    r.fail("mesh", "\"mesh\" must be a file path or one of {\"sphere\": {…}}, {\"torus\": {…}}, {\"plane\": {…}}, "
+                   "{\"bowling_pin\": {…}}, {\"lathe\": {…}}");
+    return std::nullopt;
+  }
+  const std::string kind = spec.begin().key();
+  const json& a = spec.begin().value();
+  if (!a.is_object()) {
+    r.fail(kind, fmt::format("\"{}\" must be an object of its parameters", kind));
+    return std::nullopt;
+  }
+  const int max_grid = 4096;
+  if (kind == "sphere") {
+    float radius = 1;
+    int slices = 64, stacks = 32;
+    r.known(a, {"radius", "slices", "stacks"}, "sphere");
+    if (r.number(a, "radius", &radius, 1e-6f, 1e6f) && r.integer(a, "slices", &slices, 3, max_grid) &&
+        r.integer(a, "stacks", &stacks, 2, max_grid))
+      return make_sphere(radius, slices, stacks);
+  } else if (kind == "torus") {
+    float major = 1, minor = 0.3f;
+    int rings = 64, sides = 24;
+    r.known(a, {"major", "minor", "rings", "sides"}, "torus");
+    if (r.number(a, "major", &major, 1e-6f, 1e6f) && r.number(a, "minor", &minor, 1e-6f, 1e6f) &&
+        r.integer(a, "rings", &rings, 3, max_grid) && r.integer(a, "sides", &sides, 3, max_grid))
+      return make_torus(major, minor, rings, sides);
+  } else if (kind == "plane") {
+    float width = 1, height = 1;
+    int columns = 1, rows = 1;
+    r.known(a, {"width", "height", "columns", "rows"}, "plane");
+    if (r.number(a, "width", &width, 1e-6f, 1e6f) && r.number(a, "height", &height, 1e-6f, 1e6f) &&
+        r.integer(a, "columns", &columns, 1, max_grid) && r.integer(a, "rows", &rows, 1, max_grid))
+      return make_plane(width, height, columns, rows);
+  } else if (kind == "bowling_pin") {
+    int segments = 48;
+    r.known(a, {"segments"}, "bowling_pin");
+    if (r.integer(a, "segments", &segments, 3, max_grid)) return make_bowling_pin(segments);
+  } else if (kind == "lathe") {
+    int segments = 48;
+    r.known(a, {"profile", "segments"}, "lathe");
+    std::vector<std::array<float, 2>> profile;
+    const json p = a.value("profile", json());
+    bool good = p.is_array() && p.size() >= 2 && p.size() <= static_cast<std::size_t>(max_grid);
+    for (std::size_t i = 0; good && i < p.size(); ++i) {
+      good = p[i].is_array() && p[i].size() == 2 && p[i][0].is_number() && p[i][1].is_number() && p[i][0].get<float>() >= 0;
+      if (good) profile.push_back({p[i][0].get<float>(), p[i][1].get<float>()});
+    }
+    if (!good) r.fail("profile", "\"profile\" must be an array of at least two [radius ≥ 0, height] pairs");
+    else if (r.integer(a, "segments", &segments, 3, max_grid)) return make_lathe(profile, segments);
+  } else {
+    r.fail(kind, fmt::format("unknown mesh \"{}\" (sphere, torus, plane, bowling_pin, lathe, or a file path)", kind));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (problems) problems->push_back({path, 0, 0, "cannot read the scene file"});
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const Locator loc(path, buffer.str());
+  json j;
+  try {
+    j = json::parse(loc.text());
+  } catch (const json::parse_error& e) {
+    if (problems) {
+      std::string what = e.what();
+      const auto colon = what.find("syntax error");
+      problems->push_back(loc.at(e.byte > 0 ? e.byte - 1 : 0, colon == std::string::npos ? what : what.substr(colon)));
+    }
+    return std::nullopt;
+  }
+  Reader r{loc, problems};
+  if (!j.is_object()) {
+    r.fail("", "a scene must be a JSON object with an \"objects\" array");
+    return std::nullopt;
+  }
+  Scene s;
+  s.path = fs::absolute(path).string();
+  const fs::path dir = fs::absolute(path).parent_path();
+  r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects"}, "scene");
+  Mat4 world_to_camera;
+  if (j.contains("camera")) {
+    const json& c = j["camera"];
+    if (!c.is_object()) {
+      r.fail("camera", "\"camera\" must be an object");
+    } else {
+      r.known(c, {"from", "to", "up", "fov"}, "camera");
+      Vec3 from{0, 0, 0}, to{0, 0, 1}, up{0, 1, 0};
+      r.base = loc.key("camera", 0);
+      if (r.vec3(c, "from", &from) && r.vec3(c, "to", &to) && r.vec3(c, "up", &up) && r.number(c, "fov", &s.fov_degrees, 1, 170)) {
+        if (length(to - from) == 0 || length(cross(up, to - from)) == 0) r.fail("up", "the camera's \"to\" must differ from \"from\" and \"up\" must not point along the view");
+        else world_to_camera = Mat4::look_at(from, to, up);
+      }
+      r.base = 0;
+    }
+  }
+  std::array<float, 2> size{static_cast<float>(s.width), static_cast<float>(s.height)};
+  if (r.numbers(j, "size", &size)) {
+    if (size[0] < 1 || size[1] < 1 || size[0] > 16384 || size[1] > 16384 || size[0] != std::floor(size[0]) || size[1] != std::floor(size[1]))
+      r.fail("size", "\"size\" must be two whole numbers from 1 to 16384");
+    s.width = static_cast<int>(size[0]);
+    s.height = static_cast<int>(size[1]);
+  }
+  r.numbers(j, "background", &s.background);
+  if (j.contains("sort_transparent")) {
+    if (!j["sort_transparent"].is_boolean()) r.fail("sort_transparent", "\"sort_transparent\" must be true or false");
+    else s.sort_transparent = j["sort_transparent"].get<bool>();
+  }
+  if (j.contains("textures")) {
+    const json& t = j["textures"];
+    if (!t.is_object()) r.fail("textures", "\"textures\" must map texture names to PNG files");
+    else
+      for (auto it = t.begin(); it != t.end(); ++it) {
+        if (!it.value().is_string()) {
+          r.fail(it.key(), fmt::format("texture \"{}\" must name a PNG file", it.key()));
+          continue;
+        }
+        fs::path p = it.value().get<std::string>();
+        if (p.is_relative()) p = dir / p;
+        s.textures[it.key()] = p.lexically_normal().string();
+      }
+  }
+  if (!j.contains("objects") || !j["objects"].is_array() || j["objects"].empty()) {
+    r.fail("objects", "a scene needs a non-empty \"objects\" array");
+    return std::nullopt;
+  }
+  const std::vector<std::size_t> starts = loc.elements("objects");
+  for (std::size_t i = 0; i < j["objects"].size(); ++i) {
+    const json& o = j["objects"][i];
+    r.base = i < starts.size() ? starts[i] : loc.key("objects", 0);
+    if (!o.is_object()) {
+      r.fail("", fmt::format("object {} must be a JSON object", i + 1));
+      continue;
+    }
+    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent"}, "object");
+    SceneObject obj;
+    obj.name = o.value("name", fmt::format("object{}", i + 1));
+    if (!o.contains("mesh")) {
+      r.fail("", fmt::format("object \"{}\" has no \"mesh\"", obj.name));
+      continue;
+    }
+    auto mesh = read_mesh(r, o["mesh"], dir);
+    if (!mesh) continue;
+    obj.mesh = std::move(*mesh);
+    obj.mesh.complete();
+    Vec3 translate{0, 0, 0}, scale{1, 1, 1};
+    std::array<float, 4> rotate{0, 0, 1, 0};
+    if (o.contains("scale") && o["scale"].is_number()) {
+      const float k = o["scale"].get<float>();
+      scale = {k, k, k};
+    } else {
+      r.vec3(o, "scale", &scale);
+    }
+    r.vec3(o, "translate", &translate);
+    r.numbers(o, "rotate", &rotate);
+    const Mat4 to_world = Mat4::scale(scale) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) * Mat4::translate(translate);
+    obj.to_camera = to_world * world_to_camera;
+    r.vec3(o, "Cs", &obj.cs);
+    r.vec3(o, "Os", &obj.os);
+    obj.transparent = obj.os.x < 1 || obj.os.y < 1 || obj.os.z < 1;
+    if (o.contains("transparent")) {
+      if (!o["transparent"].is_boolean()) r.fail("transparent", "\"transparent\" must be true or false");
+      else obj.transparent = o["transparent"].get<bool>();
+    }
+    if (o.contains("cull")) {
+      const json& c = o["cull"];
+      if (c == "back") obj.cull = Cull::Back;
+      else if (c != "none") r.fail("cull", "\"cull\" must be \"none\" or \"back\"");
+    }
+    if (o.contains("shader")) {
+      if (!o["shader"].is_string()) {
+        r.fail("shader", "\"shader\" must be the path of an RSL shader");
+      } else {
+        fs::path p = o["shader"].get<std::string>();
+        if (p.is_relative()) p = dir / p;
+        obj.shader = p.lexically_normal().string();
+      }
+    }
+    s.objects.push_back(std::move(obj));
+  }
+  if (!r.ok) return std::nullopt;
+  return s;
+}
+
+}  // namespace passlab::sim

@@ -1,0 +1,52 @@
+// Scenes: a camera, objects (meshes with a transform, colours and a shader) and named textures,
+// read from a JSON file.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sim/mesh.h"
+#include "core/sim/problem.h"
+#include "core/sim/raster.h"
+
+namespace passlab::sim {
+
+struct SceneObject {
+  std::string name;
+  Mesh mesh;                    // in object space
+  Mat4 to_camera;               // object space -> camera space (the camera applied)
+  std::string shader;           // absolute path; "" : the shader the renderer is given
+  Vec3 cs{1, 1, 1}, os{1, 1, 1};  // the RSL globals Cs and Os
+  Cull cull = Cull::None;
+  bool transparent = false;     // blended over what is behind it and does not write depth (Os < 1)
+};
+
+struct Scene {
+  std::string path;
+  float fov_degrees = 40;
+  std::array<float, 4> background{0, 0, 0, 1};
+  int width = 512, height = 512;  // the default image size
+  bool sort_transparent = true;   // transparent objects drawn back to front (else in file order)
+  std::map<std::string, std::string> textures;  // texture name -> absolute PNG path
+  std::vector<SceneObject> objects;
+};
+
+// Reads a scene:
+//   { "camera": {"from": [0,0,0], "to": [0,0,1], "up": [0,1,0], "fov": 40},
+//     "size": [512, 512], "background": [0,0,0,1], "sort_transparent": true,
+//     "textures": {"grain": "textures/grain.png"},
+//     "objects": [ {"name": "pin", "mesh": {"bowling_pin": {"segments": 48}},
+//                   "translate": [0,-0.5,3], "rotate": [30, 0,1,0], "scale": 1.5,
+//                   "Cs": [1,1,1], "Os": [1,1,1], "cull": "back", "shader": "../shaders/wood.sl"} ] }
+// Meshes: {"sphere": {radius, slices, stacks}}, {"torus": {major, minor, rings, sides}},
+// {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
+// {"lathe": {profile: [[r, y], ...], segments}}, or a path to an OBJ or PLY file.
+// Paths are relative to the scene file. Camera space is RenderMan's (eye at the origin looking
+// down +z), which the light setups next to the shaders use; the default camera is exactly that.
+// Every problem is reported with its line and column in the JSON (or in a mesh file).
+std::optional<Scene> load_scene(const std::string& path, Problems* problems);
+
+}  // namespace passlab::sim

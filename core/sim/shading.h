@@ -1,0 +1,34 @@
+// What the renderer asks of a shader, whole or split into passes: the values its interpolants
+// start from at each triangle corner, and each pass's program run over a batch of fragments in
+// structure-of-arrays form. Backends implement it (backends/fp/pass_shader.h).
+#pragma once
+
+#include <vector>
+
+#include "core/ir/interpreter.h"
+
+namespace passlab::sim {
+
+// Fragments per batch. A batch value is 4 * kBatch floats: all x, then all y, z and w.
+constexpr int kBatch = 64;
+
+class FragmentShader {
+ public:
+  virtual ~FragmentShader() = default;
+  virtual int passes() const = 0;
+  // Interpolated 4-vectors per fragment.
+  virtual int interpolants() const = 0;
+  // The interpolants at one triangle corner (interpolants() * 4 floats), from its RSL globals.
+  virtual void corner(const ir::FragmentInputs& in, float* out) const = 0;
+  // Intermediate buffers: those pass `pass` reads, and the one it writes (-1: the last pass,
+  // whose value is the fragment's colour, RGB and alpha).
+  virtual int buffers() const = 0;
+  virtual const std::vector<int>& restores(int pass) const = 0;
+  virtual int saves(int pass) const = 0;
+  // Runs `pass` on n <= kBatch fragments: in[k] is interpolant k, restored[r] the value of
+  // restores(pass)[r]; writes the pass's value to out. `scratch` is the caller's, one per thread.
+  virtual void run(int pass, int n, const float* const* in, const float* const* restored, float* out,
+                   std::vector<float>& scratch) const = 0;
+};
+
+}  // namespace passlab::sim

@@ -1,0 +1,121 @@
+// The rasterizer and the scene reader.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/sim/raster.h"
+#include "core/sim/scene.h"
+
+namespace passlab::sim {
+namespace {
+
+std::vector<std::array<Vec3, 3>> camera_triangles(const Mesh& m, const Mat4& to_camera) {
+  std::vector<std::array<Vec3, 3>> out;
+  for (const auto& t : m.triangles)
+    out.push_back({to_camera.point(m.vertices[t[0]].p), to_camera.point(m.vertices[t[1]].p), to_camera.point(m.vertices[t[2]].p)});
+  return out;
+}
+
+std::vector<int> coverage(const std::vector<Fragment>& frags, int w, int h) {
+  std::vector<int> c(static_cast<std::size_t>(w) * h, 0);
+  for (const auto& f : frags) ++c[static_cast<std::size_t>(f.y) * w + f.x];
+  return c;
+}
+
+// Triangles that share an edge never both cover a pixel on it: a closed mesh's front faces
+// cover each pixel of its silhouette exactly once, a fan of thin triangles leaves no gap.
+TEST(Raster, SharedEdgesCoverEachPixelOnce) {
+  const Projection proj{97, 61, 40, 1e-3f};
+  const Mesh sphere = make_sphere(1, 37, 19);
+  std::vector<Fragment> frags;
+  rasterize(camera_triangles(sphere, Mat4::translate({0.1f, -0.05f, 3.3f})), proj, Cull::Back, frags);
+  ASSERT_GT(frags.size(), 1000u);
+  for (int c : coverage(frags, proj.width, proj.height)) EXPECT_LE(c, 1);
+  // A screen-filling plane of many cells: every pixel exactly once.
+  const Mesh plane = make_plane(40, 40, 13, 7);
+  frags.clear();
+  rasterize(camera_triangles(plane, Mat4::translate({0, 0, 5})), proj, Cull::None, frags);
+  for (int c : coverage(frags, proj.width, proj.height)) ASSERT_EQ(c, 1);
+}
+
+// Barycentrics are perspective-correct: interpolating camera-space positions with them lands on
+// the triangle's plane at the pixel's ray.
+TEST(Raster, BarycentricsArePerspectiveCorrect) {
+  const Projection proj{64, 64, 50, 1e-3f};
+  const std::array<Vec3, 3> t{Vec3{-2, -1, 2}, Vec3{2, -1, 9}, Vec3{0, 2, 4}};
+  std::vector<Fragment> frags;
+  rasterize({t}, proj, Cull::None, frags);
+  ASSERT_GT(frags.size(), 200u);
+  const float f = proj.focal();
+  for (const auto& fr : frags) {
+    const float b0 = 1 - fr.b1 - fr.b2;
+    const Vec3 p = t[0] * b0 + t[1] * fr.b1 + t[2] * fr.b2;
+    EXPECT_NEAR(p.z, fr.depth, 1e-3f * p.z);
+    // The point projects to the pixel centre.
+    EXPECT_NEAR(32 + p.x / p.z * f, fr.x + 0.5f, 2e-3f * f / 32);
+    EXPECT_NEAR(32 - p.y / p.z * f, fr.y + 0.5f, 2e-3f * f / 32);
+  }
+}
+
+TEST(Raster, NearPlaneClipsInsteadOfWrapping) {
+  const Projection proj{32, 32, 60, 0.5f};
+  // One corner behind the eye: only the part in front is drawn, with depths >= near.
+  const std::array<Vec3, 3> t{Vec3{-1, -1, -2}, Vec3{1, -1, 4}, Vec3{0, 1, 4}};
+  std::vector<Fragment> frags;
+  rasterize({t}, proj, Cull::None, frags);
+  ASSERT_FALSE(frags.empty());
+  for (const auto& f : frags) EXPECT_GE(f.depth, 0.5f - 1e-4f);
+}
+
+class SceneFile : public testing::Test {
+ protected:
+  std::string write(const std::string& text) {
+    std::ofstream(path_) << text;
+    return path_;
+  }
+  std::string path_ = (std::filesystem::temp_directory_path() / "passlab_scene_test.json").string();
+};
+
+TEST_F(SceneFile, ReadsObjectsCameraAndTextures) {
+  auto s = load_scene(write(R"({
+  "camera": {"from": [0, 0, -5], "to": [0, 0, 0], "fov": 30},
+  "size": [64, 32], "textures": {"grain": "grain.png"},
+  "objects": [ {"name": "ball", "mesh": {"sphere": {"radius": 2, "slices": 8, "stacks": 4}}, "Os": [0.5, 0.5, 0.5]},
+               {"mesh": {"torus": {}}, "translate": [1, 0, 0], "cull": "back"} ]
+})"), nullptr);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->width, 64);
+  EXPECT_EQ(s->height, 32);
+  EXPECT_FLOAT_EQ(s->fov_degrees, 30);
+  ASSERT_EQ(s->objects.size(), 2u);
+  EXPECT_TRUE(s->objects[0].transparent);
+  EXPECT_EQ(s->objects[1].name, "object2");
+  EXPECT_EQ(s->objects[1].cull, Cull::Back);
+  // The camera at z = -5 looking at the origin: the origin is 5 in front of it.
+  EXPECT_NEAR(s->objects[0].to_camera.point({0, 0, 0}).z, 5, 1e-5);
+  EXPECT_EQ(s->textures.at("grain"), (std::filesystem::temp_directory_path() / "grain.png").lexically_normal().string());
+}
+
+TEST_F(SceneFile, ProblemsHaveTheirLineAndColumn) {
+  Problems p;
+  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": -1}}}\n  ]\n}\n"), &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line, 3);
+  EXPECT_NE(p[0].message.find("radius"), std::string::npos) << p[0].text();
+  p.clear();
+  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"cube\": {}}},\n    {\"mesh\": \"missing.obj\", \"colour\": 1}\n  ]\n}"), &p));
+  ASSERT_GE(p.size(), 3u);
+  EXPECT_EQ(p[0].line, 3);  // unknown mesh kind
+  EXPECT_EQ(p[1].line, 4);  // unknown key "colour"
+  p.clear();
+  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [ {\"mesh\": \n"), &p));  // truncated JSON
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line, 3);
+  p.clear();
+  EXPECT_FALSE(load_scene("/no/such/scene.json", &p));
+  ASSERT_EQ(p.size(), 1u);
+}
+
+}  // namespace
+}  // namespace passlab::sim
