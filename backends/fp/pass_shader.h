@@ -1,0 +1,70 @@
+// An fp program, whole or split into the passes of a partition, as a shader the simulator runs:
+// each pass compiled to a straight-line program over batches of fragments in structure-of-arrays
+// form, with the same arithmetic as fp::execute (so passes reproduce the single pass bit for bit).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/fp/target_dag.h"
+#include "core/partition/partition.h"
+#include "core/sim/shading.h"
+
+namespace passlab::fp {
+
+class PassShader : public sim::FragmentShader {
+ public:
+  // The whole program as one pass.
+  PassShader(const TargetDag& t, const dag::FragmentDag& d, const ir::EvalContext& ctx);
+  // The passes of `part`, their intermediate values in part.texture's buffers.
+  PassShader(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part, const ir::EvalContext& ctx);
+
+  int passes() const override { return static_cast<int>(programs_.size()); }
+  int interpolants() const override { return static_cast<int>(leaves_.size()); }
+  void corner(const ir::FragmentInputs& in, float* out) const override;
+  int buffers() const override { return buffers_; }
+  const std::vector<int>& restores(int pass) const override { return programs_[static_cast<std::size_t>(pass)].restores; }
+  int saves(int pass) const override { return programs_[static_cast<std::size_t>(pass)].saves; }
+  void run(int pass, int n, const float* const* in, const float* const* restored, float* out,
+           std::vector<float>& scratch) const override;
+
+  // Instructions of a pass (for tests and statistics).
+  std::size_t instructions(int pass) const { return programs_[static_cast<std::size_t>(pass)].code.size(); }
+
+ private:
+  enum class From : std::uint8_t { Register, Interpolant, Restore, Constant };
+  struct Source {
+    From from = From::Register;
+    int index = 0;
+    std::array<std::uint8_t, 4> lane{0, 1, 2, 3};
+    float sign = 1;
+  };
+  struct Instruction {
+    Opcode op = Opcode::MOV;
+    bool saturate = false;
+    int dst = 0;  // register
+    Source src[3];
+    int sources = 0;
+    const TNode* node = nullptr;  // TEX: its texture and coordinate count
+    int channels = 4;             // TEX: the channels any reader uses (a float lookup needs one)
+  };
+  struct Program {
+    std::vector<Instruction> code;
+    int registers = 0;
+    int result = 0;  // the register holding the root's value
+    std::vector<int> restores;
+    int saves = -1;
+  };
+  void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
+             const std::map<TNodeId, int>& texture);
+
+  const TargetDag& t_;
+  const dag::FragmentDag& d_;
+  ir::EvalContext ctx_;
+  std::vector<TNodeId> leaves_;          // the interpolant leaves, in interpolant order
+  std::vector<float> constants_;         // kBatch-wide blocks, one per constant leaf used
+  std::vector<Program> programs_;
+  int buffers_ = 0;
+};
+
+}  // namespace passlab::fp
