@@ -36,4 +36,20 @@ struct PartitionOptions {
 };
 int run_partition(const CommonOptions& o, const PartitionOptions& p);
 
+struct RenderCliOptions {
+  std::string scene;
+  std::string target = "PC5";
+  std::string cost = "15p+5t+i";
+  std::string algo = "rds";        // rdsh, rds or optimal
+  std::string store = "fbuffer";   // single, rtt or fbuffer
+  std::string fbuffer_size;        // N fragments or WxH; "" : as many as needed
+  std::string overflow = "window"; // restart (9800) or window (X800)
+  std::string size;                // WxH; "" : the scene's
+  int supersample = 1;
+  int threads = 0;
+  std::string output;              // PNG
+  std::string stats;               // "", text or json (on standard output)
+};
+int run_render(const CommonOptions& o, const RenderCliOptions& r);
+
 }  // namespace passlab::cli

@@ -49,6 +49,24 @@ int main(int argc, char** argv) {
   part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");
   part->add_option("--emit", po.emit, "write each pass's !!ARBfp1.0 listing into this folder");
 
+  RenderCliOptions ro;
+  auto* render = app.add_subcommand("render", "render a scene with the shader partitioned into passes (render-to-texture or F-buffer)");
+  add_common(render, true);
+  render->add_option("--scene", ro.scene, "scene JSON file")->required();
+  render->add_option("--target", ro.target, "target preset or JSON file");
+  render->add_option("--cost", ro.cost, "cost model, e.g. 15p+5t+i");
+  render->add_option("--algo", ro.algo, "rdsh, rds or optimal")->check(CLI::IsMember({"rdsh", "rds", "optimal"}));
+  render->add_option("--store", ro.store, "single (one pass), rtt (render to texture) or fbuffer")
+      ->check(CLI::IsMember({"single", "rtt", "fbuffer"}));
+  render->add_option("--fbuffer-size", ro.fbuffer_size, "F-buffer size: N fragments or WxH (default: never overflows)");
+  render->add_option("--overflow", ro.overflow, "F-buffer overflow: restart (ATI 9800) or window (ATI X800)")
+      ->check(CLI::IsMember({"restart", "window"}));
+  render->add_option("--size", ro.size, "image size WxH (default: the scene's)");
+  render->add_option("--supersample", ro.supersample, "samples per pixel along each axis")->check(CLI::Range(1, 8));
+  render->add_option("--threads", ro.threads, "worker threads (default: all)")->check(CLI::Range(0, 256));
+  render->add_option("-o,--output", ro.output, "PNG file to write")->required();
+  render->add_option("--stats", ro.stats, "print render statistics: text or json")->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -65,6 +83,7 @@ int main(int argc, char** argv) {
     if (dag->parsed()) return run_dag(o);
     if (report->parsed()) return run_report(o);
     if (part->parsed()) return run_partition(o, po);
+    if (render->parsed()) return run_render(o, ro);
   } catch (const std::exception& e) {
     std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
     return kDiagnostics;

@@ -1,0 +1,46 @@
+// A render of a scene with its shaders compiled, partitioned for a target and run pass by pass:
+// what `passlab-cli render` and the Studio's preview do.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sim/render.h"
+#include "core/sim/scene.h"
+
+namespace passlab::pipeline {
+
+struct RenderRequest {
+  std::string shader;            // the shader of objects that name none
+  std::string lights;            // light setup ("": the shader's default)
+  std::vector<std::string> include_paths;
+  std::string target = "PC5";    // preset or JSON file
+  std::string cost = "15p+5t+i";
+  std::string algorithm = "rds"; // rdsh, rds or optimal; the single-pass store ignores it
+  double optimal_budget = 10;    // seconds
+  sim::RenderOptions options;
+};
+
+struct ShaderReport {
+  std::string path;
+  int passes = 0;
+  double cost = 0;
+  bool partition_checked = false;  // the validator and the execution check found nothing
+};
+
+struct RenderOutcome {
+  std::optional<sim::Image> image;
+  sim::RenderStats stats;
+  std::vector<ShaderReport> shaders;
+  std::string diagnostics;  // compiler and scene problems, formatted; empty when none
+};
+
+// Loads the scene, compiles each distinct shader once, partitions it (unless single-pass) and
+// renders. On any problem, `image` is empty and `diagnostics` says what and where.
+RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& request);
+// The same for a scene already loaded.
+RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request);
+
+}  // namespace passlab::pipeline
