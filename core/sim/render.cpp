@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,16 +19,18 @@ namespace {
 
 constexpr int kTile = 32;  // screen tiles of kTile x kTile pixels are the unit of parallel work
 
-void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
+// Runs fn(0) ... fn(n - 1) on `threads` threads; stops handing out work once *cancel is set.
+void parallel_for(int n, int threads, const std::atomic<bool>* cancel, const std::function<void(int)>& fn) {
+  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   if (threads <= 1 || n <= 1) {
-    for (int i = 0; i < n; ++i) fn(i);
+    for (int i = 0; i < n && !cancelled(); ++i) fn(i);
     return;
   }
   std::atomic<int> next{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < std::min(threads, n); ++t)
     pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
+      for (int i = next++; i < n && !cancelled(); i = next++) fn(i);
     });
   for (auto& th : pool) th.join();
 }
@@ -96,6 +99,9 @@ class Renderer {
  public:
   Renderer(const RenderOptions& o, Target& t, RenderStats& s, int threads) : opt_(o), target_(t), stats_(s), threads_(threads) {}
 
+  bool cancelled() const { return opt_.cancel && opt_.cancel->load(); }
+  int probe_x_ = -1, probe_y_ = -1;  // in target pixels
+
   bool draw(Batch& b, std::string* error) {
     Projection proj{target_.width, target_.height, fov_, 1e-3f};
     b.first_of_triangle.assign(b.triangles.size() + 1, 0);
@@ -112,12 +118,20 @@ class Renderer {
     b.first_of_triangle.back() = static_cast<std::uint32_t>(b.fragments.size());
     const int passes = b.shader->passes();
     stats_.passes = std::max(stats_.passes, passes);
+    if (RenderCapture* c = opt_.capture) {
+      if (c->pass_images)
+        while (static_cast<int>(c->passes.size()) < passes) c->passes.emplace_back(target_.width, target_.height);
+      // The probed pixel's fragments, in order: their rank is their layer.
+      probe_layer_.clear();
+      for (std::uint32_t i = 0; i < b.fragments.size(); ++i)
+        if (b.fragments[i].x == probe_x_ && b.fragments[i].y == probe_y_) probe_layer_[i] = static_cast<int>(probe_layer_.size());
+    }
     buffers_.assign(static_cast<std::size_t>(b.shader->buffers()), {});
     switch (opt_.storage) {
       case Storage::SinglePass:
       case Storage::RenderToTexture:
         for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(target_.width) * target_.height * 4, 0.0f);
-        for (int p = 0; p < passes; ++p) run_pass(b, p, 0, static_cast<std::uint32_t>(b.fragments.size()), b.fragments.size());
+        for (int p = 0; p < passes && !cancelled(); ++p) run_pass(b, p, 0, static_cast<std::uint32_t>(b.fragments.size()), b.fragments.size());
         return true;
       case Storage::FBuffer:
         return opt_.overflow == Overflow::Window ? fbuffer_windows(b) : fbuffer_restart(b, error);
@@ -136,8 +150,8 @@ class Renderer {
     stats_.windows += windows;
     stats_.overflows += windows - 1;
     for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(size) * 4, 0.0f);
-    for (long w = 0; w < windows; ++w)
-      for (int p = 0; p < b.shader->passes(); ++p)
+    for (long w = 0; w < windows && !cancelled(); ++w)
+      for (int p = 0; p < b.shader->passes() && !cancelled(); ++p)
         run_pass(b, p, static_cast<std::uint32_t>(w * size), static_cast<std::uint32_t>(std::min(n, (w + 1) * size)),
                  b.fragments.size());
     return true;
@@ -170,7 +184,7 @@ class Renderer {
       return restart(b, lo, mid, size, error) && restart(b, mid, hi, size, error);
     }
     ++stats_.windows;
-    for (int p = 0; p < b.shader->passes(); ++p) run_pass(b, p, first, last, static_cast<std::size_t>(count));
+    for (int p = 0; p < b.shader->passes() && !cancelled(); ++p) run_pass(b, p, first, last, static_cast<std::size_t>(count));
     return true;
   }
 
@@ -202,7 +216,7 @@ class Renderer {
     // passes shade only the fragments that pass (early depth test), as hardware does.
     const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
     std::atomic<long> shaded{0}, written{0};
-    parallel_for(static_cast<int>(tiles.size()), threads_, [&](int t) {
+    parallel_for(static_cast<int>(tiles.size()), threads_, opt_.cancel, [&](int t) {
       std::vector<std::uint32_t>& list = tiles[static_cast<std::size_t>(t)];
       if (early) std::erase_if(list, [&](std::uint32_t i) { return !passes_depth(b, b.fragments[i], p); });
       if (list.empty()) return;
@@ -235,6 +249,16 @@ class Renderer {
           const std::uint32_t index = list[at + static_cast<std::size_t>(j)];
           const Fragment& f = b.fragments[index];
           const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
+          if (RenderCapture* c = opt_.capture) {
+            if (c->pass_images) std::copy(v, v + 4, c->passes[static_cast<std::size_t>(p)].at(f.x, f.y));
+            if (f.x == probe_x_ && f.y == probe_y_) {
+              // Visible: the colour passes the depth test; a value is kept by an F-buffer always,
+              // by a texture if the fragment passes the test there.
+              const bool kept = last ? passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)
+                                     : opt_.storage == Storage::FBuffer || passes_depth(b, f, p);
+              c->probed.push_back({p, probe_layer_.count(index) ? probe_layer_.at(index) : 0, f.depth, {v[0], v[1], v[2], v[3]}, kept});
+            }
+          }
           if (!last) {
             // An F-buffer keeps every fragment's value; a texture keeps the last one that passed.
             if (opt_.storage != Storage::FBuffer && !passes_depth(b, f, p)) continue;
@@ -273,6 +297,7 @@ class Renderer {
   RenderStats& stats_;
   int threads_;
   std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
+  std::map<std::uint32_t, int> probe_layer_;  // fragment index -> its rank at the probed pixel
 };
 
 }  // namespace
@@ -324,11 +349,23 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   Renderer r(options, target, stats, threads);
   r.fov_ = scene.fov_degrees;
+  if (options.capture) {
+    options.capture->passes.clear();
+    options.capture->probed.clear();
+    if (options.capture->probe_x >= 0 && options.capture->probe_y >= 0) {
+      r.probe_x_ = options.capture->probe_x * ss;
+      r.probe_y_ = options.capture->probe_y * ss;
+    }
+  }
   for (std::size_t at = 0; at < order.size();) {
     Batch b;
     b.shader = shaders.at(order[at]);
     for (; at < order.size() && shaders.at(order[at]) == b.shader; ++at) add_object(b, scene.objects[order[at]]);
     if (!r.draw(b, error)) return std::nullopt;
+    if (r.cancelled()) {
+      if (error) *error = "the render was cancelled";
+      return std::nullopt;
+    }
   }
 
   Image out;

@@ -3,6 +3,8 @@
 // of the ATI 9800 and X800), multi-threaded by screen tiles, deterministic.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,23 @@ enum class Overflow {
 const char* to_string(Storage s);
 const char* to_string(Overflow o);
 
+// What a render can keep for inspection: each pass's values as a picture, and every value computed
+// for the fragments of one pixel.
+struct ProbedFragment {
+  int pass = 0;
+  int layer = 0;  // the fragment's rank among those of its pixel, in rasterization order
+  float depth = 0;
+  std::array<float, 4> value{};
+  bool visible = false;  // passed the depth test when it was resolved
+};
+
+struct RenderCapture {
+  bool pass_images = false;          // fill `passes`
+  int probe_x = -1, probe_y = -1;    // the pixel to probe (in the rendered image's pixels)
+  std::vector<Image> passes;         // per pass: the value of the last fragment drawn at each pixel
+  std::vector<ProbedFragment> probed;
+};
+
 struct RenderOptions {
   int width = 0, height = 0;  // 0: the scene's size
   Storage storage = Storage::FBuffer;
@@ -28,6 +47,8 @@ struct RenderOptions {
   Overflow overflow = Overflow::Window;
   int supersample = 1;        // samples per pixel along each axis (averaged)
   int threads = 0;            // 0: every hardware thread
+  const std::atomic<bool>* cancel = nullptr;  // set: the render stops early and returns nullopt
+  RenderCapture* capture = nullptr;           // optional inspection data
 };
 
 struct RenderStats {
@@ -45,7 +66,8 @@ struct RenderStats {
 // Renders `scene`; shaders[i] shades scene.objects[i] (objects sharing a shader and adjacent in
 // drawing order form one batch of geometry). Opaque objects are drawn first, in file order, then
 // transparent ones (back to front if the scene sorts them), blended as premultiplied colour
-// over what is behind. Returns nullopt with `error` when a single triangle overflows the F-buffer.
+// over what is behind. Returns nullopt with `error` when a single triangle overflows the F-buffer
+// or the render was cancelled.
 std::optional<Image> render(const Scene& scene, const std::vector<const FragmentShader*>& shaders,
                             const RenderOptions& options, RenderStats* stats, std::string* error);
 

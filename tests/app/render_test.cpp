@@ -187,5 +187,67 @@ TEST(Determinism, ThreadsDoNotChangeThePicture) {
   }
 }
 
+// The inspection data the Studio shows: each pass's values as a picture, and a pixel's fragments
+// through every pass; a probe sees the same fragment values whatever the storage.
+TEST(Capture, PassPicturesAndAProbedPixelsFragments) {
+  const sim::Scene s = scene("transparent", 96);
+  const auto overlap = transparent_overlap(s);
+  int px = -1, py = -1;
+  for (int y = 0; y < s.height && px < 0; ++y)
+    for (int x = 0; x < s.width; ++x)
+      if (overlap[static_cast<std::size_t>(y) * s.width + x] == 2) {
+        px = x;
+        py = y;
+        break;
+      }
+  ASSERT_GE(px, 0);
+  auto probe = [&](sim::Storage store) {
+    sim::RenderCapture c;
+    c.pass_images = true;
+    c.probe_x = px;
+    c.probe_y = py;
+    pipeline::RenderRequest req;
+    req.options.storage = store;
+    req.options.capture = &c;
+    auto out = pipeline::render_scene(s, req);
+    EXPECT_TRUE(out.image) << out.diagnostics;
+    return std::make_pair(std::move(out), std::move(c));
+  };
+  auto [single, cs] = probe(sim::Storage::SinglePass);
+  auto [fbuf, cf] = probe(sim::Storage::FBuffer);
+  ASSERT_EQ(cs.passes.size(), 1u);
+  ASSERT_EQ(static_cast<int>(cf.passes.size()), fbuf.stats.passes);
+  // In one pass, the picture at an opaque pixel (the floor, bottom row) is the image there.
+  EXPECT_EQ(std::memcmp(cs.passes[0].at(s.width / 2, s.height - 1), single.image->at(s.width / 2, s.height - 1), 4 * sizeof(float)), 0);
+  // The floor and both spheres reach the probed pixel; the spheres' colours are the same
+  // numbers in one pass and in the last of several.
+  // The floor (matte) and the spheres (plastic) are separate batches; the spheres' are the two
+  // fragments with more passes than the floor's shader has.
+  auto finals = [](const sim::RenderCapture& c, int last_pass) {
+    std::vector<std::array<float, 4>> v;
+    for (const auto& f : c.probed)
+      if (f.pass == last_pass) v.push_back(f.value);
+    return v;
+  };
+  const auto a = finals(cs, 0);
+  const auto b = finals(cf, fbuf.stats.passes - 1);
+  ASSERT_EQ(b.size(), 2u);  // the spheres' last pass
+  ASSERT_GE(a.size(), 2u);  // (the floor's fragment first, where the floor reaches the pixel)
+  EXPECT_EQ(std::vector(a.end() - 2, a.end()), b);
+  int visible = 0;
+  for (const auto& f : cf.probed) visible += f.pass == fbuf.stats.passes - 1 && f.visible;
+  EXPECT_EQ(visible, 2);
+}
+
+TEST(Capture, ACancelledRenderStopsWithoutAPicture) {
+  const sim::Scene s = scene("wood", 64);
+  std::atomic<bool> cancel{true};
+  pipeline::RenderRequest req;
+  req.options.cancel = &cancel;
+  const auto out = pipeline::render_scene(s, req);
+  EXPECT_FALSE(out.image);
+  EXPECT_NE(out.diagnostics.find("cancelled"), std::string::npos) << out.diagnostics;
+}
+
 }  // namespace
 }  // namespace passlab
