@@ -1,5 +1,6 @@
 #include "app/pipeline/render_job.h"
 
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -133,6 +134,58 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
   out.image = sim::render(scene, shaders, request.options, &out.stats, &error);
   if (!out.image) out.diagnostics += scene.path + ": error: " + error + "\n";
   return out;
+}
+
+RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
+                              const sim::RenderOptions& options) {
+  RenderOutcome out;
+  if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
+    out.diagnostics = "the shader has no DAG to render\n";
+    return out;
+  }
+  sim::TextureSet textures;
+  sim::Problems problems;
+  if (!textures.load(scene.textures, &problems))
+    for (const auto& p : problems) out.diagnostics += p.text() + "\n";
+  ir::EvalContext ctx;
+  ctx.spaces = snapshot.program->binding.spaces;
+  ctx.textures = &textures;
+  const bool whole = !run || options.storage == sim::Storage::SinglePass;
+  fp::PassShader shader = whole ? fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, ctx)
+                                : fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, run->partition, ctx);
+  ShaderReport report;
+  report.path = snapshot.request.path;
+  report.passes = shader.passes();
+  report.cost = whole ? 0 : run->partition.cost;
+  report.partition_checked = whole || run->problems.empty();
+  out.shaders.push_back(report);
+  std::vector<const sim::FragmentShader*> shaders(scene.objects.size(), &shader);
+  std::string error;
+  out.image = sim::render(scene, shaders, options, &out.stats, &error);
+  if (!out.image) out.diagnostics += error + "\n";
+  return out;
+}
+
+sim::Scene default_scene_for(const std::string& shader_path) {
+  namespace fs = std::filesystem;
+  const fs::path shader(shader_path);
+  const fs::path candidate = shader.parent_path().parent_path() / "scenes" / (shader.stem().string() + ".json");
+  std::error_code ec;
+  if (!shader_path.empty() && fs::is_regular_file(candidate, ec))
+    if (auto s = sim::load_scene(candidate.string(), nullptr)) {
+      for (auto& o : s->objects) o.shader.clear();  // shown with the shader being edited
+      return *s;
+    }
+  sim::Scene s;
+  s.background = {0.08f, 0.09f, 0.11f, 1};
+  sim::SceneObject ball;
+  ball.name = "sphere";
+  ball.mesh = sim::make_sphere(1.6f, 96, 48);
+  ball.mesh.complete();
+  ball.to_camera = sim::Mat4::translate({0, 0, 7});
+  ball.cull = sim::Cull::Back;
+  s.objects.push_back(std::move(ball));
+  return s;
 }
 
 }  // namespace passlab::pipeline

@@ -9,6 +9,7 @@
 
 #include "core/sim/render.h"
 #include "core/sim/scene.h"
+#include "app/pipeline/snapshot.h"
 
 namespace passlab::pipeline {
 
@@ -42,5 +43,15 @@ struct RenderOutcome {
 RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& request);
 // The same for a scene already loaded.
 RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request);
+
+// Renders with a shader the Studio already compiled and partitioned: every object of `scene` uses
+// the snapshot's shader, whole (run == null, or the single-pass store) or in run's passes; the
+// scene's textures are loaded here. The snapshot must have a DAG.
+RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
+                              const sim::RenderOptions& options);
+
+// The scene a shader is shown in when it has none: samples/scenes/<stem>.json next to the
+// shader's folder if there is one, else a lit sphere.
+sim::Scene default_scene_for(const std::string& shader_path);
 
 }  // namespace passlab::pipeline

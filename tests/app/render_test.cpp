@@ -2,6 +2,8 @@
 // where transparent fragments overlap and the F-buffer does not, and the F-buffer's overflow
 // arithmetic of the ATI paper.
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -237,6 +239,32 @@ TEST(Capture, PassPicturesAndAProbedPixelsFragments) {
   int visible = 0;
   for (const auto& f : cf.probed) visible += f.pass == fbuf.stats.passes - 1 && f.visible;
   EXPECT_EQ(visible, 2);
+}
+
+// The Studio renders the snapshot it already has: its passes give the single pass's picture too.
+TEST(Snapshot, RendersTheStudiosSnapshotInItsPasses) {
+  pipeline::Request r;
+  r.path = kSamples + "/shaders/bowling_pin.sl";
+  std::ifstream in(r.path);
+  r.text.assign(std::istreambuf_iterator<char>(in), {});
+  std::string error;
+  r.target = *partition::load_target("PC4", &error);
+  r.model = *partition::parse_cost_model("15p+5t+i", &error);
+  const auto snap = pipeline::build_snapshot(r);
+  ASSERT_TRUE(snap->has_dag());
+  sim::Scene s = pipeline::default_scene_for(r.path);
+  ASSERT_EQ(s.objects.size(), 1u);  // samples/scenes/bowling_pin.json
+  s.width = s.height = 48;
+  sim::RenderOptions o;
+  o.storage = sim::Storage::SinglePass;
+  const auto single = pipeline::render_snapshot(s, *snap, nullptr, o);
+  o.storage = sim::Storage::FBuffer;
+  const auto passes = pipeline::render_snapshot(s, *snap, snap->run("rds"), o);
+  ASSERT_TRUE(single.image && passes.image) << single.diagnostics << passes.diagnostics;
+  EXPECT_GT(passes.stats.passes, 1);
+  EXPECT_EQ(single.image->rgba, passes.image->rgba);
+  // A shader without a scene of its own is shown on a sphere.
+  EXPECT_EQ(pipeline::default_scene_for("/tmp/nowhere/mine.sl").objects.front().name, "sphere");
 }
 
 TEST(Capture, ACancelledRenderStopsWithoutAPicture) {
