@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/sim/draw_list.h"
 #include "core/sim/memory.h"
 
 namespace passlab::sim {
@@ -35,58 +36,11 @@ void parallel_for(int n, int threads, const std::atomic<bool>* cancel, const std
   for (auto& th : pool) th.join();
 }
 
-ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
-
-// One batch of geometry: adjacent objects with the same shader, in camera space.
-struct Batch {
-  const FragmentShader* shader = nullptr;
-  std::vector<std::array<Vec3, 3>> triangles;
-  std::vector<char> opaque;              // per triangle: writes depth, replaces what is behind
-  std::vector<float> corners;            // per triangle and corner: the shader's interpolants
+// A batch of the draw list with its fragments.
+struct Batch : DrawBatch {
   std::vector<std::uint32_t> first_of_triangle;  // fragments of triangle i: [first[i], first[i + 1])
-  std::vector<Fragment> fragments;       // in rasterization order
+  std::vector<Fragment> fragments;               // in rasterization order
 };
-
-void add_object(Batch& b, const SceneObject& o) {
-  const int k = b.shader->interpolants();
-  const Mesh& m = o.mesh;
-  for (const auto& t : m.triangles) {
-    std::array<Vec3, 3> p;
-    for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
-    if (o.cull == Cull::Back && !front_facing(p)) continue;
-    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
-    b.triangles.push_back(p);
-    b.opaque.push_back(!o.transparent);
-    for (int c = 0; c < 3; ++c) {
-      const Vertex& v = m.vertices[t[c]];
-      ir::FragmentInputs in;
-      for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);
-      using lang::Global;
-      using lang::BaseType;
-      in[Global::P] = in[Global::Ps] = triple(BaseType::Point, p[c]);
-      in[Global::I] = triple(BaseType::Vector, p[c]);
-      in[Global::E] = triple(BaseType::Point, {0, 0, 0});
-      in[Global::N] = triple(BaseType::Normal, normalize(o.to_camera.normal(v.n)));
-      in[Global::Ng] = triple(BaseType::Normal, ng);
-      in[Global::s] = ir::Value::scalar(v.s);
-      in[Global::t] = ir::Value::scalar(v.t);
-      in[Global::u] = ir::Value::scalar(v.u);
-      in[Global::v] = ir::Value::scalar(v.v);
-      in[Global::dPdu] = triple(BaseType::Vector, o.to_camera.vector(v.dpdu));
-      in[Global::dPdv] = triple(BaseType::Vector, o.to_camera.vector(v.dpdv));
-      in[Global::Cs] = triple(BaseType::Color, o.cs);
-      in[Global::Os] = triple(BaseType::Color, o.os);
-      in[Global::Ci] = ir::Value::zero(BaseType::Color);
-      in[Global::Oi] = ir::Value::zero(BaseType::Color);
-      in[Global::Cl] = ir::Value::zero(BaseType::Color);
-      in[Global::Ol] = ir::Value::zero(BaseType::Color);
-      in[Global::L] = ir::Value::zero(BaseType::Vector);
-      const std::size_t at = b.corners.size();
-      b.corners.resize(at + static_cast<std::size_t>(k) * 4);
-      b.shader->corner(in, b.corners.data() + at);
-    }
-  }
-}
 
 // The frame buffer and the intermediate buffers of one render.
 struct Target {
@@ -329,22 +283,6 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   reserve_large(target.depth, pixels);
   target.depth.assign(pixels, std::numeric_limits<float>::infinity());
 
-  // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
-  // centre's depth when the scene asks for it; ties keep file order).
-  std::vector<std::size_t> order, clear;
-  for (std::size_t i = 0; i < scene.objects.size(); ++i) (scene.objects[i].transparent ? clear : order).push_back(i);
-  if (scene.sort_transparent) {
-    auto depth = [&](std::size_t i) {
-      const auto& o = scene.objects[i];
-      Vec3 c;
-      for (const auto& v : o.mesh.vertices) c = c + v.p;
-      if (!o.mesh.vertices.empty()) c = c * (1.0f / static_cast<float>(o.mesh.vertices.size()));
-      return o.to_camera.point(c).z;
-    };
-    std::stable_sort(clear.begin(), clear.end(), [&](std::size_t a, std::size_t b) { return depth(a) > depth(b); });
-  }
-  order.insert(order.end(), clear.begin(), clear.end());
-
   RenderStats stats;
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   Renderer r(options, target, stats, threads);
@@ -357,10 +295,9 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
       r.probe_y_ = options.capture->probe_y * ss;
     }
   }
-  for (std::size_t at = 0; at < order.size();) {
+  for (DrawBatch& d : draw_list(scene, shaders)) {
     Batch b;
-    b.shader = shaders.at(order[at]);
-    for (; at < order.size() && shaders.at(order[at]) == b.shader; ++at) add_object(b, scene.objects[order[at]]);
+    static_cast<DrawBatch&>(b) = std::move(d);
     if (!r.draw(b, error)) return std::nullopt;
     if (r.cancelled()) {
       if (error) *error = "the render was cancelled";

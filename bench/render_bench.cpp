@@ -1,0 +1,99 @@
+// The renderer's speed: each sample scene rendered single-pass and pass by pass (F-buffer) at
+// 512x512, repeated; reports the median render time (compilation and PNG writing excluded) and
+// the evaluator's throughput in shaded fragments per second. Writes a Markdown table. Usage:
+//   render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md]
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/pipeline/render_job.h"
+
+using namespace passlab;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+struct Measure {
+  double ms = 0;
+  long shaded = 0;
+  int passes = 0;
+  std::string error;
+};
+
+Measure measure(const sim::Scene& scene, pipeline::RenderRequest req, int repeat) {
+  std::vector<double> times;
+  Measure m;
+  for (int i = 0; i < repeat; ++i) {
+    const auto out = pipeline::render_scene(scene, req);
+    if (!out.image) {
+      m.error = out.diagnostics;
+      return m;
+    }
+    times.push_back(out.stats.milliseconds);
+    m.shaded = out.stats.fragments_shaded;
+    m.passes = out.stats.passes;
+  }
+  m.ms = median(times);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 5, size = 512, threads = 0;
+  std::string target = "PC5", out_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--repeat") repeat = std::max(1, std::stoi(next()));
+    else if (a == "--size") size = std::max(16, std::stoi(next()));
+    else if (a == "--threads") threads = std::max(0, std::stoi(next()));
+    else if (a == "--target") target = next();
+    else if (a == "--out") out_path = next();
+    else {
+      std::fprintf(stderr, "usage: render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md]\n");
+      return 2;
+    }
+  }
+  const std::string dir = PASSLAB_SAMPLES_DIR;
+  const std::vector<std::string> scenes = {"bowling_pin", "brick",   "bump_pin", "marble",      "matte",
+                                           "plastic",     "toon",    "wood",     "wood_panel", "transparent"};
+  std::string table = fmt::format(
+      "| Scene | Fragments | Single pass (ms) | Fragments/s | {} passes, F-buffer (ms) | Passes | Fragment-passes/s |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n",
+      target);
+  for (const auto& name : scenes) {
+    sim::Problems problems;
+    auto scene = sim::load_scene(dir + "/scenes/" + name + ".json", &problems);
+    if (!scene) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), problems.empty() ? "?" : problems.front().text().c_str());
+      return 1;
+    }
+    scene->width = scene->height = size;
+    pipeline::RenderRequest req;
+    req.target = target;
+    req.options.threads = threads;
+    req.options.storage = sim::Storage::SinglePass;
+    const Measure single = measure(*scene, req, repeat);
+    req.options.storage = sim::Storage::FBuffer;
+    const Measure multi = measure(*scene, req, repeat);
+    if (!single.error.empty() || !multi.error.empty()) {
+      std::fprintf(stderr, "%s: %s%s", name.c_str(), single.error.c_str(), multi.error.c_str());
+      return 1;
+    }
+    table += fmt::format("| {} | {} | {:.1f} | {:.2f} M | {:.1f} | {} | {:.2f} M |\n", name, single.shaded, single.ms,
+                         single.shaded / single.ms / 1e3, multi.ms, multi.passes, multi.shaded / multi.ms / 1e3);
+    std::fprintf(stderr, "%s done\n", name.c_str());
+  }
+  std::fputs(table.c_str(), stdout);
+  if (!out_path.empty()) std::ofstream(out_path) << table;
+  return 0;
+}

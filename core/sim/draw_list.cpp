@@ -1,0 +1,86 @@
+#include "core/sim/draw_list.h"
+
+#include <algorithm>
+
+namespace passlab::sim {
+
+namespace {
+
+ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
+
+void add_object(DrawBatch& b, const SceneObject& o) {
+  const int k = b.shader->interpolants();
+  const Mesh& m = o.mesh;
+  for (const auto& t : m.triangles) {
+    std::array<Vec3, 3> p;
+    for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
+    if (o.cull == Cull::Back && !front_facing(p)) continue;
+    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
+    b.triangles.push_back(p);
+    b.opaque.push_back(!o.transparent);
+    for (int c = 0; c < 3; ++c) {
+      const Vertex& v = m.vertices[t[c]];
+      const ir::FragmentInputs in = corner_globals(o, v, p[c], ng);
+      const std::size_t at = b.corners.size();
+      b.corners.resize(at + static_cast<std::size_t>(k) * 4);
+      b.shader->corner(in, b.corners.data() + at);
+    }
+  }
+}
+
+}  // namespace
+
+ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng) {
+  ir::FragmentInputs in;
+  for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);
+  using lang::Global;
+  using lang::BaseType;
+  in[Global::P] = in[Global::Ps] = triple(BaseType::Point, p);
+  in[Global::I] = triple(BaseType::Vector, p);
+  in[Global::E] = triple(BaseType::Point, {0, 0, 0});
+  in[Global::N] = triple(BaseType::Normal, normalize(o.to_camera.normal(v.n)));
+  in[Global::Ng] = triple(BaseType::Normal, ng);
+  in[Global::s] = ir::Value::scalar(v.s);
+  in[Global::t] = ir::Value::scalar(v.t);
+  in[Global::u] = ir::Value::scalar(v.u);
+  in[Global::v] = ir::Value::scalar(v.v);
+  in[Global::dPdu] = triple(BaseType::Vector, o.to_camera.vector(v.dpdu));
+  in[Global::dPdv] = triple(BaseType::Vector, o.to_camera.vector(v.dpdv));
+  in[Global::Cs] = triple(BaseType::Color, o.cs);
+  in[Global::Os] = triple(BaseType::Color, o.os);
+  in[Global::Ci] = ir::Value::zero(BaseType::Color);
+  in[Global::Oi] = ir::Value::zero(BaseType::Color);
+  in[Global::Cl] = ir::Value::zero(BaseType::Color);
+  in[Global::Ol] = ir::Value::zero(BaseType::Color);
+  in[Global::L] = ir::Value::zero(BaseType::Vector);
+  return in;
+}
+
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders) {
+  // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
+  // centre's depth when the scene asks for it; ties keep file order).
+  std::vector<std::size_t> order, clear;
+  for (std::size_t i = 0; i < scene.objects.size(); ++i) (scene.objects[i].transparent ? clear : order).push_back(i);
+  if (scene.sort_transparent) {
+    auto depth = [&](std::size_t i) {
+      const auto& o = scene.objects[i];
+      Vec3 c;
+      for (const auto& v : o.mesh.vertices) c = c + v.p;
+      if (!o.mesh.vertices.empty()) c = c * (1.0f / static_cast<float>(o.mesh.vertices.size()));
+      return o.to_camera.point(c).z;
+    };
+    std::stable_sort(clear.begin(), clear.end(), [&](std::size_t a, std::size_t b) { return depth(a) > depth(b); });
+  }
+  order.insert(order.end(), clear.begin(), clear.end());
+
+  std::vector<DrawBatch> out;
+  for (std::size_t at = 0; at < order.size();) {
+    DrawBatch b;
+    b.shader = shaders.at(order[at]);
+    for (; at < order.size() && shaders.at(order[at]) == b.shader; ++at) add_object(b, scene.objects[order[at]]);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace passlab::sim
