@@ -11,6 +11,7 @@ packages=(
   libgraphviz-dev graphviz libtree-sitter-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpng-dev
   xvfb xauth
+  libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri
 )
 
 missing=()

@@ -15,10 +15,8 @@
 
 namespace passlab::pipeline {
 
-namespace {
-
 // One shader compiled for the render; the pass shader refers to the DAGs, so they stay put.
-struct Built {
+struct SceneShaders::Built {
   std::unique_ptr<driver::Program> program;
   std::unique_ptr<dag::FragmentDag> fdag;
   std::unique_ptr<fp::TargetDag> tdag;
@@ -26,7 +24,11 @@ struct Built {
   std::unique_ptr<fp::PassShader> shader;
 };
 
-std::unique_ptr<Built> build(const std::string& path, const std::string& lights, const RenderRequest& req,
+namespace {
+
+using Built = SceneShaders::Built;
+
+std::unique_ptr<Built> build_shader(const std::string& path, const std::string& lights, const RenderRequest& req,
                              const partition::TargetDesc& target, const partition::CostModel& model,
                              const ir::TextureSampler* textures, ShaderReport* report, std::string* diagnostics) {
   auto b = std::make_unique<Built>();
@@ -97,41 +99,53 @@ RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& r
   return render_scene(*scene, request);
 }
 
-RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request) {
-  RenderOutcome out;
+SceneShaders::~SceneShaders() = default;
+
+std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const RenderRequest& request, std::string* diagnostics) {
   std::string error;
   auto target = partition::load_target(request.target, &error);
   auto model = target ? partition::parse_cost_model(request.cost, &error) : std::nullopt;
   if (!target || !model) {
-    out.diagnostics = error + "\n";
-    return out;
+    *diagnostics += error + "\n";
+    return nullptr;
   }
-  sim::TextureSet textures;
+  std::unique_ptr<SceneShaders> set(new SceneShaders);
+  set->textures_ = std::make_unique<sim::TextureSet>();
   sim::Problems problems;
-  if (!textures.load(scene.textures, &problems)) {
-    for (const auto& p : problems) out.diagnostics += p.text() + "\n";
-    return out;
+  if (!set->textures_->load(scene.textures, &problems)) {
+    for (const auto& p : problems) *diagnostics += p.text() + "\n";
+    return nullptr;
   }
-  std::map<std::string, std::unique_ptr<Built>> built;
-  std::vector<const sim::FragmentShader*> shaders;
+  std::map<std::string, const fp::PassShader*> by_path;
   for (const auto& o : scene.objects) {
     const std::string path = o.shader.empty() ? request.shader : o.shader;
     if (path.empty()) {
-      out.diagnostics += fmt::format("{}: error: object \"{}\" names no shader and none was given\n", scene.path, o.name);
-      return out;
+      *diagnostics += fmt::format("{}: error: object \"{}\" names no shader and none was given\n", scene.path, o.name);
+      return nullptr;
     }
-    auto it = built.find(path);
-    if (it == built.end()) {
+    auto it = by_path.find(path);
+    if (it == by_path.end()) {
       ShaderReport report;
-      auto b = build(path, path == request.shader ? request.lights : "", request, *target, *model, &textures, &report,
-                     &out.diagnostics);
-      if (!b) return out;
-      out.shaders.push_back(report);
-      it = built.emplace(path, std::move(b)).first;
+      auto b = build_shader(path, path == request.shader ? request.lights : "", request, *target, *model,
+                                          set->textures_.get(), &report, diagnostics);
+      if (!b) return nullptr;
+      set->reports_.push_back(report);
+      it = by_path.emplace(path, b->shader.get()).first;
+      set->built_.push_back(std::move(b));
     }
-    shaders.push_back(it->second->shader.get());
+    set->per_object_.push_back(it->second);
   }
-  out.image = sim::render(scene, shaders, request.options, &out.stats, &error);
+  return set;
+}
+
+RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request) {
+  RenderOutcome out;
+  auto shaders = SceneShaders::build(scene, request, &out.diagnostics);
+  if (!shaders) return out;
+  out.shaders = shaders->reports();
+  const std::vector<const sim::FragmentShader*> per_object(shaders->per_object().begin(), shaders->per_object().end());
+  std::string error;
+  out.image = sim::render(scene, per_object, request.options, &out.stats, &error);
   if (!out.image) out.diagnostics += scene.path + ": error: " + error + "\n";
   return out;
 }

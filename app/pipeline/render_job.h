@@ -9,7 +9,12 @@
 
 #include "core/sim/render.h"
 #include "core/sim/scene.h"
+#include "core/sim/texture.h"
 #include "app/pipeline/snapshot.h"
+
+namespace passlab::fp {
+class PassShader;
+}
 
 namespace passlab::pipeline {
 
@@ -36,6 +41,26 @@ struct RenderOutcome {
   sim::RenderStats stats;
   std::vector<ShaderReport> shaders;
   std::string diagnostics;  // compiler and scene problems, formatted; empty when none
+};
+
+// The shaders of a scene's objects, each distinct shader compiled and partitioned once, with the
+// scene's textures they sample.
+class SceneShaders {
+ public:
+  // nullptr when a shader or a texture has problems (formatted into *diagnostics).
+  static std::unique_ptr<SceneShaders> build(const sim::Scene& scene, const RenderRequest& request, std::string* diagnostics);
+  ~SceneShaders();
+  const std::vector<const fp::PassShader*>& per_object() const { return per_object_; }
+  const sim::TextureSet& textures() const { return *textures_; }
+  const std::vector<ShaderReport>& reports() const { return reports_; }
+  struct Built;  // one compiled shader (render_job.cpp)
+
+ private:
+  SceneShaders() = default;
+  std::unique_ptr<sim::TextureSet> textures_;
+  std::vector<std::unique_ptr<Built>> built_;
+  std::vector<const fp::PassShader*> per_object_;
+  std::vector<ShaderReport> reports_;
 };
 
 // Loads the scene, compiles each distinct shader once, partitions it (unless single-pass) and

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <bit>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace passlab::fp {
 
@@ -233,6 +236,112 @@ void PassShader::run(int pass, int n, const float* const* in, const float* const
   }
   const float* result = regs + static_cast<std::size_t>(prog.result) * 4 * B;
   for (int comp = 0; comp < 4; ++comp) std::copy(result + comp * B, result + comp * B + n, out + comp * B);
+}
+
+std::string PassShader::glsl(int pass, const std::function<bool(const std::string&)>& has_image,
+                             std::vector<std::string>* images) const {
+  const Program& prog = programs_[static_cast<std::size_t>(pass)];
+  auto exact = [](float x) { return fmt::format("uintBitsToFloat({}u)", std::bit_cast<std::uint32_t>(x)); };
+  auto operand = [&](const Source& s) {
+    std::string base;
+    switch (s.from) {
+      case From::Register: base = fmt::format("r{}", s.index); break;
+      case From::Interpolant: base = fmt::format("v{}", s.index); break;
+      case From::Restore: base = fmt::format("texelFetch(restore{}, ivec2(gl_FragCoord.xy), 0)", s.index); break;
+      case From::Constant: {
+        const float* c = constants_.data() + static_cast<std::size_t>(s.index) * 4 * B;
+        base = fmt::format("vec4({}, {}, {}, {})", exact(c[0]), exact(c[B]), exact(c[2 * B]), exact(c[3 * B]));
+        break;
+      }
+    }
+    std::string swizzle = ".";
+    for (auto l : s.lane) swizzle += "xyzw"[l];
+    return fmt::format("({}{}{})", s.sign < 0 ? "-" : "", base, swizzle == ".xyzw" ? "" : swizzle);
+  };
+  std::string body, procedurals, uniforms;
+  std::map<std::string, std::string> texture_call;  // name -> GLSL function or sampler
+  int registers = 0;
+  for (const Instruction& ins : prog.code) {
+    registers = std::max(registers, ins.dst + 1);
+    std::string a = ins.sources > 0 ? operand(ins.src[0]) : "", b = ins.sources > 1 ? operand(ins.src[1]) : "",
+                c = ins.sources > 2 ? operand(ins.src[2]) : "";
+    std::string e;
+    switch (ins.op) {
+      case Opcode::MOV: e = a; break;
+      case Opcode::ADD: e = a + " + " + b; break;
+      case Opcode::SUB: e = a + " - " + b; break;
+      case Opcode::MUL: e = a + " * " + b; break;
+      case Opcode::MAD: e = a + " * " + b + " + " + c; break;
+      case Opcode::DP3: e = fmt::format("vec4(dot({}.xyz, {}.xyz))", a, b); break;
+      case Opcode::DP4: e = fmt::format("vec4(dot({}, {}))", a, b); break;
+      case Opcode::DPH: e = fmt::format("vec4(dot({}.xyz, {}.xyz) + {}.w)", a, b, b); break;
+      case Opcode::MIN: e = fmt::format("min({}, {})", a, b); break;
+      case Opcode::MAX: e = fmt::format("max({}, {})", a, b); break;
+      case Opcode::SLT: e = fmt::format("vec4(lessThan({}, {}))", a, b); break;
+      case Opcode::SGE: e = fmt::format("vec4(greaterThanEqual({}, {}))", a, b); break;
+      case Opcode::RCP: e = fmt::format("vec4(1.0 / {}.x)", a); break;
+      case Opcode::RSQ: e = fmt::format("vec4(inversesqrt({}.x))", a); break;
+      case Opcode::EX2: e = fmt::format("vec4(exp2({}.x))", a); break;
+      case Opcode::LG2: e = fmt::format("vec4(log2({}.x))", a); break;
+      case Opcode::POW: e = fmt::format("vec4(pow({}.x, {}.x))", a, b); break;
+      case Opcode::FRC: e = fmt::format("({0} - floor({0}))", a); break;
+      case Opcode::FLR: e = fmt::format("floor({})", a); break;
+      case Opcode::CMP: e = fmt::format("mix({}, {}, lessThan({}, vec4(0.0)))", c, b, a); break;
+      case Opcode::LRP: e = fmt::format("({0} * {1} + (1.0 - {0}) * {2})", a, b, c); break;
+      case Opcode::XPD: e = fmt::format("vec4(cross({}.xyz, {}.xyz), 0.0)", a, b); break;
+      case Opcode::SIN: e = fmt::format("vec4(sin({}.x))", a); break;
+      case Opcode::COS: e = fmt::format("vec4(cos({}.x))", a); break;
+      case Opcode::ABS: e = fmt::format("abs({})", a); break;
+      case Opcode::TEX: {
+        const TNode& t = *ins.node;
+        const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
+        const std::string coord =
+            dims == 1 ? fmt::format("vec3({}.x, 0.0, 0.0)", a) : dims == 2 ? fmt::format("vec3({}.xy, 0.0)", a) : fmt::format("{}.xyz", a);
+        if (t.name == "$noise") {
+          // Lattice point i is texel i, whose centre is (i + 0.5) / 32.
+          e = fmt::format("vec4(texture(noise_lattice, ({} + 0.5) / 32.0).rgb, 1.0)", coord);
+          break;
+        }
+        auto [it, added] = texture_call.emplace(t.name, "");
+        if (added) {
+          if (has_image && has_image(t.name)) {
+            it->second = fmt::format("image{}", images->size());
+            images->push_back(t.name);
+            uniforms += fmt::format("uniform sampler2D {};\n", it->second);
+          } else {
+            it->second = fmt::format("procedural{}", texture_call.size() - 1);
+            procedurals += fmt::format("vec4 {}(vec2 st) {{  // \"{}\"\n  return vec4(", it->second, t.name);
+            for (int ch = 0; ch < 3; ++ch) {
+              const ir::ProceduralBand band = ir::procedural_band(t.name, ch);
+              procedurals += fmt::format("0.5 + 0.5 * sin(6.2831853 * ({} * st.x + {} * st.y) + {}), ", exact(band.fs),
+                                         exact(band.ft), exact(band.phase));
+            }
+            procedurals += "1.0);\n}\n";
+          }
+        }
+        e = it->second.starts_with("image") ? fmt::format("vec4(texture({}, {}.xy).rgb, 1.0)", it->second, coord)
+                                            : fmt::format("{}({}.xy)", it->second, coord);
+        break;
+      }
+    }
+    if (ins.saturate) e = fmt::format("clamp({}, 0.0, 1.0)", e);
+    body += fmt::format("  r{} = {};\n", ins.dst, e);
+  }
+  std::string out = "#version 330 core\n";
+  out += fmt::format("// Pass {} of {}: {} instructions.\n", pass + 1, programs_.size(), prog.code.size());
+  for (std::size_t k = 0; k < leaves_.size(); ++k) out += fmt::format("in vec4 v{};\n", k);
+  for (std::size_t r = 0; r < prog.restores.size(); ++r) out += fmt::format("uniform sampler2D restore{};\n", r);
+  out += "uniform sampler3D noise_lattice;\n" + uniforms;
+  out += "layout(location = 0) out vec4 result;\n" + procedurals;
+  out += "void main() {\n";
+  if (registers > 0) {
+    out += "  vec4";
+    for (int r = 0; r < registers; ++r) out += fmt::format("{} r{}", r ? "," : "", r);
+    out += ";\n";
+  }
+  out += body;
+  out += fmt::format("  result = r{};\n}}\n", prog.result);
+  return out;
 }
 
 }  // namespace passlab::fp

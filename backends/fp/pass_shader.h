@@ -3,6 +3,7 @@
 // form, with the same arithmetic as fp::execute (so passes reproduce the single pass bit for bit).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ class PassShader : public sim::FragmentShader {
   int saves(int pass) const override { return programs_[static_cast<std::size_t>(pass)].saves; }
   void run(int pass, int n, const float* const* in, const float* const* restored, float* out,
            std::vector<float>& scratch) const override;
+
+  // The pass as a GLSL 3.30 fragment shader, to render with OpenGL: interpolant k arrives as
+  // `in vec4 v<k>`, restored value r as texelFetch(restore<r>, ...) at the fragment's pixel, the
+  // noise texture as `uniform sampler3D noise_lattice` (32^3, linear filtering, repeat), textures
+  // the sampler has images for (has_image) as `uniform sampler2D image<i>` with (*images)[i]
+  // their names; other names are the procedural stand-ins, computed in the shader. The value
+  // goes to `out vec4 result`.
+  std::string glsl(int pass, const std::function<bool(const std::string&)>& has_image, std::vector<std::string>* images) const;
 
   // Instructions of a pass (for tests and statistics).
   std::size_t instructions(int pass) const { return programs_[static_cast<std::size_t>(pass)].code.size(); }

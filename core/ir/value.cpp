@@ -169,16 +169,20 @@ void sample_noise_batch(int dims, int n, const float* const coords[3], int chann
   }
 }
 
+ProceduralBand procedural_band(const std::string& name, int channel) {
+  const std::uint32_t k = hash32(hash_string(name) + static_cast<std::uint32_t>(channel) * 0x9e3779b9U);
+  return {1.0f + static_cast<float>(k & 7), 1.0f + static_cast<float>((k >> 3) & 7),
+          static_cast<float>((k >> 8) & 1023) / 1024.0f * 6.2831853f};
+}
+
 std::array<float, 4> ProceduralTextures::sample(const std::string& name, int dims, const float* coords) const {
-  std::uint32_t h = hash_string(name);
   float s = dims > 0 ? coords[0] : 0.0f, t = dims > 1 ? coords[1] : 0.0f;
   std::array<float, 4> out{};
-  for (int ch = 0; ch < 4; ++ch) {
-    std::uint32_t k = hash32(h + static_cast<std::uint32_t>(ch) * 0x9e3779b9U);
-    float fs = 1.0f + static_cast<float>(k & 7), ft = 1.0f + static_cast<float>((k >> 3) & 7);
-    float phase = static_cast<float>((k >> 8) & 1023) / 1024.0f * 6.2831853f;
-    out[ch] = ch == 3 ? 1.0f : 0.5f + 0.5f * std::sin(6.2831853f * (fs * s + ft * t) + phase);
+  for (int ch = 0; ch < 3; ++ch) {
+    const ProceduralBand b = procedural_band(name, ch);
+    out[static_cast<std::size_t>(ch)] = 0.5f + 0.5f * std::sin(6.2831853f * (b.fs * s + b.ft * t) + b.phase);
   }
+  out[3] = 1.0f;
   return out;
 }
 

@@ -46,6 +46,12 @@ std::array<float, 4> sample_noise(int dims, const float* coords, int channels);
 // channel c goes to out[c][k]; each exactly as sample_noise gives it.
 void sample_noise_batch(int dims, int n, const float* const coords[3], int channels, float* const out[4]);
 
+// The stand-in image of a texture name, channel c (RGB): 0.5 + 0.5 sin(2 pi (fs s + ft t) + phase).
+struct ProceduralBand {
+  float fs = 1, ft = 1, phase = 0;
+};
+ProceduralBand procedural_band(const std::string& name, int channel);
+
 // Deterministic stand-in images for named textures (smooth bands whose frequencies and phases
 // come from a hash of the name), so any shader can be evaluated without image files.
 class ProceduralTextures : public TextureSampler {

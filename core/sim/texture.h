@@ -23,6 +23,10 @@ class TextureSet : public ir::TextureSampler {
   // Trilinear between mip levels `lod` (0 = full size).
   std::array<float, 4> sample_lod(const std::string& name, float s, float t, float lod) const;
   bool has(const std::string& name) const { return textures_.count(name) > 0; }
+  const Image* image(const std::string& name) const {  // level 0, or null
+    auto it = textures_.find(name);
+    return it == textures_.end() ? nullptr : &it->second.front();
+  }
 
  private:
   std::map<std::string, std::vector<Image>> textures_;  // name -> mip chain, largest first
