@@ -2,6 +2,7 @@
 // where transparent fragments overlap and the F-buffer does not, and the F-buffer's overflow
 // arithmetic of the ATI paper.
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -265,6 +266,32 @@ TEST(Snapshot, RendersTheStudiosSnapshotInItsPasses) {
   EXPECT_EQ(single.image->rgba, passes.image->rgba);
   // A shader without a scene of its own is shown on a sphere.
   EXPECT_EQ(pipeline::default_scene_for("/tmp/nowhere/mine.sl").objects.front().name, "sphere");
+}
+
+// A scene's PNG textures and mesh files are what shaders sample and draw (not stand-ins).
+TEST(SceneFiles, PngTexturesAndObjMeshesReachTheShader) {
+  const auto dir = std::filesystem::temp_directory_path() / "passlab_render_files";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tex.sl") << "surface tex() { Oi = Os; Ci = Os * color texture(\"swatch\", s, t); }\n";
+  std::ofstream(dir / "quad.obj") << "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 4/4\n";
+  std::ofstream(dir / "scene.json") << R"({"size": [24, 24], "background": [0, 0, 0, 1], "textures": {"swatch": "swatch.png"},
+    "objects": [{"mesh": "quad.obj", "translate": [0, 0, 4], "shader": "tex.sl"}]})";
+  std::string error;
+  ASSERT_TRUE(sim::write_png((dir / "swatch.png").string(), sim::Image(1, 1, {0.2f, 0.6f, 0.4f, 1}), &error)) << error;
+  pipeline::RenderRequest req;
+  req.options.storage = sim::Storage::SinglePass;
+  const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+  ASSERT_TRUE(out.image) << out.diagnostics;
+  const float* centre = out.image->at(12, 12);
+  EXPECT_FLOAT_EQ(centre[0], 51.0f / 255);  // the PNG's 8-bit values
+  EXPECT_FLOAT_EQ(centre[1], 153.0f / 255);
+  EXPECT_FLOAT_EQ(centre[2], 102.0f / 255);
+  EXPECT_FLOAT_EQ(out.image->at(0, 0)[0], 0.0f);  // the quad does not reach the corner
+  // A missing texture file is named, with no picture.
+  std::filesystem::remove(dir / "swatch.png");
+  const auto missing = pipeline::render_scene((dir / "scene.json").string(), req);
+  EXPECT_FALSE(missing.image);
+  EXPECT_NE(missing.diagnostics.find("swatch.png"), std::string::npos) << missing.diagnostics;
 }
 
 TEST(Capture, ACancelledRenderStopsWithoutAPicture) {
