@@ -121,6 +121,9 @@ void ComparePanel::show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr
   snapshot_ = std::move(snapshot);
   graph_ = std::move(graph);
   layout_ = std::move(layout);
+  // The third DAG is coloured by the optimal run, which belongs to no snapshot: it must not keep
+  // pointing at it once it is freed here (set_stale restyles a hidden panel's DAGs too).
+  graphs_[2]->set_run(nullptr);
   optimal_.reset();
   optimal_status_->setText(tr("The optimal search runs on demand."));
   progress_->setValue(0);

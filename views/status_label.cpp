@@ -8,6 +8,7 @@ namespace passlab::views {
 
 StatusLabel::StatusLabel(QWidget* parent, int lines, int chars) : QWidget(parent), lines_(lines), chars_(chars) {
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  doc_.setDocumentMargin(0);  // the label's own margins are the only ones, or the last line is clipped
 }
 
 void StatusLabel::set_text(const QString& text, int bold) {

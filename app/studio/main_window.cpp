@@ -46,6 +46,7 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/preview_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
 
@@ -140,7 +141,10 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             if (!result_ || s != result_->snapshot) return;  // a search of an older version
             compare_->optimal_finished(run, cancelled);
             passes_->set_extra_run(run);
-            if (passes_->algorithm() == "optimal") graphs_[0]->set_run(passes_->current_run());
+            if (passes_->algorithm() == "optimal") {
+              graphs_[0]->set_run(passes_->current_run());
+              preview_->set_run(passes_->current_run());
+            }
           });
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
     if (ignore_watch_ || path != path_) return;
@@ -209,6 +213,8 @@ void MainWindow::build_docks() {
   compare_ = new views::ComparePanel(this);
   diagnostics_ = new views::DiagnosticsPanel(this);
   trace_ = new views::TracePlayer(this);
+  preview_ = new views::PreviewPanel(this);
+  preview_->set_scene_folder(QDir(samples_dir() + "/../scenes").absolutePath());
   target_panel_ = new views::TargetPanel(this);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
@@ -218,15 +224,19 @@ void MainWindow::build_docks() {
   auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
   auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
   auto* tg = dock(tr("Target and cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
+  auto* pv = dock(tr("Preview"), "dock-preview", preview_, Qt::RightDockWidgetArea);
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
-  tabifyDockWidget(c, tg);
+  tabifyDockWidget(c, pv);
+  tabifyDockWidget(pv, tg);
   tabifyDockWidget(d, t);
   connect(c, &QDockWidget::visibilityChanged, compare_, &views::ComparePanel::set_on_screen);
+  connect(pv, &QDockWidget::visibilityChanged, preview_, &views::PreviewPanel::set_on_screen);
   p->raise();
   d->raise();
   connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
     for (auto* gv : graphs_) gv->set_run(passes_->current_run());
+    preview_->set_run(passes_->current_run());
   });
   connect(passes_, &views::PassesPanel::pass_selected, this,
           [this](const std::vector<std::uint32_t>& members) { on_nodes_selected(members, passes_); });
@@ -620,6 +630,7 @@ void MainWindow::set_stale(bool stale) {
   for (auto* g : graphs_) g->set_stale(stale);
   passes_->set_stale(stale);
   compare_->set_stale(stale);
+  preview_->set_stale(stale);
 }
 
 void MainWindow::show_result(ResultPtr result) {
@@ -679,11 +690,15 @@ void MainWindow::show_next_stage() {
         if (compare_in_progress_) --stage_;  // again on the next pass through the loop
         break;
       case 3:
-        trace_->show_snapshot(r->snapshot);
+        // Takes the snapshot and, when on screen, starts rendering it on the panel's worker.
+        preview_->show_snapshot(r->snapshot, passes_->current_run());
         break;
       case 4:
-      case 5: {
-        const int i = (visible + stage_ - 4) % 3;
+        trace_->show_snapshot(r->snapshot);
+        break;
+      case 5:
+      case 6: {
+        const int i = (visible + stage_ - 5) % 3;
         graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, passes_->current_run());
         break;
       }

@@ -25,6 +25,7 @@ class ComparePanel;
 class DiagnosticsPanel;
 class GraphView;
 class PassesPanel;
+class PreviewPanel;
 class TargetPanel;
 class TracePlayer;
 }  // namespace passlab::views
@@ -76,6 +77,7 @@ class MainWindow : public QMainWindow {
   views::ComparePanel* compare() const { return compare_; }
   views::DiagnosticsPanel* diagnostics() const { return diagnostics_; }
   views::TracePlayer* trace() const { return trace_; }
+  views::PreviewPanel* preview() const { return preview_; }
   CompileService* service() const { return service_; }
   ResultPtr result() const { return result_; }
   // The generation every panel shows (panels take a new result over a few event-loop turns).
@@ -83,7 +85,7 @@ class MainWindow : public QMainWindow {
   QString file_path() const { return path_; }
   QWidget* dock_widget(const QString& object_name) const;
   // UI-thread time of each panel update for the latest result (passes, visible graph, compare,
-  // trace, the other two graphs, stale marks), in milliseconds: for the latency bench.
+  // preview, trace, the other two graphs, stale marks), in milliseconds: for the latency bench.
   const std::vector<double>& stage_ms() const { return stage_ms_; }
 
  signals:
@@ -123,6 +125,7 @@ class MainWindow : public QMainWindow {
   views::ComparePanel* compare_;
   views::DiagnosticsPanel* diagnostics_;
   views::TracePlayer* trace_;
+  views::PreviewPanel* preview_;
   views::TargetPanel* target_panel_;
   partition::TargetDesc target_;
   partition::CostModel model_;

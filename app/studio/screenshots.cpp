@@ -5,11 +5,16 @@
 #include <memory>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
+#include <QMouseEvent>
+#include <QPushButton>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QSpinBox>
 #include <QTimer>
 
@@ -18,6 +23,7 @@
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/preview_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
 
@@ -114,6 +120,36 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     save(w, "diagnostics");
     e->undo();
     wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
+    // The preview: plastic.sl on the transparent scene, where render to texture goes wrong and the
+    // F-buffer does not, with a pixel probed where the two transparent spheres overlap.
+    {
+      const QString original = w->file_path();
+      QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
+      if (!QFileInfo::exists(plastic)) plastic = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/plastic.sl");
+      w->open_file(plastic);
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      auto* pv = dock("dock-preview");
+      pv->setFloating(true);
+      pv->resize(1400, 900);
+      auto* preview = w->preview();
+      auto* scenes = preview->findChild<QComboBox*>("preview-scene");
+      scenes->setCurrentIndex(std::max(0, scenes->findText("transparent")));
+      auto* cancel = preview->findChild<QPushButton*>("preview-cancel");
+      auto rendered = [preview, cancel] { return !cancel->isEnabled() && preview->fbuffer_image().width() >= 256; };
+      wait_until(rendered, 30000);
+      auto* view = preview->findChild<QWidget*>("preview-rtt");
+      const QPointF at = view->rect().center();
+      QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(view, &press);
+      auto* table = preview->findChild<QTableWidget*>("preview-probe");
+      wait_until([&] { return table->rowCount() > 0 && !cancel->isEnabled(); }, 30000);
+      settle(300);
+      save(pv, "preview");
+      pv->setFloating(false);
+      dock("dock-passes");
+      w->open_file(original);
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    }
     w->set_dark(true);
     settle(400);
     save(w, "studio_dark");

@@ -1,8 +1,11 @@
 // Studio GUI tests (QTest, offscreen): open a sample, edit it, diagnostics come and go, views
-// follow, the compare panel agrees with passlab-cli, the trace player steps both ways, and
-// unsaved work survives a simulated crash.
+// follow, the compare panel agrees with passlab-cli, the trace player steps both ways, unsaved
+// work survives a simulated crash, and the preview renders what the F-buffer and render to
+// texture make of the passes.
+#include <cmath>
 #include <map>
 
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QGraphicsItem>
@@ -14,18 +17,21 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
+#include "app/pipeline/render_job.h"
 #include "app/studio/main_window.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/preview_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
 
@@ -52,6 +58,52 @@ class StudioTest : public QObject {
       return w.result() && w.shown_generation() > after && w.shown_generation() == w.service()->generation() &&
              !w.service()->busy();
     }, 20000);
+  }
+  // Brings the preview's tab to the front (it renders only when it can be seen).
+  static void show_preview(MainWindow& w) { static_cast<QDockWidget*>(w.dock_widget("dock-preview"))->raise(); }
+  // Waits until the preview's render in flight is done and its pictures are full size.
+  static bool wait_for_preview(MainWindow& w, int side = 256) {
+    auto* cancel = w.preview()->findChild<QPushButton*>("preview-cancel");
+    return QTest::qWaitFor([&] {
+      return !cancel->isEnabled() && w.preview()->fbuffer_image().width() == side && w.preview()->rtt_image().width() == side;
+    }, 60000);
+  }
+  // The picture a frame buffer would hold: each channel clamped to [0, 1] and rounded, opaque.
+  static QImage eight_bit(const passlab::sim::Image& image) {
+    QImage out(image.width, image.height, QImage::Format_RGBX8888);
+    for (int y = 0; y < image.height; ++y)
+      for (int x = 0; x < image.width; ++x) {
+        uchar* px = out.scanLine(y) + x * 4;
+        for (int c = 0; c < 3; ++c) {
+          const float v = image.at(x, y)[c];
+          px[c] = !(v > 0) ? 0 : v >= 1 ? 255 : static_cast<uchar>(std::lround(v * 255));
+        }
+        px[3] = 255;
+      }
+    return out;
+  }
+  // A picture rendered here directly from the window's snapshot, at the preview's default size.
+  static QImage render_directly(MainWindow& w, const passlab::sim::Scene& scene, passlab::sim::Storage storage,
+                                const passlab::pipeline::AlgorithmRun* run) {
+    passlab::sim::RenderOptions o;
+    o.width = o.height = 256;
+    o.storage = storage;
+    const auto out = passlab::pipeline::render_snapshot(scene, *w.result()->snapshot, run, o);
+    return out.image ? eight_bit(*out.image) : QImage();
+  }
+  // Opens plastic.sl on the transparent scene with the preview in front, on PC5 where the shader
+  // needs several passes, and waits for the render.
+  static bool open_transparent_scene(MainWindow& w) {
+    w.set_target("PC5");
+    if (!w.open_file(sample("plastic"))) return false;
+    w.show();
+    show_preview(w);
+    auto* scenes = w.preview()->findChild<QComboBox*>("preview-scene");
+    const int transparent = scenes->findText("transparent");
+    if (transparent <= 0) return false;
+    scenes->setCurrentIndex(transparent);
+    return wait_for_panels(w) && wait_for_preview(w) && w.passes()->current_run() &&
+           w.passes()->current_run()->partition.passes.size() > 1;
   }
 
  private slots:
@@ -383,6 +435,95 @@ class StudioTest : public QObject {
     j.close();
     QVERIFY(!w.open_project(junk));
     QVERIFY(w.project_problems().join("\n").contains("junk.passlab:3:"));
+  }
+
+  void previewShowsTheSampleRendered() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    show_preview(w);
+    QVERIFY(wait_for_panels(w));
+    QVERIFY(wait_for_preview(w));
+    const QImage image = w.preview()->fbuffer_image();
+    QCOMPARE(image.size(), QSize(256, 256));  // samples/scenes/bowling_pin.json is square
+    QCOMPARE(w.preview()->rtt_image().size(), QSize(256, 256));
+    const auto bg = passlab::pipeline::default_scene_for(sample("bowling_pin").toStdString()).background;
+    passlab::sim::Image flat(1, 1, bg);
+    const QRgb background = eight_bit(flat).pixel(0, 0);
+    QCOMPARE(image.pixel(0, 0), background);
+    int drawn = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) drawn += image.pixel(x, y) != background;
+    QVERIFY2(drawn > 256 * 256 / 20, qPrintable(QString("only %1 pixels are not background").arg(drawn)));
+    // An opaque scene: both storages give the same picture.
+    QCOMPARE(w.preview()->rtt_image(), image);
+  }
+
+  void previewRenderToTextureBreaksWhereTransparentFragmentsOverlapAndTheFBufferDoesNot() {
+    MainWindow w(options());
+    QVERIFY(open_transparent_scene(w));
+    const QImage rtt = w.preview()->rtt_image(), fbuf = w.preview()->fbuffer_image();
+    int differing = 0;
+    for (int y = 0; y < fbuf.height(); ++y)
+      for (int x = 0; x < fbuf.width(); ++x) differing += rtt.pixel(x, y) != fbuf.pixel(x, y);
+    QVERIFY2(differing > 100, qPrintable(QString("%1 pixels differ").arg(differing)));
+    // The F-buffer's passes give the single pass's picture, rendered here directly.
+    passlab::sim::Problems problems;
+    const auto scene = passlab::sim::load_scene(PASSLAB_SAMPLES_DIR "/scenes/transparent.json", &problems);
+    QVERIFY(scene.has_value());
+    const QImage single = render_directly(w, *scene, passlab::sim::Storage::SinglePass, nullptr);
+    QVERIFY(!single.isNull());
+    QCOMPARE(fbuf, single);
+    QCOMPARE(rtt, render_directly(w, *scene, passlab::sim::Storage::RenderToTexture, w.passes()->current_run()));
+  }
+
+  void probingAPixelShowsItsFragmentsThroughEveryPass() {
+    MainWindow w(options());
+    QVERIFY(open_transparent_scene(w));
+    auto* table = w.preview()->findChild<QTableWidget*>("preview-probe");
+    QCOMPARE(table->rowCount(), 0);
+    // The middle of the picture: both transparent spheres cover it, in front of the background.
+    auto* view = w.preview()->findChild<QWidget*>("preview-rtt");
+    QTest::mouseClick(view, Qt::LeftButton, {}, view->rect().center());
+    QVERIFY(QTest::qWaitFor([&] { return table->rowCount() > 0; }, 30000));
+    const int passes = static_cast<int>(w.passes()->current_run()->partition.passes.size());
+    int rows[2] = {0, 0}, wrong = 0;
+    for (int r = 0; r < table->rowCount(); ++r) {
+      const bool fbuffer = table->item(r, 0)->text() == "F-buffer";
+      ++rows[fbuffer];
+      QVERIFY(table->item(r, 1)->text().toInt() >= 1 && table->item(r, 1)->text().toInt() <= passes);
+      wrong += table->item(r, 5)->text().contains("differs");
+      QVERIFY(!fbuffer || !table->item(r, 5)->text().contains("differs"));
+    }
+    QCOMPARE(rows[1], 2 * passes);  // each sphere's fragment in every pass
+    QVERIFY(rows[0] > 0);
+    QVERIFY(wrong > 0);  // render to texture restored the other sphere's value somewhere
+  }
+
+  void anEditDuringARenderEndsWithThePictureOfTheNewestSnapshot() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    show_preview(w);
+    QVERIFY(wait_for_panels(w));
+    QVERIFY(wait_for_preview(w));
+    const QImage before = w.preview()->fbuffer_image();
+    auto* cancel = w.preview()->findChild<QPushButton*>("preview-cancel");
+    auto* e = w.editor();
+    // Each edit arrives while the render of the one before is in flight (or still compiling).
+    for (int i = 0; i < 4; ++i) {
+      const quint64 gen = w.shown_generation();
+      e->setCursorPosition(e->lines() - 2, 0);
+      e->insert("    Ci *= 0.8;\n");
+      QVERIFY(wait_for_panels(w, gen));
+      QVERIFY(cancel->isEnabled());  // rendering this version now
+      QTest::qWait(i * 15);
+    }
+    QVERIFY(wait_for_preview(w));
+    const auto scene = passlab::pipeline::default_scene_for(sample("bowling_pin").toStdString());
+    const QImage newest = render_directly(w, scene, passlab::sim::Storage::FBuffer, w.passes()->current_run());
+    QCOMPARE(w.preview()->fbuffer_image(), newest);
+    QVERIFY(newest != before);
   }
 
   void exportsTheGraph() {
