@@ -77,7 +77,11 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
   for (std::size_t at = 0; at < order.size();) {
     DrawBatch b;
     b.shader = shaders.at(order[at]);
-    for (; at < order.size() && shaders.at(order[at]) == b.shader; ++at) add_object(b, scene.objects[order[at]]);
+    // A batch is one draw: the same shader, and opaque or transparent (opaque geometry finishes its
+    // passes before transparent geometry is drawn over it, as a multipass renderer does).
+    const bool transparent = scene.objects[order[at]].transparent;
+    for (; at < order.size() && shaders.at(order[at]) == b.shader && scene.objects[order[at]].transparent == transparent; ++at)
+      add_object(b, scene.objects[order[at]]);
     out.push_back(std::move(b));
   }
   return out;

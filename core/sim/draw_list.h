@@ -1,7 +1,8 @@
 // A scene's geometry in drawing order, as the renderer (and the OpenGL comparison) submit it:
 // opaque objects as listed, then transparent ones (back to front when the scene sorts them),
-// adjacent objects with the same shader grouped into one batch, triangles in camera space with
-// back faces culled, and at each triangle corner the values the shader interpolates.
+// adjacent objects with the same shader and opacity grouped into one batch (one draw), triangles
+// in camera space with back faces culled, and at each triangle corner the values the shader
+// interpolates.
 #pragma once
 
 #include <array>

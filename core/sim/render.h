@@ -63,10 +63,10 @@ struct RenderStats {
   double milliseconds = 0;
 };
 
-// Renders `scene`; shaders[i] shades scene.objects[i] (objects sharing a shader and adjacent in
-// drawing order form one batch of geometry). Opaque objects are drawn first, in file order, then
-// transparent ones (back to front if the scene sorts them), blended as premultiplied colour
-// over what is behind. Returns nullopt with `error` when a single triangle overflows the F-buffer
+// Renders `scene`; shaders[i] shades scene.objects[i]. Objects adjacent in drawing order with the
+// same shader and opacity form one batch of geometry (sim/draw_list.h). Opaque objects are drawn
+// first, in file order, then transparent ones (back to front if the scene sorts them), blended as
+// premultiplied colour over what is behind. Returns nullopt with `error` when a single triangle overflows the F-buffer
 // or the render was cancelled.
 std::optional<Image> render(const Scene& scene, const std::vector<const FragmentShader*>& shaders,
                             const RenderOptions& options, RenderStats* stats, std::string* error);
