@@ -122,6 +122,12 @@ void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
 
 void PassShader::run(int pass, int n, const float* const* in, const float* const* restored, float* out,
                      std::vector<float>& scratch) const {
+  execute(pass, n, in, restored, out, scratch);
+}
+
+// (Not virtual: a virtual function cannot have per-processor clones.)
+PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const* in, const float* const* restored,
+                                            float* out, std::vector<float>& scratch) const {
   const Program& prog = programs_[static_cast<std::size_t>(pass)];
   scratch.resize(static_cast<std::size_t>(std::max(1, prog.registers)) * 4 * B);
   float* regs = scratch.data();

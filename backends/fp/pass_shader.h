@@ -64,6 +64,8 @@ class PassShader : public sim::FragmentShader {
     std::vector<int> restores;
     int saves = -1;
   };
+  void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
+               std::vector<float>& scratch) const;
   void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
              const std::map<TNodeId, int>& texture);
 

@@ -7,6 +7,14 @@
 
 #include "core/ir/ir.h"
 
+// Hot loops compiled twice, for AVX2 and for the baseline, chosen when the program loads (GCC
+// on Linux). Neither uses fused multiply-adds, so both give the same bits.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PASSLAB_HOT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PASSLAB_HOT_CLONES
+#endif
+
 namespace passlab::ir {
 
 using Matrix = std::array<float, 16>;  // row-major; points are row vectors: p' = p * M
