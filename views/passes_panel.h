@@ -28,6 +28,7 @@ class PassesPanel : public QWidget {
   QTableWidget* table() const { return table_; }
   // A run the snapshot does not hold (the optimal search's, run on demand).
   void set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run);
+  const std::shared_ptr<const pipeline::AlgorithmRun>& extra_run() const { return extra_; }
   const pipeline::AlgorithmRun* current_run() const;
 
  signals:

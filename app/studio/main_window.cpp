@@ -656,6 +656,9 @@ void MainWindow::show_result(ResultPtr result) {
     return;
   }
   if (result_) retired_.push_back(std::move(result_));
+  // The optimal run the passes panel holds goes with the old snapshot, but graphs may still draw
+  // it until they take the new result: it is freed with the retired results.
+  if (passes_->extra_run()) retired_runs_.push_back(passes_->extra_run());
   result_ = result;
   staged_ = result;
   stage_ = 0;
@@ -709,8 +712,12 @@ void MainWindow::show_next_stage() {
         else set_stale(false);
         // No panel refers to the older results any more: free them (a snapshot holds the whole
         // trace, tens of thousands of events) on a worker thread, not in the UI's time.
-        QThreadPool::globalInstance()->start([old = std::move(retired_)]() mutable { old.clear(); });
+        QThreadPool::globalInstance()->start([old = std::move(retired_), runs = std::move(retired_runs_)]() mutable {
+          old.clear();
+          runs.clear();
+        });
         retired_.clear();
+        retired_runs_.clear();
         shown_generation_ = r->snapshot->generation;
         stage_ms_.push_back(clock.nsecsElapsed() / 1e6);
         emit panels_updated(r->snapshot->generation);
