@@ -1,5 +1,7 @@
-// Writes the projector slides the bowling pin's light setup names (proj_stars, proj_stripes,
-// proj_dots, proj_grid) as PNG files: `make_slides DIR`. The files in samples/textures are its output.
+// Writes the bowling pin's textures as PNG files: the projector slides its light setup names
+// (proj_stars, proj_stripes, proj_dots, proj_grid) and the maps of its surface (pinbase, bruns,
+// circle, coated, marks): `make_slides DIR`. The files in samples/textures are its output.
+// (Texture t grows down the image; on the pin it grows upwards, so the pictures are upside down.)
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -26,6 +28,17 @@ Image slide(int n, std::array<float, 3> tint, const std::function<float(float, f
       for (int c = 0; c < 3; ++c) p[c] = 0.05f + 0.95f * cover * tint[static_cast<std::size_t>(c)];
       p[3] = 1;
     }
+  return im;
+}
+
+// A map of the pin's surface: white where `shape` is 0, red where it is 1.
+Image paint(int n, const std::function<float(float, float)>& shape) {
+  Image im = slide(n, {1.0f, 1.0f, 1.0f}, shape);  // coverage of the red, in every channel
+  for (std::size_t i = 0; i < im.rgba.size(); i += 4) {
+    const float red = (im.rgba[i] - 0.05f) / 0.95f;
+    im.rgba[i] = 1.0f;
+    im.rgba[i + 1] = im.rgba[i + 2] = 1.0f - 0.85f * red;
+  }
   return im;
 }
 
@@ -59,6 +72,22 @@ int main(int argc, char** argv) {
                           })},
       {"proj_grid", slide(n, {0.3f, 1.0f, 0.4f},
                           [](float u, float v) { return std::fmod(u * 8, 1.0f) < 0.15f || std::fmod(v * 8, 1.0f) < 0.15f ? 1.0f : 0.0f; })},
+      // Two red stripes round the neck (t 0.60-0.63 and 0.66-0.69 with this sample's shader space).
+      {"pinbase", paint(256, [](float, float v) { return (v > 0.60f && v < 0.63f) || (v > 0.66f && v < 0.69f) ? 1.0f : 0.0f; })},
+      // The front label: a red diamond (the maps repeat, and this one's tile is about half the
+      // pin's height, so its design stays small).
+      {"bruns", paint(n, [](float u, float v) { return std::fabs(u - 0.5f) + std::fabs(v - 0.5f) < 0.12f ? 1.0f : 0.0f; })},
+      // Over the front label: its tile is a seventh of the label's, so it is left plain.
+      {"circle", paint(8, [](float, float) { return 0.0f; })},
+      // The back label: a red band.
+      {"coated", paint(n, [](float u, float v) { return u > 0.2f && u < 0.8f && v > 0.42f && v < 0.58f ? 1.0f : 0.0f; })},
+      // Scuffs: small grey marks scattered by a hash.
+      {"marks", slide(256, {1.0f, 1.0f, 1.0f}, [](float u, float v) {
+         const int cu = static_cast<int>(u * 24), cv = static_cast<int>(v * 24);
+         const unsigned h = (static_cast<unsigned>(cu) * 73856093u) ^ (static_cast<unsigned>(cv) * 19349663u);
+         const float fu = u * 24 - static_cast<float>(cu) - 0.5f, fv = v * 24 - static_cast<float>(cv) - 0.5f;
+         return (h % 7 == 0) && fu * fu + fv * fv * 6 < 0.05f ? 0.75f : 1.0f;
+       })},
   };
   for (const auto& o : outs) {
     std::string error;
