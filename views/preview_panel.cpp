@@ -10,11 +10,6 @@
 #include <functional>
 #include <limits>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -40,6 +35,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/pipeline/background.h"
 #include "app/pipeline/render_job.h"
 #include "core/sim/render.h"
 #include "views/pass_colors.h"
@@ -108,18 +104,6 @@ using Picture = PreviewFrame::Picture;
 using ProbeRow = PreviewFrame::ProbeRow;
 
 const char* const kStorageNames[2] = {"Render to texture", "F-buffer"};
-
-// Renders give way to the compiler and the UI (as the compile service's jobs do); the renderer's
-// own threads inherit the priority.
-void run_in_background() {
-#ifdef __linux__
-  thread_local bool lowered = false;
-  if (!lowered) {
-    lowered = true;
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-  }
-#endif
-}
 
 // A channel as a frame buffer stores it: clamped to [0, 1] and rounded; NaN is 0.
 uchar to_byte(float v) {
@@ -300,7 +284,7 @@ PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, QSize s
 
 // A quick look at a quarter of the size, then the full size, each handed back when done.
 void render_job(QPromise<PreviewFrame>& promise, const RenderInput& in) {
-  run_in_background();
+  pipeline::run_in_background();
   if (in.cancel->load()) return;
   QString problem;
   std::shared_ptr<const sim::Scene> scene = in.scene ? in.scene : load_scene(in, &problem);
@@ -334,7 +318,7 @@ void render_job(QPromise<PreviewFrame>& promise, const RenderInput& in) {
 
 // The probed pixel's fragments in both storages, at full size, without pictures.
 void probe_job(QPromise<PreviewFrame>& promise, const RenderInput& in, quint64 render_id) {
-  run_in_background();
+  pipeline::run_in_background();
   QString problem;
   std::shared_ptr<const sim::Scene> scene = in.scene ? in.scene : load_scene(in, &problem);
   if (!scene || in.cancel->load()) return;

@@ -9,32 +9,11 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include "app/pipeline/background.h"
 #include "views/stable_layout.h"
 
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace passlab::studio {
-
-namespace {
-
-// Background work yields the CPU to the UI thread: with two cores shared by the UI, the display
-// server and a compile, a worker at the same priority delays the UI's repaints while the user
-// types. Linux takes a per-thread nice value (QThread priorities are ignored under SCHED_OTHER).
-void run_in_background() {
-#ifdef __linux__
-  thread_local bool lowered = false;
-  if (!lowered) {
-    lowered = true;
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-  }
-#endif
-}
-
-}  // namespace
 
 struct CompileService::LayoutCache {
   std::mutex mutex;
@@ -120,7 +99,7 @@ void CompileService::start() {
   ++running_;
   emit compile_started(generation);
   QThreadPool::globalInstance()->start([self, request, cancel, cache, generation, previous, fresh] {
-    run_in_background();
+    pipeline::run_in_background();
     auto snapshot = pipeline::build_snapshot(request, cancel.get());
     snapshot->generation = generation;
     auto result = std::make_shared<StudioResult>();
@@ -159,7 +138,7 @@ void CompileService::run_optimal(pipeline::SnapshotPtr snapshot, double budget_s
   auto cancel = optimal_cancel_;
   QPointer<CompileService> self(this);
   QThreadPool::globalInstance()->start([self, snapshot, budget_seconds, cancel] {
-    run_in_background();
+    pipeline::run_in_background();
     partition::OptimalOptions so;
     so.budget_seconds = budget_seconds;
     so.cancel = cancel.get();
