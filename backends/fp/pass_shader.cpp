@@ -34,18 +34,44 @@ PassShader::PassShader(const TargetDag& t, const dag::FragmentDag& d, const part
   buffers_ = part.intermediate_textures;
 }
 
+std::vector<std::uint8_t> PassShader::components_needed(const std::vector<TNodeId>& roots) const {
+  // Backwards over the nodes (operands come before their readers): each reader asks its operands
+  // for the lanes its own needed components read. Pass roots are kept whole.
+  std::vector<std::uint8_t> need(t_.size(), 0);
+  need[t_.root] = 0xF;
+  for (TNodeId r : roots) need[r] = 0xF;
+  for (std::size_t id = t_.size(); id-- > 0;) {
+    const TNode& n = t_.node(static_cast<TNodeId>(id));
+    const unsigned m = need[id];
+    if (!m || !t_.is_operation(n.id)) continue;
+    for (std::size_t k = 0; k < n.src.size(); ++k) {
+      const Operand& o = n.src[k];
+      unsigned uses = 0;  // the operand's components (before its swizzle) this node reads
+      if (n.kind == TKind::Texture) {
+        uses = (1u << (n.dims == 1 || n.dims == 2 ? n.dims : 3)) - 1;
+      } else {
+        switch (n.op) {
+          case Opcode::DP3: uses = 0x7; break;
+          case Opcode::DP4: uses = 0xF; break;
+          case Opcode::DPH: uses = k == 0 ? 0x7 : 0xF; break;
+          case Opcode::XPD:
+            for (int c = 0; c < 3; ++c)
+              if (m & (1u << c)) uses |= (1u << ((c + 1) % 3)) | (1u << ((c + 2) % 3));
+            break;
+          default: uses = is_scalar(n.op) ? 0x1 : m;
+        }
+      }
+      for (int c = 0; c < 4; ++c)
+        if (uses & (1u << c)) need[o.node] |= static_cast<std::uint8_t>(1u << o.swizzle.lane[static_cast<std::size_t>(c)]);
+    }
+  }
+  return need;
+}
+
 void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
                        const std::map<TNodeId, int>& texture) {
   std::map<TNodeId, int> leaf_index, constant_index;
-  // The channels of each texture fetch that some instruction reads (the root's value is read whole).
-  std::vector<int> channels_read(t_.size(), 0);
-  channels_read[t_.root] = 4;
-  for (const TNode& n : t_.nodes)
-    for (const Operand& o : n.src) {
-      const int used = n.kind == TKind::Texture ? std::max(1, std::min(3, n.dims)) : (is_scalar(n.op) ? 1 : 4);
-      for (int c = 0; c < used; ++c)
-        channels_read[o.node] = std::max(channels_read[o.node], o.swizzle.lane[static_cast<std::size_t>(c)] + 1);
-    }
+  const std::vector<std::uint8_t> needed = components_needed(roots);
   for (std::size_t p = 0; p < members.size(); ++p) {
     Program prog;
     std::vector<char> here(t_.size(), 0);
@@ -91,18 +117,20 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       ins.op = n.kind == TKind::Texture ? Opcode::TEX : n.op;
       ins.saturate = n.kind == TKind::Instruction && n.saturate;
       ins.node = &n;
-      ins.channels = std::max(1, channels_read[n.id]);
+      ins.mask = needed[n.id];
+      ins.channels = std::bit_width(static_cast<unsigned>(needed[n.id]));
       ins.sources = static_cast<int>(n.src.size());
       for (int k = 0; k < ins.sources && k < 3; ++k) ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
-      // Operands whose last reader this is give their registers back before the result takes one.
+      // The result takes a register no operand is in (so it can be written while they are read);
+      // operands whose last reader this is give theirs back afterwards.
+      if (free.empty()) free.push_back(prog.registers++);
+      ins.dst = free.back();
+      free.pop_back();
       for (const Operand& o : n.src)
         if (reg.count(o.node) && last_use[o.node] == i && o.node != roots[p]) {
           free.push_back(reg[o.node]);
           reg.erase(o.node);
         }
-      if (free.empty()) free.push_back(prog.registers++);
-      ins.dst = free.back();
-      free.pop_back();
       reg[n.id] = ins.dst;
       prog.code.push_back(ins);
     }
@@ -125,12 +153,52 @@ void PassShader::run(int pass, int n, const float* const* in, const float* const
   execute(pass, n, in, restored, out, scratch);
 }
 
+namespace {
+
+// Lanes are computed in groups of 8, a vector register's worth; batch arrays are kBatch wide, so
+// the lanes past n that the last group covers exist, and what they hold is never used.
+constexpr int G = 8;
+static_assert(B % G == 0);
+
+// d[i] = f(operands' lane i, each times its sign), over the lanes. The operands are plain
+// pointers and values, so the compiler sees that d aliases nothing and vectorizes.
+template <class F>
+inline void map1(float* __restrict d, const float* __restrict x, float sx, int lanes, F f) {
+  for (int i0 = 0; i0 < lanes; i0 += G)
+    for (int j = i0; j < i0 + G; ++j) d[j] = f(sx * x[j]);
+}
+template <class F>
+inline void map2(float* __restrict d, const float* __restrict x, float sx, const float* __restrict y, float sy, int lanes, F f) {
+  for (int i0 = 0; i0 < lanes; i0 += G)
+    for (int j = i0; j < i0 + G; ++j) d[j] = f(sx * x[j], sy * y[j]);
+}
+template <class F>
+inline void map3(float* __restrict d, const float* __restrict x, float sx, const float* __restrict y, float sy,
+                 const float* __restrict z, float sz, int lanes, F f) {
+  for (int i0 = 0; i0 < lanes; i0 += G)
+    for (int j = i0; j < i0 + G; ++j) d[j] = f(sx * x[j], sy * y[j], sz * z[j]);
+}
+// d[i] = f(d[i], operands' lane i): accumulating in place.
+template <class F>
+inline void fold1(float* __restrict d, const float* __restrict x, float sx, int lanes, F f) {
+  for (int i0 = 0; i0 < lanes; i0 += G)
+    for (int j = i0; j < i0 + G; ++j) d[j] = f(d[j], sx * x[j]);
+}
+template <class F>
+inline void fold2(float* __restrict d, const float* __restrict x, float sx, const float* __restrict y, float sy, int lanes, F f) {
+  for (int i0 = 0; i0 < lanes; i0 += G)
+    for (int j = i0; j < i0 + G; ++j) d[j] = f(d[j], sx * x[j], sy * y[j]);
+}
+
+}  // namespace
+
 // (Not virtual: a virtual function cannot have per-processor clones.)
 PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const* in, const float* const* restored,
                                             float* out, std::vector<float>& scratch) const {
   const Program& prog = programs_[static_cast<std::size_t>(pass)];
   scratch.resize(static_cast<std::size_t>(std::max(1, prog.registers)) * 4 * B);
   float* regs = scratch.data();
+  const int lanes = (n + G - 1) / G * G;
   auto base = [&](const Source& s) -> const float* {
     switch (s.from) {
       case From::Register: return regs + static_cast<std::size_t>(s.index) * 4 * B;
@@ -142,103 +210,119 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
   };
   for (const Instruction& ins : prog.code) {
     // Each source component's lane array, after the swizzle; the sign applies on reading.
-    const float* a[4]{};
-    const float* b[4]{};
-    const float* c[4]{};
-    float sa = 1, sb = 1, sc = 1;
-    const float** srcs[3] = {a, b, c};
-    float* signs[3] = {&sa, &sb, &sc};
+    const float* src[3][4]{};
+    float sign[3] = {1, 1, 1};
     for (int k = 0; k < ins.sources; ++k) {
       const float* p = base(ins.src[k]);
-      for (int comp = 0; comp < 4; ++comp) srcs[k][comp] = p + static_cast<std::size_t>(ins.src[k].lane[static_cast<std::size_t>(comp)]) * B;
-      *signs[k] = ins.src[k].sign;
+      for (int comp = 0; comp < 4; ++comp) src[k][comp] = p + static_cast<std::size_t>(ins.src[k].lane[static_cast<std::size_t>(comp)]) * B;
+      sign[k] = ins.src[k].sign;
     }
+    // The destination register is never a source's (see build), so results go straight to it;
+    // only the components some reader uses are computed.
     float* r[4];
     float* dst = regs + static_cast<std::size_t>(ins.dst) * 4 * B;
     for (int comp = 0; comp < 4; ++comp) r[comp] = dst + static_cast<std::size_t>(comp) * B;
-    // The results go to a temporary first: the destination may be a source's register.
-    alignas(64) float tmp[4][B];
-    auto each = [&](auto fn) {
-      for (int comp = 0; comp < 4; ++comp)
-        for (int i = 0; i < n; ++i) tmp[comp][i] = fn(comp, i);
+    const unsigned mask = ins.mask;
+    const float sa = sign[0], sb = sign[1], sc = sign[2];
+    auto unary = [&](auto f) {
+      for (int k = 0; k < 4; ++k)
+        if (mask & (1u << k)) map1(r[k], src[0][k], sa, lanes, f);
     };
-    auto splat = [&](auto fn) {
-      for (int i = 0; i < n; ++i) tmp[0][i] = fn(i);
-      for (int comp = 1; comp < 4; ++comp) std::copy(tmp[0], tmp[0] + n, tmp[comp]);
+    auto binary = [&](auto f) {
+      for (int k = 0; k < 4; ++k)
+        if (mask & (1u << k)) map2(r[k], src[0][k], sa, src[1][k], sb, lanes, f);
     };
-#define A(k, i) (sa * a[k][i])
-#define Bv(k, i) (sb * b[k][i])
-#define C(k, i) (sc * c[k][i])
+    auto ternary = [&](auto f) {
+      for (int k = 0; k < 4; ++k)
+        if (mask & (1u << k)) map3(r[k], src[0][k], sa, src[1][k], sb, src[2][k], sc, lanes, f);
+    };
+    // A scalar result is computed once, into the first component needed, and copied to the others.
+    const int first = std::countr_zero(mask | 0x10u);
+    auto spread = [&] {
+      for (int k = first + 1; k < 4; ++k)
+        if (mask & (1u << k)) std::copy(r[first], r[first] + lanes, r[k]);
+    };
+    auto scalar1 = [&](auto f) {
+      if (first > 3) return;
+      map1(r[first], src[0][0], sa, lanes, f);
+      spread();
+    };
+    // Dot products accumulate left to right, (a0 b0 + a1 b1) + a2 b2 ..., as fp::execute does.
+    auto dot = [&](int terms, bool homogeneous) {
+      if (first > 3) return;
+      float* d = r[first];
+      map2(d, src[0][0], sa, src[1][0], sb, lanes, [](float x, float y) { return x * y; });
+      for (int k = 1; k < terms; ++k)
+        fold2(d, src[0][k], sa, src[1][k], sb, lanes, [](float acc, float x, float y) { return acc + x * y; });
+      if (homogeneous) fold1(d, src[1][3], sb, lanes, [](float acc, float y) { return acc + y; });
+      spread();
+    };
     switch (ins.op) {
-      case Opcode::MOV: each([&](int k, int i) { return A(k, i); }); break;
-      case Opcode::ADD: each([&](int k, int i) { return A(k, i) + Bv(k, i); }); break;
-      case Opcode::SUB: each([&](int k, int i) { return A(k, i) - Bv(k, i); }); break;
-      case Opcode::MUL: each([&](int k, int i) { return A(k, i) * Bv(k, i); }); break;
-      case Opcode::MAD: each([&](int k, int i) { return A(k, i) * Bv(k, i) + C(k, i); }); break;
-      case Opcode::DP3: splat([&](int i) { return A(0, i) * Bv(0, i) + A(1, i) * Bv(1, i) + A(2, i) * Bv(2, i); }); break;
-      case Opcode::DP4:
-        splat([&](int i) { return A(0, i) * Bv(0, i) + A(1, i) * Bv(1, i) + A(2, i) * Bv(2, i) + A(3, i) * Bv(3, i); });
+      case Opcode::MOV: unary([](float x) { return x; }); break;
+      case Opcode::ADD: binary([](float x, float y) { return x + y; }); break;
+      case Opcode::SUB: binary([](float x, float y) { return x - y; }); break;
+      case Opcode::MUL: binary([](float x, float y) { return x * y; }); break;
+      case Opcode::MAD: ternary([](float x, float y, float z) { return x * y + z; }); break;
+      case Opcode::DP3: dot(3, false); break;
+      case Opcode::DP4: dot(4, false); break;
+      case Opcode::DPH: dot(3, true); break;
+      case Opcode::MIN: binary([](float x, float y) { return min_num(x, y); }); break;
+      case Opcode::MAX: binary([](float x, float y) { return max_num(x, y); }); break;
+      case Opcode::SLT: binary([](float x, float y) { return x < y ? 1.0f : 0.0f; }); break;
+      case Opcode::SGE: binary([](float x, float y) { return x >= y ? 1.0f : 0.0f; }); break;
+      case Opcode::RCP: scalar1([](float x) { return 1.0f / x; }); break;
+      case Opcode::RSQ: scalar1([](float x) { return 1.0f / std::sqrt(x); }); break;
+      case Opcode::EX2: scalar1([](float x) { return std::exp2(x); }); break;
+      case Opcode::LG2: scalar1([](float x) { return std::log2(x); }); break;
+      case Opcode::POW:
+        if (first > 3) break;
+        map2(r[first], src[0][0], sa, src[1][0], sb, lanes, [](float x, float y) { return std::pow(x, y); });
+        spread();
         break;
-      case Opcode::DPH: splat([&](int i) { return A(0, i) * Bv(0, i) + A(1, i) * Bv(1, i) + A(2, i) * Bv(2, i) + Bv(3, i); }); break;
-      case Opcode::MIN: each([&](int k, int i) { return min_num(A(k, i), Bv(k, i)); }); break;
-      case Opcode::MAX: each([&](int k, int i) { return max_num(A(k, i), Bv(k, i)); }); break;
-      case Opcode::SLT: each([&](int k, int i) { return A(k, i) < Bv(k, i) ? 1.0f : 0.0f; }); break;
-      case Opcode::SGE: each([&](int k, int i) { return A(k, i) >= Bv(k, i) ? 1.0f : 0.0f; }); break;
-      case Opcode::RCP: splat([&](int i) { return 1.0f / A(0, i); }); break;
-      case Opcode::RSQ: splat([&](int i) { return 1.0f / std::sqrt(A(0, i)); }); break;
-      case Opcode::EX2: splat([&](int i) { return std::exp2(A(0, i)); }); break;
-      case Opcode::LG2: splat([&](int i) { return std::log2(A(0, i)); }); break;
-      case Opcode::POW: splat([&](int i) { return std::pow(A(0, i), Bv(0, i)); }); break;
-      case Opcode::FRC: each([&](int k, int i) { return A(k, i) - std::floor(A(k, i)); }); break;
-      case Opcode::FLR: each([&](int k, int i) { return std::floor(A(k, i)); }); break;
-      case Opcode::CMP: each([&](int k, int i) { return A(k, i) < 0 ? Bv(k, i) : C(k, i); }); break;
-      case Opcode::LRP: each([&](int k, int i) { return A(k, i) * Bv(k, i) + (1 - A(k, i)) * C(k, i); }); break;
+      case Opcode::FRC: unary([](float x) { return x - std::floor(x); }); break;
+      case Opcode::FLR: unary([](float x) { return std::floor(x); }); break;
+      case Opcode::CMP: ternary([](float x, float y, float z) { return x < 0 ? y : z; }); break;
+      case Opcode::LRP: ternary([](float x, float y, float z) { return x * y + (1 - x) * z; }); break;
       case Opcode::XPD:
-        for (int i = 0; i < n; ++i) {
-          tmp[0][i] = A(1, i) * Bv(2, i) - A(2, i) * Bv(1, i);
-          tmp[1][i] = A(2, i) * Bv(0, i) - A(0, i) * Bv(2, i);
-          tmp[2][i] = A(0, i) * Bv(1, i) - A(1, i) * Bv(0, i);
-          tmp[3][i] = 0;
+        // Component k is a_u b_v - a_v b_u with (u, v) = (k + 1, k + 2) mod 3; w is 0.
+        for (int k = 0; k < 3; ++k) {
+          if (!(mask & (1u << k))) continue;
+          const int u = (k + 1) % 3, v = (k + 2) % 3;
+          map2(r[k], src[0][u], sa, src[1][v], sb, lanes, [](float x, float y) { return x * y; });
+          fold2(r[k], src[0][v], sa, src[1][u], sb, lanes, [](float acc, float x, float y) { return acc - x * y; });
         }
+        if (mask & 0x8) std::fill(r[3], r[3] + lanes, 0.0f);
         break;
-      case Opcode::SIN: splat([&](int i) { return std::sin(A(0, i)); }); break;
-      case Opcode::COS: splat([&](int i) { return std::cos(A(0, i)); }); break;
-      case Opcode::ABS: each([&](int k, int i) { return std::fabs(A(k, i)); }); break;
+      case Opcode::SIN: scalar1([](float x) { return std::sin(x); }); break;
+      case Opcode::COS: scalar1([](float x) { return std::cos(x); }); break;
+      case Opcode::ABS: unary([](float x) { return std::fabs(x); }); break;
       case Opcode::TEX: {
         // As fp::sample: one, two or three coordinates; RGB from the image, alpha 1.
         const TNode& t = *ins.node;
         const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
         if (t.name == "$noise") {
           alignas(64) float coords[3][B];
-          for (int k = 0; k < dims; ++k)
-            for (int i = 0; i < n; ++i) coords[k][i] = A(k, i);
+          for (int k = 0; k < dims; ++k) map1(coords[k], src[0][k], sa, lanes, [](float x) { return x; });
           const float* axes[3] = {coords[0], coords[1], coords[2]};
-          float* planes[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
-          ir::sample_noise_batch(dims, n, axes, ins.channels, planes);
-          std::fill(tmp[3], tmp[3] + n, 1.0f);
-          break;
+          ir::sample_noise_batch(dims, lanes, axes, ins.channels, r);
+        } else {
+          const ir::ProceduralTextures fallback;
+          for (int i = 0; i < n; ++i) {
+            const float coords[3] = {sa * src[0][0][i], sa * src[0][1][i], sa * src[0][2][i]};
+            std::array<float, 4> rgba;
+            if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
+            else rgba = fallback.sample(t.name, dims, coords);
+            for (int comp = 0; comp < 3; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
+          }
         }
-        const ir::ProceduralTextures fallback;
-        for (int i = 0; i < n; ++i) {
-          const float coords[3] = {A(0, i), A(1, i), A(2, i)};
-          std::array<float, 4> rgba;
-          if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
-          else rgba = fallback.sample(t.name, dims, coords);
-          tmp[0][i] = rgba[0];
-          tmp[1][i] = rgba[1];
-          tmp[2][i] = rgba[2];
-          tmp[3][i] = 1.0f;
-        }
+        if (mask & 0x8) std::fill(r[3], r[3] + lanes, 1.0f);
         break;
       }
     }
-#undef A
-#undef Bv
-#undef C
     if (ins.saturate)
       for (int comp = 0; comp < 4; ++comp)
-        for (int i = 0; i < n; ++i) tmp[comp][i] = saturate(tmp[comp][i]);
-    for (int comp = 0; comp < 4; ++comp) std::copy(tmp[comp], tmp[comp] + n, r[comp]);
+        if (mask & (1u << comp))
+          for (int i = 0; i < lanes; ++i) r[comp][i] = saturate(r[comp][i]);
   }
   const float* result = regs + static_cast<std::size_t>(prog.result) * 4 * B;
   for (int comp = 0; comp < 4; ++comp) std::copy(result + comp * B, result + comp * B + n, out + comp * B);

@@ -55,7 +55,8 @@ class PassShader : public sim::FragmentShader {
     Source src[3];
     int sources = 0;
     const TNode* node = nullptr;  // TEX: its texture and coordinate count
-    int channels = 4;             // TEX: the channels any reader uses (a float lookup needs one)
+    std::uint8_t mask = 0xF;      // the components some reader uses; the others are not computed
+    int channels = 4;             // TEX: channels up to the last one used (a float lookup needs one)
   };
   struct Program {
     std::vector<Instruction> code;
@@ -66,6 +67,7 @@ class PassShader : public sim::FragmentShader {
   };
   void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
                std::vector<float>& scratch) const;
+  std::vector<std::uint8_t> components_needed(const std::vector<TNodeId>& roots) const;
   void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
              const std::map<TNodeId, int>& texture);
 
