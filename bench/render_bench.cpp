@@ -1,7 +1,7 @@
 // The renderer's speed: each sample scene rendered single-pass and pass by pass (F-buffer) at
 // 512x512, repeated; reports the median render time (compilation and PNG writing excluded) and
 // the evaluator's throughput in shaded fragments per second. Writes a Markdown table. Usage:
-//   render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md]
+//   render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md] [SCENE...]
 #include <algorithm>
 #include <malloc.h>
 #include <cstdio>
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   int repeat = 5, size = 512, threads = 0;
   std::string target = "PC5", out_path;
+  std::vector<std::string> only;  // scene names to run (all when empty)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -63,14 +64,16 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::max(0, std::stoi(next()));
     else if (a == "--target") target = next();
     else if (a == "--out") out_path = next();
+    else if (!a.empty() && a[0] != '-') only.push_back(a);
     else {
-      std::fprintf(stderr, "usage: render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md]\n");
+      std::fprintf(stderr, "usage: render_bench [--repeat N] [--size N] [--threads N] [--target T] [--out FILE.md] [SCENE...]\n");
       return 2;
     }
   }
   const std::string dir = PASSLAB_SAMPLES_DIR;
-  const std::vector<std::string> scenes = {"bowling_pin", "brick",   "bump_pin", "marble",      "matte",
+  std::vector<std::string> scenes = {"bowling_pin", "brick",   "bump_pin", "marble",      "matte",
                                            "plastic",     "toon",    "wood",     "wood_panel", "transparent"};
+  if (!only.empty()) scenes = only;
   std::string table = fmt::format(
       "| Scene | Fragments | Single pass (ms) | Fragments/s | {} passes, F-buffer (ms) | Passes | Fragment-passes/s |\n"
       "|---|---:|---:|---:|---:|---:|---:|\n",

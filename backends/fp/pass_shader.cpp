@@ -34,36 +34,48 @@ PassShader::PassShader(const TargetDag& t, const dag::FragmentDag& d, const part
   buffers_ = part.intermediate_textures;
 }
 
+namespace {
+
+// The components of operand k (before its swizzle) that node n reads when `mask` of its own
+// components are needed; exactly what execute reads.
+unsigned operand_components(const TNode& n, std::size_t k, unsigned mask) {
+  if (!mask) return 0;
+  if (n.kind == TKind::Texture) return (1u << (n.dims == 1 || n.dims == 2 ? n.dims : 3)) - 1;
+  switch (n.op) {
+    case Opcode::DP3: return 0x7;
+    case Opcode::DP4: return 0xF;
+    case Opcode::DPH: return k == 0 ? 0x7 : 0xF;
+    case Opcode::XPD: {
+      unsigned uses = 0;
+      for (int c = 0; c < 3; ++c)
+        if (mask & (1u << c)) uses |= (1u << ((c + 1) % 3)) | (1u << ((c + 2) % 3));
+      return uses;
+    }
+    default: return is_scalar(n.op) ? 0x1 : mask;
+  }
+}
+
+// The same, after the operand's swizzle: the components of the operand's value that are read.
+unsigned lanes_read(const TNode& n, std::size_t k, unsigned mask) {
+  const unsigned uses = operand_components(n, k, mask);
+  unsigned lanes = 0;
+  for (int c = 0; c < 4; ++c)
+    if (uses & (1u << c)) lanes |= 1u << n.src[k].swizzle.lane[static_cast<std::size_t>(c)];
+  return lanes;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> PassShader::components_needed(const std::vector<TNodeId>& roots) const {
   // Backwards over the nodes (operands come before their readers): each reader asks its operands
-  // for the lanes its own needed components read. Pass roots are kept whole.
+  // for the components its own needed ones read. Pass roots are kept whole.
   std::vector<std::uint8_t> need(t_.size(), 0);
   need[t_.root] = 0xF;
   for (TNodeId r : roots) need[r] = 0xF;
   for (std::size_t id = t_.size(); id-- > 0;) {
     const TNode& n = t_.node(static_cast<TNodeId>(id));
-    const unsigned m = need[id];
-    if (!m || !t_.is_operation(n.id)) continue;
-    for (std::size_t k = 0; k < n.src.size(); ++k) {
-      const Operand& o = n.src[k];
-      unsigned uses = 0;  // the operand's components (before its swizzle) this node reads
-      if (n.kind == TKind::Texture) {
-        uses = (1u << (n.dims == 1 || n.dims == 2 ? n.dims : 3)) - 1;
-      } else {
-        switch (n.op) {
-          case Opcode::DP3: uses = 0x7; break;
-          case Opcode::DP4: uses = 0xF; break;
-          case Opcode::DPH: uses = k == 0 ? 0x7 : 0xF; break;
-          case Opcode::XPD:
-            for (int c = 0; c < 3; ++c)
-              if (m & (1u << c)) uses |= (1u << ((c + 1) % 3)) | (1u << ((c + 2) % 3));
-            break;
-          default: uses = is_scalar(n.op) ? 0x1 : m;
-        }
-      }
-      for (int c = 0; c < 4; ++c)
-        if (uses & (1u << c)) need[o.node] |= static_cast<std::uint8_t>(1u << o.swizzle.lane[static_cast<std::size_t>(c)]);
-    }
+    if (!t_.is_operation(n.id)) continue;
+    for (std::size_t k = 0; k < n.src.size(); ++k) need[n.src[k].node] |= static_cast<std::uint8_t>(lanes_read(n, k, need[id]));
   }
   return need;
 }
@@ -120,7 +132,13 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       ins.mask = needed[n.id];
       ins.channels = std::bit_width(static_cast<unsigned>(needed[n.id]));
       ins.sources = static_cast<int>(n.src.size());
-      for (int k = 0; k < ins.sources && k < 3; ++k) ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
+      for (int k = 0; k < ins.sources && k < 3; ++k) {
+        ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
+        if (ins.src[k].from == From::Interpolant) {
+          if (prog.interpolant_mask.size() <= static_cast<std::size_t>(ins.src[k].index)) prog.interpolant_mask.resize(static_cast<std::size_t>(ins.src[k].index) + 1, 0);
+          prog.interpolant_mask[static_cast<std::size_t>(ins.src[k].index)] |= static_cast<std::uint8_t>(lanes_read(n, static_cast<std::size_t>(k), ins.mask));
+        }
+      }
       // The result takes a register no operand is in (so it can be written while they are read);
       // operands whose last reader this is give theirs back afterwards.
       if (free.empty()) free.push_back(prog.registers++);
@@ -210,7 +228,7 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
   };
   for (const Instruction& ins : prog.code) {
     // Each source component's lane array, after the swizzle; the sign applies on reading.
-    const float* src[3][4]{};
+    const float* src[3][4];  // (only the first ins.sources are set, and only they are read)
     float sign[3] = {1, 1, 1};
     for (int k = 0; k < ins.sources; ++k) {
       const float* p = base(ins.src[k]);

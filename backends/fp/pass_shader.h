@@ -23,6 +23,10 @@ class PassShader : public sim::FragmentShader {
   int passes() const override { return static_cast<int>(programs_.size()); }
   int interpolants() const override { return static_cast<int>(leaves_.size()); }
   void corner(const ir::FragmentInputs& in, float* out) const override;
+  unsigned interpolant_mask(int pass, int k) const override {
+    const auto& m = programs_[static_cast<std::size_t>(pass)].interpolant_mask;
+    return static_cast<std::size_t>(k) < m.size() ? m[static_cast<std::size_t>(k)] : 0u;
+  }
   int buffers() const override { return buffers_; }
   const std::vector<int>& restores(int pass) const override { return programs_[static_cast<std::size_t>(pass)].restores; }
   int saves(int pass) const override { return programs_[static_cast<std::size_t>(pass)].saves; }
@@ -64,6 +68,7 @@ class PassShader : public sim::FragmentShader {
     int result = 0;  // the register holding the root's value
     std::vector<int> restores;
     int saves = -1;
+    std::vector<std::uint8_t> interpolant_mask;  // per interpolant: the components read
   };
   void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
                std::vector<float>& scratch) const;

@@ -36,11 +36,53 @@ void parallel_for(int n, int threads, const std::atomic<bool>* cancel, const std
   for (auto& th : pool) th.join();
 }
 
+// Lanes [j, e) of one interpolant component: v0 w0 + v1 w1 + v2 w2, summed in that order.
+PASSLAB_HOT_CLONES void interpolate(float* __restrict d, int j, int e, float v0, float v1, float v2, const float* __restrict w0,
+                                    const float* __restrict w1, const float* __restrict w2) {
+  for (int i = j; i < e; ++i) d[i] = v0 * w0[i] + v1 * w1[i] + v2 * w2[i];
+}
+
 // A batch of the draw list with its fragments.
 struct Batch : DrawBatch {
   std::vector<std::uint32_t> first_of_triangle;  // fragments of triangle i: [first[i], first[i + 1])
   std::vector<Fragment> fragments;               // in rasterization order
+  // The fragments by screen tile: tile t's are by_tile[tile_start[t], tile_start[t + 1]), in
+  // rasterization order.
+  std::vector<std::uint32_t> tile_start, by_tile;
 };
+
+// The large buffers of a render, kept by each rendering thread for its next render (when under
+// kKeepBytes each), which then reuses memory instead of faulting in fresh pages: on a virtual
+// machine that costs tens of milliseconds a frame.
+struct Arena {
+  std::vector<Fragment> fragments;
+  std::vector<std::uint32_t> by_tile;
+  std::vector<float> depth;
+  std::vector<std::vector<float>> buffers;
+};
+constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
+
+Arena& arena() {
+  thread_local Arena a;
+  return a;
+}
+
+template <class T>
+void keep_if_small(std::vector<T>& v) {
+  if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
+}
+
+// Sorts a batch's fragments into screen tiles (a counting sort, so each tile keeps rasterization order).
+void bin(Batch& b, int tiles_x, int tiles_y) {
+  const std::size_t tiles = static_cast<std::size_t>(tiles_x) * tiles_y;
+  b.tile_start.assign(tiles + 1, 0);
+  auto tile_of = [&](const Fragment& f) { return static_cast<std::size_t>(f.y / kTile) * tiles_x + f.x / kTile; };
+  for (const Fragment& f : b.fragments) ++b.tile_start[tile_of(f) + 1];
+  for (std::size_t t = 0; t < tiles; ++t) b.tile_start[t + 1] += b.tile_start[t];
+  std::vector<std::uint32_t> next(b.tile_start.begin(), b.tile_start.end() - 1);
+  b.by_tile.resize(b.fragments.size());
+  for (std::uint32_t i = 0; i < b.fragments.size(); ++i) b.by_tile[next[tile_of(b.fragments[i])]++] = i;
+}
 
 // The frame buffer and the intermediate buffers of one render.
 struct Target {
@@ -70,6 +112,7 @@ class Renderer {
       for (std::size_t f = before; f < b.fragments.size(); ++f) b.fragments[f].triangle = static_cast<std::uint32_t>(i);
     }
     b.first_of_triangle.back() = static_cast<std::uint32_t>(b.fragments.size());
+    bin(b, tiles_x(), tiles_y());
     const int passes = b.shader->passes();
     stats_.passes = std::max(stats_.passes, passes);
     if (RenderCapture* c = opt_.capture) {
@@ -80,7 +123,7 @@ class Renderer {
       for (std::uint32_t i = 0; i < b.fragments.size(); ++i)
         if (b.fragments[i].x == probe_x_ && b.fragments[i].y == probe_y_) probe_layer_[i] = static_cast<int>(probe_layer_.size());
     }
-    buffers_.assign(static_cast<std::size_t>(b.shader->buffers()), {});
+    buffers_.resize(static_cast<std::size_t>(b.shader->buffers()));  // (each is sized and cleared below)
     switch (opt_.storage) {
       case Storage::SinglePass:
       case Storage::RenderToTexture:
@@ -93,8 +136,22 @@ class Renderer {
     return true;
   }
   float fov_ = 40;
+  std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
 
  private:
+  // Asks for a tile's colour and depth to be brought into the cache while its fragments are shaded.
+  void prefetch_tile(int t) const {
+    const int x0 = (t % tiles_x()) * kTile, y0 = (t / tiles_x()) * kTile;
+    const int x1 = std::min(target_.width, x0 + kTile), y1 = std::min(target_.height, y0 + kTile);
+    for (int y = y0; y < y1; ++y) {
+      const std::size_t row = static_cast<std::size_t>(y) * target_.width;
+      for (int x = x0; x < x1; x += 4) __builtin_prefetch(target_.colour.data() + (row + x) * 4, 1);
+      for (int x = x0; x < x1; x += 16) __builtin_prefetch(target_.depth.data() + row + x, 1);
+    }
+  }
+  int tiles_x() const { return (target_.width + kTile - 1) / kTile; }
+  int tiles_y() const { return (target_.height + kTile - 1) / kTile; }
+
   // X800: every pass submits all of the geometry, and only the fragments inside the current
   // window of F-buffer slots go on to be shaded.
   bool fbuffer_windows(Batch& b) {
@@ -157,41 +214,63 @@ class Renderer {
     const bool last = p == sh.passes() - 1;
     ++stats_.geometry_submissions;
     stats_.fragments_rasterized += static_cast<long>(rasterized);
-    const int tiles_x = (target_.width + kTile - 1) / kTile, tiles_y = (target_.height + kTile - 1) / kTile;
-    std::vector<std::vector<std::uint32_t>> tiles(static_cast<std::size_t>(tiles_x) * tiles_y);
-    for (std::uint32_t i = begin; i < end; ++i) {
-      const Fragment& f = b.fragments[i];
-      tiles[static_cast<std::size_t>(f.y / kTile) * tiles_x + f.x / kTile].push_back(i);
-    }
     const int k = sh.interpolants();
     const std::vector<int>& restores = sh.restores(p);
     const int saves = sh.saves(p);
     // After the first pass of a render-to-texture batch the depth buffer is final: the later
     // passes shade only the fragments that pass (early depth test), as hardware does.
     const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
+    const bool whole = begin == 0 && end == b.fragments.size();
+    std::vector<int> components;  // interpolant components the pass reads: interpolant * 4 + component
+    for (int i = 0; i < k; ++i)
+      for (int c = 0; c < 4; ++c)
+        if (sh.interpolant_mask(p, i) & (1u << c)) components.push_back(i * 4 + c);
     std::atomic<long> shaded{0}, written{0};
-    parallel_for(static_cast<int>(tiles.size()), threads_, opt_.cancel, [&](int t) {
-      std::vector<std::uint32_t>& list = tiles[static_cast<std::size_t>(t)];
-      if (early) std::erase_if(list, [&](std::uint32_t i) { return !passes_depth(b, b.fragments[i], p); });
-      if (list.empty()) return;
+    parallel_for(tiles_x() * tiles_y(), threads_, opt_.cancel, [&](int t) {
+      // This tile's fragments in [begin, end): a sub-range of its sorted list.
+      const std::uint32_t* first = b.by_tile.data() + b.tile_start[static_cast<std::size_t>(t)];
+      const std::uint32_t* last_one = b.by_tile.data() + b.tile_start[static_cast<std::size_t>(t) + 1];
+      if (!whole) {
+        first = std::lower_bound(first, last_one, begin);
+        last_one = std::lower_bound(first, last_one, end);
+      }
+      std::vector<std::uint32_t> kept;
+      if (early) {
+        for (const std::uint32_t* i = first; i != last_one; ++i)
+          if (passes_depth(b, b.fragments[*i], p)) kept.push_back(*i);
+        first = kept.data();
+        last_one = kept.data() + kept.size();
+      }
+      const std::size_t count = static_cast<std::size_t>(last_one - first);
+      if (count == 0) return;
+      prefetch_tile(t);
       std::vector<float> in(static_cast<std::size_t>(k) * 4 * kBatch), rest(restores.size() * 4 * kBatch), out(4 * kBatch);
       std::vector<const float*> in_ptr(static_cast<std::size_t>(k)), rest_ptr(restores.size());
       for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
       for (std::size_t r = 0; r < restores.size(); ++r) rest_ptr[r] = rest.data() + r * 4 * kBatch;
       std::vector<float> scratch;
       long local_written = 0;
-      for (std::size_t at = 0; at < list.size(); at += kBatch) {
-        const int n = static_cast<int>(std::min<std::size_t>(kBatch, list.size() - at));
+      alignas(64) float w0[kBatch], w1[kBatch], w2[kBatch];
+      for (std::size_t at = 0; at < count; at += kBatch) {
+        const int n = static_cast<int>(std::min<std::size_t>(kBatch, count - at));
+        const std::uint32_t* list = first + at;
         for (int j = 0; j < n; ++j) {
-          const Fragment& f = b.fragments[list[at + static_cast<std::size_t>(j)]];
-          const float b1 = f.b1, b2 = f.b2, b0 = 1 - b1 - b2;
-          const float* c = b.corners.data() + static_cast<std::size_t>(f.triangle) * 3 * k * 4;
-          for (int i = 0; i < k; ++i)
-            for (int comp = 0; comp < 4; ++comp) {
-              const float v0 = c[i * 4 + comp], v1 = c[(k + i) * 4 + comp], v2 = c[(2 * k + i) * 4 + comp];
-              in[static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(comp) * kBatch + j] = v0 * b0 + v1 * b1 + v2 * b2;
-            }
-          const std::size_t s = slot(f, list[at + static_cast<std::size_t>(j)], begin);
+          const Fragment& f = b.fragments[list[j]];
+          w1[j] = f.b1;
+          w2[j] = f.b2;
+          w0[j] = 1 - f.b1 - f.b2;
+        }
+        // Interpolants, a run of fragments of one triangle at a time: v0 b0 + v1 b1 + v2 b2.
+        for (int j = 0; j < n;) {
+          const std::uint32_t tri = b.fragments[list[j]].triangle;
+          int e = j + 1;
+          while (e < n && b.fragments[list[e]].triangle == tri) ++e;
+          const float* c = b.corners.data() + static_cast<std::size_t>(tri) * 3 * k * 4;
+          for (int i : components) interpolate(in.data() + static_cast<std::size_t>(i) * kBatch, j, e, c[i], c[k * 4 + i], c[2 * k * 4 + i], w0, w1, w2);
+          j = e;
+        }
+        for (int j = 0; j < n; ++j) {
+          const std::size_t s = slot(b.fragments[list[j]], list[j], begin);
           for (std::size_t r = 0; r < restores.size(); ++r) {
             const float* src = buffers_[static_cast<std::size_t>(restores[r])].data() + s * 4;
             for (int comp = 0; comp < 4; ++comp) rest[r * 4 * kBatch + static_cast<std::size_t>(comp) * kBatch + j] = src[comp];
@@ -200,7 +279,7 @@ class Renderer {
         sh.run(p, n, in_ptr.data(), rest_ptr.data(), out.data(), scratch);
         // In order: the depth test, then the intermediate value or the colour.
         for (int j = 0; j < n; ++j) {
-          const std::uint32_t index = list[at + static_cast<std::size_t>(j)];
+          const std::uint32_t index = list[j];
           const Fragment& f = b.fragments[index];
           const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
           if (RenderCapture* c = opt_.capture) {
@@ -229,7 +308,7 @@ class Renderer {
           for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
         }
       }
-      shaded += static_cast<long>(list.size());
+      shaded += static_cast<long>(count);
       written += local_written;
     });
     stats_.fragments_shaded += shaded;
@@ -250,7 +329,6 @@ class Renderer {
   Target& target_;
   RenderStats& stats_;
   int threads_;
-  std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
   std::map<std::uint32_t, int> probe_layer_;  // fragment index -> its rank at the probed pixel
 };
 
@@ -279,13 +357,29 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   Target target{width * ss, height * ss, {}, {}};
   const std::size_t pixels = static_cast<std::size_t>(target.width) * target.height;
   reserve_large(target.colour, pixels * 4);
-  for (std::size_t i = 0; i < pixels; ++i) target.colour.insert(target.colour.end(), scene.background.begin(), scene.background.end());
+  target.colour.resize(pixels * 4);
+  for (std::size_t i = 0; i < pixels; ++i) std::copy(scene.background.begin(), scene.background.end(), target.colour.begin() + static_cast<std::ptrdiff_t>(i * 4));
+  Arena& mem = arena();
+  target.depth.swap(mem.depth);
+  target.depth.clear();
   reserve_large(target.depth, pixels);
   target.depth.assign(pixels, std::numeric_limits<float>::infinity());
 
   RenderStats stats;
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   Renderer r(options, target, stats, threads);
+  r.buffers_.swap(mem.buffers);
+  struct GiveBack {  // the buffers go back to the arena however the render ends
+    Arena& mem;
+    Target& target;
+    Renderer& r;
+    ~GiveBack() {
+      mem.depth.swap(target.depth);
+      mem.buffers.swap(r.buffers_);
+      keep_if_small(mem.depth);
+      for (auto& b : mem.buffers) keep_if_small(b);
+    }
+  } give_back{mem, target, r};
   r.fov_ = scene.fov_degrees;
   if (options.capture) {
     options.capture->passes.clear();
@@ -298,7 +392,15 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   for (DrawBatch& d : draw_list(scene, shaders)) {
     Batch b;
     static_cast<DrawBatch&>(b) = std::move(d);
-    if (!r.draw(b, error)) return std::nullopt;
+    b.fragments.swap(mem.fragments);
+    b.fragments.clear();
+    b.by_tile.swap(mem.by_tile);
+    const bool drawn = r.draw(b, error);
+    mem.fragments.swap(b.fragments);
+    mem.by_tile.swap(b.by_tile);
+    keep_if_small(mem.fragments);
+    keep_if_small(mem.by_tile);
+    if (!drawn) return std::nullopt;
     if (r.cancelled()) {
       if (error) *error = "the render was cancelled";
       return std::nullopt;

@@ -10,7 +10,7 @@
 namespace passlab::sim {
 
 // Fragments per batch. A batch value is 4 * kBatch floats: all x, then all y, z and w.
-constexpr int kBatch = 64;
+constexpr int kBatch = 128;
 
 class FragmentShader {
  public:
@@ -20,6 +20,9 @@ class FragmentShader {
   virtual int interpolants() const = 0;
   // The interpolants at one triangle corner (interpolants() * 4 floats), from its RSL globals.
   virtual void corner(const ir::FragmentInputs& in, float* out) const = 0;
+  // The components of interpolant k that pass `pass` reads, as a 4-bit mask (0: none). The
+  // renderer interpolates only these; run() must not depend on the others.
+  virtual unsigned interpolant_mask(int pass, int k) const = 0;
   // Intermediate buffers: those pass `pass` reads, and the one it writes (-1: the last pass,
   // whose value is the fragment's colour, RGB and alpha).
   virtual int buffers() const = 0;

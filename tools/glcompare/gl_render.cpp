@@ -19,6 +19,9 @@ struct GlRenderer::State {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
   GLuint vao = 0, noise = 0;
+  // Linked programs by their vertex and fragment source: a shader is compiled once, as an
+  // application would, so that renders after the first measure drawing rather than compiling.
+  std::map<std::pair<std::string, std::string>, GLuint> programs;
 };
 
 namespace {
@@ -143,6 +146,7 @@ std::unique_ptr<GlRenderer> GlRenderer::create(std::string* error) {
 GlRenderer::~GlRenderer() {
   if (!s_ || s_->display == EGL_NO_DISPLAY) return;
   if (s_->context != EGL_NO_CONTEXT) {
+    for (const auto& [source, p] : s_->programs) glDeleteProgram(p);
     glDeleteTextures(1, &s_->noise);
     glDeleteVertexArrays(1, &s_->vao);
     eglMakeCurrent(s_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
@@ -156,12 +160,11 @@ std::string GlRenderer::renderer() const { return reinterpret_cast<const char*>(
 std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std::vector<const fp::PassShader*>& shaders,
                                              const sim::TextureSet& textures, int width, int height, std::string* error,
                                              double* milliseconds) {
-  std::vector<GLuint> owned_textures, owned_buffers, programs, framebuffers;
+  std::vector<GLuint> owned_textures, owned_buffers, framebuffers;
   auto cleanup = [&] {
     glDeleteTextures(static_cast<GLsizei>(owned_textures.size()), owned_textures.data());
     glDeleteBuffers(static_cast<GLsizei>(owned_buffers.size()), owned_buffers.data());
     glDeleteFramebuffers(static_cast<GLsizei>(framebuffers.size()), framebuffers.data());
-    for (GLuint p : programs) glDeleteProgram(p);
   };
   // The frame buffer: RGBA float colour and float depth, cleared to the background.
   GLuint colour = float_texture(width, height, nullptr), depth;
@@ -182,6 +185,9 @@ std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std:
   };
   const GLuint main_fb = framebuffer(colour);
   glViewport(0, 0, width, height);
+  glFinish();
+  // Timed from the clear, as the simulator's render time includes clearing its frame buffer.
+  const auto start = std::chrono::steady_clock::now();
   glClearColor(scene.background[0], scene.background[1], scene.background[2], scene.background[3]);
   glClearDepth(1.0);
   glDepthMask(GL_TRUE);  // (a mask left off by an earlier render would keep the depth uncleared)
@@ -193,8 +199,6 @@ std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std:
   sim::Projection proj{width, height, scene.fov_degrees, kNear};
   const float f = proj.focal();
   std::vector<const sim::FragmentShader*> base(shaders.begin(), shaders.end());
-  glFinish();
-  const auto start = std::chrono::steady_clock::now();
   for (const sim::DrawBatch& b : sim::draw_list(scene, base)) {
     const auto& shader = static_cast<const fp::PassShader&>(*b.shader);
     const int k = shader.interpolants();
@@ -228,12 +232,14 @@ std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std:
       const bool last = p == shader.passes() - 1;
       std::vector<std::string> images;
       const std::string fs = shader.glsl(p, [&](const std::string& n) { return textures.has(n); }, &images);
-      const GLuint prog = link(vertex_shader(k), fs, error);
+      auto key = std::make_pair(vertex_shader(k), fs);
+      GLuint& prog = s_->programs[key];
+      if (!prog) prog = link(key.first, key.second, error);
       if (!prog) {
+        s_->programs.erase(key);
         cleanup();
         return std::nullopt;
       }
-      programs.push_back(prog);
       glUseProgram(prog);
       int unit = 0;
       auto bind = [&](GLenum target, GLuint tex, const std::string& name) {

@@ -23,7 +23,8 @@ class GlRenderer {
   std::string renderer() const;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
 
   // shaders[i] shades scene.objects[i], in one pass or several (intermediates in textures).
-  // milliseconds: GPU time of the draw calls (glFinish before and after).
+  // milliseconds: the time from clearing the frame buffer to the last draw's end (glFinish before
+  // and after). Programs are compiled on first use and kept, so a repeated render measures drawing.
   std::optional<sim::Image> render(const sim::Scene& scene, const std::vector<const fp::PassShader*>& shaders,
                                    const sim::TextureSet& textures, int width, int height, std::string* error,
                                    double* milliseconds = nullptr);

@@ -26,16 +26,22 @@ std::vector<fp::Vec4> run_batches(const fp::PassShader& shader, const std::vecto
   std::vector<float> scratch, corner(static_cast<std::size_t>(k) * 4);
   for (std::size_t at = 0; at < frags.size(); at += B) {
     const int n = static_cast<int>(std::min<std::size_t>(B, frags.size() - at));
-    // Lanes past n hold junk, as they may in a renderer's partial batch.
-    std::vector<float> in(static_cast<std::size_t>(k) * 4 * B, 1e30f);
+    std::vector<std::vector<float>> values;
     for (int j = 0; j < n; ++j) {
       shader.corner(frags[at + static_cast<std::size_t>(j)], corner.data());
-      for (int i = 0; i < k; ++i)
-        for (int c = 0; c < 4; ++c) in[(static_cast<std::size_t>(i) * 4 + static_cast<std::size_t>(c)) * B + static_cast<std::size_t>(j)] = corner[static_cast<std::size_t>(i * 4 + c)];
+      values.push_back(corner);
     }
-    std::vector<const float*> in_ptr;
-    for (int i = 0; i < k; ++i) in_ptr.push_back(in.data() + static_cast<std::size_t>(i) * 4 * B);
     for (int p = 0; p < shader.passes(); ++p) {
+      // Only the interpolant components the pass reads are given; the others, and the lanes past
+      // n, hold junk, as they may in the renderer.
+      std::vector<float> in(static_cast<std::size_t>(k) * 4 * B, 1e30f);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < k; ++i)
+          for (int c = 0; c < 4; ++c)
+            if (shader.interpolant_mask(p, i) & (1u << c))
+              in[(static_cast<std::size_t>(i) * 4 + static_cast<std::size_t>(c)) * B + static_cast<std::size_t>(j)] = values[static_cast<std::size_t>(j)][static_cast<std::size_t>(i * 4 + c)];
+      std::vector<const float*> in_ptr;
+      for (int i = 0; i < k; ++i) in_ptr.push_back(in.data() + static_cast<std::size_t>(i) * 4 * B);
       const auto& restores = shader.restores(p);
       std::vector<float> rest(restores.size() * 4 * B, -7.0f), out(4 * B);
       std::vector<const float*> rest_ptr;
