@@ -82,25 +82,30 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
   };
   const std::int64_t bias0 = top_left(b, d) ? 0 : -1, bias1 = top_left(d, a) ? 0 : -1, bias2 = top_left(a, b) ? 0 : -1;
   const float inv_area = 1.0f / static_cast<float>(area);
-  const float iz[3] = {1 / ca.p.z, 1 / cb.p.z, 1 / cd.p.z};
-  for (std::int64_t y = min_y; y <= max_y; ++y) {
-    const std::int64_t py = (y << kSubpixelBits) + (1 << (kSubpixelBits - 1));
-    for (std::int64_t x = min_x; x <= max_x; ++x) {
-      const std::int64_t px = (x << kSubpixelBits) + (1 << (kSubpixelBits - 1));
-      const std::int64_t w0 = edge(b, d, px, py), w1 = edge(d, a, px, py), w2 = edge(a, b, px, py);
-      if (w0 + bias0 < 0 || w1 + bias1 < 0 || w2 + bias2 < 0) continue;
-      // Screen-space weights, then perspective-correct ones (weights over z, normalised).
-      const float l0 = static_cast<float>(w0) * inv_area * iz[0], l1 = static_cast<float>(w1) * inv_area * iz[1],
-                  l2 = static_cast<float>(w2) * inv_area * iz[2];
-      const float sum = l0 + l1 + l2;
-      const float q0 = l0 / sum, q1 = l1 / sum, q2 = l2 / sum;
+  const float iz[3] = {inv_area / ca.p.z, inv_area / cb.p.z, inv_area / cd.p.z};
+  // The edge functions at the first pixel centre of a row, and their steps along x and y.
+  const std::int64_t cx = (min_x << kSubpixelBits) + (1 << (kSubpixelBits - 1)), cy = (min_y << kSubpixelBits) + (1 << (kSubpixelBits - 1));
+  constexpr std::int64_t one = 1 << kSubpixelBits;  // a pixel, in subpixels
+  const std::int64_t step_x[3] = {(b.y - d.y) * one, (d.y - a.y) * one, (a.y - b.y) * one};
+  const std::int64_t step_y[3] = {(d.x - b.x) * one, (a.x - d.x) * one, (b.x - a.x) * one};
+  std::int64_t row[3] = {edge(b, d, cx, cy) + bias0, edge(d, a, cx, cy) + bias1, edge(a, b, cx, cy) + bias2};
+  const std::int64_t bias[3] = {bias0, bias1, bias2};
+  for (std::int64_t y = min_y; y <= max_y; ++y, row[0] += step_y[0], row[1] += step_y[1], row[2] += step_y[2]) {
+    std::int64_t w[3] = {row[0], row[1], row[2]};
+    for (std::int64_t x = min_x; x <= max_x; ++x, w[0] += step_x[0], w[1] += step_x[1], w[2] += step_x[2]) {
+      if ((w[0] | w[1] | w[2]) < 0) continue;  // outside an edge (by the fill rule's bias)
+      // Screen-space weights over z, normalised: the perspective-correct weights; their sum is 1/z.
+      const float l0 = static_cast<float>(w[0] - bias[0]) * iz[0], l1 = static_cast<float>(w[1] - bias[1]) * iz[1],
+                  l2 = static_cast<float>(w[2] - bias[2]) * iz[2];
+      const float z = 1 / (l0 + l1 + l2);
+      const float q0 = l0 * z, q1 = l1 * z, q2 = l2 * z;
       Fragment f;
       f.triangle = index;
       f.x = static_cast<std::uint16_t>(x);
       f.y = static_cast<std::uint16_t>(y);
       f.b1 = q0 * ca.b[1] + q1 * cb.b[1] + q2 * cd.b[1];
       f.b2 = q0 * ca.b[2] + q1 * cb.b[2] + q2 * cd.b[2];
-      f.depth = 1 / sum;
+      f.depth = z;
       out.push_back(f);
     }
   }

@@ -59,6 +59,7 @@ struct Arena {
   std::vector<std::uint32_t> by_tile;
   std::vector<float> depth;
   std::vector<std::vector<float>> buffers;
+  std::vector<std::vector<Fragment>> parts;  // rasterized chunks of a batch
 };
 constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
 
@@ -72,19 +73,7 @@ void keep_if_small(std::vector<T>& v) {
   if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
 }
 
-// Sorts a batch's fragments into screen tiles (a counting sort, so each tile keeps rasterization order).
-void bin(Batch& b, int tiles_x, int tiles_y) {
-  const std::size_t tiles = static_cast<std::size_t>(tiles_x) * tiles_y;
-  b.tile_start.assign(tiles + 1, 0);
-  auto tile_of = [&](const Fragment& f) { return static_cast<std::size_t>(f.y / kTile) * tiles_x + f.x / kTile; };
-  for (const Fragment& f : b.fragments) ++b.tile_start[tile_of(f) + 1];
-  for (std::size_t t = 0; t < tiles; ++t) b.tile_start[t + 1] += b.tile_start[t];
-  std::vector<std::uint32_t> next(b.tile_start.begin(), b.tile_start.end() - 1);
-  b.by_tile.resize(b.fragments.size());
-  for (std::uint32_t i = 0; i < b.fragments.size(); ++i) b.by_tile[next[tile_of(b.fragments[i])]++] = i;
-}
-
-// The frame buffer and the intermediate buffers of one render.
+// The frame buffer of one render.
 struct Target {
   int width, height;
   std::vector<float> colour;  // RGBA per pixel
@@ -99,20 +88,8 @@ class Renderer {
   int probe_x_ = -1, probe_y_ = -1;  // in target pixels
 
   bool draw(Batch& b, std::string* error) {
-    Projection proj{target_.width, target_.height, fov_, 1e-3f};
-    b.first_of_triangle.assign(b.triangles.size() + 1, 0);
-    reserve_large(b.fragments, static_cast<std::size_t>(target_.width) * target_.height);
-    // Rasterized triangle by triangle, so each triangle's fragments are one contiguous range.
-    std::vector<std::array<Vec3, 3>> one(1);
-    for (std::size_t i = 0; i < b.triangles.size(); ++i) {
-      b.first_of_triangle[i] = static_cast<std::uint32_t>(b.fragments.size());
-      one[0] = b.triangles[i];
-      const std::size_t before = b.fragments.size();
-      rasterize(one, proj, Cull::None, b.fragments);
-      for (std::size_t f = before; f < b.fragments.size(); ++f) b.fragments[f].triangle = static_cast<std::uint32_t>(i);
-    }
-    b.first_of_triangle.back() = static_cast<std::uint32_t>(b.fragments.size());
-    bin(b, tiles_x(), tiles_y());
+    raster_and_bin(b);
+    if (cancelled()) return true;
     const int passes = b.shader->passes();
     stats_.passes = std::max(stats_.passes, passes);
     if (RenderCapture* c = opt_.capture) {
@@ -139,6 +116,62 @@ class Renderer {
   std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
 
  private:
+  // Rasterizes a batch and sorts its fragments into screen tiles. Chunks of triangles are
+  // rasterized on the threads, each counting its fragments per tile; then each chunk's fragments go
+  // to their place in rasterization order (triangle by triangle, so each triangle's fragments are
+  // one range) and into their tiles' lists, which keep that order.
+  void raster_and_bin(Batch& b) {
+    const Projection proj{target_.width, target_.height, fov_, 1e-3f};
+    const std::size_t triangles = b.triangles.size(), tiles = static_cast<std::size_t>(tiles_x()) * tiles_y();
+    const int chunks = static_cast<int>(std::clamp<std::size_t>(triangles, 1, static_cast<std::size_t>(threads_) * 4));
+    auto first_triangle = [&](int c) { return triangles * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks); };
+    std::vector<std::vector<Fragment>>& parts = arena().parts;
+    parts.resize(static_cast<std::size_t>(std::max<int>(chunks, static_cast<int>(parts.size()))));
+    std::vector<std::uint32_t> per_tile(static_cast<std::size_t>(chunks) * tiles, 0);  // chunk c, tile t: [c * tiles + t]
+    b.first_of_triangle.assign(triangles + 1, 0);
+    auto tile_of = [&](const Fragment& f) { return static_cast<std::size_t>(f.y / kTile) * tiles_x() + f.x / kTile; };
+    parallel_for(chunks, threads_, opt_.cancel, [&](int c) {
+      std::vector<Fragment>& part = parts[static_cast<std::size_t>(c)];
+      part.clear();
+      std::uint32_t* count = per_tile.data() + static_cast<std::size_t>(c) * tiles;
+      std::vector<std::array<Vec3, 3>> one(1);
+      for (std::size_t i = first_triangle(c); i < first_triangle(c + 1); ++i) {
+        one[0] = b.triangles[i];
+        const std::size_t before = part.size();
+        rasterize(one, proj, Cull::None, part);
+        for (std::size_t f = before; f < part.size(); ++f) {
+          part[f].triangle = static_cast<std::uint32_t>(i);
+          ++count[tile_of(part[f])];
+        }
+        b.first_of_triangle[i + 1] = static_cast<std::uint32_t>(part.size() - before);
+      }
+    });
+    if (cancelled()) return;
+    for (std::size_t i = 0; i < triangles; ++i) b.first_of_triangle[i + 1] += b.first_of_triangle[i];
+    // Tile t's list starts at tile_start[t]; chunk c's fragments of it follow those of chunks before.
+    b.tile_start.assign(tiles + 1, 0);
+    for (std::size_t t = 0; t < tiles; ++t) {
+      std::uint32_t at = b.tile_start[t];
+      for (int c = 0; c < chunks; ++c) {
+        const std::uint32_t n = per_tile[static_cast<std::size_t>(c) * tiles + t];
+        per_tile[static_cast<std::size_t>(c) * tiles + t] = at;
+        at += n;
+      }
+      b.tile_start[t + 1] = at;
+    }
+    const std::size_t total = b.first_of_triangle.back();
+    reserve_large(b.fragments, total);
+    b.fragments.resize(total);
+    b.by_tile.resize(total);
+    parallel_for(chunks, threads_, opt_.cancel, [&](int c) {
+      const std::vector<Fragment>& part = parts[static_cast<std::size_t>(c)];
+      const std::uint32_t offset = b.first_of_triangle[first_triangle(c)];
+      std::copy(part.begin(), part.end(), b.fragments.begin() + offset);
+      std::uint32_t* cursor = per_tile.data() + static_cast<std::size_t>(c) * tiles;
+      for (std::uint32_t j = 0; j < part.size(); ++j) b.by_tile[cursor[tile_of(part[j])]++] = offset + j;
+    });
+  }
+
   // Asks for a tile's colour and depth to be brought into the cache while its fragments are shaded.
   void prefetch_tile(int t) const {
     const int x0 = (t % tiles_x()) * kTile, y0 = (t / tiles_x()) * kTile;
@@ -400,6 +433,7 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
     mem.by_tile.swap(b.by_tile);
     keep_if_small(mem.fragments);
     keep_if_small(mem.by_tile);
+    for (auto& part : mem.parts) keep_if_small(part);
     if (!drawn) return std::nullopt;
     if (r.cancelled()) {
       if (error) *error = "the render was cancelled";
