@@ -132,6 +132,13 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       ins.mask = needed[n.id];
       ins.channels = std::bit_width(static_cast<unsigned>(needed[n.id]));
       ins.sources = static_cast<int>(n.src.size());
+      if (n.kind == TKind::Texture && n.name != "$noise" && ctx_.textures && ctx_.textures->has_image(n.name)) {
+        // An image: its lookups need their coordinates' screen-space derivatives (given as an
+        // interpolant after the others; see corner()).
+        auto it = std::find(grad_nodes_.begin(), grad_nodes_.end(), n.id);
+        ins.grad = static_cast<int>(it - grad_nodes_.begin());
+        if (it == grad_nodes_.end()) grad_nodes_.push_back(n.id);
+      }
       for (int k = 0; k < ins.sources && k < 3; ++k) {
         ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
         if (ins.src[k].from == From::Interpolant) {
@@ -156,6 +163,27 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
     prog.saves = p + 1 < members.size() && texture.count(roots[p]) ? texture.at(roots[p]) : -1;
     programs_.push_back(std::move(prog));
   }
+  // The nodes the image lookups' coordinates depend on, in operand order.
+  std::vector<char> in_cone(t_.size(), 0);
+  std::vector<TNodeId> stack;
+  for (TNodeId g : grad_nodes_) stack.push_back(t_.node(g).src[0].node);
+  while (!stack.empty()) {
+    const TNodeId id = stack.back();
+    stack.pop_back();
+    if (in_cone[id]) continue;
+    in_cone[id] = 1;
+    for (const Operand& o : t_.node(id).src) stack.push_back(o.node);
+  }
+  for (TNodeId id = 0; id < t_.size(); ++id)
+    if (in_cone[id]) grad_cone_.push_back(id);
+  // The derivative interpolants come after the value ones, whose number is known only now.
+  for (Program& prog : programs_)
+    for (Instruction& ins : prog.code)
+      if (ins.grad >= 0) {
+        ins.grad += static_cast<int>(leaves_.size());
+        if (prog.interpolant_mask.size() <= static_cast<std::size_t>(ins.grad)) prog.interpolant_mask.resize(static_cast<std::size_t>(ins.grad) + 1, 0);
+        if (ins.mask) prog.interpolant_mask[static_cast<std::size_t>(ins.grad)] = 0xF;
+      }
 }
 
 void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
@@ -163,6 +191,30 @@ void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
   for (std::size_t k = 0; k < leaves_.size(); ++k) {
     const Vec4 v = input_value(t_.node(leaves_[k]), d_, in, vertex);
     std::copy(v.begin(), v.end(), out + k * 4);
+  }
+  if (grad_nodes_.empty()) return;
+  // An image lookup's coordinates at the corner, (s, t, s, t): the renderer turns them into
+  // their derivatives along x (xy) and y (zw) across the triangle. They come from the whole
+  // program, so every partition sees the same ones.
+  std::vector<Vec4> values(t_.size());
+  for (TNodeId id : grad_cone_) {  // as evaluate_all does, for the nodes the coordinates need
+    const TNode& n = t_.node(id);
+    switch (n.kind) {
+      case TKind::Constant:
+      case TKind::Interpolant: values[id] = input_value(n, d_, in, vertex); break;
+      case TKind::Texture: values[id] = sample(n, read(n.src[0], values), ctx_); break;
+      case TKind::Instruction: values[id] = fp::execute(n, [&](const Operand& o) { return read(o, values); }); break;
+    }
+  }
+  for (std::size_t j = 0; j < grad_nodes_.size(); ++j) {
+    const TNode& tex = t_.node(grad_nodes_[j]);
+    const Vec4 c = read(tex.src[0], values);
+    const float s = c[0], t = tex.dims >= 2 ? c[1] : 0.0f;
+    float* o = out + (leaves_.size() + j) * 4;
+    o[0] = s;
+    o[1] = t;
+    o[2] = s;
+    o[3] = t;
   }
 }
 
@@ -323,6 +375,14 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
           for (int k = 0; k < dims; ++k) map1(coords[k], src[0][k], sa, lanes, [](float x) { return x; });
           const float* axes[3] = {coords[0], coords[1], coords[2]};
           ir::sample_noise_batch(dims, lanes, axes, ins.channels, r);
+        } else if (ins.grad >= 0) {
+          alignas(64) float st[2][B];
+          map1(st[0], src[0][0], sa, lanes, [](float x) { return x; });
+          if (dims >= 2) map1(st[1], src[0][1], sa, lanes, [](float x) { return x; });
+          else std::fill(st[1], st[1] + lanes, 0.0f);
+          const float* g = in[ins.grad];
+          const float* grad[4] = {g, g + B, g + 2 * B, g + 3 * B};
+          ctx_.textures->sample_grad_batch(t.name, n, st[0], st[1], grad, r);
         } else {
           const ir::ProceduralTextures fallback;
           for (int i = 0; i < n; ++i) {
@@ -427,8 +487,11 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
             procedurals += "1.0);\n}\n";
           }
         }
-        e = it->second.starts_with("image") ? fmt::format("vec4(texture({}, {}.xy).rgb, 1.0)", it->second, coord)
-                                            : fmt::format("{}({}.xy)", it->second, coord);
+        if (!it->second.starts_with("image")) e = fmt::format("{}({}.xy)", it->second, coord);
+        else if (ins.grad >= 0)  // the footprint from the derivative interpolant, as the simulator takes it
+          e = fmt::format("vec4(textureGrad({0}, {1}.xy, dFdx(v{2}.xy), dFdy(v{2}.xy)).rgb, 1.0)", it->second, coord, ins.grad);
+        else
+          e = fmt::format("vec4(texture({}, {}.xy).rgb, 1.0)", it->second, coord);
         break;
       }
     }
@@ -437,7 +500,7 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
   }
   std::string out = "#version 330 core\n";
   out += fmt::format("// Pass {} of {}: {} instructions.\n", pass + 1, programs_.size(), prog.code.size());
-  for (std::size_t k = 0; k < leaves_.size(); ++k) out += fmt::format("in vec4 v{};\n", k);
+  for (int k = 0; k < interpolants(); ++k) out += fmt::format("in vec4 v{};\n", k);
   for (std::size_t r = 0; r < prog.restores.size(); ++r) out += fmt::format("uniform sampler2D restore{};\n", r);
   out += "uniform sampler3D noise_lattice;\n" + uniforms;
   out += "layout(location = 0) out vec4 result;\n" + procedurals;

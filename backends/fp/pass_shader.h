@@ -21,7 +21,8 @@ class PassShader : public sim::FragmentShader {
   PassShader(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part, const ir::EvalContext& ctx);
 
   int passes() const override { return static_cast<int>(programs_.size()); }
-  int interpolants() const override { return static_cast<int>(leaves_.size()); }
+  int interpolants() const override { return static_cast<int>(leaves_.size() + grad_nodes_.size()); }
+  bool screen_derivatives(int k) const override { return k >= static_cast<int>(leaves_.size()); }
   void corner(const ir::FragmentInputs& in, float* out) const override;
   unsigned interpolant_mask(int pass, int k) const override {
     const auto& m = programs_[static_cast<std::size_t>(pass)].interpolant_mask;
@@ -61,6 +62,7 @@ class PassShader : public sim::FragmentShader {
     const TNode* node = nullptr;  // TEX: its texture and coordinate count
     std::uint8_t mask = 0xF;      // the components some reader uses; the others are not computed
     int channels = 4;             // TEX: channels up to the last one used (a float lookup needs one)
+    int grad = -1;                // TEX of an image: the interpolant with its coordinates' derivatives
   };
   struct Program {
     std::vector<Instruction> code;
@@ -80,6 +82,8 @@ class PassShader : public sim::FragmentShader {
   const dag::FragmentDag& d_;
   ir::EvalContext ctx_;
   std::vector<TNodeId> leaves_;          // the interpolant leaves, in interpolant order
+  std::vector<TNodeId> grad_nodes_;      // image lookups, whose derivative interpolants follow the leaves
+  std::vector<TNodeId> grad_cone_;       // the nodes their coordinates depend on, in operand order
   std::vector<float> constants_;         // kBatch-wide blocks, one per constant leaf used
   std::vector<Program> programs_;
   int buffers_ = 0;

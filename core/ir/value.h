@@ -43,6 +43,24 @@ class TextureSampler {
  public:
   virtual ~TextureSampler() = default;
   virtual std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const = 0;
+  // Whether `name` is an image (which has mip levels) rather than a stand-in.
+  virtual bool has_image(const std::string& /*name*/) const { return false; }
+  // A lookup at (s, t) whose footprint on screen is given by the coordinates' screen-space
+  // derivatives grad = (ds/dx, dt/dx, ds/dy, dt/dy): images choose their mip level from it.
+  virtual std::array<float, 4> sample_grad(const std::string& name, float s, float t, const float* /*grad*/) const {
+    const float c[2] = {s, t};
+    return sample(name, 2, c);
+  }
+  // n of those at once: lookup i at (s[i], t[i]) with derivatives grad[0..3][i], its RGB to
+  // rgb[0..2][i].
+  virtual void sample_grad_batch(const std::string& name, int n, const float* s, const float* t, const float* const grad[4],
+                                 float* const rgb[3]) const {
+    for (int i = 0; i < n; ++i) {
+      const float g[4] = {grad[0][i], grad[1][i], grad[2][i], grad[3][i]};
+      const std::array<float, 4> v = sample_grad(name, s[i], t[i], g);
+      for (int c = 0; c < 3; ++c) rgb[c][i] = v[static_cast<std::size_t>(c)];
+    }
+  }
 };
 
 // The noise texture every `noise()` call reads: a 32^3 periodic lattice of hashed values per

@@ -2,30 +2,45 @@
 
 #include <algorithm>
 
+#include "core/sim/parallel.h"
+
 namespace passlab::sim {
 
 namespace {
 
 ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
 
-void add_object(DrawBatch& b, const SceneObject& o) {
+// The object's triangles (in camera space, back faces culled when it asks) and their corners'
+// interpolants, which are independent and computed on the threads.
+void add_object(DrawBatch& b, const SceneObject& o, int threads) {
   const int k = b.shader->interpolants();
   const Mesh& m = o.mesh;
-  for (const auto& t : m.triangles) {
+  const std::size_t first = b.triangles.size();
+  std::vector<std::size_t> source;  // mesh triangle of each added one
+  for (std::size_t i = 0; i < m.triangles.size(); ++i) {
+    const auto& t = m.triangles[i];
     std::array<Vec3, 3> p;
     for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
     if (o.cull == Cull::Back && !front_facing(p)) continue;
-    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
     b.triangles.push_back(p);
     b.opaque.push_back(!o.transparent);
-    for (int c = 0; c < 3; ++c) {
-      const Vertex& v = m.vertices[t[c]];
-      const ir::FragmentInputs in = corner_globals(o, v, p[c], ng);
-      const std::size_t at = b.corners.size();
-      b.corners.resize(at + static_cast<std::size_t>(k) * 4);
-      b.shader->corner(in, b.corners.data() + at);
-    }
+    source.push_back(i);
   }
+  const std::size_t per_triangle = 3 * static_cast<std::size_t>(k) * 4;
+  b.corners.resize(b.triangles.size() * per_triangle);
+  constexpr int kChunk = 64;  // triangles per piece of work
+  const int pieces = static_cast<int>((source.size() + kChunk - 1) / kChunk);
+  parallel_for(pieces, threads, nullptr, [&](int piece) {
+    for (std::size_t j = static_cast<std::size_t>(piece) * kChunk; j < std::min(source.size(), static_cast<std::size_t>(piece + 1) * kChunk); ++j) {
+      const auto& t = m.triangles[source[j]];
+      const std::array<Vec3, 3>& p = b.triangles[first + j];
+      const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
+      for (int c = 0; c < 3; ++c) {
+        const ir::FragmentInputs in = corner_globals(o, m.vertices[t[c]], p[c], ng);
+        b.shader->corner(in, b.corners.data() + (first + j) * per_triangle + static_cast<std::size_t>(c) * k * 4);
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -56,7 +71,8 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   return in;
 }
 
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders) {
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads) {
+  if (threads <= 0) threads = hardware_threads();
   // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
   // centre's depth when the scene asks for it; ties keep file order).
   std::vector<std::size_t> order, clear;
@@ -81,7 +97,7 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
     // passes before transparent geometry is drawn over it, as a multipass renderer does).
     const bool transparent = scene.objects[order[at]].transparent;
     for (; at < order.size() && shaders.at(order[at]) == b.shader && scene.objects[order[at]].transparent == transparent; ++at)
-      add_object(b, scene.objects[order[at]]);
+      add_object(b, scene.objects[order[at]], threads);
     out.push_back(std::move(b));
   }
   return out;

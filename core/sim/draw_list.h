@@ -20,8 +20,9 @@ struct DrawBatch {
   std::vector<float> corners;                  // per triangle, corner and interpolant: 4 floats
 };
 
-// shaders[i] shades scene.objects[i].
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders);
+// shaders[i] shades scene.objects[i]. Corners are set up on `threads` threads (0: every
+// hardware thread); shaders' corner() must allow that.
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0);
 
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero).

@@ -13,6 +13,7 @@
 
 #include "core/sim/draw_list.h"
 #include "core/sim/memory.h"
+#include "core/sim/parallel.h"
 
 namespace passlab::sim {
 
@@ -20,21 +21,6 @@ namespace {
 
 constexpr int kTile = 32;  // screen tiles of kTile x kTile pixels are the unit of parallel work
 
-// Runs fn(0) ... fn(n - 1) on `threads` threads; stops handing out work once *cancel is set.
-void parallel_for(int n, int threads, const std::atomic<bool>* cancel, const std::function<void(int)>& fn) {
-  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-  if (threads <= 1 || n <= 1) {
-    for (int i = 0; i < n && !cancelled(); ++i) fn(i);
-    return;
-  }
-  std::atomic<int> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min(threads, n); ++t)
-    pool.emplace_back([&] {
-      for (int i = next++; i < n && !cancelled(); i = next++) fn(i);
-    });
-  for (auto& th : pool) th.join();
-}
 
 // Lanes [j, e) of one interpolant component: v0 w0 + v1 w1 + v2 w2, summed in that order.
 PASSLAB_HOT_CLONES void interpolate(float* __restrict d, int j, int e, float v0, float v1, float v2, const float* __restrict w0,
@@ -49,6 +35,9 @@ struct Batch : DrawBatch {
   // The fragments by screen tile: tile t's are by_tile[tile_start[t], tile_start[t + 1]), in
   // rasterization order.
   std::vector<std::uint32_t> tile_start, by_tile;
+  // Per triangle, when the shader has derivative interpolants: the corners' barycentric planes
+  // through the eye, p1 x p2, p2 x p0 and p0 x p1.
+  std::vector<std::array<Vec3, 3>> planes;
 };
 
 // The large buffers of a render, kept by each rendering thread for its next render (when under
@@ -90,6 +79,12 @@ class Renderer {
   bool draw(Batch& b, std::string* error) {
     raster_and_bin(b);
     if (cancelled()) return true;
+    b.planes.clear();
+    for (int i = 0; i < b.shader->interpolants(); ++i)
+      if (b.shader->screen_derivatives(i)) {
+        for (const auto& t : b.triangles) b.planes.push_back({cross(t[1], t[2]), cross(t[2], t[0]), cross(t[0], t[1])});
+        break;
+      }
     const int passes = b.shader->passes();
     stats_.passes = std::max(stats_.passes, passes);
     if (RenderCapture* c = opt_.capture) {
@@ -170,6 +165,39 @@ class Renderer {
       std::uint32_t* cursor = per_tile.data() + static_cast<std::size_t>(c) * tiles;
       for (std::uint32_t j = 0; j < part.size(); ++j) b.by_tile[cursor[tile_of(part[j])]++] = offset + j;
     });
+  }
+
+  // Derivative interpolants (FragmentShader::screen_derivatives) for n fragments of triangle
+  // `tri`, to lanes j.. of `in`. A ray through the eye meets the triangle's plane at barycentrics
+  // proportional to its dot products with planes[i] (linear on screen), so the barycentrics one
+  // pixel to the right and one below are exact, and so are the differences of the interpolant.
+  void screen_derivatives(const Batch& b, std::uint32_t tri, const std::uint32_t* list, int n, const std::vector<int>& which,
+                          const float* c, int k, float* in, int j) const {
+    const std::array<Vec3, 3>& plane = b.planes[tri];
+    const float focal = Projection{target_.width, target_.height, fov_, 1e-3f}.focal();
+    const float cx = 0.5f * static_cast<float>(target_.width), cy = 0.5f * static_cast<float>(target_.height);
+    auto weights = [&](float px, float py, float q[3]) {
+      const Vec3 r{(px - cx) / focal, (cy - py) / focal, 1.0f};
+      const float d[3] = {dot(r, plane[0]), dot(r, plane[1]), dot(r, plane[2])};
+      const float sum = d[0] + d[1] + d[2];
+      for (int i = 0; i < 3; ++i) q[i] = sum != 0 ? d[i] / sum : 0.0f;
+    };
+    for (int f = 0; f < n; ++f) {
+      const Fragment& frag = b.fragments[list[f]];
+      const float px = frag.x + 0.5f, py = frag.y + 0.5f;
+      float q[3], qx[3], qy[3];
+      weights(px, py, q);
+      weights(px + 1, py, qx);
+      weights(px, py + 1, qy);
+      for (int i : which) {
+        const float* v[3] = {c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4};
+        float* out = in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f);
+        for (int comp = 0; comp < 4; ++comp) {
+          const float* dq = comp < 2 ? qx : qy;
+          out[static_cast<std::size_t>(comp) * kBatch] = (dq[0] - q[0]) * v[0][comp] + (dq[1] - q[1]) * v[1][comp] + (dq[2] - q[2]) * v[2][comp];
+        }
+      }
+    }
   }
 
   // Asks for a tile's colour and depth to be brought into the cache while its fragments are shaded.
@@ -254,10 +282,16 @@ class Renderer {
     // passes shade only the fragments that pass (early depth test), as hardware does.
     const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
     const bool whole = begin == 0 && end == b.fragments.size();
-    std::vector<int> components;  // interpolant components the pass reads: interpolant * 4 + component
-    for (int i = 0; i < k; ++i)
-      for (int c = 0; c < 4; ++c)
-        if (sh.interpolant_mask(p, i) & (1u << c)) components.push_back(i * 4 + c);
+    // The interpolant components the pass reads (interpolant * 4 + component), and the
+    // derivative interpolants among them.
+    std::vector<int> components, derivatives;
+    for (int i = 0; i < k; ++i) {
+      const unsigned mask = sh.interpolant_mask(p, i);
+      if (mask && sh.screen_derivatives(i)) derivatives.push_back(i);
+      else
+        for (int c = 0; c < 4; ++c)
+          if (mask & (1u << c)) components.push_back(i * 4 + c);
+    }
     std::atomic<long> shaded{0}, written{0};
     parallel_for(tiles_x() * tiles_y(), threads_, opt_.cancel, [&](int t) {
       // This tile's fragments in [begin, end): a sub-range of its sorted list.
@@ -300,6 +334,7 @@ class Renderer {
           while (e < n && b.fragments[list[e]].triangle == tri) ++e;
           const float* c = b.corners.data() + static_cast<std::size_t>(tri) * 3 * k * 4;
           for (int i : components) interpolate(in.data() + static_cast<std::size_t>(i) * kBatch, j, e, c[i], c[k * 4 + i], c[2 * k * 4 + i], w0, w1, w2);
+          if (!derivatives.empty()) screen_derivatives(b, tri, list + j, e - j, derivatives, c, k, in.data(), j);
           j = e;
         }
         for (int j = 0; j < n; ++j) {
@@ -399,7 +434,7 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   target.depth.assign(pixels, std::numeric_limits<float>::infinity());
 
   RenderStats stats;
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = options.threads > 0 ? options.threads : hardware_threads();
   Renderer r(options, target, stats, threads);
   r.buffers_.swap(mem.buffers);
   struct GiveBack {  // the buffers go back to the arena however the render ends
@@ -422,7 +457,7 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
       r.probe_y_ = options.capture->probe_y * ss;
     }
   }
-  for (DrawBatch& d : draw_list(scene, shaders)) {
+  for (DrawBatch& d : draw_list(scene, shaders, threads)) {
     Batch b;
     static_cast<DrawBatch&>(b) = std::move(d);
     b.fragments.swap(mem.fragments);

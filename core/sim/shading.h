@@ -19,7 +19,12 @@ class FragmentShader {
   // Interpolated 4-vectors per fragment.
   virtual int interpolants() const = 0;
   // The interpolants at one triangle corner (interpolants() * 4 floats), from its RSL globals.
+  // Called from several threads at once.
   virtual void corner(const ir::FragmentInputs& in, float* out) const = 0;
+  // Whether interpolant k is a derivative one: its corner values are (a, b, a, b), and a fragment
+  // gets their screen-space derivatives (da/dx, db/dx, da/dy, db/dy) across the triangle rather
+  // than their interpolated values (texture lookups choose mip levels from them).
+  virtual bool screen_derivatives(int /*k*/) const { return false; }
   // The components of interpolant k that pass `pass` reads, as a 4-bit mask (0: none). The
   // renderer interpolates only these; run() must not depend on the others.
   virtual unsigned interpolant_mask(int pass, int k) const = 0;

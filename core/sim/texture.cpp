@@ -22,7 +22,9 @@ Image half(const Image& a) {
 
 std::array<float, 4> bilinear(const Image& im, float s, float t) {
   // Texel centres at (i + 0.5) / size; coordinates wrap.
-  const float x = s * im.width - 0.5f, y = t * im.height - 0.5f;
+  float x = s * im.width - 0.5f, y = t * im.height - 0.5f;
+  if (!(std::fabs(x) < 1e9f)) x = 0;  // NaN, infinite or huge coordinates read texel 0
+  if (!(std::fabs(y) < 1e9f)) y = 0;
   const float fx = std::floor(x), fy = std::floor(y);
   const float ax = x - fx, ay = y - fy;
   auto wrap = [](long i, int n) { return static_cast<int>(((i % n) + n) % n); };
@@ -34,6 +36,17 @@ std::array<float, 4> bilinear(const Image& im, float s, float t) {
     const float bottom = im.at(x0, y1)[c] * (1 - ax) + im.at(x1, y1)[c] * ax;
     r[c] = top * (1 - ay) + bottom * ay;
   }
+  return r;
+}
+
+// Between levels floor(lod) and the next, linearly.
+std::array<float, 4> trilinear(const std::vector<Image>& chain, float s, float t, float lod) {
+  lod = std::clamp(lod, 0.0f, static_cast<float>(chain.size() - 1));
+  const int l0 = static_cast<int>(lod), l1 = std::min(l0 + 1, static_cast<int>(chain.size()) - 1);
+  const float f = lod - static_cast<float>(l0);
+  const auto a = bilinear(chain[static_cast<std::size_t>(l0)], s, t), b = bilinear(chain[static_cast<std::size_t>(l1)], s, t);
+  std::array<float, 4> r;
+  for (std::size_t c = 0; c < 4; ++c) r[c] = a[c] * (1 - f) + b[c] * f;
   return r;
 }
 
@@ -71,14 +84,46 @@ std::array<float, 4> TextureSet::sample_lod(const std::string& name, float s, fl
     const float c[2] = {s, t};
     return fallback_.sample(name, 2, c);
   }
-  const auto& chain = it->second;
-  lod = std::clamp(lod, 0.0f, static_cast<float>(chain.size() - 1));
-  const int l0 = static_cast<int>(lod), l1 = std::min(l0 + 1, static_cast<int>(chain.size()) - 1);
-  const float f = lod - static_cast<float>(l0);
-  const auto a = bilinear(chain[l0], s, t), b = bilinear(chain[l1], s, t);
-  std::array<float, 4> r;
-  for (int c = 0; c < 4; ++c) r[c] = a[c] * (1 - f) + b[c] * f;
-  return r;
+  return trilinear(it->second, s, t, lod);
+}
+
+float TextureSet::level_of_detail(const float* grad, int width, int height) {
+  const float w = static_cast<float>(width), h = static_cast<float>(height);
+  const float along_x = std::hypot(grad[0] * w, grad[1] * h), along_y = std::hypot(grad[2] * w, grad[3] * h);
+  const float rho = std::max(along_x, along_y);
+  return rho > 0 && std::isfinite(rho) ? std::log2(rho) : 0.0f;
+}
+
+namespace {
+
+std::array<float, 4> filtered(const std::vector<Image>& chain, float s, float t, const float* grad) {
+  const float lod = TextureSet::level_of_detail(grad, chain.front().width, chain.front().height);
+  return lod <= 0 ? bilinear(chain.front(), s, t) : trilinear(chain, s, t, lod);
+}
+
+}  // namespace
+
+std::array<float, 4> TextureSet::sample_grad(const std::string& name, float s, float t, const float* grad) const {
+  auto it = textures_.find(name);
+  if (it == textures_.end()) {
+    const float c[2] = {s, t};
+    return fallback_.sample(name, 2, c);
+  }
+  return filtered(it->second, s, t, grad);
+}
+
+void TextureSet::sample_grad_batch(const std::string& name, int n, const float* s, const float* t, const float* const grad[4],
+                                   float* const rgb[3]) const {
+  auto it = textures_.find(name);
+  if (it == textures_.end()) {
+    ir::TextureSampler::sample_grad_batch(name, n, s, t, grad, rgb);
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    const float g[4] = {grad[0][i], grad[1][i], grad[2][i], grad[3][i]};
+    const std::array<float, 4> v = filtered(it->second, s[i], t[i], g);
+    for (int c = 0; c < 3; ++c) rgb[c][i] = v[static_cast<std::size_t>(c)];
+  }
 }
 
 }  // namespace passlab::sim

@@ -1,4 +1,5 @@
-// The scene's images as textures: bilinear filtering with repeat wrapping, and a mip chain.
+// The scene's images as textures: repeat wrapping, a mip chain (2x2 box filtered), bilinear
+// lookups within a level and trilinear ones between levels chosen by the screen footprint.
 #pragma once
 
 #include <map>
@@ -22,7 +23,18 @@ class TextureSet : public ir::TextureSampler {
   std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const override;
   // Trilinear between mip levels `lod` (0 = full size).
   std::array<float, 4> sample_lod(const std::string& name, float s, float t, float lod) const;
+  // The level of detail is log2 of the larger of the footprint's two sides in level-0 texels, as
+  // OpenGL defines it; magnified (lod <= 0), the lookup is level 0's bilinear one.
+  std::array<float, 4> sample_grad(const std::string& name, float s, float t, const float* grad) const override;
+  void sample_grad_batch(const std::string& name, int n, const float* s, const float* t, const float* const grad[4],
+                         float* const rgb[3]) const override;
+  static float level_of_detail(const float* grad, int width, int height);
+  bool has_image(const std::string& name) const override { return has(name); }
   bool has(const std::string& name) const { return textures_.count(name) > 0; }
+  const std::vector<Image>* levels(const std::string& name) const {  // the mip chain, largest first
+    auto it = textures_.find(name);
+    return it == textures_.end() ? nullptr : &it->second;
+  }
   const Image* image(const std::string& name) const {  // level 0, or null
     auto it = textures_.find(name);
     return it == textures_.end() ? nullptr : &it->second.front();

@@ -294,6 +294,53 @@ TEST(SceneFiles, PngTexturesAndObjMeshesReachTheShader) {
   EXPECT_NE(missing.diagnostics.find("swatch.png"), std::string::npos) << missing.diagnostics;
 }
 
+// A checker of single texels on a floor receding to the horizon: near the eye it is magnified and
+// shows; far away each pixel covers many texels, and the mip chain gives their mean, grey, where
+// level 0 alone would alias.
+TEST(Mipmaps, AFloorOfFineChecksTurnsGreyInTheDistance) {
+  const auto dir = std::filesystem::temp_directory_path() / "passlab_render_mip";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "checker.sl") << "surface checker() { Oi = Os; Ci = Os * color texture(\"checks\", s * 2, t * 2); }\n";
+  std::ofstream(dir / "scene.json") << R"({"size": [96, 96], "background": [0, 0, 0, 1], "textures": {"checks": "checks.png"},
+    "objects": [{"mesh": {"plane": {"width": 40, "height": 40}}, "rotate": [80, 1, 0, 0], "translate": [0, -1.5, 21],
+                 "shader": "checker.sl"}]})";
+  sim::Image checks(64, 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      float* p = checks.at(x, y);
+      p[0] = p[1] = p[2] = (x + y) % 2 ? 1.0f : 0.0f;
+      p[3] = 1;
+    }
+  std::string error;
+  ASSERT_TRUE(sim::write_png((dir / "checks.png").string(), checks, &error)) << error;
+  pipeline::RenderRequest req;
+  req.options.storage = sim::Storage::SinglePass;
+  const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+  ASSERT_TRUE(out.image) << out.diagnostics;
+  // The floor's rows: from the horizon (the first row drawn) down to the bottom of the picture.
+  int horizon = -1;
+  for (int y = 0; y < 96 && horizon < 0; ++y)
+    if (out.image->at(48, y)[0] > 0.01f) horizon = y;
+  ASSERT_GT(horizon, 20);
+  ASSERT_LT(horizon, 70);
+  auto spread = [&](int y) {
+    float lo = 1, hi = 0;
+    for (int x = 0; x < 96; ++x) {
+      lo = std::min(lo, out.image->at(x, y)[1]);
+      hi = std::max(hi, out.image->at(x, y)[1]);
+    }
+    return std::pair{lo, hi};
+  };
+  for (int y = horizon + 1; y < horizon + 8; ++y) {  // far: grey
+    const auto [lo, hi] = spread(y);
+    EXPECT_GT(lo, 0.4f) << "row " << y;
+    EXPECT_LT(hi, 0.6f) << "row " << y;
+  }
+  const auto [lo, hi] = spread(95);  // near: the checks
+  EXPECT_LT(lo, 0.25f);
+  EXPECT_GT(hi, 0.75f);
+}
+
 TEST(Capture, ACancelledRenderStopsWithoutAPicture) {
   const sim::Scene s = scene("wood", 64);
   std::atomic<bool> cancel{true};

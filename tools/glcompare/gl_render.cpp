@@ -93,6 +93,17 @@ GLuint float_texture(int w, int h, const float* data) {
   return t;
 }
 
+// An image with the simulator's own mip chain (so both filter the same texels), trilinear.
+GLuint mipmapped_texture(const std::vector<sim::Image>& levels) {
+  const GLuint t = float_texture(levels.front().width, levels.front().height, levels.front().rgba.data());
+  for (std::size_t l = 1; l < levels.size(); ++l)
+    glTexImage2D(GL_TEXTURE_2D, static_cast<GLint>(l), GL_RGBA32F, levels[l].width, levels[l].height, 0, GL_RGBA, GL_FLOAT,
+                 levels[l].rgba.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, static_cast<GLint>(levels.size()) - 1);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  return t;
+}
+
 }  // namespace
 
 std::unique_ptr<GlRenderer> GlRenderer::create(std::string* error) {
@@ -251,8 +262,7 @@ std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std:
       bind(GL_TEXTURE_3D, s_->noise, "noise_lattice");
       for (std::size_t r = 0; r < shader.restores(p).size(); ++r) bind(GL_TEXTURE_2D, buffers[shader.restores(p)[r]], fmt::format("restore{}", r));
       for (std::size_t i = 0; i < images.size(); ++i) {
-        const sim::Image* im = textures.image(images[i]);
-        const GLuint t = float_texture(im->width, im->height, im->rgba.data());
+        const GLuint t = mipmapped_texture(*textures.levels(images[i]));
         owned_textures.push_back(t);
         bind(GL_TEXTURE_2D, t, fmt::format("image{}", i));
       }
