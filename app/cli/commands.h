@@ -46,6 +46,7 @@ struct RenderCliOptions {
   std::string overflow = "window"; // restart (9800) or window (X800)
   std::string size;                // WxH; "" : the scene's
   int supersample = 1;
+  int multisample = 1;
   int threads = 0;
   std::string output;              // PNG
   std::string stats;               // "", text or json (on standard output)

@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
   render->add_option("--overflow", ro.overflow, "F-buffer overflow: restart (ATI 9800) or window (ATI X800)")
       ->check(CLI::IsMember({"restart", "window"}));
   render->add_option("--size", ro.size, "image size WxH (default: the scene's)");
-  render->add_option("--supersample", ro.supersample, "samples per pixel along each axis")->check(CLI::Range(1, 8));
+  render->add_option("--supersample", ro.supersample, "shaded samples per pixel along each axis (averaged)")->check(CLI::Range(1, 8));
+  render->add_option("--msaa", ro.multisample, "multisampling: coverage and depth samples per pixel, shaded once per pixel")
+      ->check(CLI::IsMember({1, 2, 4, 8}));
   render->add_option("--threads", ro.threads, "worker threads (default: all)")->check(CLI::Range(0, 256));
   render->add_option("-o,--output", ro.output, "PNG file to write")->required();
   render->add_option("--stats", ro.stats, "print render statistics: text or json")->check(CLI::IsMember({"text", "json"}));

@@ -43,6 +43,7 @@ int run_render(const CommonOptions& o, const RenderCliOptions& r) {
   opt.storage = r.store == "single" ? sim::Storage::SinglePass : r.store == "rtt" ? sim::Storage::RenderToTexture : sim::Storage::FBuffer;
   opt.overflow = r.overflow == "restart" ? sim::Overflow::Restart : sim::Overflow::Window;
   opt.supersample = r.supersample;
+  opt.multisample = r.multisample;
   opt.threads = r.threads;
   if (!r.fbuffer_size.empty() && !parse_count(r.fbuffer_size, &opt.fbuffer_slots)) {
     std::cerr << "passlab-cli: --fbuffer-size must be a number of fragments or WxH, not \"" << r.fbuffer_size << "\"\n";
@@ -75,6 +76,8 @@ int run_render(const CommonOptions& o, const RenderCliOptions& r) {
     }
     j["width"] = out.image->width;
     j["height"] = out.image->height;
+    if (opt.multisample > 1) j["multisample"] = opt.multisample;
+    if (opt.supersample > 1) j["supersample"] = opt.supersample;
     nlohmann::ordered_json shaders = nlohmann::ordered_json::array();
     for (const auto& sh : out.shaders)
       shaders.push_back({{"shader", sh.path}, {"passes", sh.passes}, {"cost", sh.cost}, {"checked", sh.partition_checked}});

@@ -49,8 +49,9 @@ bool top_left(const Snapped& a, const Snapped& b) {
   return (dy == 0 && dx > 0) || dy < 0;
 }
 
+// `pattern`: the sample positions when multisampling (empty: one sample, the centre).
 void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& proj, float focal,
-                     std::vector<Fragment>& out) {
+                     const std::vector<std::array<float, 2>>& pattern, std::vector<Fragment>& out) {
   Snapped s[3];
   for (int i = 0; i < 3; ++i) {
     const float x = proj.width * 0.5f + c[i].p.x / c[i].p.z * focal;
@@ -90,10 +91,26 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
   const std::int64_t step_y[3] = {(d.x - b.x) * one, (a.x - d.x) * one, (b.x - a.x) * one};
   std::int64_t row[3] = {edge(b, d, cx, cy) + bias0, edge(d, a, cx, cy) + bias1, edge(a, b, cx, cy) + bias2};
   const std::int64_t bias[3] = {bias0, bias1, bias2};
+  // Multisampling: each sample's edge functions are the centre's plus a constant offset.
+  const int samples = static_cast<int>(pattern.size());
+  std::int64_t offset[8][3] = {};
+  for (int k = 0; k < samples; ++k) {
+    const std::int64_t dx = std::llround(pattern[static_cast<std::size_t>(k)][0] * kSubpixel) - one / 2,
+                       dy = std::llround(pattern[static_cast<std::size_t>(k)][1] * kSubpixel) - one / 2;
+    for (int e = 0; e < 3; ++e) offset[k][e] = step_x[e] / one * dx + step_y[e] / one * dy;
+  }
   for (std::int64_t y = min_y; y <= max_y; ++y, row[0] += step_y[0], row[1] += step_y[1], row[2] += step_y[2]) {
     std::int64_t w[3] = {row[0], row[1], row[2]};
     for (std::int64_t x = min_x; x <= max_x; ++x, w[0] += step_x[0], w[1] += step_x[1], w[2] += step_x[2]) {
-      if ((w[0] | w[1] | w[2]) < 0) continue;  // outside an edge (by the fill rule's bias)
+      std::uint8_t coverage = 1;
+      if (samples == 0) {
+        if ((w[0] | w[1] | w[2]) < 0) continue;  // outside an edge (by the fill rule's bias)
+      } else {
+        coverage = 0;
+        for (int k = 0; k < samples; ++k)
+          if (((w[0] + offset[k][0]) | (w[1] + offset[k][1]) | (w[2] + offset[k][2])) >= 0) coverage |= static_cast<std::uint8_t>(1u << k);
+        if (!coverage) continue;
+      }
       // Screen-space weights over z, normalised: the perspective-correct weights; their sum is 1/z.
       const float l0 = static_cast<float>(w[0] - bias[0]) * iz[0], l1 = static_cast<float>(w[1] - bias[1]) * iz[1],
                   l2 = static_cast<float>(w[2] - bias[2]) * iz[2];
@@ -106,12 +123,25 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
       f.b1 = q0 * ca.b[1] + q1 * cb.b[1] + q2 * cd.b[1];
       f.b2 = q0 * ca.b[2] + q1 * cb.b[2] + q2 * cd.b[2];
       f.depth = z;
+      f.coverage = coverage;
       out.push_back(f);
     }
   }
 }
 
 }  // namespace
+
+std::vector<std::array<float, 2>> sample_pattern(int samples) {
+  // Offsets from the centre in sixteenths of a pixel.
+  static const int two[2][2] = {{4, 4}, {-4, -4}};
+  static const int four[4][2] = {{-2, -6}, {6, -2}, {-6, 2}, {2, 6}};
+  static const int eight[8][2] = {{1, -3}, {-1, 3}, {5, 1}, {-3, -5}, {-5, 5}, {-7, -1}, {3, 7}, {7, -7}};
+  const int (*table)[2] = samples == 2 ? two : samples == 4 ? four : samples == 8 ? eight : nullptr;
+  std::vector<std::array<float, 2>> out;
+  if (samples == 1) out.push_back({0.5f, 0.5f});
+  for (int k = 0; table && k < samples; ++k) out.push_back({0.5f + table[k][0] / 16.0f, 0.5f + table[k][1] / 16.0f});
+  return out;
+}
 
 float Projection::focal() const {
   const float half = std::tan(fov_degrees * std::numbers::pi_v<float> / 360.0f);
@@ -126,16 +156,17 @@ bool front_facing(const std::array<Vec3, 3>& t) {
 void rasterize(const std::vector<std::array<Vec3, 3>>& triangles, const Projection& proj, Cull cull,
                std::vector<Fragment>& out) {
   const float focal = proj.focal();
+  const std::vector<std::array<float, 2>> pattern = proj.samples > 1 ? sample_pattern(proj.samples) : std::vector<std::array<float, 2>>{};
   for (std::size_t i = 0; i < triangles.size(); ++i) {
     const auto& t = triangles[i];
     if (cull == Cull::Back && !front_facing(t)) continue;
     Corner c[4];
     const int n = clip_near(t, proj.near, c);
     if (n < 3) continue;
-    raster_triangle(c, static_cast<std::uint32_t>(i), proj, focal, out);
+    raster_triangle(c, static_cast<std::uint32_t>(i), proj, focal, pattern, out);
     if (n == 4) {
       const Corner rest[3] = {c[0], c[2], c[3]};
-      raster_triangle(rest, static_cast<std::uint32_t>(i), proj, focal, out);
+      raster_triangle(rest, static_cast<std::uint32_t>(i), proj, focal, pattern, out);
     }
   }
 }

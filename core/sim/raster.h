@@ -15,21 +15,29 @@ struct Projection {
   int width = 0, height = 0;
   float fov_degrees = 40;  // across the smaller image dimension
   float near = 1e-3f;      // geometry closer than this is clipped away
+  int samples = 1;         // coverage samples per pixel: 1 (the centre), 2, 4 or 8
   float focal() const;     // pixels per unit of x/z
 };
+
+// The coverage sample positions within a pixel (0 to 1 from its top-left corner) for 1, 2, 4
+// or 8 samples: the centre, then the standard multisample patterns (those of Direct3D 10.1, in
+// sixteenths of a pixel). Empty for other counts.
+std::vector<std::array<float, 2>> sample_pattern(int samples);
 
 struct Fragment {
   std::uint32_t triangle = 0;  // index into the rasterized triangle list
   std::uint16_t x = 0, y = 0;  // pixel; its centre is (x + 0.5, y + 0.5)
   float b1 = 0, b2 = 0;        // perspective-correct barycentrics of corners 1 and 2 (corner 0: 1 - b1 - b2)
   float depth = 0;             // camera-space z at the pixel centre
+  std::uint8_t coverage = 1;   // bit i: the triangle covers sample i (Projection::samples)
 };
 
 enum class Cull : std::uint8_t { None, Back };
 
-// Appends the fragments of each triangle, in the order given; pixels are covered by the
+// Appends the fragments of each triangle, in the order given; samples are covered by the
 // top-left rule on vertex positions snapped to 1/256 pixel, so triangles that share an edge never
-// both cover a pixel on it, and nothing depends on evaluation order. Triangles crossing the near
+// both cover a sample on it, and nothing depends on evaluation order. A pixel with a covered
+// sample gives a fragment, its values (barycentrics, depth) taken at the pixel centre. Triangles crossing the near
 // plane are clipped. With Cull::Back, triangles whose face (by its corner order) turns away from
 // the eye are skipped.
 void rasterize(const std::vector<std::array<Vec3, 3>>& triangles, const Projection& proj, Cull cull,

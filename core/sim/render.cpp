@@ -38,6 +38,8 @@ struct Batch : DrawBatch {
   // Per triangle, when the shader has derivative interpolants: the corners' barycentric planes
   // through the eye, p1 x p2, p2 x p0 and p0 x p1.
   std::vector<std::array<Vec3, 3>> planes;
+  // Per triangle, when multisampling: 1/z = a x + b y + c at screen point (x, y).
+  std::vector<std::array<float, 3>> inverse_depth;
 };
 
 // The large buffers of a render, kept by each rendering thread for its next render (when under
@@ -65,8 +67,9 @@ void keep_if_small(std::vector<T>& v) {
 // The frame buffer of one render.
 struct Target {
   int width, height;
-  std::vector<float> colour;  // RGBA per pixel
-  std::vector<float> depth;   // camera z per pixel; +inf: nothing drawn
+  int samples = 1;            // per pixel (multisampling)
+  std::vector<float> colour;  // RGBA per sample, a pixel's samples together
+  std::vector<float> depth;   // camera z per sample; +inf: nothing drawn
 };
 
 class Renderer {
@@ -79,6 +82,22 @@ class Renderer {
   bool draw(Batch& b, std::string* error) {
     raster_and_bin(b);
     if (cancelled()) return true;
+    b.inverse_depth.clear();
+    if (target_.samples > 1) {
+      const double focal = Projection{target_.width, target_.height, fov_, 1e-3f}.focal();
+      const double cx = 0.5 * target_.width, cy = 0.5 * target_.height;
+      for (const auto& t : b.triangles) {
+        // The plane n.p = d through the corners meets the ray (x', y', 1) z at 1/z = n.(x', y', 1) / d.
+        const Vec3 n = cross(t[1] - t[0], t[2] - t[0]);
+        const double d = dot(n, t[0]);
+        if (d == 0) {
+          b.inverse_depth.push_back({0, 0, 0});  // seen edge on: no fragments
+          continue;
+        }
+        b.inverse_depth.push_back({static_cast<float>(n.x / (focal * d)), static_cast<float>(-n.y / (focal * d)),
+                                   static_cast<float>((n.z - n.x * cx / focal + n.y * cy / focal) / d)});
+      }
+    }
     b.planes.clear();
     for (int i = 0; i < b.shader->interpolants(); ++i)
       if (b.shader->screen_derivatives(i)) {
@@ -116,7 +135,8 @@ class Renderer {
   // to their place in rasterization order (triangle by triangle, so each triangle's fragments are
   // one range) and into their tiles' lists, which keep that order.
   void raster_and_bin(Batch& b) {
-    const Projection proj{target_.width, target_.height, fov_, 1e-3f};
+    Projection proj{target_.width, target_.height, fov_, 1e-3f};
+    proj.samples = target_.samples;
     const std::size_t triangles = b.triangles.size(), tiles = static_cast<std::size_t>(tiles_x()) * tiles_y();
     const int chunks = static_cast<int>(std::clamp<std::size_t>(triangles, 1, static_cast<std::size_t>(threads_) * 4));
     auto first_triangle = [&](int c) { return triangles * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks); };
@@ -206,8 +226,9 @@ class Renderer {
     const int x1 = std::min(target_.width, x0 + kTile), y1 = std::min(target_.height, y0 + kTile);
     for (int y = y0; y < y1; ++y) {
       const std::size_t row = static_cast<std::size_t>(y) * target_.width;
-      for (int x = x0; x < x1; x += 4) __builtin_prefetch(target_.colour.data() + (row + x) * 4, 1);
-      for (int x = x0; x < x1; x += 16) __builtin_prefetch(target_.depth.data() + row + x, 1);
+      const std::size_t n = static_cast<std::size_t>(target_.samples);
+      for (std::size_t at = (row + x0) * n * 4; at < (row + x1) * n * 4; at += 16) __builtin_prefetch(target_.colour.data() + at, 1);
+      for (std::size_t at = (row + x0) * n; at < (row + x1) * n; at += 16) __builtin_prefetch(target_.depth.data() + at, 1);
     }
   }
   int tiles_x() const { return (target_.width + kTile - 1) / kTile; }
@@ -361,19 +382,29 @@ class Renderer {
             }
           }
           if (!last) {
-            // An F-buffer keeps every fragment's value; a texture keeps the last one that passed.
-            if (opt_.storage != Storage::FBuffer && !passes_depth(b, f, p)) continue;
-            if (opt_.storage != Storage::FBuffer && p == 0 && b.opaque[f.triangle]) write_depth(f);
+            // An F-buffer keeps every fragment's value; a texture keeps the last one that passed
+            // (at any of its samples).
+            if (opt_.storage != Storage::FBuffer) {
+              const unsigned passing = depth_mask(b, f, p);
+              if (!passing) continue;
+              if (p == 0 && b.opaque[f.triangle]) write_depth(b, f, passing);
+            }
             float* dst = buffers_[static_cast<std::size_t>(saves)].data() + slot(f, index, begin) * 4;
             std::copy(v, v + 4, dst);
             ++local_written;
             continue;
           }
-          if (!passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)) continue;
-          if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(f);
-          float* dst = target_.colour.data() + (static_cast<std::size_t>(f.y) * target_.width + f.x) * 4;
+          const unsigned passing = depth_mask(b, f, opt_.storage == Storage::RenderToTexture ? p : 0);
+          if (!passing) continue;
+          if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(b, f, passing);
+          // The colour goes to each sample that passed (one shading per pixel, as multisampling does).
+          const std::size_t first_sample = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
           const float keep = 1 - v[3];
-          for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
+          for (int k = 0; k < target_.samples; ++k) {
+            if (!(passing & (1u << k))) continue;
+            float* dst = target_.colour.data() + (first_sample + static_cast<std::size_t>(k)) * 4;
+            for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
+          }
         }
       }
       shaded += static_cast<long>(count);
@@ -384,19 +415,46 @@ class Renderer {
     stats_.bytes_read += shaded * 16 * static_cast<long>(restores.size());
   }
 
-  // Opaque fragments: the nearest so far in a first pass, exactly the nearest in later passes of
-  // render-to-texture (the depth buffer is final then). Transparent ones: in front of what is drawn.
-  bool passes_depth(const Batch& b, const Fragment& f, int pass) const {
-    const float d = target_.depth[static_cast<std::size_t>(f.y) * target_.width + f.x];
-    if (b.opaque[f.triangle] && pass > 0) return f.depth == d;
-    return f.depth < d;
+  // The fragment's covered samples that pass the depth test. Opaque fragments: the nearest so far
+  // in a first pass, exactly the nearest in later passes of render-to-texture (the depth buffer is
+  // final then). Transparent ones: in front of what is drawn.
+  unsigned depth_mask(const Batch& b, const Fragment& f, int pass) const {
+    const bool equal = b.opaque[f.triangle] && pass > 0;
+    const std::size_t first = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
+    if (target_.samples == 1) {
+      const float d = target_.depth[first];
+      return (equal ? f.depth == d : f.depth < d) ? 1u : 0u;
+    }
+    unsigned mask = 0;
+    for (int k = 0; k < target_.samples; ++k) {
+      if (!(f.coverage & (1u << k))) continue;
+      const float z = sample_depth(b, f, k), d = target_.depth[first + static_cast<std::size_t>(k)];
+      if (equal ? z == d : z < d) mask |= 1u << k;
+    }
+    return mask;
   }
-  void write_depth(const Fragment& f) { target_.depth[static_cast<std::size_t>(f.y) * target_.width + f.x] = f.depth; }
+  bool passes_depth(const Batch& b, const Fragment& f, int pass) const { return depth_mask(b, f, pass) != 0; }
+  void write_depth(const Batch& b, const Fragment& f, unsigned mask) {
+    const std::size_t first = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
+    if (target_.samples == 1) {
+      target_.depth[first] = f.depth;
+      return;
+    }
+    for (int k = 0; k < target_.samples; ++k)
+      if (mask & (1u << k)) target_.depth[first + static_cast<std::size_t>(k)] = sample_depth(b, f, k);
+  }
+  // Camera z at sample k of the fragment's pixel: 1/z is linear on screen, over the triangle's plane.
+  float sample_depth(const Batch& b, const Fragment& f, int k) const {
+    const std::array<float, 3>& plane = b.inverse_depth[f.triangle];
+    const auto& at = pattern_[static_cast<std::size_t>(k)];
+    return 1.0f / (plane[0] * (static_cast<float>(f.x) + at[0]) + plane[1] * (static_cast<float>(f.y) + at[1]) + plane[2]);
+  }
 
   const RenderOptions& opt_;
   Target& target_;
   RenderStats& stats_;
   int threads_;
+  std::vector<std::array<float, 2>> pattern_ = sample_pattern(target_.samples);
   std::map<std::uint32_t, int> probe_layer_;  // fragment index -> its rank at the probed pixel
 };
 
@@ -422,16 +480,21 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
     if (error) *error = fmt::format("a {}x{} image with {}x{} samples per pixel is larger than the renderer's 65535 samples a side", width, height, ss, ss);
     return std::nullopt;
   }
-  Target target{width * ss, height * ss, {}, {}};
-  const std::size_t pixels = static_cast<std::size_t>(target.width) * target.height;
-  reserve_large(target.colour, pixels * 4);
-  target.colour.resize(pixels * 4);
-  for (std::size_t i = 0; i < pixels; ++i) std::copy(scene.background.begin(), scene.background.end(), target.colour.begin() + static_cast<std::ptrdiff_t>(i * 4));
+  const int msaa = options.multisample;
+  if (sample_pattern(msaa).empty()) {
+    if (error) *error = fmt::format("{} samples per pixel: multisampling takes 1, 2, 4 or 8", msaa);
+    return std::nullopt;
+  }
+  Target target{width * ss, height * ss, msaa, {}, {}};
+  const std::size_t samples = static_cast<std::size_t>(target.width) * target.height * static_cast<std::size_t>(msaa);
+  reserve_large(target.colour, samples * 4);
+  target.colour.resize(samples * 4);
+  for (std::size_t i = 0; i < samples; ++i) std::copy(scene.background.begin(), scene.background.end(), target.colour.begin() + static_cast<std::ptrdiff_t>(i * 4));
   Arena& mem = arena();
   target.depth.swap(mem.depth);
   target.depth.clear();
-  reserve_large(target.depth, pixels);
-  target.depth.assign(pixels, std::numeric_limits<float>::infinity());
+  reserve_large(target.depth, samples);
+  target.depth.assign(samples, std::numeric_limits<float>::infinity());
 
   RenderStats stats;
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
@@ -479,6 +542,18 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   Image out;
   out.width = width;
   out.height = height;
+  if (msaa > 1) {  // resolve: each pixel the mean of its samples
+    const std::size_t pixels = static_cast<std::size_t>(target.width) * target.height;
+    std::vector<float> resolved(pixels * 4);
+    const float norm = 1.0f / static_cast<float>(msaa);
+    for (std::size_t i = 0; i < pixels; ++i)
+      for (std::size_t c = 0; c < 4; ++c) {
+        float sum = 0;
+        for (std::size_t k = 0; k < static_cast<std::size_t>(msaa); ++k) sum += target.colour[(i * static_cast<std::size_t>(msaa) + k) * 4 + c];
+        resolved[i * 4 + c] = sum * norm;
+      }
+    target.colour = std::move(resolved);
+  }
   if (ss == 1) {
     out.rgba = std::move(target.colour);
   } else {

@@ -45,7 +45,8 @@ struct RenderOptions {
   Storage storage = Storage::FBuffer;
   long fbuffer_slots = 0;     // F-buffer size in fragments; 0: as many as a batch needs
   Overflow overflow = Overflow::Window;
-  int supersample = 1;        // samples per pixel along each axis (averaged)
+  int supersample = 1;        // shaded samples per pixel along each axis (averaged)
+  int multisample = 1;        // coverage and depth samples per pixel (1, 2, 4, 8), shaded once per pixel
   int threads = 0;            // 0: every hardware thread
   const std::atomic<bool>* cancel = nullptr;  // set: the render stops early and returns nullopt
   RenderCapture* capture = nullptr;           // optional inspection data

@@ -1,10 +1,12 @@
 // The multipass renderer end to end: passes reproduce the single pass, render-to-texture breaks
 // where transparent fragments overlap and the F-buffer does not, and the F-buffer's overflow
 // arithmetic of the ATI paper.
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -69,6 +71,73 @@ TEST_P(EverySample, FBufferPassesEqualTheSinglePass) {
 
 INSTANTIATE_TEST_SUITE_P(Samples, EverySample,
                          testing::Values("bowling_pin", "brick", "bump_pin", "marble", "matte", "plastic", "toon", "wood"));
+
+// Multisampling: the F-buffer's passes still give the single pass's picture bit for bit (each
+// fragment keeps its values and its coverage); the transparent scene included.
+TEST(Multisampling, FBufferPassesEqualTheSinglePass) {
+  for (const std::string name : {"bowling_pin", "plastic", "transparent"}) {
+    const sim::Scene s = scene(name, 40);
+    pipeline::RenderRequest req;
+    req.target = "PC4";
+    req.options.multisample = 4;
+    req.options.threads = 2;
+    req.options.storage = sim::Storage::SinglePass;
+    const auto single = pipeline::render_scene(s, req);
+    ASSERT_TRUE(single.image) << single.diagnostics;
+    req.options.storage = sim::Storage::FBuffer;
+    const auto multi = pipeline::render_scene(s, req);
+    ASSERT_TRUE(multi.image) << multi.diagnostics;
+    EXPECT_GT(multi.stats.passes, 1) << name;
+    EXPECT_EQ(std::memcmp(multi.image->rgba.data(), single.image->rgba.data(), single.image->rgba.size() * sizeof(float)), 0) << name;
+    req.options.multisample = 1;
+    const auto aliased = pipeline::render_scene(s, req);
+    ASSERT_TRUE(aliased.image);
+    EXPECT_GT(multi.stats.fragments_rasterized, aliased.stats.fragments_rasterized) << "pixels on edges have a fragment per triangle";
+  }
+}
+
+// A white sphere on black with four samples a pixel: inside and outside are exactly white and
+// black, and silhouette pixels are the fraction of samples covered, k/4; without multisampling
+// there is nothing in between.
+TEST(Multisampling, SilhouettePixelsAreTheFractionOfSamplesCovered) {
+  const auto dir = std::filesystem::temp_directory_path() / "passlab_render_msaa";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "white.sl") << "surface white() { Oi = Os; Ci = Os; }\n";
+  std::ofstream(dir / "scene.json") << R"({"size": [64, 64], "background": [0, 0, 0, 1],
+    "objects": [{"mesh": {"sphere": {"radius": 1}}, "translate": [0, 0, 4], "shader": "white.sl"}]})";
+  pipeline::RenderRequest req;
+  req.options.storage = sim::Storage::SinglePass;
+  auto count = [&](int samples) {
+    req.options.multisample = samples;
+    const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+    EXPECT_TRUE(out.image) << out.diagnostics;
+    // Pixels by quarters of white (interpolating a constant over a triangle may be off by an ulp).
+    std::map<float, int> values;
+    if (out.image)
+      for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x) {
+          const float v = out.image->at(x, y)[0], quarter = std::round(v * 4) / 4;
+          EXPECT_NEAR(v, quarter, 1e-6f) << x << ", " << y;
+          ++values[quarter];
+        }
+    return values;
+  };
+  const auto one = count(1), four = count(4);
+  EXPECT_EQ(one.size(), 2u);  // black and white
+  EXPECT_EQ(four.size(), 5u);
+  EXPECT_GT(four.at(0.5f), 10);  // a silhouette's worth of partial pixels
+  // The covered area stays the same, to within the silhouette's length in pixels.
+  auto area = [](const std::map<float, int>& m) {
+    double a = 0;
+    for (const auto& [v, n] : m) a += v * n;
+    return a;
+  };
+  EXPECT_NEAR(area(four), area(one), 30.0);
+  req.options.multisample = 3;
+  const auto bad = pipeline::render_scene((dir / "scene.json").string(), req);
+  EXPECT_FALSE(bad.image);
+  EXPECT_NE(bad.diagnostics.find("1, 2, 4 or 8"), std::string::npos) << bad.diagnostics;
+}
 
 // How many transparent fragments land on each pixel in front of the opaque ones.
 std::vector<int> transparent_overlap(const sim::Scene& s) {

@@ -41,6 +41,29 @@ TEST(Raster, SharedEdgesCoverEachPixelOnce) {
 
 // Barycentrics are perspective-correct: interpolating camera-space positions with them lands on
 // the triangle's plane at the pixel's ray.
+TEST(Raster, MultisamplingCoversEachSampleOnce) {
+  for (int samples : {2, 4, 8}) {
+    Projection proj{97, 61, 40, 1e-3f};
+    proj.samples = samples;
+    ASSERT_EQ(sample_pattern(samples).size(), static_cast<std::size_t>(samples));
+    // A screen-filling plane of many cells: every sample of every pixel exactly once, so pixels
+    // on the cells' edges have a fragment from each triangle that covers some of their samples.
+    std::vector<Fragment> frags;
+    rasterize(camera_triangles(make_plane(40, 40, 13, 7), Mat4::translate({0, 0, 5})), proj, Cull::None, frags);
+    std::vector<unsigned> covered(static_cast<std::size_t>(proj.width * proj.height), 0);
+    int partial = 0;
+    for (const Fragment& f : frags) {
+      unsigned& c = covered[static_cast<std::size_t>(f.y * proj.width + f.x)];
+      ASSERT_EQ(c & f.coverage, 0u) << "a sample covered twice at " << f.x << ", " << f.y;
+      c |= f.coverage;
+      partial += f.coverage != (1u << samples) - 1;
+    }
+    for (unsigned c : covered) ASSERT_EQ(c, (1u << samples) - 1);
+    EXPECT_GT(partial, 100);
+  }
+  EXPECT_TRUE(sample_pattern(3).empty());
+}
+
 TEST(Raster, BarycentricsArePerspectiveCorrect) {
   const Projection proj{64, 64, 50, 1e-3f};
   const std::array<Vec3, 3> t{Vec3{-2, -1, 2}, Vec3{2, -1, 9}, Vec3{0, 2, 4}};
