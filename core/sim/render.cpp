@@ -19,7 +19,7 @@ namespace passlab::sim {
 
 namespace {
 
-constexpr int kTile = 32;  // screen tiles of kTile x kTile pixels are the unit of parallel work
+constexpr int kTile = 64;  // screen tiles of kTile x kTile pixels are the unit of parallel work
 
 
 // Lanes [j, e) of one interpolant component: v0 w0 + v1 w1 + v2 w2, summed in that order.
@@ -62,6 +62,11 @@ Arena& arena() {
 template <class T>
 void keep_if_small(std::vector<T>& v) {
   if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
+}
+
+// Makes v at least n long (new elements zero, old ones kept).
+void grow(std::vector<float>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
 }
 
 // The frame buffer of one render.
@@ -332,11 +337,17 @@ class Renderer {
       const std::size_t count = static_cast<std::size_t>(last_one - first);
       if (count == 0) return;
       prefetch_tile(t);
-      std::vector<float> in(static_cast<std::size_t>(k) * 4 * kBatch), rest(restores.size() * 4 * kBatch), out(4 * kBatch);
-      std::vector<const float*> in_ptr(static_cast<std::size_t>(k)), rest_ptr(restores.size());
+      // Each thread's batch arrays, kept from tile to tile (and render to render): they grow but
+      // are never cleared, as every lane a pass reads is written first.
+      thread_local std::vector<float> in, rest, out, scratch;
+      thread_local std::vector<const float*> in_ptr, rest_ptr;
+      grow(in, static_cast<std::size_t>(k) * 4 * kBatch);
+      grow(rest, restores.size() * 4 * kBatch);
+      grow(out, 4 * kBatch);
+      in_ptr.resize(static_cast<std::size_t>(k));
+      rest_ptr.resize(restores.size());
       for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
       for (std::size_t r = 0; r < restores.size(); ++r) rest_ptr[r] = rest.data() + r * 4 * kBatch;
-      std::vector<float> scratch;
       long local_written = 0;
       alignas(64) float w0[kBatch], w1[kBatch], w2[kBatch];
       for (std::size_t at = 0; at < count; at += kBatch) {
@@ -487,17 +498,24 @@ std::optional<Image> render(const Scene& scene, const std::vector<const Fragment
   }
   Target target{width * ss, height * ss, msaa, {}, {}};
   const std::size_t samples = static_cast<std::size_t>(target.width) * target.height * static_cast<std::size_t>(msaa);
+  const int threads = options.threads > 0 ? options.threads : hardware_threads();
+  // The cleared frame buffer, filled on the threads a block of rows each.
   reserve_large(target.colour, samples * 4);
   target.colour.resize(samples * 4);
-  for (std::size_t i = 0; i < samples; ++i) std::copy(scene.background.begin(), scene.background.end(), target.colour.begin() + static_cast<std::ptrdiff_t>(i * 4));
   Arena& mem = arena();
   target.depth.swap(mem.depth);
   target.depth.clear();
   reserve_large(target.depth, samples);
-  target.depth.assign(samples, std::numeric_limits<float>::infinity());
+  target.depth.resize(samples);
+  const std::size_t row = static_cast<std::size_t>(target.width) * static_cast<std::size_t>(msaa);
+  parallel_for((target.height + 63) / 64, threads, nullptr, [&](int block) {
+    const std::size_t first = static_cast<std::size_t>(block) * 64 * row, last = std::min(samples, first + 64 * row);
+    for (std::size_t i = first; i < last; ++i) std::copy(scene.background.begin(), scene.background.end(), target.colour.begin() + static_cast<std::ptrdiff_t>(i * 4));
+    std::fill(target.depth.begin() + static_cast<std::ptrdiff_t>(first), target.depth.begin() + static_cast<std::ptrdiff_t>(last),
+              std::numeric_limits<float>::infinity());
+  });
 
   RenderStats stats;
-  const int threads = options.threads > 0 ? options.threads : hardware_threads();
   Renderer r(options, target, stats, threads);
   r.buffers_.swap(mem.buffers);
   struct GiveBack {  // the buffers go back to the arena however the render ends
