@@ -93,6 +93,7 @@ struct RenderInput {
   int size = 256;
   long fbuffer_slots = 0;
   sim::Overflow overflow = sim::Overflow::Window;
+  int multisample = 1;
   QPoint probe{-1, -1};
   quint64 id = 0;
   std::shared_ptr<std::atomic<bool>> cancel;
@@ -242,7 +243,10 @@ void make_pass_images(Picture& p, const std::vector<sim::Image>& passes) {
 
 // Both storages rendered at `size` with the same partition: the pictures and each pass's values
 // (`pictures`), and the rows of the probed pixel (`probe` at full size, (-1, -1): none).
-PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, QSize size, bool pictures, QPoint probe) {
+// `textures`: the scene's, loaded once for all of a job's renders (null: each render loads them and
+// reports their problems).
+PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, const sim::TextureSet* textures, QSize size,
+                         bool pictures, QPoint probe) {
   PreviewFrame f;
   sim::Image finals[2];
   std::vector<sim::ProbedFragment> probed[2];
@@ -258,9 +262,10 @@ PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, QSize s
     o.storage = s == 0 ? sim::Storage::RenderToTexture : sim::Storage::FBuffer;
     o.fbuffer_slots = in.fbuffer_slots;
     o.overflow = in.overflow;
+    o.multisample = in.multisample;
     o.cancel = in.cancel.get();
     o.capture = &capture;
-    pipeline::RenderOutcome out = pipeline::render_snapshot(scene, *in.snapshot, in.run.get(), o);
+    pipeline::RenderOutcome out = pipeline::render_snapshot(scene, *in.snapshot, in.run.get(), o, textures);
     if (in.cancel->load()) return f;
     Picture& p = f.pictures[s];
     p.stats = out.stats;
@@ -298,13 +303,15 @@ void render_job(QPromise<PreviewFrame>& promise, const RenderInput& in) {
     promise.addResult(std::move(f));
     return;
   }
+  sim::TextureSet loaded;
+  const bool textures_ok = loaded.load(scene->textures, nullptr);
   const QSize full = image_size(*scene, in.size);
   std::vector<QSize> sizes;
   if (in.size >= 128) sizes.push_back(QSize(full.width() / 4, full.height() / 4).expandedTo({1, 1}));
   sizes.push_back(full);
   for (const QSize& size : sizes) {
     const bool is_full = size == full;
-    PreviewFrame f = render_both(in, *scene, size, true, is_full ? in.probe : QPoint(-1, -1));
+    PreviewFrame f = render_both(in, *scene, textures_ok ? &loaded : nullptr, size, true, is_full ? in.probe : QPoint(-1, -1));
     if (in.cancel->load()) return;
     f.kind = PreviewFrame::Kind::Render;
     f.id = in.id;
@@ -322,7 +329,9 @@ void probe_job(QPromise<PreviewFrame>& promise, const RenderInput& in, quint64 r
   QString problem;
   std::shared_ptr<const sim::Scene> scene = in.scene ? in.scene : load_scene(in, &problem);
   if (!scene || in.cancel->load()) return;
-  PreviewFrame f = render_both(in, *scene, image_size(*scene, in.size), false, in.probe);
+  sim::TextureSet loaded;
+  const bool textures_ok = loaded.load(scene->textures, nullptr);
+  PreviewFrame f = render_both(in, *scene, textures_ok ? &loaded : nullptr, image_size(*scene, in.size), false, in.probe);
   if (in.cancel->load()) return;
   f.kind = PreviewFrame::Kind::Probe;
   f.id = in.id;
@@ -426,6 +435,11 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   for (int side : {64, 128, 256, 512}) size_box_->addItem(QString("%1×%1").arg(side), side);
   size_box_->setCurrentIndex(2);
   size_box_->setToolTip(tr("Image size (the longer side); a quick look at a quarter of it comes first"));
+  msaa_box_ = new QComboBox(this);
+  msaa_box_->setObjectName("preview-msaa");
+  for (int n : {1, 2, 4, 8}) msaa_box_->addItem(n == 1 ? tr("No MSAA") : tr("%1× MSAA").arg(n), n);
+  msaa_box_->setToolTip(tr("Multisampling: coverage and depth samples per pixel, shaded once per pixel. "
+                           "Render-to-texture then also goes wrong where triangles of one object share a pixel"));
   slots_ = new QSpinBox(this);
   slots_->setRange(0, 10'000'000);
   slots_->setSingleStep(1000);
@@ -494,6 +508,7 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(slots_, &QSpinBox::valueChanged, settings_timer_, qOverload<>(&QTimer::start));
   connect(overflow_box_, &QComboBox::currentIndexChanged, this, [this] { request_render(); });
+  connect(msaa_box_, &QComboBox::currentIndexChanged, this, [this] { request_render(); });
   connect(cancel_, &QPushButton::clicked, this, [this] {
     cancel_job(render_job_);
     cancel_job(probe_job_);
@@ -510,6 +525,7 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel(tr("Scene"), this));
   controls->addWidget(scene_box_, 1);
   controls->addWidget(size_box_);
+  controls->addWidget(msaa_box_);
   controls->addWidget(cancel_);
   controls->addWidget(state_, 1);
   auto* fbuffer_controls = new QHBoxLayout;
@@ -706,6 +722,7 @@ RenderInput PreviewPanel::input() const {
   in.size = size_box_->currentData().toInt();
   in.fbuffer_slots = slots_->value();
   in.overflow = overflow_box_->currentIndex() == 0 ? sim::Overflow::Window : sim::Overflow::Restart;
+  in.multisample = msaa_box_->currentData().toInt();
   in.probe = probe_pixel_;
   return in;
 }

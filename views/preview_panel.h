@@ -104,6 +104,7 @@ class PreviewPanel : public QWidget {
   StatusLabel* probe_caption_[2];
   QComboBox* scene_box_;
   QComboBox* size_box_;
+  QComboBox* msaa_box_;
   QSpinBox* slots_;
   QComboBox* overflow_box_;
   QPushButton* cancel_;

@@ -151,19 +151,21 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 }
 
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options) {
+                              const sim::RenderOptions& options, const sim::TextureSet* given) {
   RenderOutcome out;
   if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
     out.diagnostics = "the shader has no DAG to render\n";
     return out;
   }
-  sim::TextureSet textures;
-  sim::Problems problems;
-  if (!textures.load(scene.textures, &problems))
-    for (const auto& p : problems) out.diagnostics += p.text() + "\n";
+  sim::TextureSet loaded;
+  if (!given) {
+    sim::Problems problems;
+    if (!loaded.load(scene.textures, &problems))
+      for (const auto& p : problems) out.diagnostics += p.text() + "\n";
+  }
   ir::EvalContext ctx;
   ctx.spaces = snapshot.program->binding.spaces;
-  ctx.textures = &textures;
+  ctx.textures = given ? given : &loaded;
   const bool whole = !run || options.storage == sim::Storage::SinglePass;
   fp::PassShader shader = whole ? fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, ctx)
                                 : fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, run->partition, ctx);

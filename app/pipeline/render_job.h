@@ -70,10 +70,11 @@ RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& r
 RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request);
 
 // Renders with a shader the Studio already compiled and partitioned: every object of `scene` uses
-// the snapshot's shader, whole (run == null, or the single-pass store) or in run's passes; the
-// scene's textures are loaded here. The snapshot must have a DAG.
+// the snapshot's shader, whole (run == null, or the single-pass store) or in run's passes. The
+// scene's textures are `textures` when given (loaded once for several renders), else loaded here
+// (their problems reported). The snapshot must have a DAG.
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options);
+                              const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr);
 
 // The scene a shader is shown in when it has none: samples/scenes/<stem>.json next to the
 // shader's folder if there is one, else a lit sphere.

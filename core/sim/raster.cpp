@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
 namespace passlab::sim {
@@ -49,18 +50,28 @@ bool top_left(const Snapped& a, const Snapped& b) {
   return (dy == 0 && dx > 0) || dy < 0;
 }
 
-// `pattern`: the sample positions when multisampling (empty: one sample, the centre).
-void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& proj, float focal,
-                     const std::vector<std::array<float, 2>>& pattern, std::vector<Fragment>& out) {
+// A corner (in front of the eye) on screen, snapped to the subpixel grid.
+Snapped snap(const Vec3& p, const Projection& proj, float focal) {
+  const float x = proj.width * 0.5f + p.x / p.z * focal;
+  const float y = proj.height * 0.5f - p.y / p.z * focal;
+  // Far outside the image: clamp (the edges stay straight only if both ends are real; such
+  // slivers are rare and only affect pixels outside the viewport).
+  const float lim = 1 << 20;
+  return {std::llround(std::clamp(x, -lim, lim) * kSubpixel), std::llround(std::clamp(y, -lim, lim) * kSubpixel)};
+}
+
+// The standard sample positions, in sixteenths of a pixel from its centre.
+const int kTwo[2][2] = {{4, 4}, {-4, -4}};
+const int kFour[4][2] = {{-2, -6}, {6, -2}, {-6, 2}, {2, 6}};
+const int kEight[8][2] = {{1, -3}, {-1, 3}, {5, 1}, {-3, -5}, {-5, 5}, {-7, -1}, {3, 7}, {7, -7}};
+const int (*pattern_table(int samples))[2] { return samples == 2 ? kTwo : samples == 4 ? kFour : samples == 8 ? kEight : nullptr; }
+
+// Rasterizes one (clipped) triangle's pixels inside `clip`. With multisampling (proj.samples > 1)
+// each sample is tested; otherwise the centre.
+void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& proj, float focal, const PixelRect& clip,
+                     std::vector<Fragment>& out) {
   Snapped s[3];
-  for (int i = 0; i < 3; ++i) {
-    const float x = proj.width * 0.5f + c[i].p.x / c[i].p.z * focal;
-    const float y = proj.height * 0.5f - c[i].p.y / c[i].p.z * focal;
-    // Far outside the image: clamp (the edges stay straight only if both ends are real; such
-    // slivers are rare and only affect pixels outside the viewport).
-    const float lim = 1 << 20;
-    s[i] = {std::llround(std::clamp(x, -lim, lim) * kSubpixel), std::llround(std::clamp(y, -lim, lim) * kSubpixel)};
-  }
+  for (int i = 0; i < 3; ++i) s[i] = snap(c[i].p, proj, focal);
   std::int64_t area = (s[1].x - s[0].x) * (s[2].y - s[0].y) - (s[1].y - s[0].y) * (s[2].x - s[0].x);
   int order[3] = {0, 1, 2};
   if (area == 0) return;
@@ -72,10 +83,11 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
   const Corner& ca = c[order[0]];
   const Corner& cb = c[order[1]];
   const Corner& cd = c[order[2]];
-  const std::int64_t min_x = std::max<std::int64_t>(0, std::min({a.x, b.x, d.x}) >> kSubpixelBits);
-  const std::int64_t max_x = std::min<std::int64_t>(proj.width - 1, std::max({a.x, b.x, d.x}) >> kSubpixelBits);
-  const std::int64_t min_y = std::max<std::int64_t>(0, std::min({a.y, b.y, d.y}) >> kSubpixelBits);
-  const std::int64_t max_y = std::min<std::int64_t>(proj.height - 1, std::max({a.y, b.y, d.y}) >> kSubpixelBits);
+  const std::int64_t min_x = std::max<std::int64_t>(clip.x0, std::min({a.x, b.x, d.x}) >> kSubpixelBits);
+  const std::int64_t max_x = std::min<std::int64_t>(clip.x1 - 1, std::max({a.x, b.x, d.x}) >> kSubpixelBits);
+  const std::int64_t min_y = std::max<std::int64_t>(clip.y0, std::min({a.y, b.y, d.y}) >> kSubpixelBits);
+  const std::int64_t max_y = std::min<std::int64_t>(clip.y1 - 1, std::max({a.y, b.y, d.y}) >> kSubpixelBits);
+  if (min_x > max_x || min_y > max_y) return;
   // Edge functions are exact integers; a bias of -1 on non-top-left edges turns ">= 0" into the
   // fill rule.
   auto edge = [](const Snapped& p, const Snapped& q, std::int64_t x, std::int64_t y) {
@@ -92,11 +104,11 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
   std::int64_t row[3] = {edge(b, d, cx, cy) + bias0, edge(d, a, cx, cy) + bias1, edge(a, b, cx, cy) + bias2};
   const std::int64_t bias[3] = {bias0, bias1, bias2};
   // Multisampling: each sample's edge functions are the centre's plus a constant offset.
-  const int samples = static_cast<int>(pattern.size());
+  const int (*pattern)[2] = pattern_table(proj.samples);
+  const int samples = pattern ? proj.samples : 0;
   std::int64_t offset[8][3] = {};
   for (int k = 0; k < samples; ++k) {
-    const std::int64_t dx = std::llround(pattern[static_cast<std::size_t>(k)][0] * kSubpixel) - one / 2,
-                       dy = std::llround(pattern[static_cast<std::size_t>(k)][1] * kSubpixel) - one / 2;
+    const std::int64_t dx = pattern[k][0] * (one / 16), dy = pattern[k][1] * (one / 16);
     for (int e = 0; e < 3; ++e) offset[k][e] = step_x[e] / one * dx + step_y[e] / one * dy;
   }
   for (std::int64_t y = min_y; y <= max_y; ++y, row[0] += step_y[0], row[1] += step_y[1], row[2] += step_y[2]) {
@@ -132,13 +144,9 @@ void raster_triangle(const Corner c[3], std::uint32_t index, const Projection& p
 }  // namespace
 
 std::vector<std::array<float, 2>> sample_pattern(int samples) {
-  // Offsets from the centre in sixteenths of a pixel.
-  static const int two[2][2] = {{4, 4}, {-4, -4}};
-  static const int four[4][2] = {{-2, -6}, {6, -2}, {-6, 2}, {2, 6}};
-  static const int eight[8][2] = {{1, -3}, {-1, 3}, {5, 1}, {-3, -5}, {-5, 5}, {-7, -1}, {3, 7}, {7, -7}};
-  const int (*table)[2] = samples == 2 ? two : samples == 4 ? four : samples == 8 ? eight : nullptr;
   std::vector<std::array<float, 2>> out;
   if (samples == 1) out.push_back({0.5f, 0.5f});
+  const int (*table)[2] = pattern_table(samples);
   for (int k = 0; table && k < samples; ++k) out.push_back({0.5f + table[k][0] / 16.0f, 0.5f + table[k][1] / 16.0f});
   return out;
 }
@@ -153,22 +161,45 @@ bool front_facing(const std::array<Vec3, 3>& t) {
   return dot(n, t[0]) < 0;  // the normal points back towards the eye at the origin
 }
 
+void rasterize(const std::array<Vec3, 3>& t, std::uint32_t index, const Projection& proj, const PixelRect& clip,
+               std::vector<Fragment>& out) {
+  Corner c[4];
+  const int n = clip_near(t, proj.near, c);
+  if (n < 3) return;
+  const float focal = proj.focal();
+  raster_triangle(c, index, proj, focal, clip, out);
+  if (n == 4) {
+    const Corner rest[3] = {c[0], c[2], c[3]};
+    raster_triangle(rest, index, proj, focal, clip, out);
+  }
+}
+
 void rasterize(const std::vector<std::array<Vec3, 3>>& triangles, const Projection& proj, Cull cull,
                std::vector<Fragment>& out) {
-  const float focal = proj.focal();
-  const std::vector<std::array<float, 2>> pattern = proj.samples > 1 ? sample_pattern(proj.samples) : std::vector<std::array<float, 2>>{};
+  const PixelRect all{0, 0, proj.width, proj.height};
   for (std::size_t i = 0; i < triangles.size(); ++i) {
-    const auto& t = triangles[i];
-    if (cull == Cull::Back && !front_facing(t)) continue;
-    Corner c[4];
-    const int n = clip_near(t, proj.near, c);
-    if (n < 3) continue;
-    raster_triangle(c, static_cast<std::uint32_t>(i), proj, focal, pattern, out);
-    if (n == 4) {
-      const Corner rest[3] = {c[0], c[2], c[3]};
-      raster_triangle(rest, static_cast<std::uint32_t>(i), proj, focal, pattern, out);
-    }
+    if (cull == Cull::Back && !front_facing(triangles[i])) continue;
+    rasterize(triangles[i], static_cast<std::uint32_t>(i), proj, all, out);
   }
+}
+
+PixelRect screen_bounds(const std::array<Vec3, 3>& t, const Projection& proj) {
+  Corner c[4];
+  const int n = clip_near(t, proj.near, c);
+  if (n < 3) return {0, 0, 0, 0};
+  const float focal = proj.focal();
+  std::int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN;
+  for (int i = 0; i < n; ++i) {
+    const Snapped s = snap(c[i].p, proj, focal);
+    x0 = std::min(x0, s.x >> kSubpixelBits);
+    y0 = std::min(y0, s.y >> kSubpixelBits);
+    x1 = std::max(x1, s.x >> kSubpixelBits);
+    y1 = std::max(y1, s.y >> kSubpixelBits);
+  }
+  PixelRect r{static_cast<int>(std::clamp<std::int64_t>(x0, 0, proj.width)), static_cast<int>(std::clamp<std::int64_t>(y0, 0, proj.height)),
+              static_cast<int>(std::clamp<std::int64_t>(x1 + 1, 0, proj.width)), static_cast<int>(std::clamp<std::int64_t>(y1 + 1, 0, proj.height))};
+  if (r.x0 >= r.x1 || r.y0 >= r.y1) return {0, 0, 0, 0};
+  return r;
 }
 
 }  // namespace passlab::sim

@@ -34,6 +34,12 @@ struct Fragment {
 
 enum class Cull : std::uint8_t { None, Back };
 
+// Pixels [x0, x1) x [y0, y1).
+struct PixelRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x0 >= x1 || y0 >= y1; }
+};
+
 // Appends the fragments of each triangle, in the order given; samples are covered by the
 // top-left rule on vertex positions snapped to 1/256 pixel, so triangles that share an edge never
 // both cover a sample on it, and nothing depends on evaluation order. A pixel with a covered
@@ -42,6 +48,14 @@ enum class Cull : std::uint8_t { None, Back };
 // the eye are skipped.
 void rasterize(const std::vector<std::array<Vec3, 3>>& triangles, const Projection& proj, Cull cull,
                std::vector<Fragment>& out);
+
+// One triangle's fragments within `clip` (a screen tile, say), as `index`: the same fragments,
+// in the same order, as rasterizing it whole and keeping those inside.
+void rasterize(const std::array<Vec3, 3>& t, std::uint32_t index, const Projection& proj, const PixelRect& clip,
+               std::vector<Fragment>& out);
+
+// The pixels a triangle's fragments can lie in (empty if none).
+PixelRect screen_bounds(const std::array<Vec3, 3>& t, const Projection& proj);
 
 // Whether a triangle faces the eye (its corners counter-clockwise around the normal
 // cross(p1 - p0, p2 - p0), which points to the viewer).

@@ -85,7 +85,11 @@ class Renderer {
   int probe_x_ = -1, probe_y_ = -1;  // in target pixels
 
   bool draw(Batch& b, std::string* error) {
-    raster_and_bin(b);
+    // Passes whose values live per pixel rasterize each screen tile's triangles in the tile's own
+    // work (as a tiling GPU does, every pass resubmitting the geometry); the F-buffer needs every
+    // fragment's place in the batch's rasterization order, so it rasterizes the batch up front.
+    if (tile_raster()) bin_triangles(b);
+    else raster_and_bin(b);
     if (cancelled()) return true;
     b.inverse_depth.clear();
     if (target_.samples > 1) {
@@ -114,7 +118,8 @@ class Renderer {
     if (RenderCapture* c = opt_.capture) {
       if (c->pass_images)
         while (static_cast<int>(c->passes.size()) < passes) c->passes.emplace_back(target_.width, target_.height);
-      // The probed pixel's fragments, in order: their rank is their layer.
+      // The probed pixel's fragments, in order: their rank is their layer (for tiles rasterized
+      // in their work, counted there).
       probe_layer_.clear();
       for (std::uint32_t i = 0; i < b.fragments.size(); ++i)
         if (b.fragments[i].x == probe_x_ && b.fragments[i].y == probe_y_) probe_layer_[i] = static_cast<int>(probe_layer_.size());
@@ -124,7 +129,7 @@ class Renderer {
       case Storage::SinglePass:
       case Storage::RenderToTexture:
         for (auto& buf : buffers_) buf.assign(static_cast<std::size_t>(target_.width) * target_.height * 4, 0.0f);
-        for (int p = 0; p < passes && !cancelled(); ++p) run_pass(b, p, 0, static_cast<std::uint32_t>(b.fragments.size()), b.fragments.size());
+        for (int p = 0; p < passes && !cancelled(); ++p) run_pass(b, p, 0, 0, 0);
         return true;
       case Storage::FBuffer:
         return opt_.overflow == Overflow::Window ? fbuffer_windows(b) : fbuffer_restart(b, error);
@@ -135,13 +140,46 @@ class Renderer {
   std::vector<std::vector<float>> buffers_;  // intermediate textures or F-buffers
 
  private:
+  bool tile_raster() const { return opt_.storage != Storage::FBuffer; }
+  PixelRect tile_rect(int t) const {
+    const int x0 = (t % tiles_x()) * kTile, y0 = (t / tiles_x()) * kTile;
+    return {x0, y0, std::min(target_.width, x0 + kTile), std::min(target_.height, y0 + kTile)};
+  }
+  Projection projection() const {
+    Projection proj{target_.width, target_.height, fov_, 1e-3f};
+    proj.samples = target_.samples;
+    return proj;
+  }
+
+  // Sorts a batch's triangles into the screen tiles their bounds overlap, each tile's in order.
+  void bin_triangles(Batch& b) {
+    const Projection proj = projection();
+    const std::size_t tiles = static_cast<std::size_t>(tiles_x()) * tiles_y();
+    std::vector<PixelRect> bounds(b.triangles.size());
+    b.tile_start.assign(tiles + 1, 0);
+    auto each_tile = [&](const PixelRect& r, auto fn) {
+      if (r.empty()) return;
+      for (int ty = r.y0 / kTile; ty <= (r.y1 - 1) / kTile; ++ty)
+        for (int tx = r.x0 / kTile; tx <= (r.x1 - 1) / kTile; ++tx) fn(static_cast<std::size_t>(ty) * tiles_x() + tx);
+    };
+    for (std::size_t i = 0; i < b.triangles.size(); ++i) {
+      bounds[i] = screen_bounds(b.triangles[i], proj);
+      each_tile(bounds[i], [&](std::size_t t) { ++b.tile_start[t + 1]; });
+    }
+    for (std::size_t t = 0; t < tiles; ++t) b.tile_start[t + 1] += b.tile_start[t];
+    std::vector<std::uint32_t> next(b.tile_start.begin(), b.tile_start.end() - 1);
+    b.by_tile.resize(b.tile_start.back());
+    for (std::size_t i = 0; i < b.triangles.size(); ++i)
+      each_tile(bounds[i], [&](std::size_t t) { b.by_tile[next[t]++] = static_cast<std::uint32_t>(i); });
+    b.fragments.clear();
+  }
+
   // Rasterizes a batch and sorts its fragments into screen tiles. Chunks of triangles are
   // rasterized on the threads, each counting its fragments per tile; then each chunk's fragments go
   // to their place in rasterization order (triangle by triangle, so each triangle's fragments are
   // one range) and into their tiles' lists, which keep that order.
   void raster_and_bin(Batch& b) {
-    Projection proj{target_.width, target_.height, fov_, 1e-3f};
-    proj.samples = target_.samples;
+    const Projection proj = projection();
     const std::size_t triangles = b.triangles.size(), tiles = static_cast<std::size_t>(tiles_x()) * tiles_y();
     const int chunks = static_cast<int>(std::clamp<std::size_t>(triangles, 1, static_cast<std::size_t>(threads_) * 4));
     auto first_triangle = [&](int c) { return triangles * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks); };
@@ -196,8 +234,8 @@ class Renderer {
   // `tri`, to lanes j.. of `in`. A ray through the eye meets the triangle's plane at barycentrics
   // proportional to its dot products with planes[i] (linear on screen), so the barycentrics one
   // pixel to the right and one below are exact, and so are the differences of the interpolant.
-  void screen_derivatives(const Batch& b, std::uint32_t tri, const std::uint32_t* list, int n, const std::vector<int>& which,
-                          const float* c, int k, float* in, int j) const {
+  void screen_derivatives(const Batch& b, const Fragment* frags, std::uint32_t tri, const std::uint32_t* list, int n,
+                          const std::vector<int>& which, const float* c, int k, float* in, int j) const {
     const std::array<Vec3, 3>& plane = b.planes[tri];
     const float focal = Projection{target_.width, target_.height, fov_, 1e-3f}.focal();
     const float cx = 0.5f * static_cast<float>(target_.width), cy = 0.5f * static_cast<float>(target_.height);
@@ -208,7 +246,7 @@ class Renderer {
       for (int i = 0; i < 3; ++i) q[i] = sum != 0 ? d[i] / sum : 0.0f;
     };
     for (int f = 0; f < n; ++f) {
-      const Fragment& frag = b.fragments[list[f]];
+      const Fragment& frag = frags[list[f]];
       const float px = frag.x + 0.5f, py = frag.y + 0.5f;
       float q[3], qx[3], qy[3];
       weights(px, py, q);
@@ -307,7 +345,7 @@ class Renderer {
     // After the first pass of a render-to-texture batch the depth buffer is final: the later
     // passes shade only the fragments that pass (early depth test), as hardware does.
     const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
-    const bool whole = begin == 0 && end == b.fragments.size();
+    const bool whole = tile_raster() || (begin == 0 && end == b.fragments.size());
     // The interpolant components the pass reads (interpolant * 4 + component), and the
     // derivative interpolants among them.
     std::vector<int> components, derivatives;
@@ -318,19 +356,39 @@ class Renderer {
         for (int c = 0; c < 4; ++c)
           if (mask & (1u << c)) components.push_back(i * 4 + c);
     }
-    std::atomic<long> shaded{0}, written{0};
+    std::atomic<long> shaded{0}, written{0}, rasterized_in_tiles{0};
+    const Projection proj = projection();
     parallel_for(tiles_x() * tiles_y(), threads_, opt_.cancel, [&](int t) {
-      // This tile's fragments in [begin, end): a sub-range of its sorted list.
+      // The tile's fragments: frags[i] for i in [first, last_one).
+      thread_local std::vector<Fragment> local;
+      thread_local std::vector<std::uint32_t> order, kept;
+      const Fragment* frags = b.fragments.data();
       const std::uint32_t* first = b.by_tile.data() + b.tile_start[static_cast<std::size_t>(t)];
       const std::uint32_t* last_one = b.by_tile.data() + b.tile_start[static_cast<std::size_t>(t) + 1];
-      if (!whole) {
+      std::map<std::uint32_t, int> layers;  // (tiles rasterized here) fragment -> its rank at the probed pixel
+      if (tile_raster()) {
+        // Rasterized here: the tile's triangles, in order, clipped to the tile.
+        local.clear();
+        const PixelRect rect = tile_rect(t);
+        for (const std::uint32_t* tri = first; tri != last_one; ++tri) rasterize(b.triangles[*tri], *tri, proj, rect, local);
+        rasterized_in_tiles += static_cast<long>(local.size());
+        order.resize(local.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        frags = local.data();
+        first = order.data();
+        last_one = order.data() + order.size();
+        if (opt_.capture)
+          for (std::uint32_t i = 0; i < local.size(); ++i)
+            if (local[i].x == probe_x_ && local[i].y == probe_y_) layers[i] = static_cast<int>(layers.size());
+      } else if (!whole) {  // this tile's fragments in [begin, end): a sub-range of its sorted list
         first = std::lower_bound(first, last_one, begin);
         last_one = std::lower_bound(first, last_one, end);
       }
-      std::vector<std::uint32_t> kept;
+      const std::map<std::uint32_t, int>& layer_of = tile_raster() ? layers : probe_layer_;
       if (early) {
+        kept.clear();
         for (const std::uint32_t* i = first; i != last_one; ++i)
-          if (passes_depth(b, b.fragments[*i], p)) kept.push_back(*i);
+          if (passes_depth(b, frags[*i], p)) kept.push_back(*i);
         first = kept.data();
         last_one = kept.data() + kept.size();
       }
@@ -354,23 +412,23 @@ class Renderer {
         const int n = static_cast<int>(std::min<std::size_t>(kBatch, count - at));
         const std::uint32_t* list = first + at;
         for (int j = 0; j < n; ++j) {
-          const Fragment& f = b.fragments[list[j]];
+          const Fragment& f = frags[list[j]];
           w1[j] = f.b1;
           w2[j] = f.b2;
           w0[j] = 1 - f.b1 - f.b2;
         }
         // Interpolants, a run of fragments of one triangle at a time: v0 b0 + v1 b1 + v2 b2.
         for (int j = 0; j < n;) {
-          const std::uint32_t tri = b.fragments[list[j]].triangle;
+          const std::uint32_t tri = frags[list[j]].triangle;
           int e = j + 1;
-          while (e < n && b.fragments[list[e]].triangle == tri) ++e;
+          while (e < n && frags[list[e]].triangle == tri) ++e;
           const float* c = b.corners.data() + static_cast<std::size_t>(tri) * 3 * k * 4;
           for (int i : components) interpolate(in.data() + static_cast<std::size_t>(i) * kBatch, j, e, c[i], c[k * 4 + i], c[2 * k * 4 + i], w0, w1, w2);
-          if (!derivatives.empty()) screen_derivatives(b, tri, list + j, e - j, derivatives, c, k, in.data(), j);
+          if (!derivatives.empty()) screen_derivatives(b, frags, tri, list + j, e - j, derivatives, c, k, in.data(), j);
           j = e;
         }
         for (int j = 0; j < n; ++j) {
-          const std::size_t s = slot(b.fragments[list[j]], list[j], begin);
+          const std::size_t s = slot(frags[list[j]], list[j], begin);
           for (std::size_t r = 0; r < restores.size(); ++r) {
             const float* src = buffers_[static_cast<std::size_t>(restores[r])].data() + s * 4;
             for (int comp = 0; comp < 4; ++comp) rest[r * 4 * kBatch + static_cast<std::size_t>(comp) * kBatch + j] = src[comp];
@@ -380,7 +438,7 @@ class Renderer {
         // In order: the depth test, then the intermediate value or the colour.
         for (int j = 0; j < n; ++j) {
           const std::uint32_t index = list[j];
-          const Fragment& f = b.fragments[index];
+          const Fragment& f = frags[index];
           const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
           if (RenderCapture* c = opt_.capture) {
             if (c->pass_images) std::copy(v, v + 4, c->passes[static_cast<std::size_t>(p)].at(f.x, f.y));
@@ -389,7 +447,7 @@ class Renderer {
               // by a texture if the fragment passes the test there.
               const bool kept = last ? passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)
                                      : opt_.storage == Storage::FBuffer || passes_depth(b, f, p);
-              c->probed.push_back({p, probe_layer_.count(index) ? probe_layer_.at(index) : 0, f.depth, {v[0], v[1], v[2], v[3]}, kept});
+              c->probed.push_back({p, layer_of.count(index) ? layer_of.at(index) : 0, f.depth, {v[0], v[1], v[2], v[3]}, kept});
             }
           }
           if (!last) {
@@ -421,6 +479,7 @@ class Renderer {
       shaded += static_cast<long>(count);
       written += local_written;
     });
+    stats_.fragments_rasterized += rasterized_in_tiles;
     stats_.fragments_shaded += shaded;
     stats_.bytes_written += written * 16;
     stats_.bytes_read += shaded * 16 * static_cast<long>(restores.size());
