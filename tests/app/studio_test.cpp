@@ -457,6 +457,17 @@ class StudioTest : public QObject {
     QVERIFY2(drawn > 256 * 256 / 20, qPrintable(QString("only %1 pixels are not background").arg(drawn)));
     // An opaque scene: both storages give the same picture.
     QCOMPARE(w.preview()->rtt_image(), image);
+    // Multisampling smooths the silhouette: the picture changes on edge pixels only.
+    auto* msaa = w.preview()->findChild<QComboBox*>("preview-msaa");
+    QVERIFY(msaa);
+    msaa->setCurrentIndex(msaa->findData(4));
+    QVERIFY(wait_for_preview(w));
+    const QImage smooth = w.preview()->fbuffer_image();
+    QCOMPARE(smooth.size(), image.size());
+    int changed = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) changed += smooth.pixel(x, y) != image.pixel(x, y);
+    QVERIFY2(changed > 50 && changed < drawn / 2, qPrintable(QString("%1 pixels changed").arg(changed)));
   }
 
   void previewRenderToTextureBreaksWhereTransparentFragmentsOverlapAndTheFBufferDoesNot() {
