@@ -14,15 +14,15 @@ using passlab::sim::Image;
 
 namespace {
 
-// A slide: white-on-black coverage from `shape`, tinted.
-Image slide(int n, std::array<float, 3> tint, const std::function<float(float, float)>& shape) {
-  Image im(n, n);
-  for (int y = 0; y < n; ++y)
-    for (int x = 0; x < n; ++x) {
+// A w x h slide: white-on-black coverage from `shape`, tinted.
+Image slide(int w, int h, std::array<float, 3> tint, const std::function<float(float, float)>& shape) {
+  Image im(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
       // 4x4 samples per texel for smooth edges.
       float cover = 0;
       for (int sy = 0; sy < 4; ++sy)
-        for (int sx = 0; sx < 4; ++sx) cover += shape((x + (sx + 0.5f) / 4) / n, (y + (sy + 0.5f) / 4) / n);
+        for (int sx = 0; sx < 4; ++sx) cover += shape((x + (sx + 0.5f) / 4) / w, (y + (sy + 0.5f) / 4) / h);
       cover /= 16;
       float* p = im.at(x, y);
       for (int c = 0; c < 3; ++c) p[c] = 0.05f + 0.95f * cover * tint[static_cast<std::size_t>(c)];
@@ -31,9 +31,11 @@ Image slide(int n, std::array<float, 3> tint, const std::function<float(float, f
   return im;
 }
 
-// A map of the pin's surface: white where `shape` is 0, red where it is 1.
-Image paint(int n, const std::function<float(float, float)>& shape) {
-  Image im = slide(n, {1.0f, 1.0f, 1.0f}, shape);  // coverage of the red, in every channel
+Image slide(int n, std::array<float, 3> tint, const std::function<float(float, float)>& shape) { return slide(n, n, tint, shape); }
+
+// A w x h map of the pin's surface: white where `shape` is 0, red where it is 1.
+Image paint(int w, int h, const std::function<float(float, float)>& shape) {
+  Image im = slide(w, h, {1.0f, 1.0f, 1.0f}, shape);  // coverage of the red, in every channel
   for (std::size_t i = 0; i < im.rgba.size(); i += 4) {
     const float red = (im.rgba[i] - 0.05f) / 0.95f;
     im.rgba[i] = 1.0f;
@@ -41,6 +43,7 @@ Image paint(int n, const std::function<float(float, float)>& shape) {
   }
   return im;
 }
+Image paint(int n, const std::function<float(float, float)>& shape) { return paint(n, n, shape); }
 
 float star(float u, float v) {
   // Five-pointed stars on a 4x4 grid.
@@ -73,7 +76,9 @@ int main(int argc, char** argv) {
       {"proj_grid", slide(n, {0.3f, 1.0f, 0.4f},
                           [](float u, float v) { return std::fmod(u * 8, 1.0f) < 0.15f || std::fmod(v * 8, 1.0f) < 0.15f ? 1.0f : 0.0f; })},
       // Two red stripes round the neck (t 0.60-0.63 and 0.66-0.69 with this sample's shader space).
-      {"pinbase", paint(256, [](float, float v) { return (v > 0.60f && v < 0.63f) || (v > 0.66f && v < 0.69f) ? 1.0f : 0.0f; })},
+      // Narrow: the stripes do not change around the pin, and the map's width wraps the pin one and
+      // a half times, so a wide one would be minified across it (and mip-mapped into a blur).
+      {"pinbase", paint(8, 256, [](float, float v) { return (v > 0.60f && v < 0.63f) || (v > 0.66f && v < 0.69f) ? 1.0f : 0.0f; })},
       // The front label: a red diamond (the maps repeat, and this one's tile is about half the
       // pin's height, so its design stays small).
       {"bruns", paint(n, [](float u, float v) { return std::fabs(u - 0.5f) + std::fabs(v - 0.5f) < 0.12f ? 1.0f : 0.0f; })},
