@@ -1,6 +1,7 @@
 #include "app/pipeline/background.h"
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,7 +14,10 @@ void run_in_background() {
   thread_local bool lowered = false;
   if (!lowered) {
     lowered = true;
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+    setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 10);
+    sched_param none{};
+    sched_setscheduler(tid, SCHED_IDLE, &none);
   }
 #endif
 }

@@ -5,8 +5,10 @@
 
 namespace passlab::pipeline {
 
-// Lowers the calling thread's priority (nice 10) once; threads it starts inherit it. Linux takes
-// a per-thread nice value (QThread priorities are ignored under SCHED_OTHER); elsewhere a no-op.
+// Lowers the calling thread's priority once: on Linux to SCHED_IDLE (it runs only when no
+// ordinary thread wants the CPU, so the UI and the display server never wait for it; nice 10
+// alone let renders on both cores delay a repaint by 20-30 ms now and then), and nice 10 should
+// that be refused. Threads it starts inherit both. Elsewhere a no-op.
 void run_in_background();
 
 }  // namespace passlab::pipeline
