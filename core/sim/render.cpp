@@ -331,9 +331,11 @@ class Renderer {
     return static_cast<std::size_t>(f.y) * target_.width + f.x;
   }
 
-  // One submission of geometry that rasterizes to `rasterized` fragments, of which [begin, end)
-  // are shaded by pass p: per screen tile in parallel, then each tile's fragments take the depth
-  // test, write their intermediate value or blend their colour in rasterization order.
+  // One submission of geometry, shaded by pass p per screen tile in parallel; each tile's
+  // fragments then take the depth test, write their intermediate value or blend their colour in
+  // rasterization order. F-buffer: the batch rasterized to `rasterized` fragments, of which
+  // [begin, end) are shaded. Otherwise each tile rasterizes its own triangles (the arguments are
+  // unused).
   void run_pass(const Batch& b, int p, std::uint32_t begin, std::uint32_t end, std::size_t rasterized) {
     const FragmentShader& sh = *b.shader;
     const bool last = p == sh.passes() - 1;
