@@ -279,6 +279,7 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
     return regs;
   };
   for (const Instruction& ins : prog.code) {
+    if (!ins.mask) continue;  // a value no reader uses (its inputs may not even be given)
     // Each source component's lane array, after the swizzle; the sign applies on reading.
     const float* src[3][4];  // (only the first ins.sources are set, and only they are read)
     float sign[3] = {1, 1, 1};
@@ -386,7 +387,8 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
         } else {
           const ir::ProceduralTextures fallback;
           for (int i = 0; i < n; ++i) {
-            const float coords[3] = {sa * src[0][0][i], sa * src[0][1][i], sa * src[0][2][i]};
+            // (Components past `dims` are not computed; the sampler gets zeros there.)
+            const float coords[3] = {sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, dims > 2 ? sa * src[0][2][i] : 0.0f};
             std::array<float, 4> rgba;
             if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
             else rgba = fallback.sample(t.name, dims, coords);

@@ -91,6 +91,7 @@ float TextureSet::level_of_detail(const float* grad, int width, int height) {
   const float w = static_cast<float>(width), h = static_cast<float>(height);
   const float along_x = std::hypot(grad[0] * w, grad[1] * h), along_y = std::hypot(grad[2] * w, grad[3] * h);
   const float rho = std::max(along_x, along_y);
+  if (std::isinf(rho)) return 1e6f;  // a footprint past the horizon: the coarsest level
   return rho > 0 && std::isfinite(rho) ? std::log2(rho) : 0.0f;
 }
 

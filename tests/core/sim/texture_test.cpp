@@ -32,6 +32,8 @@ TEST(Texture, LevelOfDetailIsLog2OfTheLargerFootprintSide) {
   EXPECT_EQ(TextureSet::level_of_detail(none, 64, 64), 0.0f);
   const float nan[4] = {NAN, 0, 0, 0};
   EXPECT_EQ(TextureSet::level_of_detail(nan, 64, 64), 0.0f);
+  const float infinite[4] = {INFINITY, 0, 0, 0};  // past the horizon: the coarsest level
+  EXPECT_GT(TextureSet::level_of_detail(infinite, 64, 64), 6.0f);
 }
 
 TEST(Texture, MinifiedLookupsAverageAndMagnifiedOnesAreBilinear) {
