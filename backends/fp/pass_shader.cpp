@@ -142,8 +142,7 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       for (int k = 0; k < ins.sources && k < 3; ++k) {
         ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
         if (ins.src[k].from == From::Interpolant) {
-          if (prog.interpolant_mask.size() <= static_cast<std::size_t>(ins.src[k].index)) prog.interpolant_mask.resize(static_cast<std::size_t>(ins.src[k].index) + 1, 0);
-          prog.interpolant_mask[static_cast<std::size_t>(ins.src[k].index)] |= static_cast<std::uint8_t>(lanes_read(n, static_cast<std::size_t>(k), ins.mask));
+          prog.reads_interpolant(ins.src[k].index, lanes_read(n, static_cast<std::size_t>(k), ins.mask));
         }
       }
       // The result takes a register no operand is in (so it can be written while they are read);
@@ -181,8 +180,7 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
     for (Instruction& ins : prog.code)
       if (ins.grad >= 0) {
         ins.grad += static_cast<int>(leaves_.size());
-        if (prog.interpolant_mask.size() <= static_cast<std::size_t>(ins.grad)) prog.interpolant_mask.resize(static_cast<std::size_t>(ins.grad) + 1, 0);
-        if (ins.mask) prog.interpolant_mask[static_cast<std::size_t>(ins.grad)] = 0xF;
+        if (ins.mask) prog.reads_interpolant(ins.grad, 0xF);
       }
 }
 

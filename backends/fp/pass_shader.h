@@ -71,6 +71,10 @@ class PassShader : public sim::FragmentShader {
     std::vector<int> restores;
     int saves = -1;
     std::vector<std::uint8_t> interpolant_mask;  // per interpolant: the components read
+    void reads_interpolant(int k, unsigned components) {
+      if (interpolant_mask.size() <= static_cast<std::size_t>(k)) interpolant_mask.resize(static_cast<std::size_t>(k) + 1, 0);
+      interpolant_mask[static_cast<std::size_t>(k)] |= static_cast<std::uint8_t>(components);
+    }
   };
   void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
                std::vector<float>& scratch) const;

@@ -93,7 +93,7 @@ class Renderer {
     if (cancelled()) return true;
     b.inverse_depth.clear();
     if (target_.samples > 1) {
-      const double focal = Projection{target_.width, target_.height, fov_, 1e-3f}.focal();
+      const double focal = projection().focal();
       const double cx = 0.5 * target_.width, cy = 0.5 * target_.height;
       for (const auto& t : b.triangles) {
         // The plane n.p = d through the corners meets the ray (x', y', 1) z at 1/z = n.(x', y', 1) / d.
@@ -235,9 +235,8 @@ class Renderer {
   // proportional to its dot products with planes[i] (linear on screen), so the barycentrics one
   // pixel to the right and one below are exact, and so are the differences of the interpolant.
   void screen_derivatives(const Batch& b, const Fragment* frags, std::uint32_t tri, const std::uint32_t* list, int n,
-                          const std::vector<int>& which, const float* c, int k, float* in, int j) const {
+                          const std::vector<int>& which, const float* c, int k, float* in, int j, float focal) const {
     const std::array<Vec3, 3>& plane = b.planes[tri];
-    const float focal = Projection{target_.width, target_.height, fov_, 1e-3f}.focal();
     const float cx = 0.5f * static_cast<float>(target_.width), cy = 0.5f * static_cast<float>(target_.height);
     auto weights = [&](float px, float py, float q[3]) {
       const Vec3 r{(px - cx) / focal, (cy - py) / focal, 1.0f};
@@ -360,6 +359,7 @@ class Renderer {
     }
     std::atomic<long> shaded{0}, written{0}, rasterized_in_tiles{0};
     const Projection proj = projection();
+    const float focal = proj.focal();
     parallel_for(tiles_x() * tiles_y(), threads_, opt_.cancel, [&](int t) {
       // The tile's fragments: frags[i] for i in [first, last_one).
       thread_local std::vector<Fragment> local;
@@ -426,7 +426,7 @@ class Renderer {
           while (e < n && frags[list[e]].triangle == tri) ++e;
           const float* c = b.corners.data() + static_cast<std::size_t>(tri) * 3 * k * 4;
           for (int i : components) interpolate(in.data() + static_cast<std::size_t>(i) * kBatch, j, e, c[i], c[k * 4 + i], c[2 * k * 4 + i], w0, w1, w2);
-          if (!derivatives.empty()) screen_derivatives(b, frags, tri, list + j, e - j, derivatives, c, k, in.data(), j);
+          if (!derivatives.empty()) screen_derivatives(b, frags, tri, list + j, e - j, derivatives, c, k, in.data(), j, focal);
           j = e;
         }
         for (int j = 0; j < n; ++j) {

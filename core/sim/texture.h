@@ -35,10 +35,6 @@ class TextureSet : public ir::TextureSampler {
     auto it = textures_.find(name);
     return it == textures_.end() ? nullptr : &it->second;
   }
-  const Image* image(const std::string& name) const {  // level 0, or null
-    auto it = textures_.find(name);
-    return it == textures_.end() ? nullptr : &it->second.front();
-  }
 
  private:
   std::map<std::string, std::vector<Image>> textures_;  // name -> mip chain, largest first

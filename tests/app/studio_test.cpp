@@ -91,6 +91,13 @@ class StudioTest : public QObject {
     const auto out = passlab::pipeline::render_snapshot(scene, *w.result()->snapshot, run, o);
     return out.image ? eight_bit(*out.image) : QImage();
   }
+  // Opens a sample with the preview in front and waits for the panels and the preview's render.
+  static bool open_with_preview(MainWindow& w, const char* name) {
+    if (!w.open_file(sample(name))) return false;
+    w.show();
+    show_preview(w);
+    return wait_for_panels(w) && wait_for_preview(w);
+  }
   // Opens plastic.sl on the transparent scene with the preview in front, on PC5 where the shader
   // needs several passes, and waits for the render.
   static bool open_transparent_scene(MainWindow& w) {
@@ -439,11 +446,7 @@ class StudioTest : public QObject {
 
   void previewShowsTheSampleRendered() {
     MainWindow w(options());
-    QVERIFY(w.open_file(sample("bowling_pin")));
-    w.show();
-    show_preview(w);
-    QVERIFY(wait_for_panels(w));
-    QVERIFY(wait_for_preview(w));
+    QVERIFY(open_with_preview(w, "bowling_pin"));
     const QImage image = w.preview()->fbuffer_image();
     QCOMPARE(image.size(), QSize(256, 256));  // samples/scenes/bowling_pin.json is square
     QCOMPARE(w.preview()->rtt_image().size(), QSize(256, 256));
@@ -513,11 +516,7 @@ class StudioTest : public QObject {
 
   void anEditDuringARenderEndsWithThePictureOfTheNewestSnapshot() {
     MainWindow w(options());
-    QVERIFY(w.open_file(sample("bowling_pin")));
-    w.show();
-    show_preview(w);
-    QVERIFY(wait_for_panels(w));
-    QVERIFY(wait_for_preview(w));
+    QVERIFY(open_with_preview(w, "bowling_pin"));
     const QImage before = w.preview()->fbuffer_image();
     auto* cancel = w.preview()->findChild<QPushButton*>("preview-cancel");
     auto* e = w.editor();
