@@ -1,0 +1,36 @@
+// An assembled RPU program: instruction words at addresses, labels, and the entry points that
+// the thesis's `.epts` file lists (every `SUBROUTINE_ENTRY_<name>` label).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/rpu/isa.h"
+
+namespace passlab::rpu {
+
+inline constexpr const char* kEntryPrefix = "SUBROUTINE_ENTRY_";
+
+struct EntryPoint {
+  std::string name;       // without the prefix
+  std::uint32_t address = 0;
+};
+
+struct Program {
+  std::vector<Instruction> code;
+  std::map<std::string, std::uint32_t> labels;
+  std::vector<EntryPoint> entries;  // in address order
+
+  // The address of SUBROUTINE_ENTRY_<name>, or of a label spelled exactly `name`.
+  std::optional<std::uint32_t> entry(const std::string& name) const;
+};
+
+// One line per entry point: "<name> <address>", in address order.
+std::string epts_text(const Program& p);
+// The program with addresses, labels on their own lines: what `passlab-cli rpu asm` prints.
+std::string listing_text(const Program& p);
+
+}  // namespace passlab::rpu
