@@ -47,4 +47,25 @@ for g in "${grammars[@]}"; do
   rm -rf "$tmp"
   echo "$g" > "$stamp"
 done
+# The Stanford bunny of the RPU's result images (thesis ch. 12): the npm package `bunny` (public
+# domain) ships it as JavaScript arrays; node writes it out as an OBJ file beside them.
+bunny=bunny@1.0.1
+bunny_dir=$build_dir/_deps/bunny
+if [ ! -f "$bunny_dir/bunny.obj" ] || [ "$(cat "$bunny_dir/.version" 2>/dev/null)" != "$bunny" ]; then
+  echo "setup: fetching $bunny"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$bunny" >/dev/null)
+  rm -rf "$bunny_dir"
+  mkdir -p "$bunny_dir"
+  tar -xzf "$tmp"/*.tgz -C "$bunny_dir" --strip-components=1
+  rm -rf "$tmp"
+  node -e '
+    const b = require(process.argv[1]);
+    let out = "# The Stanford bunny, from the npm package bunny@1.0.1 (public domain)\n";
+    for (const p of b.positions) out += "v " + p.join(" ") + "\n";
+    for (const c of b.cells) out += "f " + c.map((i) => i + 1).join(" ") + "\n";
+    process.stdout.write(out);' "$bunny_dir/index.js" > "$bunny_dir/bunny.obj.tmp"
+  mv "$bunny_dir/bunny.obj.tmp" "$bunny_dir/bunny.obj"
+  echo "$bunny" > "$bunny_dir/.version"
+fi
 echo "setup: done"

@@ -53,4 +53,28 @@ struct RenderCliOptions {
 };
 int run_render(const CommonOptions& o, const RenderCliOptions& r);
 
+// passlab-cli rpu compile|asm|run|render
+struct RpuCliOptions {
+  std::vector<std::string> files;  // RSL files (compile, run, render) or one assembly file (asm, run)
+  std::string machine;             // "" : the rpu preset
+  bool ieee = false;               // IEEE single arithmetic instead of 24-bit
+  bool no_opt = false, no_schedule = false, pair = false;
+  int inline_limit = 0;
+  std::string emit;                // compile: folder for every intermediate form
+  std::string output;              // compile: .s; asm: listing; render: PNG
+  std::string stats;               // "", text or json
+  std::string format = "text";     // run: text or json
+  std::string entry;               // run: the function or entry label
+  std::vector<std::string> args;   // run: arguments in order, "x,y,z" or "x"
+  std::vector<std::string> regs;   // run: R<n>=x,y,z,w or C<n>=x,y,z,w
+  long memory_words = 4096;        // run: data memory
+  std::string scene, size, main, main_function;  // render
+  int threads = 0;
+  bool timing = false;
+};
+int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r);
+int run_rpu_asm(const RpuCliOptions& r);
+int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r);
+int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r);
+
 }  // namespace passlab::cli

@@ -69,6 +69,55 @@ int main(int argc, char** argv) {
   render->add_option("-o,--output", ro.output, "PNG file to write")->required();
   render->add_option("--stats", ro.stats, "print render statistics: text or json")->check(CLI::IsMember({"text", "json"}));
 
+  RpuCliOptions rp;
+  auto* rpu = app.add_subcommand("rpu", "the RPU ray-tracing processor: compile RSL, assemble, run functions, render scenes");
+  rpu->require_subcommand(1);
+  auto add_rpu_machine = [&](CLI::App* sub) {
+    sub->add_option("--machine", rp.machine, "machine description: a preset (rpu, thesis_example) or a JSON file");
+    sub->add_flag("--ieee", rp.ieee, "IEEE single-precision arithmetic instead of the RPU's 24-bit floats");
+  };
+  auto add_rpu_compile = [&](CLI::App* sub) {
+    sub->add_option("-I,--include", o.include_paths, "add an include directory");
+    sub->add_option("-D,--define", o.defines, "define a macro (NAME or NAME=VALUE)");
+    sub->add_flag("--no-opt", rp.no_opt, "skip the IR and assembly optimisations");
+    sub->add_flag("--no-schedule", rp.no_schedule, "keep instructions in the order code generation made them");
+    sub->add_flag("--pair", rp.pair, "issue 3/1 and 2/2 pairs as one word (beyond the thesis)");
+    sub->add_option("--inline", rp.inline_limit, "inline user functions of at most N IR instructions (default 0: never, as the thesis)")
+        ->check(CLI::Range(0, 100000));
+    add_rpu_machine(sub);
+  };
+  auto* rpu_compile = rpu->add_subcommand("compile", "compile RSL files to RPU assembly (with the .epts entry points)");
+  rpu_compile->add_option("files", rp.files, "RSL files, compiled into one program")->required();
+  add_rpu_compile(rpu_compile);
+  rpu_compile->add_option("--emit", rp.emit, "write every intermediate form (IR, codegen, simplify, forward, dce, regalloc, schedule, final) here");
+  rpu_compile->add_option("-o,--output", rp.output, "write the assembly here (and the .epts file beside it)");
+  rpu_compile->add_option("--stats", rp.stats, "print the passes' counters and cycle estimates: text or json")->check(CLI::IsMember({"text", "json"}));
+  auto* rpu_asm = rpu->add_subcommand("asm", "assemble an RPU assembly file: print it with addresses, write its .epts");
+  rpu_asm->add_option("file", rp.files, "assembly file")->required()->expected(1);
+  rpu_asm->add_option("-o,--output", rp.output, "write the listing here");
+  add_rpu_machine(rpu_asm);
+  auto* rpu_run = rpu->add_subcommand("run", "run one function on the VM and print its results and registers");
+  rpu_run->add_option("files", rp.files, "RSL files (the function is in the first) or one assembly file")->required();
+  add_rpu_compile(rpu_run);
+  rpu_run->add_option("--entry", rp.entry, "the function (RSL) or entry label (assembly); default: the first");
+  rpu_run->add_option("--arg", rp.args, "an argument, in order: x,y,z for a vector or colour, x for a float");
+  rpu_run->add_option("--reg", rp.regs, "set a register first: R<n>=x,y,z,w or C<n>=x,y,z,w");
+  rpu_run->add_option("--memory", rp.memory_words, "words of data memory")->check(CLI::Range(0L, 1L << 24));
+  rpu_run->add_option("--format", rp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  rpu_run->add_option("--stats", rp.stats, "also print instructions, cycles and stalls: text or json")->check(CLI::IsMember({"text", "json"}));
+  auto* rpu_render = rpu->add_subcommand("render", "render a scene with RSL shaders on the RPU: main shader, trace, surface shaders");
+  rpu_render->add_option("files", rp.files, "the surface shader for objects that name none (optional)");
+  add_rpu_compile(rpu_render);
+  rpu_render->add_option("--scene", rp.scene, "scene JSON file")->required();
+  rpu_render->add_option("-o,--output", rp.output, "PNG file to write")->required();
+  rpu_render->add_option("--main", rp.main, "an RSL file defining the main shader `color main(point P)` (default: the scene's camera)");
+  rpu_render->add_option("--main-function", rp.main_function, "the main shader's name in --main (default main)");
+  rpu_render->add_option("--size", rp.size, "image size WxH (default: the scene's)");
+  rpu_render->add_option("--threads", rp.threads, "host threads (default: all)")->check(CLI::Range(0, 256));
+  rpu_render->add_option("--stats", rp.stats, "print instructions, cycles, stalls, divergence and chunk occupancy: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  rpu_render->add_flag("--timing", rp.timing, "add compile and render times to --stats (these vary from run to run)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -86,6 +135,10 @@ int main(int argc, char** argv) {
     if (report->parsed()) return run_report(o);
     if (part->parsed()) return run_partition(o, po);
     if (render->parsed()) return run_render(o, ro);
+    if (rpu_compile->parsed()) return run_rpu_compile(o, rp);
+    if (rpu_asm->parsed()) return run_rpu_asm(rp);
+    if (rpu_run->parsed()) return run_rpu_run(o, rp);
+    if (rpu_render->parsed()) return run_rpu_render(o, rp);
   } catch (const std::exception& e) {
     std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
     return kDiagnostics;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "backends/rpu/fp24.h"
+#include "backends/rpu/arith.h"
 
 namespace passlab::rpu {
 
@@ -238,60 +238,6 @@ inline Vec4 read_source(const DSrc& s, const ThreadState& t, const std::array<Ve
   return v;
 }
 
-inline float dot_lanes(const Vec4& a, const Vec4& b, int n) {
-  float s = a[0] * b[0];
-  for (int i = 1; i < n; ++i) s += a[static_cast<std::size_t>(i)] * b[static_cast<std::size_t>(i)];
-  return s;
-}
-
-// The operation's result before the write mask (every lane computed).
-template <bool kFp24>
-inline Vec4 compute(const DOp& o, const Vec4& a, const Vec4& b, const Vec4& c) {
-  Vec4 r;
-  switch (o.op) {
-    case Opcode::Mov: r = a; break;
-    case Opcode::Frac:
-      for (int i = 0; i < 4; ++i) r[static_cast<std::size_t>(i)] = lane_of(a, i) - std::floor(lane_of(a, i));
-      break;
-    case Opcode::Add:
-      for (int i = 0; i < 4; ++i) r[static_cast<std::size_t>(i)] = lane_of(a, i) + lane_of(b, i);
-      break;
-    case Opcode::Mul:
-      for (int i = 0; i < 4; ++i) r[static_cast<std::size_t>(i)] = lane_of(a, i) * lane_of(b, i);
-      break;
-    case Opcode::Mad:
-      // Two roundings in IEEE mode (like a separate mul and add); fp24 rounds once at the end.
-      for (int i = 0; i < 4; ++i) r[static_cast<std::size_t>(i)] = lane_of(a, i) * lane_of(b, i) + lane_of(c, i);
-      break;
-    case Opcode::Dp2h: {
-      const float v = a[0] * b[0] + a[1] * b[1] + a[2];
-      r = {v, v, v, v};
-      break;
-    }
-    case Opcode::Dp3: {
-      const float v = dot_lanes(a, b, 3);
-      r = {v, v, v, v};
-      break;
-    }
-    case Opcode::Dp3h: {
-      const float v = dot_lanes(a, b, 3) + a[3];
-      r = {v, v, v, v};
-      break;
-    }
-    case Opcode::Dp4: {
-      const float v = dot_lanes(a, b, 4);
-      r = {v, v, v, v};
-      break;
-    }
-    default: r = a; break;
-  }
-  if constexpr (kFp24)
-    for (float& x : r) x = round_fp24(x);
-  if (o.sat)
-    for (float& x : r) x = x > 0 ? (x < 1 ? x : 1.0f) : 0.0f;  // NaN saturates to 0
-  return r;
-}
-
 }  // namespace
 
 template <bool kRecord>
@@ -489,7 +435,7 @@ void Vm::run_chunk_impl(std::span<ThreadState> threads, VmStats& st, Recording* 
             const Vec4 a = read_source(o.src[0], t, constants_);
             const Vec4 b = o.nsrc > 1 ? read_source(o.src[1], t, constants_) : Vec4{};
             const Vec4 c = o.nsrc > 2 ? read_source(o.src[2], t, constants_) : Vec4{};
-            const Vec4 r = fp24_ ? compute<true>(o, a, b, c) : compute<false>(o, a, b, c);
+            const Vec4 r = fp24_ ? compute<true>(o.op, o.sat, a, b, c) : compute<false>(o.op, o.sat, a, b, c);
             if (!half) primary_result = r;
             if (o.dst_kind == kDstReg) {
               Vec4& dst = t.reg[o.dst_index];
@@ -517,9 +463,7 @@ void Vm::run_chunk_impl(std::span<ThreadState> threads, VmStats& st, Recording* 
                         {static_cast<float>(t.a[0]), static_cast<float>(t.a[1]), static_cast<float>(t.a[2]), static_cast<float>(t.a[3])}});
             }
             if (o.special != SpecialFn::None) {
-              const float w = r[3];
-              float s = o.special == SpecialFn::Rcp ? 1.0f / w : 1.0f / std::sqrt(w);
-              if (fp24_) s = round_fp24(s);
+              const float s = special_result(fp24_, o.special, r[3]);
               Vec4& sreg = t.reg[kRegS];
               const Vec4 before = sreg;
               for (int i = 0; i < 4; ++i)

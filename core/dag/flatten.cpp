@@ -307,6 +307,9 @@ class Flattener {
         if (sig.derivative)
           fail(in.span, "needs-derivatives",
                std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a fragment target does not provide");
+        if (sig.ray_traced)
+          fail(in.span, "needs-ray-tracing",
+               std::string("'") + lang::to_string(id) + "' casts rays, which a fragment pipeline cannot do; the RPU target runs it (passlab-cli rpu)");
         if ((id == lang::Builtin::Transform || id == lang::Builtin::Vtransform || id == lang::Builtin::Ntransform) &&
             args[0].value.type == ir::BaseType::String) {
           // Resolve named spaces to one matrix on the host; the DAG keeps transform(matrix, p).

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct LightInstance {
   std::shared_ptr<const lang::TranslationUnit> unit;  // keeps the shader alive
   const lang::ShaderDecl* shader = nullptr;
   std::map<std::string, Value> params;
+  // Parameters whose values arrive when the shader runs rather than when it is compiled (the
+  // RPU's point light in C0/C1): lowered as ShaderParam "$<label>.<name>", with the default.
+  std::set<std::string> runtime_params;
   std::string label;  // e.g. "pointlight#0", for listings and diagnostics
 };
 

@@ -19,7 +19,7 @@ class Interpreter {
       : m_(m), in_(in), params_(params), ctx_(ctx), options_(options) {}
 
   std::vector<Value> run(const Function& fn, const std::vector<Value>& args, int depth) {
-    if (depth > 256) throw Stop{"call depth exceeds 256", {}};
+    if (depth > options_.max_depth) throw Stop{"call depth exceeds " + std::to_string(options_.max_depth), {}};
     std::vector<Value> vals(fn.values.size());
     BlockId b = 0, prev = kNoBlockId;
     for (;;) {
@@ -78,6 +78,13 @@ class Interpreter {
             auto id = static_cast<lang::Builtin>(in.aux);
             if (lang::signature_of(id).derivative)
               throw Stop{std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a single fragment does not have", in.span};
+            if (lang::signature_of(id).ray_traced) {
+              if (!ctx_.rays) throw Stop{std::string("'") + lang::to_string(id) + "' casts rays, and no scene is given", in.span};
+              if (id == lang::Builtin::Trace) vals[v] = ctx_.rays->trace(vals[in.args[0]], vals[in.args[1]]);
+              else if (id == lang::Builtin::Visibility) vals[v] = Value::scalar(ctx_.rays->visibility(vals[in.args[0]], vals[in.args[1]]));
+              else vals[v] = Value::scalar(ctx_.rays->level());
+              break;
+            }
             [[fallthrough]];
           }
           default: {
@@ -157,10 +164,15 @@ FragmentInputs random_fragment(std::uint64_t seed) {
 
 RunResult interpret(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params,
                     const EvalContext& ctx, const RunOptions& options) {
+  return interpret_function(m, m.entry, {}, in, params, ctx, options);
+}
+
+RunResult interpret_function(const Module& m, std::size_t function, const std::vector<Value>& args, const FragmentInputs& in,
+                             const std::map<std::string, Value>& params, const EvalContext& ctx, const RunOptions& options) {
   RunResult r;
   try {
     Interpreter it(m, in, params, ctx, options);
-    r.results = it.run(m.shader(), {}, 0);
+    r.results = it.run(m.functions.at(function), args, 0);
     r.ok = true;
   } catch (const Stop& s) {
     r.error = s.message;

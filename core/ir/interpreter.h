@@ -31,11 +31,15 @@ struct RunResult {
 
 struct RunOptions {
   std::uint64_t max_steps = 50'000'000;  // instructions executed, over all calls
+  int max_depth = 256;                   // nested calls (recursion, on targets that allow it)
 };
 
 // Runs the entry function. Shader parameters take `params[name]` when present, else their
 // default. Terminates on every input: loops that exceed the step limit return an error.
 RunResult interpret(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params,
                     const EvalContext& ctx, const RunOptions& options = {});
+// Runs functions[function] on `args` (a shader takes none and reads `in`).
+RunResult interpret_function(const Module& m, std::size_t function, const std::vector<Value>& args, const FragmentInputs& in,
+                             const std::map<std::string, Value>& params, const EvalContext& ctx, const RunOptions& options = {});
 
 }  // namespace passlab::ir

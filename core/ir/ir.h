@@ -17,6 +17,7 @@ using lang::BaseType;
 using ValueId = std::uint32_t;
 using BlockId = std::uint32_t;
 constexpr ValueId kNoValue = std::numeric_limits<ValueId>::max();
+constexpr std::uint32_t kRuntimeParam = std::numeric_limits<std::uint32_t>::max();
 
 // How often a value changes: once at compile time, once per draw, or per fragment.
 enum class Freq : std::uint8_t { Constant, Uniform, Varying };
@@ -26,7 +27,8 @@ inline Freq join(Freq a, Freq b) { return a > b ? a : b; }
 enum class Op : std::uint8_t {
   // Leaves.
   Const,        // data (numbers) or text (a string)
-  ShaderParam,  // aux = parameter index, text = name; args[0] = the default value, used unless bound
+  ShaderParam,  // aux = parameter index (kRuntimeParam: a light's runtime parameter), text = name;
+                // args[0] = the default value, used unless bound
   Arg,          // aux = argument index of a (non-shader) function
   Global,       // aux = lang::Global: the incoming value of a shader global
   Undef,        // a variable read before any assignment: zero
@@ -84,6 +86,8 @@ struct Block {
 
 struct Function {
   std::string name;
+  bool is_shader = false;  // a shader (its kind below) rather than a user function
+  lang::ShaderKind shader_kind = lang::ShaderKind::Surface;
   std::vector<BaseType> arg_types;
   std::vector<std::string> arg_names;
   std::vector<BaseType> result_types;    // what Ret carries

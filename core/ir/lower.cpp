@@ -252,9 +252,12 @@ class ModuleLowering {
   ModuleLowering(const TranslationUnit& unit, const Binding& binding, DiagnosticSink& sink)
       : unit_(unit), binding_(binding), sink_(sink) {}
 
-  std::optional<Module> run();
+  // everything: every function and every shader (lower_program); else the last shader and
+  // what it calls.
+  std::optional<Module> run(bool everything);
   // Index of the lowered function for a declaration, lowering it on first use.
   std::uint32_t function_index(const FunctionDecl* f);
+  std::uint32_t shader_index(const ShaderDecl& shader);
 
   [[noreturn]] void fail(const Span& span, const std::string& code, const std::string& msg) {
     sink_.error(code, span, msg);
@@ -458,10 +461,21 @@ FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance
   light_active_ = slot(BaseType::Bool);
   declare(light_active_, BaseType::Bool);
   write(light_active_, constant(Value::boolean(false)));
-  // Parameters: the light setup's value, else the shader's default.
+  // Parameters: the light setup's value, else the shader's default; runtime parameters read
+  // their value when the shader runs.
   for (const Param& p : light.shader->params) {
     auto it = light.params.find(p.name);
     ValueId v = it != light.params.end() ? constant(it->second, p.span) : convert(expr(*p.default_value), p.type.base, p.span);
+    if (light.runtime_params.count(p.name)) {
+      Instr in;
+      in.op = Op::ShaderParam;
+      in.type = p.type.base;
+      in.aux = kRuntimeParam;
+      in.text = "$" + light.label + "." + p.name;
+      in.args = {v};
+      in.span = p.span;
+      v = fn_.append(cur_, std::move(in));
+    }
     write(key(p.symbol), v);
   }
   write(key(global_symbol(lu, Global::Ps)), position);
@@ -735,6 +749,11 @@ std::uint32_t ModuleLowering::function_index(const FunctionDecl* f) {
       fn.result_names.push_back(p.name);
     }
   }
+  // A recursive call reads the signature while the body is still being lowered.
+  module_.functions[index].name = fn.name;
+  module_.functions[index].arg_types = fn.arg_types;
+  module_.functions[index].result_types = fn.result_types;
+  module_.functions[index].result_names = fn.result_names;
   FunctionLowering fl(*this, fn, unit_);
   fl.in_function_ = true;
   for (std::size_t i = 0; i < f->params.size(); ++i) {
@@ -764,56 +783,71 @@ std::uint32_t ModuleLowering::function_index(const FunctionDecl* f) {
   return index;
 }
 
-std::optional<Module> ModuleLowering::run() {
+std::uint32_t ModuleLowering::shader_index(const ShaderDecl& shader) {
+  auto index = static_cast<std::uint32_t>(module_.functions.size());
+  module_.functions.emplace_back();
+  Function fn;
+  fn.name = shader.name;
+  fn.is_shader = true;
+  fn.shader_kind = shader.kind;
+  FunctionLowering fl(*this, fn, unit_);
+  fl.kind_ = shader.kind;
+  for (std::size_t i = 0; i < shader.params.size(); ++i) {
+    const Param& p = shader.params[i];
+    ValueId def = fl.convert(fl.expr(*p.default_value), p.type.base, p.span);
+    Instr in;
+    in.op = Op::ShaderParam;
+    in.type = p.type.base;
+    in.aux = static_cast<std::uint32_t>(i);
+    in.text = p.name;
+    in.args = {def};
+    in.span = p.span;
+    fl.write(fl.key(p.symbol), fn.append(fl.cur_, std::move(in)));
+  }
+  fl.stmt(*shader.body);
+  std::vector<Global> outputs;
+  switch (shader.kind) {
+    case ShaderKind::Light: outputs = {Global::Cl, Global::Ol, Global::L}; break;
+    case ShaderKind::Displacement: outputs = {Global::P, Global::N}; break;
+    default: outputs = {Global::Ci, Global::Oi}; break;
+  }
+  std::vector<ValueId> results;
+  for (Global g : outputs) {
+    const Symbol* s = fl.global_symbol(unit_, g);
+    results.push_back(fl.read(fl.key(s)));
+    fn.result_types.push_back(s->type.base);
+    fn.result_names.push_back(to_string(g));
+  }
+  for (const Param& p : shader.params)
+    if (p.output) {
+      results.push_back(fl.read(fl.key(p.symbol)));
+      fn.result_types.push_back(p.type.base);
+      fn.result_names.push_back(p.name);
+    }
+  fl.emit(Op::Ret, BaseType::Void, results, shader.span);
+  module_.functions[index] = std::move(fn);
+  return index;
+}
+
+std::optional<Module> ModuleLowering::run(bool everything) {
   const ShaderDecl* shader = unit_.shader();
-  if (!shader) {
+  if (!shader && !everything) {
     sink_.error("no-shader", {}, "the file defines no shader (surface, light or displacement)");
     return std::nullopt;
   }
   try {
-    module_.kind = shader->kind;
-    module_.shader_name = shader->name;
-    for (const Param& p : shader->params) module_.params.push_back({p.name, p.symbol->type, p.output, p.span});
-    module_.entry = module_.functions.size();
-    module_.functions.emplace_back();
-    Function fn;
-    fn.name = shader->name;
-    FunctionLowering fl(*this, fn, unit_);
-    fl.kind_ = shader->kind;
-    for (std::size_t i = 0; i < shader->params.size(); ++i) {
-      const Param& p = shader->params[i];
-      ValueId def = fl.convert(fl.expr(*p.default_value), p.type.base, p.span);
-      Instr in;
-      in.op = Op::ShaderParam;
-      in.type = p.type.base;
-      in.aux = static_cast<std::uint32_t>(i);
-      in.text = p.name;
-      in.args = {def};
-      in.span = p.span;
-      fl.write(fl.key(p.symbol), fn.append(fl.cur_, std::move(in)));
+    if (everything)
+      for (const auto& f : unit_.functions) function_index(f.get());
+    if (shader) {
+      module_.kind = shader->kind;
+      module_.shader_name = shader->name;
+      for (const Param& p : shader->params) module_.params.push_back({p.name, p.symbol->type, p.output, p.span});
     }
-    fl.stmt(*shader->body);
-    std::vector<Global> outputs;
-    switch (shader->kind) {
-      case ShaderKind::Light: outputs = {Global::Cl, Global::Ol, Global::L}; break;
-      case ShaderKind::Displacement: outputs = {Global::P, Global::N}; break;
-      default: outputs = {Global::Ci, Global::Oi}; break;
+    if (everything) {
+      for (const auto& s : unit_.shaders) module_.entry = shader_index(*s);
+    } else {
+      module_.entry = shader_index(*shader);
     }
-    std::vector<ValueId> results;
-    for (Global g : outputs) {
-      const Symbol* s = fl.global_symbol(unit_, g);
-      results.push_back(fl.read(fl.key(s)));
-      fn.result_types.push_back(s->type.base);
-      fn.result_names.push_back(to_string(g));
-    }
-    for (const Param& p : shader->params)
-      if (p.output) {
-        results.push_back(fl.read(fl.key(p.symbol)));
-        fn.result_types.push_back(p.type.base);
-        fn.result_names.push_back(p.name);
-      }
-    fl.emit(Op::Ret, BaseType::Void, results, shader->span);
-    module_.functions[module_.entry] = std::move(fn);
     for (auto& f : module_.functions) f.compact();
   } catch (const LowerError&) {
     return std::nullopt;
@@ -824,7 +858,11 @@ std::optional<Module> ModuleLowering::run() {
 }  // namespace
 
 std::optional<Module> lower(const TranslationUnit& unit, const Binding& binding, DiagnosticSink& sink) {
-  return ModuleLowering(unit, binding, sink).run();
+  return ModuleLowering(unit, binding, sink).run(false);
+}
+
+std::optional<Module> lower_program(const TranslationUnit& unit, const Binding& binding, DiagnosticSink& sink) {
+  return ModuleLowering(unit, binding, sink).run(true);
 }
 
 }  // namespace passlab::ir

@@ -18,4 +18,9 @@ namespace passlab::ir {
 // a diagnostic when something cannot be lowered (no shader, a light loop in a light shader, ...).
 std::optional<Module> lower(const lang::TranslationUnit& unit, const Binding& binding, lang::DiagnosticSink& sink);
 
+// For targets that keep calls (the RPU): every user function, in source order, then every
+// shader; Module::entry is the last shader (0 when there is none). Calls stay calls; a file
+// without a shader is fine.
+std::optional<Module> lower_program(const lang::TranslationUnit& unit, const Binding& binding, lang::DiagnosticSink& sink);
+
 }  // namespace passlab::ir

@@ -23,7 +23,8 @@ PassStats run_pipeline(Module& m, const PipelineOptions& options) {
   PassStats stats;
   check("lower", m, options);
   if (options.optimize) {
-    inline_calls(m, stats);
+    if (options.inline_limit < 0) inline_calls(m, stats);
+    else inline_small_calls(m, static_cast<std::size_t>(options.inline_limit), stats);
     check("inline", m, options);
     using FnPass = bool (*)(Function&, PassStats&);
     static const std::pair<const char*, FnPass> passes[] = {

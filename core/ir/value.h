@@ -85,9 +85,23 @@ class ProceduralTextures : public TextureSampler {
   std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const override;
 };
 
+// Ray casting for the ray-traced builtins (trace, visibility, raylevel): a reference renderer
+// supplies it; without one they cannot be evaluated.
+class RayTracer {
+ public:
+  virtual ~RayTracer() = default;
+  // The colour seen along R from P (the hit surface's shader runs one level deeper).
+  virtual Value trace(const Value& P, const Value& R) const = 0;
+  // 1 if nothing lies between p1 and p2, else 0.
+  virtual float visibility(const Value& p1, const Value& p2) const = 0;
+  // The current ray's level: 1 for a camera ray.
+  virtual float level() const = 0;
+};
+
 // What evaluation needs beyond operands: textures and the named coordinate systems.
 struct EvalContext {
   const TextureSampler* textures = nullptr;      // null: ProceduralTextures
+  const RayTracer* rays = nullptr;               // null: ray-traced builtins cannot run
   std::map<std::string, Matrix> spaces;          // space -> current; missing spaces are identity
   const Matrix* space(const std::string& name) const;
 };

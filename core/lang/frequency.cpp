@@ -137,7 +137,7 @@ class Frequency {
           }
         } else if (c.builtin >= 0) {
           const Signature& sig = signature(c.builtin);
-          if (sig.needs_lights || sig.derivative || (sig.id == Builtin::Texture && c.args.size() == 1)) d = Detail::Varying;
+          if (sig.needs_lights || sig.derivative || sig.ray_traced || (sig.id == Builtin::Texture && c.args.size() == 1)) d = Detail::Varying;
           if (sig.writes_first && !c.args.empty() && c.args[0]->kind == ExprKind::Name)
             assign(static_cast<NameExpr&>(*c.args[0]).symbol, join(d, control), c.args[0]->span, false);
         }

@@ -10,7 +10,7 @@ std::unique_ptr<TranslationUnit> compile(SourceManager& sm, FileId file, const F
                                          DiagnosticSink& sink) {
   std::vector<Token> tokens = preprocess(sm, file, options.preprocess, sink);
   std::unique_ptr<TranslationUnit> unit = parse(tokens, sink);
-  analyze(*unit, sink);
+  analyze(*unit, sink, {options.allow_recursion});
   return unit;
 }
 

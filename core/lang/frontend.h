@@ -11,6 +11,7 @@ namespace passlab::lang {
 
 struct FrontendOptions {
   PreprocessOptions preprocess;
+  bool allow_recursion = false;  // see SemaOptions
 };
 
 // Runs preprocess -> parse -> sema on `file` (already in `sm`). Always returns a tree; whether it

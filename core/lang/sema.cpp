@@ -116,7 +116,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 class Checker {
  public:
-  Checker(TranslationUnit& unit, DiagnosticSink& sink) : unit_(unit), sink_(sink) {
+  Checker(TranslationUnit& unit, DiagnosticSink& sink, const SemaOptions& options) : unit_(unit), sink_(sink), options_(options) {
     for (int g = 0; g < static_cast<int>(Global::Count); ++g) {
       Symbol& s = new_symbol(SymbolKind::Global, to_string(static_cast<Global>(g)), {});
       s.global = static_cast<Global>(g);
@@ -148,7 +148,7 @@ class Checker {
                       "file defines more than one shader; '" + unit_.shaders.back()->name + "' is used",
                       unit_.shaders[i]->span, {}});
     for (auto& s : unit_.shaders) check_shader(*s);
-    check_recursion();
+    if (!options_.allow_recursion) check_recursion();
   }
 
  private:
@@ -849,6 +849,7 @@ class Checker {
 
   TranslationUnit& unit_;
   DiagnosticSink& sink_;
+  SemaOptions options_;
   std::map<std::string, Symbol*> globals_;
   std::map<std::string, std::vector<const FunctionDecl*>> functions_;
   std::map<const FunctionDecl*, std::set<const FunctionDecl*>> calls_;
@@ -865,8 +866,8 @@ class Checker {
 void analyze_frequency(TranslationUnit& unit, DiagnosticSink& sink);
 void analyze_assignment(TranslationUnit& unit, DiagnosticSink& sink);
 
-void analyze(TranslationUnit& unit, DiagnosticSink& sink) {
-  Checker(unit, sink).run();
+void analyze(TranslationUnit& unit, DiagnosticSink& sink, const SemaOptions& options) {
+  Checker(unit, sink, options).run();
   analyze_frequency(unit, sink);
   analyze_assignment(unit, sink);
 }

@@ -11,6 +11,11 @@ namespace passlab::lang {
 // promotions are explicit ConvertExpr nodes, and undeclared details are inferred
 // (a local is varying when any value it receives, or the control it is assigned under, is).
 // Errors and warnings go to `sink`; analysis continues past errors.
-void analyze(TranslationUnit& unit, DiagnosticSink& sink);
+struct SemaOptions {
+  // RSL forbids recursion (renderers inline every call); a target that keeps calls as calls
+  // (the RPU) allows it.
+  bool allow_recursion = false;
+};
+void analyze(TranslationUnit& unit, DiagnosticSink& sink, const SemaOptions& options = {});
 
 }  // namespace passlab::lang

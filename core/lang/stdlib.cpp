@@ -113,6 +113,13 @@ std::vector<Signature> build_table() {
   t.back().derivative = true;
   add("calculatenormal", B::Calculatenormal, K::Normal, {K::Point});
   t.back().derivative = true;
+  // Ray tracing (RI 3.2 trace; BMRT's visibility and raylevel).
+  add("trace", B::Trace, K::Color, {K::Point, K::Vector});
+  t.back().ray_traced = true;
+  add("visibility", B::Visibility, K::Float, {K::Point, K::Point});
+  t.back().ray_traced = true;
+  add("raylevel", B::Raylevel, K::Float, {});
+  t.back().ray_traced = true;
   return t;
 }
 

@@ -19,6 +19,7 @@ enum class Builtin : std::uint16_t {
   Ambient, Diffuse, Specular, Phong,
   Texture, Noise, Spline,
   Du, Dv, Area, Calculatenormal,
+  Trace, Visibility, Raylevel,
   Count
 };
 const char* to_string(Builtin b);
@@ -37,6 +38,7 @@ struct Signature {
   bool needs_lights = false;    // evaluated over the bound light sources
   bool derivative = false;      // needs screen-space derivatives: fragment targets reject it
   bool writes_first = false;    // setcomp family: the first argument is assigned
+  bool ray_traced = false;      // casts rays: only a ray-tracing target (the RPU) can run it
 };
 
 // All signatures in table order (the order breaks ties between otherwise equal candidates).

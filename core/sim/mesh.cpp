@@ -79,6 +79,23 @@ void Mesh::complete() {
   }
 }
 
+Mesh flat_shaded(const Mesh& m) {
+  Mesh out;
+  out.vertices.reserve(m.triangles.size() * 3);
+  out.triangles.reserve(m.triangles.size());
+  for (const auto& t : m.triangles) {
+    const Vec3 n = normalize(cross(m.vertices[t[1]].p - m.vertices[t[0]].p, m.vertices[t[2]].p - m.vertices[t[0]].p));
+    const auto first = static_cast<std::uint32_t>(out.vertices.size());
+    for (auto i : t) {
+      Vertex v = m.vertices[i];
+      v.n = n;
+      out.vertices.push_back(v);
+    }
+    out.triangles.push_back({first, first + 1, first + 2});
+  }
+  return out;
+}
+
 Mesh make_sphere(float radius, int slices, int stacks) {
   auto dir = [](float u, float v) {
     const float phi = kTau * u, theta = std::numbers::pi_v<float> * (v - 0.5f);

@@ -28,6 +28,10 @@ struct Mesh {
   void complete();
 };
 
+// The same surface with every triangle's own three vertices carrying its face normal, so that
+// interpolation gives flat shading.
+Mesh flat_shaded(const Mesh& m);
+
 // Procedural shapes, centred at the origin, with u, v in [0, 1] and s = u, t = v.
 Mesh make_sphere(float radius, int slices, int stacks);
 Mesh make_torus(float major_radius, float minor_radius, int rings, int sides);

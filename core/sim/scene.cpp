@@ -1,11 +1,16 @@
 #include "core/sim/scene.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#ifndef PASSLAB_DEPS_DIR
+#define PASSLAB_DEPS_DIR "build/_deps"
+#endif
 
 namespace passlab::sim {
 
@@ -121,7 +126,16 @@ struct Reader {
 
 std::optional<Mesh> read_mesh(Reader& r, const json& spec, const fs::path& dir) {
   if (spec.is_string()) {
-    fs::path p = spec.get<std::string>();
+    const std::string name = spec.get<std::string>();
+    fs::path p = name;
+    if (name.rfind("$deps/", 0) == 0) {
+      p = fs::path(deps_dir()) / name.substr(6);
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) {
+        r.fail("mesh", fmt::format("\"{}\" is not in {}: scripts/setup.sh fetches it", name, deps_dir()));
+        return std::nullopt;
+      }
+    }
     if (p.is_relative()) p = dir / p;
     Problems found;
     auto m = load_mesh(p.string(), &found);
@@ -216,7 +230,7 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   Scene s;
   s.path = fs::absolute(path).string();
   const fs::path dir = fs::absolute(path).parent_path();
-  r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects"}, "scene");
+  r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects", "light", "ray_depth"}, "scene");
   Mat4 world_to_camera;
   if (j.contains("camera")) {
     const json& c = j["camera"];
@@ -271,7 +285,7 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
       r.fail("", fmt::format("object {} must be a JSON object", i + 1));
       continue;
     }
-    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent"}, "object");
+    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals"}, "object");
     SceneObject obj;
     obj.name = o.value("name", fmt::format("object{}", i + 1));
     if (!o.contains("mesh")) {
@@ -282,6 +296,15 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
     if (!mesh) continue;
     obj.mesh = std::move(*mesh);
     obj.mesh.complete();
+    if (o.contains("normals")) {
+      const json& nm = o["normals"];
+      if (nm == "faces") {
+        obj.flat = true;
+        obj.mesh = flat_shaded(obj.mesh);
+      } else if (nm != "vertex") {
+        r.fail("normals", "\"normals\" must be \"vertex\" (interpolated) or \"faces\" (flat)");
+      }
+    }
     Vec3 translate{0, 0, 0}, scale{1, 1, 1};
     std::array<float, 4> rotate{0, 0, 1, 0};
     if (o.contains("scale") && o["scale"].is_number()) {
@@ -317,8 +340,33 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
     }
     s.objects.push_back(std::move(obj));
   }
+  r.base = 0;
+  if (j.contains("light")) {
+    const json& l = j["light"];
+    if (!l.is_object()) {
+      r.fail("light", "\"light\" must be an object with \"from\" and \"color\"");
+    } else {
+      r.base = loc.key("light", 0);
+      r.known(l, {"from", "color"}, "light");
+      Vec3 from{0, 0, 0};
+      r.vec3(l, "from", &from);
+      r.vec3(l, "color", &s.light.color);
+      s.light.from = world_to_camera.point(from);
+      r.base = 0;
+    }
+  }
+  if (j.contains("ray_depth")) {
+    const json& d = j["ray_depth"];
+    if (!d.is_number_integer() || d.get<int>() < 1 || d.get<int>() > 64) r.fail("ray_depth", "\"ray_depth\" must be a whole number from 1 to 64");
+    else s.ray_depth = d.get<int>();
+  }
   if (!r.ok) return std::nullopt;
   return s;
+}
+
+std::string deps_dir() {
+  if (const char* env = std::getenv("PASSLAB_DEPS"); env && *env) return env;
+  return PASSLAB_DEPS_DIR;
 }
 
 }  // namespace passlab::sim

@@ -22,6 +22,13 @@ struct SceneObject {
   Vec3 cs{1, 1, 1}, os{1, 1, 1};  // the RSL globals Cs and Os
   Cull cull = Cull::None;
   bool transparent = false;     // blended over what is behind it and does not write depth (Os < 1)
+  bool flat = false;            // "normals": "faces": each triangle shaded with its face normal
+};
+
+// The one point light a ray-traced renderer (the RPU) passes to its shaders, in camera space.
+struct PointLight {
+  Vec3 from{0, 0, 0};
+  Vec3 color{1, 1, 1};
 };
 
 struct Scene {
@@ -32,6 +39,8 @@ struct Scene {
   bool sort_transparent = true;   // transparent objects drawn back to front (else in file order)
   std::map<std::string, std::string> textures;  // texture name -> absolute PNG path
   std::vector<SceneObject> objects;
+  PointLight light;               // "light": {"from": [...], "color": [...]} in world space
+  int ray_depth = 4;              // "ray_depth": rays a ray-traced shader may nest (primary = 1)
 };
 
 // Reads a scene:
@@ -40,13 +49,19 @@ struct Scene {
 //     "textures": {"grain": "textures/grain.png"},
 //     "objects": [ {"name": "pin", "mesh": {"bowling_pin": {"segments": 48}},
 //                   "translate": [0,-0.5,3], "rotate": [30, 0,1,0], "scale": 1.5,
-//                   "Cs": [1,1,1], "Os": [1,1,1], "cull": "back", "shader": "../shaders/wood.sl"} ] }
+//                   "Cs": [1,1,1], "Os": [1,1,1], "cull": "back", "shader": "../shaders/wood.sl",
+//                   "normals": "vertex"} ],
+//     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4 }
 // Meshes: {"sphere": {radius, slices, stacks}}, {"torus": {major, minor, rings, sides}},
 // {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
 // {"lathe": {profile: [[r, y], ...], segments}}, or a path to an OBJ or PLY file.
-// Paths are relative to the scene file. Camera space is RenderMan's (eye at the origin looking
+// Paths are relative to the scene file; "$deps/..." is a file that scripts/setup.sh fetched
+// (e.g. the Stanford bunny from npm), found in $PASSLAB_DEPS or the build tree's _deps. Camera space is RenderMan's (eye at the origin looking
 // down +z), which the light setups next to the shaders use; the default camera is exactly that.
 // Every problem is reported with its line and column in the JSON (or in a mesh file).
 std::optional<Scene> load_scene(const std::string& path, Problems* problems);
+
+// Where "$deps/" paths point: $PASSLAB_DEPS, else the build tree's _deps folder.
+std::string deps_dir();
 
 }  // namespace passlab::sim

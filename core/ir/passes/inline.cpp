@@ -126,7 +126,64 @@ void inline_one(Function& fn, ValueId call_id, const Function& callee) {
   if (results.size() == 1) fn.replace_all_uses(call_id, results[0]);  // a void call has no users
 }
 
+// Instructions in a function (its size for the inlining limit).
+std::size_t size_of(const Function& fn) {
+  std::size_t n = 0;
+  for (const Block& b : fn.blocks)
+    if (!b.removed)
+      for (ValueId v : b.instrs) n += fn.at(v).op != Op::Phi && fn.at(v).op != Op::Arg;
+  return n;
+}
+
+// Functions that can reach themselves through calls.
+std::vector<bool> recursive_functions(const Module& m) {
+  const std::size_t n = m.functions.size();
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+  for (std::size_t f = 0; f < n; ++f)
+    for (const Instr& in : m.functions[f].values)
+      if (!in.removed && in.op == Op::Call && in.aux < n) reach[f][in.aux] = true;
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      if (reach[i][k])
+        for (std::size_t j = 0; j < n; ++j)
+          if (reach[k][j]) reach[i][j] = true;
+  std::vector<bool> out(n);
+  for (std::size_t f = 0; f < n; ++f) out[f] = reach[f][f];
+  return out;
+}
+
 }  // namespace
+
+bool inline_small_calls(Module& m, std::size_t limit, PassStats& stats) {
+  if (limit == 0) return false;
+  const std::vector<bool> recursive = recursive_functions(m);
+  bool changed = false;
+  for (std::size_t f = 0; f < m.functions.size(); ++f) {
+    Function& fn = m.functions[f];
+    for (int guard = 0; guard < 10000; ++guard) {
+      ValueId call = kNoValue;
+      for (const Block& b : fn.blocks) {
+        if (b.removed) continue;
+        for (ValueId v : b.instrs) {
+          const Instr& in = fn.at(v);
+          if (in.op != Op::Call || in.removed || in.aux >= m.functions.size() || in.aux == f || recursive[in.aux]) continue;
+          if (size_of(m.functions[in.aux]) <= limit) {
+            call = v;
+            break;
+          }
+        }
+        if (call != kNoValue) break;
+      }
+      if (call == kNoValue) break;
+      const Function callee = m.functions[fn.at(call).aux];  // a copy: inlining may grow m.functions' storage
+      inline_one(fn, call, callee);
+      ++stats["inline.calls"];
+      changed = true;
+    }
+    fn.compact();
+  }
+  return changed;
+}
 
 bool inline_calls(Module& m, PassStats& stats) {
   Function& fn = m.shader();

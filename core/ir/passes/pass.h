@@ -13,6 +13,9 @@ using PassStats = std::map<std::string, long>;
 
 // Each pass: one entry point, returns whether it changed anything.
 bool inline_calls(Module& m, PassStats& stats);             // needs: acyclic call graph
+// Targets that keep calls: inline, in every function, calls to non-recursive functions of at
+// most `limit` instructions (0: none); every function stays.
+bool inline_small_calls(Module& m, std::size_t limit, PassStats& stats);
 bool sccp(Function& fn, PassStats& stats);                  // needs: nothing; removes dead edges
 bool simplify(Function& fn, PassStats& stats);              // algebraic identities
 bool copy_propagate(Function& fn, PassStats& stats);        // trivial phis, no-op converts

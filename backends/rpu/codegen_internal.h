@@ -1,0 +1,94 @@
+// The per-function code generator, shared by codegen.cpp (values, control flow, calls, the
+// surface entry) and builtins.cpp (the standard library, late-inlined).
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/rpu/codegen.h"
+
+namespace passlab::rpu::detail {
+
+struct CodegenError {};  // a diagnostic has been reported; give up on this function
+
+class FunctionCodegen {
+ public:
+  FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links, StringTable& strings,
+                  std::set<std::string>& runtime_used, lang::DiagnosticSink& sink);
+  std::optional<AsmFunction> run();
+
+  // ---- emission (used by the standard library) ----
+  Loc temp(RegClass cls, const char* name = "t");
+  void emit(Opcode op, const Dest& d, const Source& a, const Source& b = {}, const Source& c = {}, SpecialFn special = SpecialFn::None);
+  void mov(const Dest& d, const Source& s) { emit(Opcode::Mov, d, s); }
+  // 1/x or 1/sqrt(x) of `x`'s first lane into the next S lane; returns that lane as an operand.
+  Source special(SpecialFn fn, const Source& x);
+  std::uint32_t new_block();
+  void jump(std::uint32_t target);
+  void branch(Operation test, const Condition& cond, std::uint32_t taken, std::uint32_t other);
+  // Branches on x - y: to `taken` when (x - y) passes `rel` against 0 (lanes in `mask`).
+  void compare_branch(const Source& x, const Source& y, std::uint8_t mask, Relation rel, std::uint32_t taken, std::uint32_t other);
+  void set_block(std::uint32_t b) { cur_ = b; }
+  std::uint32_t block() const { return cur_; }
+  const AsmFunction& function() const { return f_; }
+  [[noreturn]] void fail(const lang::Span& at, const std::string& message, const char* code = "rpu-unsupported");
+
+  // Calls another function (by label) with the thesis's argument registers; returns the results
+  // as fresh virtual registers (one per result type).
+  std::vector<Source> call(const std::string& label, const std::string& callee, const std::vector<std::pair<Source, RegClass>>& args,
+                           const std::vector<RegClass>& results, const lang::Span& at);
+  Source call_runtime(const std::string& name, const std::vector<Source>& float_args, const lang::Span& at);
+
+ private:
+  // ---- values ----
+  Source use(ir::ValueId v);
+  Loc def(ir::ValueId v, const char* name = nullptr);  // a fresh register for v's result
+  RegClass cls_of(ir::ValueId v);
+  Source constant(const ir::Instr& in);
+  Source materialize(ir::ValueId v);  // a bool as 0/1 in a scalar register
+  void branch_on(ir::ValueId cond, std::uint32_t taken, std::uint32_t other);
+
+  // ---- instructions ----
+  void instruction(ir::ValueId v);
+  void terminator(ir::BlockId b, ir::ValueId v);
+  std::uint32_t edge(ir::BlockId from, ir::BlockId to, bool own_block);
+  void parallel_copy(std::vector<std::pair<Loc, Source>> copies);
+  Source builtin(const ir::Instr& in);  // builtins.cpp
+  Source trace(const Source& origin, const Source& dir, const lang::Span& at);
+  Source visibility(const Source& p1, const Source& p2);
+
+  // ---- the surface shader's globals (its entry convention) ----
+  Source global(lang::Global g, const lang::Span& at);
+  void load_triangle();
+  std::array<Loc, 3> vertex_word(int word);  // the word of the three vertex records
+  Loc object_word(int word);
+  Loc interpolate(const std::array<Loc, 3>& v, RegClass cls, int lane, const char* name);
+
+  const ir::Module& m_;
+  std::size_t module_index_;
+  const ir::Function& fn_;
+  const Linkage& links_;
+  StringTable& strings_;
+  std::set<std::string>& runtime_used_;
+  lang::DiagnosticSink& sink_;
+  AsmFunction f_;
+  std::uint32_t cur_ = 0;
+  std::vector<bool> terminated_;
+  std::vector<std::uint32_t> ir_block_;
+  std::vector<std::optional<Source>> value_;
+  std::map<ir::ValueId, std::vector<Source>> results_;  // a call's results, for Extract
+  std::uint8_t next_s_ = 0;
+  lang::Span span_;  // the instruction being generated
+  // Surface entry state.
+  Loc origin_ = 0, dir_ = 0, level_ = 0, hit_ = 0;
+  bool loaded_triangle_ = false;
+  std::map<int, std::array<Loc, 3>> vertex_words_;
+  std::map<int, Loc> object_words_;
+  std::map<lang::Global, Source> globals_;
+};
+
+}  // namespace passlab::rpu::detail

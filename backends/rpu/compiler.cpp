@@ -1,0 +1,305 @@
+// The RSL-to-RPU compiler driver: every stage in order, over every file of a program.
+#include "backends/rpu/compiler.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "backends/rpu/assembler.h"
+#include "backends/rpu/codegen.h"
+#include "backends/rpu/output.h"
+#include "backends/rpu/passes.h"
+#include "core/ir/lower.h"
+#include "core/ir/pipeline.h"
+#include "core/ir/printer.h"
+#include "core/lang/frontend.h"
+
+namespace passlab::rpu {
+
+const FunctionInfo* CompiledProgram::function(const std::string& name) const {
+  for (const FunctionInfo& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string light_shader_path() { return machines_dir() + "/light.sl"; }
+std::string runtime_library_path() { return machines_dir() + "/runtime.sl"; }
+
+namespace {
+
+constexpr const char* kLightLabel = "rpu_light";
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A surface's own parameters are compiled in (their defaults): the RPU has no per-object
+// parameter storage in the thesis. A light's runtime parameters stay.
+void bind_parameters(ir::Module& m) {
+  for (ir::Function& fn : m.functions) {
+    for (ir::ValueId v = 0; v < fn.values.size(); ++v) {
+      ir::Instr& in = fn.at(v);
+      if (in.removed || in.op != ir::Op::ShaderParam || in.aux == ir::kRuntimeParam) continue;
+      const ir::ValueId def = in.args.at(0);
+      fn.replace_all_uses(v, def);
+      in.removed = true;
+    }
+    fn.compact();
+  }
+}
+
+struct Unit {
+  lang::FileId file = 0;
+  std::string name;
+  std::shared_ptr<lang::TranslationUnit> tree;
+  std::optional<ir::Module> module;
+};
+
+// Compiles one translation unit to optimised IR; false after diagnostics.
+bool to_ir(CompiledProgram& out, Unit& u, const ir::Binding& binding, const CompileOptions& options) {
+  if (!u.tree) return false;
+  u.module = ir::lower_program(*u.tree, binding, out.diagnostics);
+  if (!u.module) return false;
+  bind_parameters(*u.module);
+  ir::PipelineOptions po;
+  po.optimize = options.optimize;
+  po.inline_limit = options.inline_limit;
+  try {
+    ir::PassStats s = ir::run_pipeline(*u.module, po);
+    for (const auto& [k, v] : s) out.stats["ir." + k] += v;
+  } catch (const std::logic_error& e) {
+    out.diagnostics.error("internal-error", {u.file, 0, 1, 1, 1}, std::string("internal compiler error: ") + e.what());
+    return false;
+  }
+  return true;
+}
+
+std::shared_ptr<lang::TranslationUnit> front_end(CompiledProgram& out, lang::FileId file, const CompileOptions& options) {
+  lang::FrontendOptions fe;
+  fe.preprocess.include_paths = options.include_paths;
+  fe.preprocess.defines = options.defines;
+  fe.allow_recursion = true;
+  std::shared_ptr<lang::TranslationUnit> tree = lang::compile(*out.sources, file, fe, out.diagnostics);
+  return tree;
+}
+
+void append_stage(CompiledProgram& out, const std::string& name, const std::string& text) {
+  for (Stage& s : out.stages)
+    if (s.name == name) {
+      s.text += text;
+      return;
+    }
+  out.stages.push_back({name, text});
+}
+
+std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, const std::vector<lang::FileId>& files,
+                                         const CompileOptions& options) {
+  const Machine& machine = options.machine ? *options.machine : default_machine();
+  // The point light: parsed into this program's sources so its spans print correctly.
+  ir::Binding binding;
+  {
+    const std::string path = light_shader_path();
+    std::optional<std::string> text = read_text(path);
+    if (!text) {
+      out->diagnostics.error("rpu-install", {}, "cannot read the RPU light shader " + path + " (an incomplete installation)");
+      return out;
+    }
+    const lang::FileId lf = out->sources->add(path, *text);
+    std::shared_ptr<lang::TranslationUnit> light = front_end(*out, lf, {});
+    if (!light || out->diagnostics.has_errors() || !light->shader()) return out;
+    ir::LightInstance li;
+    li.unit = light;
+    li.shader = light->shader();
+    li.label = kLightLabel;
+    li.runtime_params = {"from", "lightcolor"};
+    binding.lights.push_back(li);
+  }
+  std::vector<Unit> units;
+  for (lang::FileId f : files) {
+    Unit u;
+    u.file = f;
+    u.name = out->sources->file(f).path;
+    u.tree = front_end(*out, f, options);
+    units.push_back(std::move(u));
+  }
+  if (out->diagnostics.has_errors()) return out;
+  for (Unit& u : units)
+    if (!to_ir(*out, u, binding, options)) return out;
+  if (options.keep_stages)
+    for (const Unit& u : units) append_stage(*out, "ir", "; " + u.name + "\n" + ir::print(*u.module) + "\n");
+
+  // Labels: SUBROUTINE_ENTRY_<name>, numbered when a name repeats (overloads, or two files).
+  Linkage links;
+  std::set<std::string> taken;
+  static const char* kRuntime[] = {"__rpu_exp2", "__rpu_log2", "__rpu_exp", "__rpu_log", "__rpu_logb", "__rpu_pow", "__rpu_sin_turns",
+                                   "__rpu_sin", "__rpu_cos", "__rpu_tan", "__rpu_atan", "__rpu_atan2", "__rpu_asin", "__rpu_acos"};
+  for (const char* r : kRuntime) {
+    links.runtime[r] = std::string(kEntryPrefix) + r;
+    taken.insert(links.runtime[r]);
+  }
+  auto unique_label = [&](const std::string& name) {
+    std::string label = std::string(kEntryPrefix) + name;
+    for (int k = 2; taken.count(label); ++k) label = std::string(kEntryPrefix) + name + "_" + std::to_string(k);
+    taken.insert(label);
+    return label;
+  };
+  for (const Unit& u : units) {
+    links.labels.emplace_back();
+    for (const ir::Function& fn : u.module->functions) links.labels.back().push_back(unique_label(fn.name));
+  }
+  const Source c_xyz[2] = {Source::reg(Bank::C, 0, Swizzle{{0, 1, 2, 2}}), Source::reg(Bank::C, 1, Swizzle{{0, 1, 2, 2}})};
+  links.runtime_params["$" + std::string(kLightLabel) + ".from"] = c_xyz[0];
+  links.runtime_params["$" + std::string(kLightLabel) + ".lightcolor"] = c_xyz[1];
+
+  StringTable strings;
+  std::set<std::string> runtime_used;
+  struct Work {
+    const ir::Module* module;
+    std::size_t module_index, function;
+  };
+  std::vector<Work> work;
+  for (std::size_t ui = 0; ui < units.size(); ++ui)
+    for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi) work.push_back({&*units[ui].module, ui, fi});
+
+  Listing listing;
+  int next_label = 0;
+  bool failed = false;
+  AsmStats stats;
+  auto backend = [&](const Work& w) {
+    std::optional<AsmFunction> gen = generate_function(*w.module, w.module_index, w.function, links, strings, runtime_used, out->diagnostics);
+    if (!gen) {
+      failed = true;
+      return;
+    }
+    AsmFunction f = std::move(*gen);
+    if (options.keep_stages) append_stage(*out, "codegen", to_text(f) + "\n");
+    if (options.optimize) {
+      for (int round = 0; round < 16; ++round) {
+        bool changed = simplify_opcodes(f, machine, stats);
+        if (options.keep_stages && round == 0) append_stage(*out, "simplify", to_text(f) + "\n");
+        changed = forward(f, machine, stats) || changed;
+        if (options.keep_stages && round == 0) append_stage(*out, "forward", to_text(f) + "\n");
+        changed = eliminate_dead_code(f, stats) || changed;
+        if (!changed) break;
+      }
+      if (options.keep_stages) append_stage(*out, "dce", to_text(f) + "\n");
+    }
+    std::optional<Allocation> alloc = allocate_registers(f, out->diagnostics, stats);
+    if (!alloc) {
+      failed = true;
+      return;
+    }
+    if (options.keep_stages) append_stage(*out, "regalloc", allocation_text(f, *alloc) + to_text(f) + "\n");
+    if (options.schedule) {
+      ScheduleOptions so;
+      so.pair = options.pair;
+      FunctionSchedule s = schedule_function(f, machine, so, stats);
+      out->scheduled_cycles += s.cycles;
+      out->unscheduled_cycles += s.unscheduled_cycles;
+      if (options.keep_stages) append_stage(*out, "schedule", to_text(f) + "\n");
+      out->schedules[f.label] = std::move(s);
+    }
+    out->allocations[f.label] = std::move(*alloc);
+    if (!output_function(f, next_label, listing, out->diagnostics, stats)) failed = true;
+    listing.text += "\n";
+  };
+  for (const Work& w : work) backend(w);
+  // The runtime library: what the program calls, and what that calls in turn.
+  if (!runtime_used.empty() && !failed) {
+    const std::string path = runtime_library_path();
+    std::optional<std::string> text = read_text(path);
+    if (!text) {
+      out->diagnostics.error("rpu-install", {}, "cannot read the RPU runtime library " + path + " (an incomplete installation)");
+      return out;
+    }
+    Unit rt;
+    rt.file = out->sources->add(path, *text);
+    rt.name = path;
+    rt.tree = front_end(*out, rt.file, {});
+    if (!to_ir(*out, rt, {}, CompileOptions{})) return out;
+    const ir::Module& rm = *rt.module;
+    links.labels.emplace_back();
+    for (const ir::Function& fn : rm.functions) links.labels.back().push_back(std::string(kEntryPrefix) + fn.name);
+    const std::size_t rmi = links.labels.size() - 1;
+    std::set<std::size_t> needed;
+    std::vector<std::size_t> stack;
+    for (std::size_t fi = 0; fi < rm.functions.size(); ++fi)
+      if (runtime_used.count(rm.functions[fi].name)) stack.push_back(fi);
+    while (!stack.empty()) {
+      const std::size_t fi = stack.back();
+      stack.pop_back();
+      if (!needed.insert(fi).second) continue;
+      for (const ir::Instr& in : rm.functions[fi].values)
+        if (!in.removed && in.op == ir::Op::Call) stack.push_back(in.aux);
+    }
+    for (std::size_t fi : needed) backend({&rm, rmi, fi});
+    // Runtime functions call only each other, never the builtins that call back into the runtime.
+  }
+  for (const auto& [k, v] : stats) out->stats[k] += v;
+  if (failed || out->diagnostics.has_errors()) return out;
+
+  out->assembly = listing.text;
+  if (options.keep_stages) append_stage(*out, "final", listing.text);
+  const lang::FileId asm_file = out->sources->add(units.empty() ? "program.s" : units.front().name + ".s", listing.text);
+  AssembleOptions ao;
+  ao.machine = &machine;
+  lang::DiagnosticList asm_diags;
+  out->program = assemble(*out->sources, asm_file, ao, asm_diags);
+  if (!out->program) {
+    // The compiler made text its own assembler rejects: Passlab's bug, said plainly.
+    for (const lang::Diagnostic& d : asm_diags.items())
+      out->diagnostics.error("internal-error", d.span, "internal compiler error: the generated assembly does not assemble: " + d.message);
+    return out;
+  }
+  out->spans = listing.spans;
+  for (std::size_t ui = 0; ui < units.size(); ++ui) {
+    const ir::Module& m = *units[ui].module;
+    for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
+      const ir::Function& fn = m.functions[fi];
+      FunctionInfo info;
+      info.name = fn.name;
+      info.label = links.labels[ui][fi];
+      info.shader = fn.is_shader;
+      info.args = fn.arg_types;
+      info.arg_names = fn.arg_names;
+      info.results = fn.result_types;
+      info.result_names = fn.result_names;
+      info.address = out->program->labels.at(info.label);
+      info.file = ui;
+      out->functions.push_back(std::move(info));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledProgram> compile_files(const std::vector<std::string>& paths, const CompileOptions& options) {
+  auto out = std::make_unique<CompiledProgram>();
+  std::vector<lang::FileId> files;
+  for (const std::string& p : paths) {
+    std::string error;
+    std::optional<lang::FileId> f = out->sources->load(p, &error);
+    if (!f) {
+      out->diagnostics.error("file-not-found", {}, error);
+      return out;
+    }
+    files.push_back(*f);
+  }
+  return compile(std::move(out), files, options);
+}
+
+std::unique_ptr<CompiledProgram> compile_sources(const std::vector<std::pair<std::string, std::string>>& sources,
+                                                 const CompileOptions& options) {
+  auto out = std::make_unique<CompiledProgram>();
+  std::vector<lang::FileId> files;
+  for (const auto& [name, text] : sources) files.push_back(out->sources->add(name, text));
+  return compile(std::move(out), files, options);
+}
+
+}  // namespace passlab::rpu

@@ -1,0 +1,85 @@
+// The RSL-to-RPU compiler (thesis ch. 5): the pipeline from source files to an assembled RPU
+// program, keeping every intermediate form the thesis keeps.
+//
+//   front end (recursion allowed) -> SSA IR, every function and shader kept (lower_program)
+//   -> IR optimisation (calls stay calls; --inline N inlines small non-recursive callees)
+//   -> code generation with virtual registers (codegen.h: the ABI, late-inlined library)
+//   -> { opcode simplification -> forwarding -> dead-code elimination }*  (passes.h)
+//   -> register allocation (regalloc.h) -> list scheduling (schedule.h)
+//   -> code output: call expansion, linearisation (output.h) -> the assembler -> Program
+//
+// Several files compile into one program (each its own translation unit): a scene's shaders and
+// its main shader. Transcendental functions come from the runtime library
+// (resources/rpu/runtime.sl), compiled in when a shader uses them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/rpu/machine.h"
+#include "backends/rpu/program.h"
+#include "backends/rpu/regalloc.h"
+#include "backends/rpu/schedule.h"
+#include "core/lang/diagnostic.h"
+#include "core/lang/source.h"
+#include "core/lang/types.h"
+
+namespace passlab::rpu {
+
+struct CompileOptions {
+  std::vector<std::string> include_paths;
+  std::vector<std::pair<std::string, std::string>> defines;
+  const Machine* machine = nullptr;  // null: the default machine
+  bool optimize = true;     // IR optimisation and the assembly passes
+  bool schedule = true;     // list scheduling
+  bool pair = false;        // pair 3/1 and 2/2 words (beyond the thesis; needs a pairing machine)
+  int inline_limit = 0;     // inline user functions of at most this many IR instructions (0: never)
+  bool keep_stages = false; // keep every intermediate form (passlab-cli rpu compile --emit)
+};
+
+struct Stage {
+  std::string name;  // ir, codegen, simplify, forward, dce, regalloc, schedule, final
+  std::string text;
+};
+
+struct FunctionInfo {
+  std::string name, label;
+  bool shader = false;
+  std::vector<lang::BaseType> args, results;
+  std::vector<std::string> arg_names, result_names;
+  std::uint32_t address = 0;
+  std::size_t file = 0;  // which input file
+};
+
+struct CompiledProgram {
+  std::shared_ptr<lang::SourceManager> sources = std::make_shared<lang::SourceManager>();
+  lang::DiagnosticList diagnostics;
+  std::vector<Stage> stages;
+  std::string assembly;                 // the final listing
+  std::optional<Program> program;       // assembled from it
+  std::vector<lang::Span> spans;        // per word of the program: the RSL it came from
+  std::vector<FunctionInfo> functions;  // every user function and shader, in file order
+  std::map<std::string, long> stats;    // pass counters
+  int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
+  std::map<std::string, Allocation> allocations;     // by label
+  std::map<std::string, FunctionSchedule> schedules; // by label
+
+  bool ok() const { return program.has_value() && !diagnostics.has_errors(); }
+  const FunctionInfo* function(const std::string& name) const;
+};
+
+// Compiles RSL files into one program. Never throws for bad input: problems are diagnostics.
+std::unique_ptr<CompiledProgram> compile_files(const std::vector<std::string>& paths, const CompileOptions& options);
+// The same for texts held in memory: (name, text) pairs.
+std::unique_ptr<CompiledProgram> compile_sources(const std::vector<std::pair<std::string, std::string>>& sources,
+                                                 const CompileOptions& options);
+
+// The RPU's point-light binding: resources/rpu/light.sl with its position and colour read from
+// C0 and C1 when the shader runs.
+std::string light_shader_path();
+std::string runtime_library_path();
+
+}  // namespace passlab::rpu

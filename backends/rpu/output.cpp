@@ -1,0 +1,161 @@
+// Code output: call expansion with stack-window saves, then depth-first linearisation.
+#include "backends/rpu/output.h"
+
+#include <algorithm>
+#include <map>
+
+namespace passlab::rpu {
+
+namespace {
+
+struct Save {
+  std::vector<std::pair<int, std::uint8_t>> parts;  // (register, lanes) stored in this slot
+};
+
+// The register halves live across instruction i of block b, packed into stack slots.
+std::vector<Save> saves_for(const AsmFunction& f, const AsmInstr& call, const std::vector<LocSet>& after, const LocSet& live_in, std::size_t i) {
+  const LocSet& before = i == 0 ? live_in : after[i - 1];
+  const LocSet& past = after[i];
+  std::map<int, std::uint8_t> across;  // register -> halves (xyz and/or w)
+  for (Loc l : past.members()) {
+    // Live before and after, and not a result the call itself delivers.
+    if (!is_phys(l) || !before.has(l) || std::find(call.call_defs.begin(), call.call_defs.end(), l) != call.call_defs.end()) continue;
+    const Loc u = l - kPhys;
+    if (u < kUnitW) across[static_cast<int>(u)] |= kMaskXYZ;
+    else if (u < kUnitS) across[static_cast<int>(u - kUnitW)] |= kMaskW;
+  }
+  std::vector<Save> slots;
+  std::vector<int> xyz_only, w_only;
+  for (auto [r, lanes] : across) {
+    if (lanes == (kMaskXYZ | kMaskW)) slots.push_back({{{r, kMaskAll}}});
+    else if (lanes == kMaskXYZ) xyz_only.push_back(r);
+    else w_only.push_back(r);
+  }
+  std::size_t k = 0;
+  for (; k < xyz_only.size() && k < w_only.size(); ++k) slots.push_back({{{xyz_only[k], kMaskXYZ}, {w_only[k], kMaskW}}});
+  for (std::size_t j = k; j < xyz_only.size(); ++j) slots.push_back({{{xyz_only[j], kMaskXYZ}}});
+  for (std::size_t j = k; j < w_only.size(); ++j) slots.push_back({{{w_only[j], kMaskW}}});
+  return slots;
+}
+
+}  // namespace
+
+bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats) {
+  // Depth first from the entry, the fall-through successor next.
+  std::vector<std::uint32_t> order;
+  {
+    std::vector<bool> placed(f.blocks.size(), false);
+    std::vector<std::uint32_t> work{0};
+    while (!work.empty()) {
+      const std::uint32_t b = work.back();
+      work.pop_back();
+      if (placed[b] || f.blocks[b].removed) continue;
+      placed[b] = true;
+      order.push_back(b);
+      const Terminator& t = f.blocks[b].term;
+      if (t.kind == Terminator::Kind::Jump) work.push_back(t.target);
+      if (t.kind == Terminator::Kind::Branch) {
+        work.push_back(t.target);
+        work.push_back(t.other);
+      }
+    }
+  }
+  std::vector<int> position(f.blocks.size(), -1);
+  for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = static_cast<int>(k);
+  auto next_of = [&](std::uint32_t b) -> std::int64_t {
+    const int p = position[b];
+    return p + 1 < static_cast<int>(order.size()) ? order[static_cast<std::size_t>(p + 1)] : -1;
+  };
+  // Labels only where something jumps.
+  std::map<std::uint32_t, std::string> labels;
+  auto label = [&](std::uint32_t b) -> const std::string& {
+    auto it = labels.find(b);
+    if (it == labels.end()) it = labels.insert({b, "L" + std::to_string(next_label++)}).first;
+    return it->second;
+  };
+  struct Line {
+    std::string text;
+    lang::Span span;
+    bool is_label = false;
+    std::uint32_t block = 0;
+  };
+  std::vector<Line> lines;
+  const Liveness lv = compute_liveness(f);
+  const TextOptions o;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::uint32_t b = order[k];
+    const AsmBlock& blk = f.blocks[b];
+    lines.push_back({"", {}, true, b});
+    std::vector<LocSet> after;
+    bool has_call = std::any_of(blk.body.begin(), blk.body.end(), [](const AsmInstr& in) { return in.is_call(); });
+    if (has_call) after = lv.after(f, b);
+    for (std::size_t i = 0; i < blk.body.size(); ++i) {
+      const AsmInstr& in = blk.body[i];
+      if (!in.is_call()) {
+        lines.push_back({to_text(in.word, o), in.span});
+        continue;
+      }
+      const std::vector<Save> slots = saves_for(f, in, after, lv.live_in[b], i);
+      if (slots.size() > 8) {
+        sink.error("rpu-stack", in.span,
+                   "the call to '" + (in.callee.empty() ? std::string("the hit object's shader") : in.callee) + "' in '" + f.name + "' must save " +
+                       std::to_string(slots.size()) + " registers, and the stack window shows 8 slots (keep fewer values live across it)");
+        return false;
+      }
+      for (std::size_t s = 0; s < slots.size(); ++s)
+        for (auto [r, lanes] : slots[s].parts) {
+          Operation save;
+          save.op = Opcode::Mov;
+          save.dst = {Bank::Stack, static_cast<std::uint32_t>(s), lanes};
+          save.src[0] = Source::reg(Bank::R, static_cast<std::uint32_t>(r));
+          lines.push_back({to_text(save, o), in.span});
+          ++stats["output.saves"];
+        }
+      const std::string target = in.word.control.target_reg.bank != Bank::None ? to_text(in.word.control.target_reg, o) : in.word.control.label;
+      lines.push_back({"call " + target + " push " + std::to_string(slots.size()), in.span});
+      for (std::size_t s = 0; s < slots.size(); ++s)
+        for (auto [r, lanes] : slots[s].parts) {
+          Operation restore;
+          restore.op = Opcode::Mov;
+          restore.dst = {Bank::R, static_cast<std::uint32_t>(r), lanes};
+          restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s));
+          lines.push_back({to_text(restore, o), in.span});
+        }
+    }
+    const Terminator& t = blk.term;
+    const std::int64_t next = next_of(b);
+    switch (t.kind) {
+      case Terminator::Kind::Jump:
+        if (static_cast<std::int64_t>(t.target) != next) lines.push_back({"jmp " + label(t.target), t.span});
+        break;
+      case Terminator::Kind::Branch: {
+        const std::string test = to_text(t.test, o);
+        if (static_cast<std::int64_t>(t.other) == next) {
+          lines.push_back({test + " + jmp " + label(t.target) + ", " + condition_text(t.cond), t.span});
+        } else if (static_cast<std::int64_t>(t.target) == next) {
+          lines.push_back({test + " + jmp " + label(t.other) + ", " + condition_text(t.cond.negated()), t.span});
+        } else {
+          lines.push_back({test + " + jmp " + label(t.target) + ", " + condition_text(t.cond), t.span});
+          lines.push_back({"jmp " + label(t.other), t.span});
+        }
+        break;
+      }
+      case Terminator::Kind::Return: lines.push_back({"return", t.span}); break;
+    }
+  }
+  out.text += f.label + ":\n";
+  for (const Line& l : lines) {
+    if (l.is_label) {
+      auto it = labels.find(l.block);
+      if (it != labels.end()) out.text += it->second + ":\n";
+      continue;
+    }
+    std::string text = l.text;
+    for (std::size_t pos = text.find('\n'); pos != std::string::npos; pos = text.find('\n', pos + 1)) text.insert(pos + 1, "    ");
+    out.text += "    " + text + "\n";
+    out.spans.push_back(l.span);
+  }
+  return true;
+}
+
+}  // namespace passlab::rpu

@@ -1,0 +1,28 @@
+// Code output (thesis ch. 10): calls expanded with their saves and restores, the block graph
+// linearised depth first, jumps to the next line and unused labels dropped.
+//
+// Call expansion: every register half live both before and after a call is copied into the
+// caller's stack window before it and back after it; a register whose two halves both live
+// across takes one slot, and a lone .xyz shares a slot with a lone .w. The call pushes the
+// smallest shift that moves every saved slot out of the callee's window: the number of slots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/rpu/asm_ir.h"
+#include "backends/rpu/liveness.h"
+#include "core/lang/diagnostic.h"
+
+namespace passlab::rpu {
+
+struct Listing {
+  std::string text;                 // assembly, one word per line (a pair on two lines)
+  std::vector<lang::Span> spans;    // per word, in order: the RSL it came from
+};
+
+// Appends `f` (registers allocated) to `out`. Labels are L<n> with n from `next_label`, so they
+// are unique in the program. False (after a diagnostic) when a call needs more than 8 slots.
+bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats);
+
+}  // namespace passlab::rpu

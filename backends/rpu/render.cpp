@@ -1,0 +1,91 @@
+// Rendering on the RPU: rows of 2x2-pixel chunks shared among host threads.
+#include "backends/rpu/render.h"
+
+#include <algorithm>
+
+#include "core/sim/parallel.h"
+
+namespace passlab::rpu {
+
+std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data) {
+  std::array<Vec4, 32> c{};
+  c[0] = {scene.light.from.x, scene.light.from.y, scene.light.from.z, 1};
+  c[1] = {scene.light.color.x, scene.light.color.y, scene.light.color.z, 1};
+  c[30] = {scene.background[0], scene.background[1], scene.background[2], scene.background[3]};
+  // Secondary rays start on a surface: ignore hits closer than a ten-thousandth of the scene.
+  c[31] = {1e-4f * data.extent(), 1e30f, 0, static_cast<float>(scene.ray_depth)};
+  return c;
+}
+
+RenderResult render(const Program& program, std::uint32_t main_entry, const SceneData& data, const sim::Scene& scene,
+                    const RenderOptions& options) {
+  const int w = options.width > 0 ? options.width : scene.width;
+  const int h = options.height > 0 ? options.height : scene.height;
+  RenderResult out;
+  out.image = sim::Image(w, h, {0, 0, 0, 1});
+  out.pixel_instructions.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+  const std::array<Vec4, 32> constants = scene_constants(scene, data);
+  const int rows = (h + 1) / 2;
+  struct RowResult {
+    VmStats stats;
+    std::vector<std::string> faults;
+    std::uint64_t fault_count = 0;
+  };
+  std::vector<RowResult> per_row(static_cast<std::size_t>(rows));
+  VmOptions vo;
+  vo.machine = options.machine;
+  vo.ieee = options.ieee;
+  const int threads = options.threads > 0 ? options.threads : sim::hardware_threads();
+  sim::parallel_for(rows, threads, options.cancel, [&](int row) {
+    Vm vm(program, vo);  // decoding is cheap next to a row of pixels; each host thread owns its VM
+    vm.constants() = constants;
+    vm.set_memory(&data.memory());
+    vm.set_trace_unit(&data);
+    RowResult& rr = per_row[static_cast<std::size_t>(row)];
+    std::array<ThreadState, 4> lanes;
+    std::array<std::pair<int, int>, 4> pixel{};
+    for (int x0 = 0; x0 < w; x0 += 2) {
+      int n = 0;
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int x = x0 + dx, y = 2 * row + dy;
+          if (x >= w || y >= h) continue;
+          ThreadState& t = lanes[static_cast<std::size_t>(n)];
+          t = thread_at(main_entry);
+          t.r(0) = {(static_cast<float>(x) + 0.5f) / static_cast<float>(w), (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0, 0};
+          pixel[static_cast<std::size_t>(n)] = {x, y};
+          ++n;
+        }
+      vm.run_chunk(std::span<ThreadState>(lanes.data(), static_cast<std::size_t>(n)), rr.stats);
+      for (int k = 0; k < n; ++k) {
+        const ThreadState& t = lanes[static_cast<std::size_t>(k)];
+        const auto [x, y] = pixel[static_cast<std::size_t>(k)];
+        float* px = out.image.at(x, y);
+        out.pixel_instructions[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(t.steps, UINT32_MAX));
+        if (t.status == ThreadStatus::Faulted) {
+          px[0] = 1;
+          px[1] = 0;
+          px[2] = 1;
+          ++rr.fault_count;
+          if (rr.faults.size() < 8) rr.faults.push_back("pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): " + t.fault);
+          continue;
+        }
+        px[0] = t.r(0)[0];
+        px[1] = t.r(0)[1];
+        px[2] = t.r(0)[2];
+        px[3] = 1;
+      }
+    }
+  });
+  out.cancelled = options.cancel && options.cancel->load();
+  for (const RowResult& rr : per_row) {
+    out.stats += rr.stats;
+    out.fault_count += rr.fault_count;
+    for (const std::string& f : rr.faults)
+      if (out.faults.size() < 8) out.faults.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace passlab::rpu

@@ -1,0 +1,51 @@
+// Rendering on the RPU (thesis §2.1, §12): one thread per pixel runs the "main" shader, which
+// casts the primary ray and calls the shader of the object it hits; neighbouring 2x2 pixels form
+// a chunk of four threads.
+//
+// The main shader is an RSL function `color main(point P)` with P = ((x + 0.5) / width,
+// (y + 0.5) / height, 0), as in the thesis's example; its colour is the pixel's. The constant
+// registers hold what the scene gives every shader:
+//   C0.xyz  the point light's position (camera space)   C1.xyz  its colour
+//   C30     the background colour (a ray that hits nothing sees it)
+//   C31     the trace arguments: (t_min, t_max, 0, deepest ray level)
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/rpu/scene_data.h"
+#include "backends/rpu/vm.h"
+#include "core/sim/image.h"
+#include "core/sim/scene.h"
+
+namespace passlab::rpu {
+
+struct RenderOptions {
+  int width = 0, height = 0;  // 0: the scene's size
+  int threads = 0;            // host threads; 0: all cores
+  const std::atomic<bool>* cancel = nullptr;
+  const Machine* machine = nullptr;  // null: the default machine
+  bool ieee = false;                 // IEEE single arithmetic instead of 24-bit
+};
+
+struct RenderResult {
+  sim::Image image;
+  VmStats stats;
+  std::vector<std::uint32_t> pixel_instructions;  // instructions each pixel's thread ran, row-major
+  std::vector<std::string> faults;                // the first few, each naming its pixel
+  std::uint64_t fault_count = 0;
+  bool cancelled = false;
+};
+
+// The constant registers a render loads (see above).
+std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data);
+
+// Renders `scene` with `program`, each pixel's thread starting at `main_entry`. Deterministic:
+// the image and statistics do not depend on the number of host threads. A faulted pixel is
+// magenta. Not constant time: every pixel runs its shaders.
+RenderResult render(const Program& program, std::uint32_t main_entry, const SceneData& data, const sim::Scene& scene,
+                    const RenderOptions& options);
+
+}  // namespace passlab::rpu
