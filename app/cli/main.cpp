@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--ieee", rp.ieee, "IEEE single-precision arithmetic instead of the RPU's 24-bit floats");
   };
   auto add_rpu_compile = [&](CLI::App* sub) {
+    sub->add_option("--lights", o.lights, "light setup JSON (default: <shader>.lights.json beside it; else the RPU's point light in C0/C1)");
     sub->add_option("-I,--include", o.include_paths, "add an include directory");
     sub->add_option("-D,--define", o.defines, "define a macro (NAME or NAME=VALUE)");
     sub->add_flag("--no-opt", rp.no_opt, "skip the IR and assembly optimisations");

@@ -60,6 +60,7 @@ rpu::CompileOptions compile_options(const CommonOptions& o, const RpuCliOptions&
     c.defines.push_back(eq == std::string::npos ? std::make_pair(d, std::string("1")) : std::make_pair(d.substr(0, eq), d.substr(eq + 1)));
   }
   c.machine = m;
+  c.lights_path = o.lights;
   c.optimize = !r.no_opt;
   c.schedule = !r.no_schedule;
   c.pair = r.pair;

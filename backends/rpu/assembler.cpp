@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace passlab::rpu {
@@ -243,6 +244,15 @@ class LineParser {
     }
     Source src;
     std::int8_t scale = 0;
+    {
+      // inf and nan, which folding can make.
+      const std::string_view w = peek_word();
+      if (w == "inf" || w == "nan") {
+        word();
+        const float v = w == "inf" ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+        return Source::lit(neg ? -v : v);
+      }
+    }
     if (peek_number()) {
       std::size_t num_at = pos();
       float v = number();

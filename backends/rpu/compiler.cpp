@@ -10,6 +10,8 @@
 #include "backends/rpu/codegen.h"
 #include "backends/rpu/output.h"
 #include "backends/rpu/passes.h"
+#include "core/driver/light_setup.h"
+#include "core/driver/program.h"
 #include "core/ir/lower.h"
 #include "core/ir/pipeline.h"
 #include "core/ir/printer.h"
@@ -62,7 +64,7 @@ struct Unit {
 
 // Compiles one translation unit to optimised IR; false after diagnostics.
 bool to_ir(CompiledProgram& out, Unit& u, const ir::Binding& binding, const CompileOptions& options) {
-  if (!u.tree) return false;
+  if (!u.tree || out.diagnostics.has_errors()) return false;
   u.module = ir::lower_program(*u.tree, binding, out.diagnostics);
   if (!u.module) return false;
   bind_parameters(*u.module);
@@ -128,8 +130,19 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
     units.push_back(std::move(u));
   }
   if (out->diagnostics.has_errors()) return out;
-  for (Unit& u : units)
-    if (!to_ir(*out, u, binding, options)) return out;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    Unit& u = units[i];
+    // A surface with a light setup sees those lights, as on fragment targets.
+    const lang::ShaderDecl* surface = u.tree->shader();
+    std::string setup = i == 0 && !options.lights_path.empty() ? options.lights_path : driver::default_lights_path(u.name);
+    ir::Binding own;
+    if (surface && surface->kind == lang::ShaderKind::Surface && !setup.empty()) {
+      lang::FrontendOptions fe;
+      fe.preprocess.include_paths = options.include_paths;
+      if (!driver::load_light_setup(setup, *out->sources, fe, surface, &own, out->diagnostics)) return out;
+    }
+    if (!to_ir(*out, u, own.lights.empty() ? binding : own, options)) return out;
+  }
   if (options.keep_stages)
     for (const Unit& u : units) append_stage(*out, "ir", "; " + u.name + "\n" + ir::print(*u.module) + "\n");
 
@@ -271,9 +284,11 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       info.result_names = fn.result_names;
       info.address = out->program->labels.at(info.label);
       info.file = ui;
+      info.function = fi;
       out->functions.push_back(std::move(info));
     }
   }
+  for (Unit& u : units) out->modules.push_back(std::move(*u.module));
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include "backends/rpu/program.h"
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/schedule.h"
+#include "core/ir/ir.h"
 #include "core/lang/diagnostic.h"
 #include "core/lang/source.h"
 #include "core/lang/types.h"
@@ -38,6 +39,10 @@ struct CompileOptions {
   bool pair = false;        // pair 3/1 and 2/2 words (beyond the thesis; needs a pairing machine)
   int inline_limit = 0;     // inline user functions of at most this many IR instructions (0: never)
   bool keep_stages = false; // keep every intermediate form (passlab-cli rpu compile --emit)
+  // Lights: a surface is compiled against its light setup (lights_path for the first file, else
+  // <stem>.lights.json beside each file), as on fragment targets; without one, against the
+  // RPU's point light (C0, C1).
+  std::string lights_path;
 };
 
 struct Stage {
@@ -51,7 +56,8 @@ struct FunctionInfo {
   std::vector<lang::BaseType> args, results;
   std::vector<std::string> arg_names, result_names;
   std::uint32_t address = 0;
-  std::size_t file = 0;  // which input file
+  std::size_t file = 0;      // which input file (and IR module)
+  std::size_t function = 0;  // its index in that module
 };
 
 struct CompiledProgram {
@@ -62,6 +68,7 @@ struct CompiledProgram {
   std::optional<Program> program;       // assembled from it
   std::vector<lang::Span> spans;        // per word of the program: the RSL it came from
   std::vector<FunctionInfo> functions;  // every user function and shader, in file order
+  std::vector<ir::Module> modules;      // the optimised IR of each input file (the oracle's input)
   std::map<std::string, long> stats;    // pass counters
   int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
   std::map<std::string, Allocation> allocations;     // by label
@@ -77,8 +84,8 @@ std::unique_ptr<CompiledProgram> compile_files(const std::vector<std::string>& p
 std::unique_ptr<CompiledProgram> compile_sources(const std::vector<std::pair<std::string, std::string>>& sources,
                                                  const CompileOptions& options);
 
-// The RPU's point-light binding: resources/rpu/light.sl with its position and colour read from
-// C0 and C1 when the shader runs.
+// The RPU's point light: resources/rpu/light.sl with its position and colour read from C0 and
+// C1 when the shader runs. The runtime library: resources/rpu/runtime.sl.
 std::string light_shader_path();
 std::string runtime_library_path();
 

@@ -13,7 +13,7 @@ struct Save {
 };
 
 // The register halves live across instruction i of block b, packed into stack slots.
-std::vector<Save> saves_for(const AsmFunction& f, const AsmInstr& call, const std::vector<LocSet>& after, const LocSet& live_in, std::size_t i) {
+std::vector<Save> saves_for(const AsmInstr& call, const std::vector<LocSet>& after, const LocSet& live_in, std::size_t i) {
   const LocSet& before = i == 0 ? live_in : after[i - 1];
   const LocSet& past = after[i];
   std::map<int, std::uint8_t> across;  // register -> halves (xyz and/or w)
@@ -40,7 +40,51 @@ std::vector<Save> saves_for(const AsmFunction& f, const AsmInstr& call, const st
 
 }  // namespace
 
+bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats);
+
 bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats) {
+  // A jump to an empty block that only jumps on goes straight to where that one goes.
+  auto resolve = [&](std::uint32_t b) {
+    for (std::size_t guard = 0; guard < f.blocks.size(); ++guard) {
+      const AsmBlock& blk = f.blocks[b];
+      if (!blk.body.empty() || blk.term.kind != Terminator::Kind::Jump || blk.term.target == b || b == 0) break;
+      b = blk.term.target;
+    }
+    return b;
+  };
+  AsmFunction threaded_storage;
+  const AsmFunction* src = &f;
+  {
+    bool any = false;
+    for (const AsmBlock& blk : f.blocks) {
+      const Terminator& t = blk.term;
+      if (blk.removed) continue;
+      if (t.kind == Terminator::Kind::Jump && resolve(t.target) != t.target) any = true;
+      if (t.kind == Terminator::Kind::Branch && (resolve(t.target) != t.target || resolve(t.other) != t.other)) any = true;
+    }
+    if (any) {
+      threaded_storage = f;
+      for (AsmBlock& blk : threaded_storage.blocks) {
+        Terminator& t = blk.term;
+        if (blk.removed) continue;
+        if (t.kind == Terminator::Kind::Jump || t.kind == Terminator::Kind::Branch) t.target = resolve(t.target);
+        if (t.kind == Terminator::Kind::Branch) t.other = resolve(t.other);
+        if (t.kind == Terminator::Kind::Branch && t.target == t.other) {
+          const std::uint32_t to = t.target;
+          t = {};
+          t.kind = Terminator::Kind::Jump;
+          t.target = to;
+        }
+        ++stats["output.threaded"];
+      }
+      threaded_storage.compute_preds();
+      src = &threaded_storage;
+    }
+  }
+  return output_blocks(*src, next_label, out, sink, stats);
+}
+
+bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats) {
   // Depth first from the entry, the fall-through successor next.
   std::vector<std::uint32_t> order;
   {
@@ -95,7 +139,7 @@ bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::
         lines.push_back({to_text(in.word, o), in.span});
         continue;
       }
-      const std::vector<Save> slots = saves_for(f, in, after, lv.live_in[b], i);
+      const std::vector<Save> slots = saves_for(in, after, lv.live_in[b], i);
       if (slots.size() > 8) {
         sink.error("rpu-stack", in.span,
                    "the call to '" + (in.callee.empty() ? std::string("the hit object's shader") : in.callee) + "' in '" + f.name + "' must save " +

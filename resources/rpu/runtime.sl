@@ -65,20 +65,20 @@ float __rpu_log2(float x)
         m = m * 2;
         e = e - 1;
     }
-    float t = (m - 1) / (m + 1);
-    float t2 = t * t;
-    float s = t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7 + t2 * (1.0 / 9 + t2 * (1.0 / 11 + t2 * (1.0 / 13 + t2 / 15)))))));
-    return e + s * 2.8853900817779268;
+    float q = (m - 1) / (m + 1);
+    float q2 = q * q;
+    float series = q * (1 + q2 * (1.0 / 3 + q2 * (1.0 / 5 + q2 * (1.0 / 7 + q2 * (1.0 / 9 + q2 * (1.0 / 11 + q2 * (1.0 / 13 + q2 / 15)))))));
+    return e + series * 2.8853900817779268;
 }
 
 float __rpu_exp(float x) { return __rpu_exp2(x * 1.4426950408889634); }
 
 float __rpu_log(float x) { return __rpu_log2(x) * 0.6931471805599453; }
 
-float __rpu_logb(float x, float b) { return __rpu_log2(x) / __rpu_log2(b); }
+float __rpu_logb(float x; float b) { return __rpu_log2(x) / __rpu_log2(b); }
 
 /* x^y as C's pow: a negative x needs a whole y (an odd one keeps the sign). */
-float __rpu_pow(float x, float y)
+float __rpu_pow(float x; float y)
 {
     if (y == 0)
         return 1;
@@ -102,12 +102,12 @@ float __rpu_pow(float x, float y)
 /* sin of an angle in turns: reduced to [-1/4, 1/4] turn, then the Taylor series to a^15. */
 float __rpu_sin_turns(float turns)
 {
-    float t = turns - floor(turns + 0.5);
-    if (t > 0.25)
-        t = 0.5 - t;
-    if (t < -0.25)
-        t = -0.5 - t;
-    float a = t * 6.283185307179586;
+    float r = turns - floor(turns + 0.5);
+    if (r > 0.25)
+        r = 0.5 - r;
+    if (r < -0.25)
+        r = -0.5 - r;
+    float a = r * 6.283185307179586;
     float a2 = a * a;
     return a * (1 + a2 * (-1.0 / 6 + a2 * (1.0 / 120 + a2 * (-1.0 / 5040 + a2 * (1.0 / 362880 + a2 * (-1.0 / 39916800 + a2 * (1.0 / 6227020800 - a2 / 1307674368000)))))));
 }
@@ -146,7 +146,7 @@ float __rpu_atan(float x)
 }
 
 /* atan2 as C's, quadrant by quadrant. */
-float __rpu_atan2(float y, float x)
+float __rpu_atan2(float y; float x)
 {
     if (x != x || y != y)
         return x + y;
