@@ -71,6 +71,7 @@ struct RpuCliOptions {
   std::string scene, size, main, main_function;  // render
   int threads = 0;
   bool timing = false;
+  bool reference = false;  // render: with the IR interpreter instead of the VM (the oracle)
 };
 int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r);
 int run_rpu_asm(const RpuCliOptions& r);

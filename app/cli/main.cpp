@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   rpu_render->add_option("--stats", rp.stats, "print instructions, cycles, stalls, divergence and chunk occupancy: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   rpu_render->add_flag("--timing", rp.timing, "add compile and render times to --stats (these vary from run to run)");
+  rpu_render->add_flag("--reference", rp.reference, "render with the reference interpreter instead of the VM (slow; the oracle the VM is checked against)");
 
   try {
     app.parse(argc, argv);

@@ -13,6 +13,7 @@
 #include "app/cli/commands.h"
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/compiler.h"
+#include "backends/rpu/reference.h"
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
@@ -367,6 +368,20 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
   if (!sp.ok()) return kDiagnostics;
   const auto t1 = std::chrono::steady_clock::now();
   rpu::SceneData data(*scene, sp.object_shader);
+  if (r.reference) {
+    rpu::ReferenceOptions ro;
+    ro.width = w;
+    ro.height = h;
+    ro.threads = r.threads;
+    rpu::ReferenceResult ref = rpu::reference_render(sp, data, *scene, ro);
+    if (ref.errors) std::cerr << "passlab-cli: the interpreter stopped on " << ref.errors << " pixel(s); first " << ref.first_error << '\n';
+    std::string error;
+    if (!sim::write_png(r.output, ref.image, &error)) {
+      std::cerr << "passlab-cli: " << error << '\n';
+      return kDiagnostics;
+    }
+    return ref.errors ? kDiagnostics : kOk;
+  }
   rpu::RenderOptions ro;
   ro.width = w;
   ro.height = h;

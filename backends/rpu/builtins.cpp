@@ -101,9 +101,9 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
         });
       return vsrc(f_, r);
     }
-    case B::Mod: {  // b * frac(a / b) = a - b floor(a / b)
+    case B::Mod: {  // a - b floor(a / b), the floor by frac, the last step one mad
       const Source a = arg(0), b = arg(1);
-      const Loc inv = fresh("rcp"), q = fresh("q"), f = fresh("frac"), r = fresh("mod");
+      const Loc inv = fresh("rcp"), q = fresh("q"), f = fresh("frac"), fl = fresh("floor"), r = fresh("mod");
       if (cls == RegClass::Scalar) {
         mov(vdst(f_, inv), reciprocal(b));
       } else {
@@ -111,7 +111,8 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
       }
       emit(Opcode::Mul, vdst(f_, q), a, vsrc(f_, inv));
       emit(Opcode::Frac, vdst(f_, f), vsrc(f_, q));
-      emit(Opcode::Mul, vdst(f_, r), b, vsrc(f_, f));
+      emit(Opcode::Add, vdst(f_, fl), vsrc(f_, q), negated(vsrc(f_, f)));
+      emit(Opcode::Mad, vdst(f_, r), negated(b), vsrc(f_, fl), a);
       return vsrc(f_, r);
     }
     case B::Min:

@@ -39,14 +39,6 @@ Source swizzled(const Source& s, Swizzle sw) {
   return r;
 }
 
-bool is_bool_op(Op op) {
-  switch (op) {
-    case Op::Lt: case Op::Gt: case Op::Le: case Op::Ge: case Op::Eq: case Op::Ne:
-    case Op::And: case Op::Or: case Op::Not: return true;
-    default: return false;
-  }
-}
-
 }  // namespace
 
 FunctionCodegen::FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links,

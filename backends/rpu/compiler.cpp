@@ -169,7 +169,7 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
   links.runtime_params["$" + std::string(kLightLabel) + ".from"] = c_xyz[0];
   links.runtime_params["$" + std::string(kLightLabel) + ".lightcolor"] = c_xyz[1];
 
-  StringTable strings;
+  StringTable strings(machine.fp24 ? 17 : 24);
   std::set<std::string> runtime_used;
   struct Work {
     const ir::Module* module;

@@ -70,20 +70,22 @@ std::array<std::uint8_t, 16> md5(std::string_view text) {
   return out;
 }
 
-float string_hash(std::string_view text) {
+float string_hash(std::string_view text, int bits) {
   const auto d = md5(text);
-  return static_cast<float>((static_cast<std::uint32_t>(d[0]) << 16) | (static_cast<std::uint32_t>(d[1]) << 8) | d[2]);
+  const std::uint32_t first = (static_cast<std::uint32_t>(d[0]) << 24) | (static_cast<std::uint32_t>(d[1]) << 16) |
+                              (static_cast<std::uint32_t>(d[2]) << 8) | d[3];
+  return static_cast<float>(first >> (32 - bits));
 }
 
 float StringTable::intern(const std::string& text, const lang::Span& where, lang::DiagnosticSink& sink) {
   auto it = strings_.find(text);
   if (it != strings_.end()) return it->second;
-  const float h = string_hash(text);
+  const float h = string_hash(text, bits_);
   strings_[text] = h;
   auto [other, fresh] = by_hash_.insert({h, {text, where}});
   if (!fresh)
     sink.report({lang::Severity::Warning, "rpu-string-collision",
-                 "\"" + text + "\" and \"" + other->second.first + "\" have the same 24-bit hash, so they compare equal on the RPU",
+                 "\"" + text + "\" and \"" + other->second.first + "\" have the same " + std::to_string(bits_) + "-bit hash, so they compare equal on the RPU",
                  where, {{other->second.second, "the other string"}}});
   return h;
 }

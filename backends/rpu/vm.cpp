@@ -75,7 +75,7 @@ struct DOp {
   int latency = 1;
 };
 
-DSrc decode_source(const Source& s) {
+DSrc decode_source(const Source& s, bool fp24) {
   DSrc d;
   d.swz = s.swizzle.lane;
   d.identity = s.swizzle.is_identity();
@@ -89,8 +89,9 @@ DSrc decode_source(const Source& s) {
     case Bank::C: d.kind = kSrcConst; d.index = static_cast<std::uint8_t>(s.index); break;
     case Bank::Stack: d.kind = kSrcStack; d.index = static_cast<std::uint8_t>(s.index); break;
     case Bank::Literal: {
+      // A literal is encoded in the instruction word in the machine's own format.
       d.kind = kSrcLiteral;
-      const float v = s.literal_value();
+      const float v = fp24 ? round_fp24(s.literal_value()) : s.literal_value();
       d.literal = {v, v, v, v};
       break;
     }
@@ -99,7 +100,7 @@ DSrc decode_source(const Source& s) {
   return d;
 }
 
-DOp decode_operation(const Operation& o, const Machine& m) {
+DOp decode_operation(const Operation& o, const Machine& m, bool fp24) {
   DOp d;
   d.op = o.op;
   d.mask = o.dst.mask;
@@ -107,7 +108,7 @@ DOp decode_operation(const Operation& o, const Machine& m) {
   d.special = o.special;
   d.nsrc = static_cast<std::uint8_t>(source_count(o.op));
   d.latency = o.op == Opcode::None ? 1 : m.latency_of(o.op);
-  for (int k = 0; k < d.nsrc; ++k) d.src[static_cast<std::size_t>(k)] = decode_source(o.src[static_cast<std::size_t>(k)]);
+  for (int k = 0; k < d.nsrc; ++k) d.src[static_cast<std::size_t>(k)] = decode_source(o.src[static_cast<std::size_t>(k)], fp24);
   switch (o.dst.bank) {
     case Bank::R: d.dst_kind = kDstReg; d.dst_index = static_cast<std::uint8_t>(kRegR0 + o.dst.index); break;
     case Bank::Stack: d.dst_kind = kDstStack; d.dst_index = static_cast<std::uint8_t>(o.dst.index); break;
@@ -160,16 +161,16 @@ Vm::Vm(const Program& program, const VmOptions& options)
   code_.reserve(program.code.size());
   for (const Instruction& in : program.code) {
     Decoded d;
-    d.primary = decode_operation(in.primary, *machine_);
+    d.primary = decode_operation(in.primary, *machine_, fp24_);
     d.paired = in.paired();
-    if (d.paired) d.secondary = decode_operation(in.secondary, *machine_);
+    if (d.paired) d.secondary = decode_operation(in.secondary, *machine_, fp24_);
     d.control = in.control.kind;
     d.target = in.control.target;
     d.push = in.control.push;
     d.cond = in.control.cond;
     if (in.control.target_reg.bank != Bank::None) {
       d.call_through_register = true;
-      d.target_reg = decode_source(in.control.target_reg);
+      d.target_reg = decode_source(in.control.target_reg, fp24_);
     }
     d.stack_slots = {kNoResource, kNoResource};
     std::uint8_t ns = 0;

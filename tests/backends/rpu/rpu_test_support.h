@@ -47,3 +47,97 @@ inline std::string assemble_error(const std::string& text, const Machine* machin
 }
 
 }  // namespace passlab::rpu::test
+
+#include <cmath>
+#include <memory>
+
+#include "backends/rpu/compiler.h"
+#include "core/ir/interpreter.h"
+
+namespace passlab::rpu::test {
+
+// Compiles RSL text (failing the test with the diagnostics when it does not compile).
+inline std::unique_ptr<CompiledProgram> compile_rsl(const std::string& text, CompileOptions options = {}) {
+  std::unique_ptr<CompiledProgram> p = compile_sources({{"test.sl", text}}, options);
+  EXPECT_TRUE(p->ok()) << lang::format_text(p->diagnostics.items(), *p->sources) << "\n" << text;
+  return p;
+}
+
+// The first error compiling `text` as "line:col: message" ("" when it compiles).
+inline std::string compile_error(const std::string& text, CompileOptions options = {}) {
+  std::unique_ptr<CompiledProgram> p = compile_sources({{"test.sl", text}}, options);
+  for (const lang::Diagnostic& d : p->diagnostics.items())
+    if (d.severity == lang::Severity::Error) return std::to_string(d.span.line) + ":" + std::to_string(d.span.col) + ": " + d.message;
+  return "";
+}
+
+// Runs function `name` on the VM with arguments placed by the ABI; returns its results (as IR
+// values) and whether the thread finished.
+inline std::vector<ir::Value> run_function(const CompiledProgram& p, const std::string& name, const std::vector<ir::Value>& args,
+                                           const Machine& machine, VmStats* stats = nullptr, std::string* fault = nullptr) {
+  const FunctionInfo* fn = p.function(name);
+  EXPECT_TRUE(fn) << "no function " << name;
+  if (!fn || !p.program) return {};
+  ThreadState t = thread_at(fn->address);
+  int nv = 0, ns = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (lang::is_triple(fn->args[i])) {
+      Vec4& r = t.r(nv++);
+      r[0] = args[i].f[0];
+      r[1] = args[i].f[1];
+      r[2] = args[i].f[2];
+    } else {
+      t.r(ns++)[3] = args[i].f[0];
+    }
+  }
+  VmOptions vo;
+  vo.machine = &machine;
+  Vm vm(*p.program, vo);
+  VmStats local;
+  vm.run(t, stats ? *stats : local);
+  if (fault) *fault = t.fault;
+  EXPECT_EQ(t.status, ThreadStatus::Done) << name << ": " << t.fault;
+  std::vector<ir::Value> out;
+  nv = ns = 0;
+  for (lang::BaseType type : fn->results) {
+    if (lang::is_triple(type)) {
+      const Vec4& r = t.r(nv++);
+      out.push_back(ir::Value::triple(type, r[0], r[1], r[2]));
+    } else {
+      out.push_back(ir::Value::scalar(t.r(ns++)[3]));
+    }
+  }
+  return out;
+}
+
+// The same function run by the reference interpreter on its IR.
+inline std::vector<ir::Value> run_reference(const CompiledProgram& p, const std::string& name, const std::vector<ir::Value>& args) {
+  const FunctionInfo* fn = p.function(name);
+  if (!fn) return {};
+  ir::RunOptions ro;
+  ro.max_depth = 4096;
+  ir::RunResult r = ir::interpret_function(p.modules.at(fn->file), fn->function, args, {}, {}, {}, ro);
+  EXPECT_TRUE(r.ok) << r.error;
+  return r.results;
+}
+
+// |a - b| within abs + rel * |b|; NaN only equals NaN; infinities must agree.
+inline bool close(float a, float b, float rel, float abs) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b || (std::isinf(b) && std::fabs(a) > 1e18f);
+  return std::fabs(a - b) <= abs + rel * std::fabs(b);
+}
+
+// SplitMix64: the tests' random inputs, the same on every machine.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  float uniform(float lo, float hi) { return lo + (hi - lo) * static_cast<float>(next() >> 40) / static_cast<float>(1 << 24); }
+};
+
+}  // namespace passlab::rpu::test

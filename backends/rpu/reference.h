@@ -1,0 +1,30 @@
+// The reference renderer: a scene's main and surface shaders run by the IR interpreter (the
+// semantic oracle every Passlab target is checked against), with rays cast in C++ through the
+// same BVH and hit attributes read from the same scene records. It is the check the thesis
+// names as future work (§13.4): per-pixel comparison with a software RenderMan instead of human
+// inspection of hashes. Slow (an interpreter), for tests and `passlab-cli rpu render --reference`.
+#pragma once
+
+#include <atomic>
+
+#include "backends/rpu/scene_program.h"
+#include "backends/rpu/scene_data.h"
+#include "core/sim/image.h"
+
+namespace passlab::rpu {
+
+struct ReferenceOptions {
+  int width = 0, height = 0;  // 0: the scene's
+  int threads = 0;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ReferenceResult {
+  sim::Image image;
+  std::uint64_t errors = 0;   // pixels the interpreter could not finish (magenta)
+  std::string first_error;
+};
+
+ReferenceResult reference_render(const SceneProgram& program, const SceneData& data, const sim::Scene& scene, const ReferenceOptions& options);
+
+}  // namespace passlab::rpu
