@@ -168,8 +168,29 @@ std::optional<Allocation> allocate_registers(AsmFunction& f, lang::DiagnosticSin
       if (!removed[x]) --degree[x];
   }
 
-  // Select, hardest first.
+  // Select, hardest first. Pre-allocated values (arguments, results) count as values their
+  // registers hold, so balancing steers other values away from them.
   std::array<std::array<int, kAllocatable>, 2> load{};  // values per register, by class
+  {
+    std::set<Loc> pinned(f.entry_defs.begin(), f.entry_defs.end());
+    std::vector<Loc> locs;
+    for (const AsmBlock& blk : f.blocks) {
+      if (blk.removed) continue;
+      locs.clear();
+      for (const AsmInstr& in : blk.body) {
+        instr_uses(f, in, locs);
+        if (in.is_call()) locs.insert(locs.end(), in.call_defs.begin(), in.call_defs.end());
+        else instr_defs(f, in, locs);
+      }
+      terminator_uses(f, blk.term, locs);
+      for (Loc l : locs) pinned.insert(l);
+    }
+    for (Loc l : pinned) {
+      RegClass cls{};
+      const int r = pinned_register(l, &cls);
+      if (r >= 0 && r < kAllocatable) ++load[static_cast<std::size_t>(cls)][static_cast<std::size_t>(r)];
+    }
+  }
   for (auto it = a.order.rbegin(); it != a.order.rend(); ++it) {
     const Loc v = it->vreg;
     const RegClass cls = f.cls(v);

@@ -1,0 +1,348 @@
+// The RSL-to-RPU compiler: the thesis's worked examples stage by stage (Figure 5.2, the
+// forwarding chain, source modifiers, folding, Figure 9.1's schedule, the allocator's coalescing),
+// the ABI, calls and recursion against the interpreter, call expansion, pairing, and every
+// unsupported feature as a diagnostic at its line.
+#include <gtest/gtest.h>
+
+#include "backends/rpu/codegen.h"
+#include "backends/rpu/passes.h"
+#include "backends/rpu/schedule.h"
+#include "tests/backends/rpu/rpu_test_support.h"
+
+namespace passlab::rpu {
+namespace {
+
+using ir::Value;
+using test::compile_error;
+using test::compile_rsl;
+
+// The listing without blank lines.
+std::string code(const CompiledProgram& p) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < p.assembly.size()) {
+    std::size_t end = p.assembly.find('\n', pos);
+    std::string line = p.assembly.substr(pos, end - pos);
+    if (!line.empty()) out += line + "\n";
+    pos = end + 1;
+  }
+  return out;
+}
+
+Value f(float x) { return Value::scalar(x); }
+Value vec(float x, float y, float z) { return Value::triple(lang::BaseType::Vector, x, y, z); }
+
+TEST(RpuCompiler, Figure52CompilesToTheThesisListing) {
+  auto p = compile_rsl("float add(float a, b) { return a+b; }\nfloat f() { return add(5,2) * 3; }\n");
+  EXPECT_EQ(code(*p),
+            "SUBROUTINE_ENTRY_add:\n"
+            "    add R0.w, R0.w, R1.w\n"
+            "    return\n"
+            "SUBROUTINE_ENTRY_f:\n"
+            "    mov R0.w, 5.0\n"
+            "    mov R1.w, 2.0\n"
+            "    call SUBROUTINE_ENTRY_add push 0\n"
+            "    mul R0.w, R0.w, 3.0\n"
+            "    return\n");
+  EXPECT_EQ(epts_text(*p->program), "add 0\nf 2\n");
+  EXPECT_EQ(test::run_function(*p, "f", {}, test::ieee_machine()).at(0).f[0], 21.0f);
+}
+
+TEST(RpuCompiler, ForwardingShortensTheThesisChainFromSixToThree) {
+  // Section 7.6 exactly: B times the length of A, as code generation might leave it.
+  AsmFunction fn;
+  fn.name = "chain";
+  fn.label = "SUBROUTINE_ENTRY_chain";
+  const Loc A = fn.new_vreg(RegClass::Vector, "A"), B = fn.new_vreg(RegClass::Vector, "B"), C = fn.new_vreg(RegClass::Scalar, "C"),
+            D = fn.new_vreg(RegClass::Scalar, "D"), E = fn.new_vreg(RegClass::Scalar, "E"), F = fn.new_vreg(RegClass::Vector, "F");
+  fn.entry_defs = {phys_unit(kUnitXYZ + 0), phys_unit(kUnitXYZ + 1)};
+  fn.blocks.emplace_back();
+  auto op = [&](Opcode o, Dest d, Source a, Source b = {}, SpecialFn s = SpecialFn::None) {
+    AsmInstr in;
+    in.word.primary.op = o;
+    in.word.primary.dst = d;
+    in.word.primary.src = {a, b, Source{}};
+    in.word.primary.special = s;
+    fn.blocks[0].body.push_back(in);
+  };
+  auto S = [](int lane) { return Source::reg(Bank::Special, 0, Swizzle::splat(static_cast<std::uint8_t>(lane))); };
+  auto junk = [](int lane) { return Dest{Bank::R, 15, static_cast<std::uint8_t>(1u << lane)}; };
+  op(Opcode::Mov, vdst(fn, A), rsrc(0, RegClass::Vector));
+  op(Opcode::Mov, vdst(fn, B), rsrc(1, RegClass::Vector));
+  op(Opcode::Dp3, vdst(fn, C), vsrc(fn, A), vsrc(fn, A));   // dp3 C, A, A
+  op(Opcode::Mov, junk(0), vsrc(fn, C), {}, SpecialFn::Rsq);  // mov_rsq R15.x, C
+  op(Opcode::Mov, vdst(fn, D), S(0));                         // mov D, S.x
+  op(Opcode::Mov, junk(1), vsrc(fn, D), {}, SpecialFn::Rcp);  // mov_rcp R15.y, D
+  op(Opcode::Mov, vdst(fn, E), S(1));                         // mov E, S.y
+  op(Opcode::Mul, vdst(fn, F), vsrc(fn, B), vsrc(fn, E));     // mul F, B, E
+  op(Opcode::Mov, rdst(0, RegClass::Vector), vsrc(fn, F));
+  fn.blocks[0].term.kind = Terminator::Kind::Return;
+  fn.blocks[0].term.uses = {phys_unit(kUnitXYZ + 0)};
+  AsmStats stats;
+  EXPECT_TRUE(forward(fn, test::ieee_machine(), stats));
+  eliminate_dead_code(fn, stats);
+  std::vector<std::string> body;
+  const TextOptions o = text_options(fn);
+  for (std::size_t i = 2; i + 1 < fn.blocks[0].body.size(); ++i) body.push_back(to_text(fn.blocks[0].body[i].word, o));
+  EXPECT_EQ(body, (std::vector<std::string>{"dp3_rsq R15.x, %v0.xyz, %v0.xyz", "mov_rcp R15.y, S.x", "mul %v5.xyz, %v1.xyz, S.y"}));
+  EXPECT_EQ(stats["forward.dp3_special"], 1);
+
+  // The same from RSL, through every stage.
+  auto p = compile_rsl("vector f(vector a; vector b) { return b * length(a); }");
+  EXPECT_EQ(code(*p),
+            "SUBROUTINE_ENTRY_f:\n"
+            "    dp3_rsq R15.x, R0.xyz, R0.xyz\n"
+            "    mov_rcp R15.y, S.x\n"
+            "    mul R0.xyz, R1.xyz, S.y\n"
+            "    return\n");
+}
+
+TEST(RpuCompiler, MultipliesByPowersOfTwoBecomeSourceScales) {
+  // Section 7.5: mul X, A, 2; mul Y, B, -4; sub Z, X, Y becomes add Z, 2*A, 4*B.
+  auto p = compile_rsl("vector f(vector a; vector b) { return a * 2 - b * -4; }");
+  EXPECT_EQ(code(*p), "SUBROUTINE_ENTRY_f:\n    add R0.xyz, 2*R0.xyz, 4*R1.xyz\n    return\n");
+  EXPECT_EQ(test::run_function(*p, "f", {vec(1, 2, 3), vec(1, 1, 1)}, test::ieee_machine()).at(0).f[1], 8.0f);
+}
+
+TEST(RpuCompiler, DivisionByOneFoldsAway) {
+  // Section 6.3: y = 1; z = x / y becomes nothing at all.
+  auto p = compile_rsl("float f(float x) { float y = 1; float z = x / y; return z; }");
+  EXPECT_EQ(code(*p), "SUBROUTINE_ENTRY_f:\n    return\n");
+}
+
+TEST(RpuCompiler, CrossProductIsTwoInstructions) {
+  auto p = compile_rsl("vector f(vector a; vector b) { return a ^ b; }");
+  const std::string c = code(*p);
+  EXPECT_NE(c.find("mul R2.xyz, R0.yzx, R1.zxy\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("mad R0.xyz, -R0.zxy, R1.yzx, R2.xyz\n"), std::string::npos) << c;
+  EXPECT_EQ(p->program->code.size(), 3u);
+  const Value r = test::run_function(*p, "f", {vec(1, 2, 3), vec(4, 5, 6)}, test::ieee_machine()).at(0);
+  EXPECT_EQ((std::array<float, 3>{r.f[0], r.f[1], r.f[2]}), (std::array<float, 3>{-3, 6, -3}));
+}
+
+TEST(RpuCompiler, CommonSubexpressionsAreComputedOnce) {
+  // Early inlining and CSE (§5.3, §6.4): the length of one vector computed once.
+  auto p = compile_rsl("float f(vector v; float x) { float a = length(v); if (x > 0) a = a + length(v); return a * length(v); }");
+  const std::string c = code(*p);
+  std::size_t dots = 0;
+  for (std::size_t pos = c.find("dp3"); pos != std::string::npos; pos = c.find("dp3", pos + 1)) ++dots;
+  EXPECT_EQ(dots, 1u) << c;
+}
+
+TEST(RpuCompiler, DeadLoopVariablesDisappear) {
+  // Figure 7.2's shape: a and b change in the loop but nothing reads them.
+  auto p = compile_rsl(
+      "float f(float n) { float a = 0, b = 1, c = 0, d = 0; while (c < n) { a = a + b; b = b * 2; d = d + c; c = c + 1; } return d; }");
+  EXPECT_EQ(code(*p).find("mul"), std::string::npos) << code(*p);
+  EXPECT_EQ(test::run_function(*p, "f", {f(5)}, test::ieee_machine()).at(0).f[0], 10.0f);
+}
+
+TEST(RpuCompiler, SchedulingReproducesFigure91) {
+  // The thesis's block: 1 add X,A,1  2 dp3 Y,B,B  3 mul Z,X,Y  4 dp3 D,A,B  5 mul E,A,5  6 add F,D,E
+  enum : Loc { A = 1, B, X, Y, Z, D, E, F };
+  auto node = [](std::vector<Loc> reads, Loc write, int latency) {
+    SchedNode n;
+    n.reads = std::move(reads);
+    n.writes = {write};
+    n.latency = latency;
+    return n;
+  };
+  const std::vector<SchedNode> nodes = {node({A}, X, 3), node({B}, Y, 5), node({X, Y}, Z, 5),
+                                        node({A, B}, D, 5), node({A}, E, 5), node({D, E}, F, 3)};
+  const BlockSchedule s = schedule_block(nodes, test::ieee_machine(), {});
+  EXPECT_EQ(s.path, (std::vector<int>{8, 10, 5, 8, 8, 3}));
+  EXPECT_EQ(s.successors, (std::vector<int>{1, 1, 0, 1, 1, 0}));
+  EXPECT_EQ(s.order, (std::vector<int>{1, 3, 4, 0, 2, 5}));  // 2, 4, 5, 1, 3, 6
+  EXPECT_EQ(s.issue, (std::vector<int>{4, 1, 7, 2, 3, 8}));
+  EXPECT_EQ(s.cycles, 11);
+  EXPECT_EQ(s.unscheduled_cycles, 16);
+  ASSERT_EQ(s.table.size(), 12u);
+  const std::vector<std::vector<int>> candidates = {{0, 1, 3, 4}, {0, 3, 4}, {0, 4}, {0}, {}, {}, {2}, {5}, {}, {}, {}, {}};
+  const std::vector<std::vector<int>> available = {{}, {}, {}, {}, {}, {1}, {0, 3}, {4}, {}, {}, {5}, {2}};
+  for (std::size_t c = 0; c < 12; ++c) {
+    EXPECT_EQ(s.table[c].cycle, static_cast<int>(c + 1));
+    EXPECT_EQ(s.table[c].candidates, candidates[c]) << "cycle " << c + 1;
+    EXPECT_EQ(s.table[c].became_available, available[c]) << "cycle " << c + 1;
+  }
+  EXPECT_NE(schedule_table_text(s, nodes).find("scheduled: 11 cycles; in program order: 16"), std::string::npos);
+}
+
+TEST(RpuCompiler, TheAllocatorCoalescesLikeTheThesisResults) {
+  // Section 12.2: the normal before and after the flip share one register; section 12.1: the
+  // ray direction is computed straight into R1.xyz, where the call wants it.
+  auto flat = compile_rsl(R"(surface s() {
+    vector norm = N;
+    if (norm . I > 0)
+        norm = -norm;
+    vector light_source = vector(-0.2, 0.5, 0.0);
+    vector hit_to_light = normalize(light_source - P);
+    float uf = clamp(norm . hit_to_light, 0, 1);
+    float i  = clamp(0.6 * uf + 0.4, 0, 1);
+    Ci = Cs * i;
+  })");
+  bool flipped_in_place = false;
+  for (const Instruction& in : flat->program->code) {
+    const Operation& o = in.primary;
+    if (o.op == Opcode::Mov && o.src[0].negate && o.src[0].bank == Bank::R && o.dst.bank == Bank::R && o.dst.index == o.src[0].index &&
+        o.dst.mask == kMaskXYZ)
+      flipped_in_place = true;
+  }
+  EXPECT_TRUE(flipped_in_place) << flat->assembly;
+  auto main = compile_rsl(R"(color m(point P) {
+    point orig = (0.0, 0.0, 0.0);
+    vector dir0 = (0.0, 0.0, 1.0);
+    vector diri = (2.0, -2.0, 0.0);
+    vector s = (0.5, 0.5, 0.0);
+    vector dir = normalize(dir0 + (P - s) * diri);
+    return trace(orig, dir);
+  })");
+  const std::string c = code(*main);
+  EXPECT_NE(c.find("mul R1.xyz,"), std::string::npos) << c;
+  EXPECT_NE(c.find("trace 0.0, R1.xyz, C31"), std::string::npos) << c;
+  EXPECT_EQ(c.find("mov R1.xyz"), std::string::npos) << c;
+}
+
+TEST(RpuCompiler, ArgumentsFollowFigure71) {
+  // a -> R0.xyz, b -> R1.xyz, c -> R0.w; the result in R0.xyz.
+  auto p = compile_rsl("color f(vector a; color b; float c) { return b * c + color(a); }");
+  EXPECT_EQ(code(*p), "SUBROUTINE_ENTRY_f:\n    mad R0.xyz, R1.xyz, R0.w, R0.xyz\n    return\n");
+}
+
+TEST(RpuCompiler, CallsRecursionAndOutputParametersMatchTheReference) {
+  auto p = compile_rsl(R"(
+    float fib(float n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }
+    void split(float x; output float whole; output color parts) { whole = floor(x); parts = color(x, x - whole, whole); }
+    float keep(vector a; vector b; vector c; float k; float m) {
+      float w; color pc;
+      split(k * 3.7, w, pc);               /* a, b, c, m live across the call */
+      return (a . b) + (c . vector(pc)) * w + m + fib(w);
+    }
+    float swap_loop(float n) {
+      float a = 1, b = 2, i;
+      for (i = 0; i < n; i += 1) { float t = a; a = b; b = t; }
+      return a * 10 + b;
+    }
+    float nested(float x) {
+      float s = 0, i, j;
+      for (i = 0; i < 4; i += 1) {
+        if (i == x) continue;
+        for (j = 0; j < 3; j += 1) { if (j > i) break; s += i * j + 1; }
+      }
+      return s;
+    })");
+  for (float n : {0.f, 1.f, 2.f, 7.f, 10.f})
+    EXPECT_EQ(test::run_function(*p, "fib", {f(n)}, test::ieee_machine()).at(0).f[0], test::run_reference(*p, "fib", {f(n)}).at(0).f[0]);
+  test::Rng rng{7};
+  for (int i = 0; i < 40; ++i) {
+    const std::vector<Value> args = {vec(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)),
+                                     vec(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)),
+                                     vec(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)), f(rng.uniform(0, 2)), f(rng.uniform(-1, 1))};
+    EXPECT_NEAR(test::run_function(*p, "keep", args, test::ieee_machine()).at(0).f[0], test::run_reference(*p, "keep", args).at(0).f[0], 1e-5);
+  }
+  for (float n : {0.f, 1.f, 2.f, 3.f, 6.f})
+    EXPECT_EQ(test::run_function(*p, "swap_loop", {f(n)}, test::ieee_machine()).at(0).f[0], test::run_reference(*p, "swap_loop", {f(n)}).at(0).f[0]);
+  for (float x : {-1.f, 0.f, 1.f, 2.f, 3.f})
+    EXPECT_EQ(test::run_function(*p, "nested", {f(x)}, test::ieee_machine()).at(0).f[0], test::run_reference(*p, "nested", {f(x)}).at(0).f[0]);
+  // The values live across the call to split are saved in the stack window and restored.
+  EXPECT_NE(p->assembly.find("call SUBROUTINE_ENTRY_split push 3"), std::string::npos) << p->assembly;
+  EXPECT_NE(p->assembly.find("mov S0"), std::string::npos);
+}
+
+TEST(RpuCompiler, RunawayRecursionIsAFaultNotACrash) {
+  auto p = compile_rsl("float r(float x) { return r(x + 1) + 1; }");
+  std::string fault;
+  Machine m = test::ieee_machine();
+  m.max_call_depth = 200;
+  ThreadState t = thread_at(p->function("r")->address);
+  VmOptions vo;
+  vo.machine = &m;
+  Vm vm(*p->program, vo);
+  VmStats stats;
+  vm.run(t, stats);
+  EXPECT_EQ(t.status, ThreadStatus::Faulted);
+  EXPECT_NE(t.fault.find("calls nested 200 deep (runaway recursion?)"), std::string::npos);
+}
+
+TEST(RpuCompiler, InliningIsAnOptionWithTheSameResults) {
+  const char* src = "float sq(float x) { return x * x; }\nfloat f(float a) { return sq(a) + sq(a + 1); }\n";
+  CompileOptions inline_small;
+  inline_small.inline_limit = 10;
+  auto called = compile_rsl(src);
+  auto inlined = compile_rsl(src, inline_small);
+  EXPECT_NE(called->assembly.find("call SUBROUTINE_ENTRY_sq"), std::string::npos);
+  EXPECT_EQ(inlined->assembly.find("call"), std::string::npos);
+  EXPECT_EQ(test::run_function(*called, "f", {f(3)}, test::ieee_machine()).at(0).f[0], 25.0f);
+  EXPECT_EQ(test::run_function(*inlined, "f", {f(3)}, test::ieee_machine()).at(0).f[0], 25.0f);
+}
+
+TEST(RpuCompiler, PairingIssuesVectorAndScalarWorkTogether) {
+  const char* src = "color f(color a; color b; float x; float y) { color c = a * b + a; float z = x * y + x; return c * z; }";
+  CompileOptions pair;
+  pair.pair = true;
+  auto single = compile_rsl(src);
+  auto paired = compile_rsl(src, pair);
+  EXPECT_NE(paired->assembly.find("\n    || "), std::string::npos) << paired->assembly;
+  const std::vector<Value> args = {Value::triple(lang::BaseType::Color, 1, 2, 3), Value::triple(lang::BaseType::Color, 0.5f, 0.25f, 2), f(3), f(-2)};
+  VmStats s1, s2;
+  const Value a = test::run_function(*single, "f", args, default_machine(), &s1).at(0);
+  const Value b = test::run_function(*paired, "f", args, default_machine(), &s2).at(0);
+  EXPECT_EQ(a.f, b.f);
+  EXPECT_LT(s2.issues, s1.issues);
+  EXPECT_GT(s2.paired_issues, 0u);
+}
+
+TEST(RpuCompiler, TheSameSourceGivesTheSameListing) {
+  const char* src = "surface s(float k = 2) { normal n = normalize(N); Ci = Cs * clamp(n . normalize(-I), 0, 1) * k + trace(P, reflect(I, n)); }";
+  EXPECT_EQ(compile_rsl(src)->assembly, compile_rsl(src)->assembly);
+}
+
+TEST(RpuCompiler, StringsAreHashesAndCollisionsAreWarned) {
+  EXPECT_EQ(md5("")[0], 0xd4);  // d41d8cd98f00b204e9800998ecf8427e
+  EXPECT_EQ(md5("")[15], 0x7e);
+  EXPECT_EQ(md5("The quick brown fox jumps over the lazy dog")[0], 0x9e);  // 9e107d9d372bb6826bd81d3542a419d6
+  EXPECT_EQ(string_hash("", 24), static_cast<float>(0xd41d8c));
+  EXPECT_EQ(string_hash("", 17), static_cast<float>(0xd41d8c >> 7));
+  // Two names whose 17-bit hashes collide: the compiler says so.
+  std::map<float, std::string> seen;
+  std::string a, b;
+  for (int i = 0; a.empty(); ++i) {
+    const std::string s = "name" + std::to_string(i);
+    auto [it, fresh] = seen.insert({string_hash(s, 17), s});
+    if (!fresh) {
+      a = it->second;
+      b = s;
+    }
+  }
+  auto p = compile_rsl("float f(string s) { return s == \"" + a + "\" ? 1 : (s == \"" + b + "\" ? 2 : 0); }");
+  bool warned = false;
+  for (const lang::Diagnostic& d : p->diagnostics.items()) warned = warned || d.code == "rpu-string-collision";
+  EXPECT_TRUE(warned);
+}
+
+TEST(RpuCompiler, UnsupportedFeaturesAreDiagnosticsAtTheirLine) {
+  EXPECT_EQ(compile_error("float f(matrix m) {\n  return comp(m, 0, 0); }"), "1:16: matrices are not supported on the RPU (the thesis's compiler rejects them too)");
+  EXPECT_EQ(compile_error("surface s() {\n  Ci = texture(\"grain\"); }"), "2:8: texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
+  EXPECT_EQ(compile_error("surface s() {\n  Ci = noise(P); }"), "2:8: noise is not supported on the RPU (the thesis leaves noise functions out)");
+  EXPECT_EQ(compile_error("surface s() {\n  Ci = Du(s); }"), "2:8: 'Du' needs screen-space derivatives; the RPU shades one ray at a time");
+  EXPECT_EQ(compile_error("surface s() {\n  point q = transform(\"world\", P); Ci = xcomp(q); }"),
+            "2:13: coordinate system \"world\" needs a matrix, which the RPU compiler does not support (only \"current\" and \"camera\")");
+  EXPECT_NE(compile_error("light l() {\n  Cl = 1; }").find("a light shader cannot run on the RPU"), std::string::npos);
+  EXPECT_EQ(compile_error("float f(float x) {\n  return spline(x, 0, 1, 2, 3); }"), "2:10: 'spline' is not supported on the RPU");
+}
+
+TEST(RpuCompiler, TooManyLiveValuesIsADiagnostic) {
+  // Sixteen vectors live at once: the RPU has fifteen .xyz registers and cannot spill.
+  std::string src = "vector f(vector a) {\n";
+  for (int i = 1; i <= 16; ++i) src += "  vector v" + std::to_string(i) + " = a * " + std::to_string(1 + i * 0.125) + ";\n";
+  src += "  return v1";
+  for (int i = 2; i <= 16; ++i) src += " + v" + std::to_string(i) + " * v" + std::to_string(17 - i);
+  src += ";\n}\n";
+  EXPECT_NE(compile_error(src).find("register allocation failed in 'f'"), std::string::npos) << compile_error(src);
+  // Nine registers live across one call: more than the eight visible stack slots.
+  std::string call = "float g(float x) { return x + 1; }\nvector h(vector a; vector b; vector c; vector d; vector e; vector f; vector g2; vector k; vector l) {\n"
+                     "  float t = g(1);\n  return (a + b + c + d + e + f + g2 + k + l) * t + a * b * c * d * e * f * g2 * k * l;\n}\n";
+  EXPECT_NE(compile_error(call).find("must save 9 registers"), std::string::npos) << compile_error(call);
+}
+
+}  // namespace
+}  // namespace passlab::rpu
