@@ -1,0 +1,161 @@
+// Rendering on the RPU: the thesis's two bunny images and a scene of recursive reflections and
+// ray-traced shadows, each against the reference renderer (the interpreter with C++ rays);
+// determinism across host threads; faults shown and reported, never a crash.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "backends/rpu/reference.h"
+#include "backends/rpu/render.h"
+#include "backends/rpu/scene_program.h"
+#include "tests/backends/rpu/rpu_test_support.h"
+
+namespace passlab::rpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scene_path(const std::string& name) { return std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + name; }
+
+struct Rendered {
+  sim::Scene scene;
+  SceneProgram program;
+  RenderResult vm;
+};
+
+Rendered render_scene(const std::string& path, int w, int h, int threads = 0, const Machine* machine = nullptr) {
+  Rendered r;
+  sim::Problems problems;
+  std::optional<sim::Scene> s = sim::load_scene(path, &problems);
+  std::string why;
+  for (const sim::Problem& p : problems) why += p.text() + "\n";
+  EXPECT_TRUE(s) << why << "(the bunny comes from scripts/setup.sh)";
+  if (!s) return r;
+  r.scene = *s;
+  CompileOptions co;
+  co.machine = machine;
+  r.program = compile_scene(r.scene, w, h, "", "", "", co);
+  EXPECT_TRUE(r.program.ok()) << lang::format_text(r.program.compiled->diagnostics.items(), *r.program.compiled->sources);
+  if (!r.program.ok()) return r;
+  SceneData data(r.scene, r.program.object_shader);
+  RenderOptions ro;
+  ro.width = w;
+  ro.height = h;
+  ro.threads = threads;
+  ro.machine = machine;
+  r.vm = render(*r.program.compiled->program, r.program.main_entry, data, r.scene, ro);
+  return r;
+}
+
+// The share of channel values further apart than `tolerance`.
+double share_different(const sim::Image& a, const sim::Image& b, float tolerance) {
+  std::size_t over = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i) over += std::fabs(a.rgba[i] - b.rgba[i]) > tolerance;
+  return static_cast<double>(over) / static_cast<double>(a.rgba.size());
+}
+
+sim::Image reference_of(const Rendered& r, int w, int h) {
+  SceneData data(r.scene, r.program.object_shader);
+  ReferenceOptions ro;
+  ro.width = w;
+  ro.height = h;
+  ReferenceResult ref = reference_render(r.program, data, r.scene, ro);
+  EXPECT_EQ(ref.errors, 0u) << ref.first_error;
+  return ref.image;
+}
+
+TEST(RpuRender, TheThesisDepthShadedBunnyMatchesTheReference) {
+  const Rendered r = render_scene(scene_path("rpu_depth.json"), 96, 96);
+  if (!r.program.ok()) return;
+  EXPECT_EQ(r.vm.fault_count, 0u);
+  EXPECT_LT(share_different(r.vm.image, reference_of(r, 96, 96), 2.5f / 255), 0.002);
+  // Green where the bunny is near, magenta where it is far.
+  int near = 0, far = 0;
+  for (int y = 0; y < 96; ++y)
+    for (int x = 0; x < 96; ++x) {
+      const float* p = r.vm.image.at(x, y);
+      if (p[1] > 0.8f && p[0] < 0.2f) ++near;
+      if (p[0] > 0.5f && p[0] > p[1]) ++far;
+    }
+  EXPECT_GT(near, 20);
+  EXPECT_GT(far, 20);
+}
+
+TEST(RpuRender, TheThesisFlatShadedBunnyMatchesTheReference) {
+  const Rendered r = render_scene(scene_path("rpu_flat.json"), 96, 96);
+  if (!r.program.ok()) return;
+  EXPECT_EQ(r.vm.fault_count, 0u);
+  EXPECT_LT(share_different(r.vm.image, reference_of(r, 96, 96), 2.5f / 255), 0.002);
+  EXPECT_EQ(r.vm.stats.traces, 96u * 96u);  // one ray a pixel: the thesis's shaders cast no more
+}
+
+TEST(RpuRender, RecursiveReflectionsAndShadowsMatchTheReference) {
+  const Rendered r = render_scene(scene_path("rpu_reflections.json"), 96, 72);
+  if (!r.program.ok()) return;
+  EXPECT_EQ(r.vm.fault_count, 0u);
+  EXPECT_LT(share_different(r.vm.image, reference_of(r, 96, 72), 3.0f / 255), 0.01);
+  // With one ray level the mirrors see only the background: fewer shader calls, another image.
+  sim::Scene shallow = r.scene;
+  shallow.ray_depth = 1;
+  SceneData data(shallow, r.program.object_shader);
+  RenderOptions ro;
+  ro.width = 96;
+  ro.height = 72;
+  const RenderResult flat = render(*r.program.compiled->program, r.program.main_entry, data, shallow, ro);
+  EXPECT_LT(flat.stats.calls, r.vm.stats.calls);
+  EXPECT_GT(share_different(flat.image, r.vm.image, 0.05f), 0.01);
+  EXPECT_GT(r.vm.stats.traces, 3u * 96 * 72 / 2);  // shadow rays on top of the camera's
+}
+
+TEST(RpuRender, ImagesAndStatisticsDoNotDependOnHostThreads) {
+  const Rendered one = render_scene(scene_path("rpu_reflections.json"), 64, 48, 1);
+  const Rendered two = render_scene(scene_path("rpu_reflections.json"), 64, 48, 2);
+  if (!one.program.ok() || !two.program.ok()) return;
+  EXPECT_EQ(one.vm.image.rgba, two.vm.image.rgba);
+  EXPECT_EQ(one.vm.pixel_instructions, two.vm.pixel_instructions);
+  const VmStats &a = one.vm.stats, &b = two.vm.stats;
+  EXPECT_EQ(std::tie(a.instructions, a.issues, a.cycles, a.stalls, a.splits, a.merges, a.traces, a.calls),
+            std::tie(b.instructions, b.issues, b.cycles, b.stalls, b.splits, b.merges, b.traces, b.calls));
+  EXPECT_EQ(one.program.compiled->assembly, two.program.compiled->assembly);
+}
+
+TEST(RpuRender, AShaderThatNeverEndsFaultsItsPixelsAndTheRestRenders) {
+  const fs::path dir = fs::temp_directory_path() / "passlab_rpu_fault_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "spin.sl") << "surface spin() {\n  float x = 0;\n  while (x >= 0) x += 1;\n  Ci = x;\n}\n";
+  std::ofstream(dir / "ok.sl") << "surface ok() { Ci = color(0, 1, 0); }\n";
+  std::ofstream(dir / "scene.json")
+      << R"({"size": [16, 16], "objects": [
+             {"mesh": {"plane": {"width": 2, "height": 4}}, "translate": [-1, 0, 3], "shader": "spin.sl"},
+             {"mesh": {"plane": {"width": 2, "height": 4}}, "translate": [1, 0, 3], "shader": "ok.sl"}]})";
+  Machine m = test::ieee_machine();
+  m.max_steps = 5000;
+  const Rendered r = render_scene((dir / "scene.json").string(), 16, 16, 0, &m);
+  if (!r.program.ok()) return;
+  EXPECT_GT(r.vm.fault_count, 0u);
+  ASSERT_FALSE(r.vm.faults.empty());
+  EXPECT_NE(r.vm.faults[0].find("ran 5000 instructions without finishing"), std::string::npos) << r.vm.faults[0];
+  EXPECT_EQ(r.vm.faults[0].rfind("pixel (", 0), 0u);
+  int magenta = 0, green = 0;
+  for (int y = 0; y < 16; ++y)
+    for (int x = 0; x < 16; ++x) {
+      const float* p = r.vm.image.at(x, y);
+      magenta += p[0] == 1 && p[1] == 0 && p[2] == 1;
+      green += p[0] == 0 && p[1] == 1 && p[2] == 0;
+    }
+  EXPECT_GT(magenta, 10);
+  EXPECT_GT(green, 10);
+  fs::remove_all(dir);
+}
+
+TEST(RpuRender, TheCameraMainCastsTheRasterizersRays) {
+  sim::Scene scene;
+  scene.fov_degrees = 90;
+  const std::string main = camera_main_source(scene, 200, 100);
+  // 90 degrees over the shorter side (100 pixels): the direction spans 4 x 2 across the image.
+  EXPECT_NE(main.find("vector d = vector(4.0, -2.0, 0);"), std::string::npos) << main;
+}
+
+}  // namespace
+}  // namespace passlab::rpu
