@@ -156,5 +156,91 @@ TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
   EXPECT_FALSE(cost.out.empty());
 }
 
+// ---- passlab-cli rpu ---------------------------------------------------------------------------
+
+std::filesystem::path scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("passlab_rpu_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto path = scratch(name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(CliRpu, CompileWritesAssemblyEntryPointsAndEveryStage) {
+  const std::string src = write("fig52.sl", "float add(float a, b) { return a+b; }\nfloat f() { return add(5,2) * 3; }\n");
+  CliRun r = cli("rpu compile " + src);
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("call SUBROUTINE_ENTRY_add push 0"), std::string::npos) << r.out;
+  const auto out = scratch("fig52.s");
+  ASSERT_EQ(cli("rpu compile " + src + " -o " + out.string()).code, 0);
+  std::ifstream epts(scratch("fig52.epts"));
+  std::string line;
+  std::getline(epts, line);
+  EXPECT_EQ(line, "add 0");
+  const auto emit = scratch("emit");
+  ASSERT_EQ(cli("rpu compile " + src + " --emit " + emit.string()).code, 0);
+  for (const char* stage : {"ir.txt", "codegen.txt", "simplify.txt", "forward.txt", "dce.txt", "regalloc.txt", "schedule.txt", "final.s"})
+    EXPECT_TRUE(std::filesystem::exists(emit / (std::string("fig52.") + stage))) << stage;
+  CliRun stats = cli("rpu compile --stats json " + src);
+  ASSERT_EQ(stats.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(stats.out)["words"], 7);
+}
+
+TEST(CliRpu, AssembleRunAndReportErrorsWithTheirPlace) {
+  const std::string good = write("cross.s", "mul R0.xyz, R1.yzx, R2.zxy\nmad R0.xyz, -R1.zxy, R2.yzx, R0\nreturn\n");
+  CliRun listing = cli("rpu asm " + good);
+  ASSERT_EQ(listing.code, 0);
+  EXPECT_NE(listing.out.find("0001  mad R0.xyz, -R1.zxy, R2.yzx, R0"), std::string::npos) << listing.out;
+  CliRun run = cli("rpu run " + good + " --reg R1=1,2,3,0 --reg R2=4,5,6,0");
+  ASSERT_EQ(run.code, 0);
+  EXPECT_NE(run.out.find("R0 = (-3.0, 6.0, -3.0, 0.0)"), std::string::npos) << run.out;
+  const std::string bad = write("bad.s", "mov R1, R2\nadd R0, R1, R99\n");
+  CliRun err = cli("rpu asm " + bad, true);
+  EXPECT_EQ(err.code, 1);
+  EXPECT_NE(err.out.find("bad.s:2:13: error: there is no register R99"), std::string::npos) << err.out;
+}
+
+TEST(CliRpu, RunPlacesArgumentsByTheAbiAndPrintsResults) {
+  const std::string src = write("f.sl", "color f(vector a; color b; float c) { return b * c + color(a); }\n");
+  CliRun r = cli("rpu run " + src + " --arg 1,2,3 --arg 0.5,0.5,1 --arg 4 --stats text");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("return = (3.0, 4.0, 7.0)  (R0.xyz)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instructions     2"), std::string::npos) << r.out;
+  CliRun j = cli("rpu run " + src + " --arg 1,2,3 --arg 0.5,0.5,1 --arg 4 --format json --ieee");
+  ASSERT_EQ(j.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["results"]["return"], nlohmann::json::parse("[3.0, 4.0, 7.0]"));
+  EXPECT_EQ(cli("rpu run " + src + " --arg 1,2,3").code, 2);  // too few arguments
+  const std::string spin = write("spin.sl", "float f(float x) { float y = x; while (y >= 0) y += 1; return y; }\n");
+  CliRun fault = cli("rpu run " + spin + " --arg 1", true);
+  EXPECT_EQ(fault.code, 1);
+  EXPECT_NE(fault.out.find("without finishing"), std::string::npos) << fault.out;
+  const std::string bad = write("bad.sl", "surface s() { Ci = texture(\"x\"); }\n");
+  CliRun diag = cli("rpu compile " + bad, true);
+  EXPECT_EQ(diag.code, 1);
+  EXPECT_NE(diag.out.find("bad.sl:1:20: error: texture lookups are not supported on the RPU"), std::string::npos) << diag.out;
+}
+
+TEST(CliRpu, RenderWritesAnImageAndDeterministicStatistics) {
+  const std::string scene = test::sample_path("scenes/rpu_flat.json");
+  const auto png = scratch("flat.png");
+  CliRun a = cli("rpu render --scene " + scene + " --size 48x48 -o " + png.string() + " --stats json");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_TRUE(std::filesystem::exists(png));
+  CliRun b = cli("rpu render --scene " + scene + " --size 48x48 -o " + png.string() + " --stats json --threads 1");
+  EXPECT_EQ(a.out, b.out);
+  auto doc = nlohmann::json::parse(a.out);
+  EXPECT_EQ(doc["vm"]["threads"], 48 * 48);
+  EXPECT_EQ(doc["vm"]["traces"], 48 * 48);
+  const auto ref = scratch("flat_ref.png");
+  EXPECT_EQ(cli("rpu render --scene " + scene + " --size 48x48 --reference -o " + ref.string()).code, 0);
+  EXPECT_TRUE(std::filesystem::exists(ref));
+  EXPECT_EQ(cli("rpu render --scene " + scene + " --size 48 -o " + png.string()).code, 2);
+  std::filesystem::remove_all(png.parent_path());
+}
+
 }  // namespace
 }  // namespace passlab
