@@ -15,10 +15,10 @@ inline float dot_lanes(const Vec4& a, const Vec4& b, int n) {
   return s;
 }
 
-// An arithmetic operation's result before the write mask (every lane computed), rounded to
-// 24 bits when kFp24, then saturated when `sat`.
+// An arithmetic operation's result, every lane (the write mask applies later), rounded to 24
+// bits when kFp24, then saturated when `sat`. Always inlined: the result stays in registers.
 template <bool kFp24>
-inline Vec4 compute(Opcode op, bool sat, const Vec4& a, const Vec4& b, const Vec4& c) {
+[[gnu::always_inline]] inline Vec4 compute(Opcode op, bool sat, const Vec4& a, const Vec4& b, const Vec4& c) {
   Vec4 r;
   switch (op) {
     case Opcode::Mov: r = a; break;
@@ -32,7 +32,6 @@ inline Vec4 compute(Opcode op, bool sat, const Vec4& a, const Vec4& b, const Vec
       for (std::size_t i = 0; i < 4; ++i) r[i] = a[i] * b[i];
       break;
     case Opcode::Mad:
-      // Two roundings in IEEE mode (as a separate mul and add); fp24 rounds once at the end.
       for (std::size_t i = 0; i < 4; ++i) r[i] = a[i] * b[i] + c[i];
       break;
     case Opcode::Dp2h: {

@@ -8,11 +8,19 @@ namespace passlab::rpu {
 
 namespace {
 
+// One register half (or whole register) kept in lanes of a stack slot across a call.
+struct Part {
+  int reg;
+  std::uint8_t reg_lanes;   // xyz, w or all four
+  std::uint8_t slot_lane;   // where a lone .w goes in the slot (0-3); unused for xyz and whole registers
+};
 struct Save {
-  std::vector<std::pair<int, std::uint8_t>> parts;  // (register, lanes) stored in this slot
+  std::vector<Part> parts;
 };
 
-// The register halves live across instruction i of block b, packed into stack slots.
+// The register halves live across instruction i of block b, packed into stack slots: a whole
+// register takes a slot, a vector's .xyz shares its slot with a scalar in .w, and the other
+// scalars go four to a slot (beyond the thesis, which gives each saved value its own slot).
 std::vector<Save> saves_for(const AsmInstr& call, const std::vector<LocSet>& after, const LocSet& live_in, std::size_t i) {
   const LocSet& before = i == 0 ? live_in : after[i - 1];
   const LocSet& past = after[i];
@@ -27,14 +35,21 @@ std::vector<Save> saves_for(const AsmInstr& call, const std::vector<LocSet>& aft
   std::vector<Save> slots;
   std::vector<int> xyz_only, w_only;
   for (auto [r, lanes] : across) {
-    if (lanes == (kMaskXYZ | kMaskW)) slots.push_back({{{r, kMaskAll}}});
+    if (lanes == (kMaskXYZ | kMaskW)) slots.push_back({{{r, kMaskAll, 0}}});
     else if (lanes == kMaskXYZ) xyz_only.push_back(r);
     else w_only.push_back(r);
   }
-  std::size_t k = 0;
-  for (; k < xyz_only.size() && k < w_only.size(); ++k) slots.push_back({{{xyz_only[k], kMaskXYZ}, {w_only[k], kMaskW}}});
-  for (std::size_t j = k; j < xyz_only.size(); ++j) slots.push_back({{{xyz_only[j], kMaskXYZ}}});
-  for (std::size_t j = k; j < w_only.size(); ++j) slots.push_back({{{w_only[j], kMaskW}}});
+  std::size_t w = 0;
+  for (int r : xyz_only) {
+    Save s{{{r, kMaskXYZ, 0}}};
+    if (w < w_only.size()) s.parts.push_back({w_only[w++], kMaskW, 3});
+    slots.push_back(s);
+  }
+  for (; w < w_only.size(); w += 4) {
+    Save s;
+    for (std::size_t k = 0; k < 4 && w + k < w_only.size(); ++k) s.parts.push_back({w_only[w + k], kMaskW, static_cast<std::uint8_t>(k)});
+    slots.push_back(s);
+  }
   return slots;
 }
 
@@ -147,22 +162,24 @@ bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::Di
         return false;
       }
       for (std::size_t s = 0; s < slots.size(); ++s)
-        for (auto [r, lanes] : slots[s].parts) {
+        for (const Part& p : slots[s].parts) {
           Operation save;
           save.op = Opcode::Mov;
-          save.dst = {Bank::Stack, static_cast<std::uint32_t>(s), lanes};
-          save.src[0] = Source::reg(Bank::R, static_cast<std::uint32_t>(r));
+          const bool lone = p.reg_lanes == kMaskW;
+          save.dst = {Bank::Stack, static_cast<std::uint32_t>(s), lone ? static_cast<std::uint8_t>(1u << p.slot_lane) : p.reg_lanes};
+          save.src[0] = Source::reg(Bank::R, static_cast<std::uint32_t>(p.reg), lone ? Swizzle::splat(3) : Swizzle{});
           lines.push_back({to_text(save, o), in.span});
           ++stats["output.saves"];
         }
       const std::string target = in.word.control.target_reg.bank != Bank::None ? to_text(in.word.control.target_reg, o) : in.word.control.label;
       lines.push_back({"call " + target + " push " + std::to_string(slots.size()), in.span});
       for (std::size_t s = 0; s < slots.size(); ++s)
-        for (auto [r, lanes] : slots[s].parts) {
+        for (const Part& p : slots[s].parts) {
           Operation restore;
           restore.op = Opcode::Mov;
-          restore.dst = {Bank::R, static_cast<std::uint32_t>(r), lanes};
-          restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s));
+          const bool lone = p.reg_lanes == kMaskW;
+          restore.dst = {Bank::R, static_cast<std::uint32_t>(p.reg), p.reg_lanes};
+          restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s), lone ? Swizzle::splat(p.slot_lane) : Swizzle{});
           lines.push_back({to_text(restore, o), in.span});
         }
     }

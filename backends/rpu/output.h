@@ -2,9 +2,10 @@
 // linearised depth first, jumps to the next line and unused labels dropped.
 //
 // Call expansion: every register half live both before and after a call is copied into the
-// caller's stack window before it and back after it; a register whose two halves both live
-// across takes one slot, and a lone .xyz shares a slot with a lone .w. The call pushes the
-// smallest shift that moves every saved slot out of the callee's window: the number of slots.
+// caller's stack window before it and back after it. A slot is a 4-vector: a register whose two
+// halves both live across takes one, a lone .xyz shares one with a lone .w, and the other
+// scalars go four to a slot (the thesis gives each value a slot). The call pushes the smallest
+// shift that moves every saved slot out of the callee's window: the number of slots.
 #pragma once
 
 #include <string>

@@ -42,38 +42,37 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
     vm.set_memory(&data.memory());
     vm.set_trace_unit(&data);
     RowResult& rr = per_row[static_cast<std::size_t>(row)];
-    std::array<ThreadState, 4> lanes;
+    std::array<Vec4, 4> r0{};
     std::array<std::pair<int, int>, 4> pixel{};
+    Vm::FreshResult result;
     for (int x0 = 0; x0 < w; x0 += 2) {
       int n = 0;
       for (int dy = 0; dy < 2; ++dy)
         for (int dx = 0; dx < 2; ++dx) {
           const int x = x0 + dx, y = 2 * row + dy;
           if (x >= w || y >= h) continue;
-          ThreadState& t = lanes[static_cast<std::size_t>(n)];
-          t = thread_at(main_entry);
-          t.r(0) = {(static_cast<float>(x) + 0.5f) / static_cast<float>(w), (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0, 0};
+          r0[static_cast<std::size_t>(n)] = {(static_cast<float>(x) + 0.5f) / static_cast<float>(w), (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0, 0};
           pixel[static_cast<std::size_t>(n)] = {x, y};
           ++n;
         }
-      vm.run_chunk(std::span<ThreadState>(lanes.data(), static_cast<std::size_t>(n)), rr.stats);
+      vm.run_fresh_chunk(main_entry, std::span<const Vec4>(r0.data(), static_cast<std::size_t>(n)), rr.stats, result);
       for (int k = 0; k < n; ++k) {
-        const ThreadState& t = lanes[static_cast<std::size_t>(k)];
-        const auto [x, y] = pixel[static_cast<std::size_t>(k)];
+        const auto ki = static_cast<std::size_t>(k);
+        const auto [x, y] = pixel[ki];
         float* px = out.image.at(x, y);
         out.pixel_instructions[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(t.steps, UINT32_MAX));
-        if (t.status == ThreadStatus::Faulted) {
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(result.steps[ki], UINT32_MAX));
+        if (result.status[ki] == ThreadStatus::Faulted) {
           px[0] = 1;
           px[1] = 0;
           px[2] = 1;
           ++rr.fault_count;
-          if (rr.faults.size() < 8) rr.faults.push_back("pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): " + t.fault);
+          if (rr.faults.size() < 8) rr.faults.push_back("pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): " + result.fault[ki]);
           continue;
         }
-        px[0] = t.r(0)[0];
-        px[1] = t.r(0)[1];
-        px[2] = t.r(0)[2];
+        px[0] = result.r0[ki][0];
+        px[1] = result.r0[ki][1];
+        px[2] = result.r0[ki][2];
         px[3] = 1;
       }
     }

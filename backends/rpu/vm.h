@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -151,14 +152,26 @@ class Vm {
   // Runs up to four threads as one chunk until every one is done or faulted. Each thread
   // starts at its own pc with its own registers and stacks. `chunk` labels recorded steps.
   void run_chunk(std::span<ThreadState> threads, VmStats& stats, Recording* record = nullptr, std::uint32_t chunk = 0);
+
+  // The renderer's fast path: up to four fresh threads (every register zero, empty stacks)
+  // entering `entry` with R0 given; afterwards each one's R0, status, steps and fault.
+  struct FreshResult {
+    std::array<Vec4, 4> r0{};
+    std::array<ThreadStatus, 4> status{};
+    std::array<std::uint64_t, 4> steps{};
+    std::array<std::string, 4> fault;
+  };
+  void run_fresh_chunk(std::uint32_t entry, std::span<const Vec4> r0, VmStats& stats, FreshResult& out);
   // One thread alone (a chunk of one).
   void run(ThreadState& thread, VmStats& stats, Recording* record = nullptr);
 
  private:
   struct Decoded;
   struct Group;
+  struct Chunk;
+  // Runs the chunk loaded in chunk_ (n threads).
   template <bool kRecord>
-  void run_chunk_impl(std::span<ThreadState> threads, VmStats& stats, Recording* record, std::uint32_t chunk);
+  void run_loaded(int n, VmStats& stats, Recording* record, std::uint32_t chunk);
 
   const Program& program_;
   const Machine* machine_;
@@ -168,6 +181,7 @@ class Vm {
   std::vector<Vec4>* memory_ = nullptr;
   const std::vector<Vec4>* memory_ro_ = nullptr;
   const TraceUnit* trace_ = nullptr;
+  std::unique_ptr<Chunk> chunk_;  // reused from chunk to chunk (a Vm serves one host thread)
 };
 
 // A thread about to run `entry` with nothing else set (registers zero, empty stacks).
