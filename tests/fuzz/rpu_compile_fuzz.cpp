@@ -1,0 +1,37 @@
+// libFuzzer target: arbitrary RSL through the whole RPU compiler (front end, IR, code generation,
+// the assembly passes, allocation, scheduling, output, the assembler), then its first function
+// run on the VM with small budgets. Any crash, sanitizer report, hang or "internal compiler
+// error" is a bug; diagnostics are the expected outcome for most inputs.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "backends/rpu/compiler.h"
+#include "backends/rpu/vm.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 16 * 1024) return 0;
+  using namespace passlab;
+  std::unique_ptr<rpu::CompiledProgram> p = rpu::compile_sources({{"fuzz.sl", std::string(reinterpret_cast<const char*>(data), size)}}, {});
+  for (const lang::Diagnostic& d : p->diagnostics.items())
+    if (d.code == "internal-error") std::abort();  // the compiler's own bug, not the input's
+  if (!p->ok() || p->functions.empty()) return 0;
+  static const rpu::Machine machine = [] {
+    rpu::Machine m = rpu::default_machine();
+    m.max_steps = 50000;
+    m.max_call_depth = 64;
+    return m;
+  }();
+  rpu::VmOptions o;
+  o.machine = &machine;
+  rpu::Vm vm(*p->program, o);
+  std::array<rpu::ThreadState, 4> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads[static_cast<std::size_t>(i)] = rpu::thread_at(p->functions.front().address);
+    threads[static_cast<std::size_t>(i)].r(0) = {static_cast<float>(i), 1, -1, static_cast<float>(i) * 0.5f};
+  }
+  rpu::VmStats stats;
+  vm.run_chunk(threads, stats);
+  return 0;
+}
