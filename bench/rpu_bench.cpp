@@ -27,9 +27,32 @@ double median(std::vector<double> v) {
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// The scene's trace unit, timed: what a render spends casting rays (on the RPU, a unit of its
+// own beside the shader processor). One host thread only.
+class TimedTraceUnit : public rpu::TraceUnit {
+ public:
+  explicit TimedTraceUnit(const rpu::TraceUnit& inner) : inner_(inner) {}
+  rpu::Hit trace(const rpu::Vec4& o, const rpu::Vec4& d, const rpu::Vec4& args) const override {
+    const auto t0 = Clock::now();
+    const rpu::Hit h = inner_.trace(o, d, args);
+    ns_ += std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+    return h;
+  }
+  double take_ms() const {
+    const double ms = ns_ / 1e6;
+    ns_ = 0;
+    return ms;
+  }
+
+ private:
+  const rpu::TraceUnit& inner_;
+  mutable double ns_ = 0;
+};
+
 struct SceneRun {
   std::string name;
   double ms = 0;
+  double trace_ms = 0;  // of ms, in the trace unit
   rpu::VmStats stats;
   std::string error;
 };
@@ -53,14 +76,18 @@ SceneRun render_scene(const std::string& name, int w, int h, int repeat, const r
   ro.width = w;
   ro.height = h;
   ro.threads = 1;
-  std::vector<double> times;
+  const TimedTraceUnit timed(data);
+  ro.trace_unit = &timed;
+  std::vector<double> times, trace_times;
   for (int i = 0; i < repeat; ++i) {
     const auto t0 = Clock::now();
     rpu::RenderResult r = rpu::render(*sp.compiled->program, sp.main_entry, data, *scene, ro);
     times.push_back(ms_since(t0));
+    trace_times.push_back(timed.take_ms());
     out.stats = r.stats;
   }
   out.ms = median(times);
+  out.trace_ms = median(trace_times);
   return out;
 }
 
@@ -124,15 +151,20 @@ int main(int argc, char** argv) {
   const std::vector<std::string> scenes = {"rpu_depth", "rpu_flat", "rpu_reflections", "rpu_ceramic", "plastic"};
   std::string md = "## The VM on one core\n\n";
   md += fmt::format("{}x{} pixels, one host thread, the median of {} runs. Instructions count one per active lane (thread).\n\n", w, h, repeat);
-  md += "| program | ms | instructions | M instructions/s | issues | cycles | stalls | chunk occupancy |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  md += "The trace unit's time is what the renders spend in ray casting (the BVH), which is a unit of its own on the RPU; the last "
+        "rate leaves it out.\n\n";
+  md += "| program | ms | of which tracing | instructions | M instructions/s | without tracing | issues | cycles | stalls | chunk occupancy |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   auto row = [&](const SceneRun& r) {
     if (!r.error.empty()) {
       md += "| " + r.name + " | failed: " + r.error + " |\n";
       return;
     }
-    md += fmt::format("| {} | {:.1f} | {} | {:.1f} | {} | {} | {} | {:.3f} |\n", r.name, r.ms, r.stats.instructions,
-                      static_cast<double>(r.stats.instructions) / r.ms / 1e3, r.stats.issues, r.stats.cycles, r.stats.stalls, r.stats.occupancy());
-    std::fprintf(stderr, "%s: %.1f ms, %.1f M instructions/s\n", r.name.c_str(), r.ms, static_cast<double>(r.stats.instructions) / r.ms / 1e3);
+    const double rate = static_cast<double>(r.stats.instructions) / r.ms / 1e3;
+    const double shading_rate = static_cast<double>(r.stats.instructions) / (r.ms - r.trace_ms) / 1e3;
+    md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {:.1f} | {:.1f} | {} | {} | {} | {:.3f} |\n", r.name, r.ms, r.trace_ms, r.stats.instructions, rate,
+                      shading_rate, r.stats.issues, r.stats.cycles, r.stats.stalls, r.stats.occupancy());
+    std::fprintf(stderr, "%s: %.1f ms (%.1f tracing), %.1f M instructions/s, %.1f without tracing\n", r.name.c_str(), r.ms, r.trace_ms, rate, shading_rate);
   };
   row(mandelbrot(repeat));
   for (const std::string& s : scenes) row(render_scene(s, w, h, repeat, {}));
@@ -175,6 +207,44 @@ int main(int argc, char** argv) {
                       pct(static_cast<double>(b.stats.cycles), static_cast<double>(c.stats.cycles)), b.stats.issues, c.stats.issues,
                       pct(static_cast<double>(b.stats.issues), static_cast<double>(c.stats.issues)));
   }
+  // Inlining (thesis §5.3): the first threshold, where a call site's code (saves, argument
+  // moves, the call, the result, restores) costs as many words as a copy of the body. A function
+  // of k operations with 2 arguments and 1 result, called from a function that keeps 2 values
+  // across the call; the caller's words are compared, since the callee's body is shared by
+  // every call site.
+  md += "\n## Calling or inlining\n\nThe thesis's first threshold (§5.3): a function g of k arithmetic operations with 2 arguments and 1 result, "
+        "called from f, which keeps 2 values across the call (the case it estimates at 9 operations). Words of f: the call site "
+        "against a copy of g's body (g's own words are shared by every call site, so they are not counted); instructions run: "
+        "one call of f, g included.\n\n"
+        "| k | words of g | words of f, calling | words of f, inlined | instructions run, calling | inlined |\n|---:|---:|---:|---:|---:|---:|\n";
+  int break_even = -1;
+  for (int k = 1; k <= 16; ++k) {
+    std::string body;
+    for (int i = 0; i < k; ++i) body += i % 2 ? "    r = r * b + " + std::to_string(i) + ";\n" : "    r = r * a + b;\n";
+    const std::string src = "float g(float a; float b)\n{\n    float r = a;\n" + body + "    return r;\n}\n"
+                            "float f(float x; float y; float z; float w)\n{\n    float p = z * w, q = z + w;\n    return g(x, y) * p + q;\n}\n";
+    rpu::CompileOptions inlined;
+    inlined.inline_limit = 1000;
+    std::unique_ptr<rpu::CompiledProgram> a = rpu::compile_sources({{"g.sl", src}}, {});
+    std::unique_ptr<rpu::CompiledProgram> b = rpu::compile_sources({{"g.sl", src}}, inlined);
+    if (!a->ok() || !b->ok()) continue;
+    auto run = [](const rpu::CompiledProgram& p) {
+      rpu::Vm vm(*p.program);
+      rpu::ThreadState t = rpu::thread_at(p.function("f")->address);
+      for (int r = 0; r < 4; ++r) t.r(r)[3] = 0.5f + static_cast<float>(r);
+      rpu::VmStats st;
+      vm.run(t, st);
+      return st.instructions;
+    };
+    // g comes first, so f runs from its address to the end of the program.
+    const std::uint32_t g_words = a->function("f")->address;
+    const std::size_t f_calling = a->program->code.size() - a->function("f")->address;
+    const std::size_t f_inlined = b->program->code.size() - b->function("f")->address;
+    if (break_even < 0 && f_inlined > f_calling) break_even = k;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", k, g_words, f_calling, f_inlined, run(*a), run(*b));
+  }
+  md += break_even > 0 ? fmt::format("\nInlining makes the call site bigger from k = {} operations on (the thesis estimated 9).\n", break_even)
+                       : std::string("\nInlining never made the call site bigger up to k = 16.\n");
   if (out_path.empty()) {
     std::fputs(md.c_str(), stdout);
   } else {

@@ -40,7 +40,7 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
     Vm vm(program, vo);  // decoding is cheap next to a row of pixels; each host thread owns its VM
     vm.constants() = constants;
     vm.set_memory(&data.memory());
-    vm.set_trace_unit(&data);
+    vm.set_trace_unit(options.trace_unit ? options.trace_unit : &data);
     RowResult& rr = per_row[static_cast<std::size_t>(row)];
     std::array<Vec4, 4> r0{};
     std::array<std::pair<int, int>, 4> pixel{};

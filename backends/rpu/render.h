@@ -28,6 +28,10 @@ struct RenderOptions {
   const std::atomic<bool>* cancel = nullptr;
   const Machine* machine = nullptr;  // null: the default machine
   bool ieee = false;                 // IEEE single arithmetic instead of 24-bit
+  // Casts the rays instead of the scene's own BVH (which still provides data memory); it must
+  // answer as the scene would and be safe to call from every host thread. Benchmarks time the
+  // trace unit through it.
+  const TraceUnit* trace_unit = nullptr;
 };
 
 struct RenderResult {
