@@ -10,16 +10,18 @@
 namespace passlab::rpu {
 
 std::string camera_main_source(const sim::Scene& scene, int width, int height) {
-  // The rasterizer's projection: focal length 0.5 min(w, h) / tan(fov / 2) pixels.
+  // The rasterizer's projection: focal length 0.5 min(w, h) / tan(fov / 2) pixels. The parameter
+  // is not called P, as in the thesis, because that would shadow the global (a warning the user
+  // could do nothing about).
   sim::Projection proj{width, height, scene.fov_degrees, 1e-3f};
   const float focal = proj.focal();
   const float dx = static_cast<float>(width) / focal, dy = -static_cast<float>(height) / focal;
   return "/* The pinhole camera of the scene, as the RPU's main shader (written by Passlab). */\n"
-         "color main(point P)\n{\n"
+         "color main(point screen)\n{\n"
          "    vector d = vector(" +
          format_float(dx) + ", " + format_float(dy) +
          ", 0);\n"
-         "    return trace(point(0, 0, 0), normalize(vector(0, 0, 1) + (P - point(0.5, 0.5, 0)) * d));\n}\n";
+         "    return trace(point(0, 0, 0), normalize(vector(0, 0, 1) + (screen - point(0.5, 0.5, 0)) * d));\n}\n";
 }
 
 SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const std::string& default_shader, const std::string& main_path,
