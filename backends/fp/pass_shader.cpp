@@ -366,7 +366,8 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
       case Opcode::COS: scalar1([](float x) { return std::cos(x); }); break;
       case Opcode::ABS: unary([](float x) { return std::fabs(x); }); break;
       case Opcode::TEX: {
-        // As fp::sample: one, two or three coordinates; RGB from the image, alpha 1.
+        // As fp::sample: one, two or three coordinates; RGB and alpha from the image (alpha only
+        // when a reader uses it: texture("name"[3])).
         const TNode& t = *ins.node;
         const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
         if (t.name == "$noise") {
@@ -374,6 +375,15 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
           for (int k = 0; k < dims; ++k) map1(coords[k], src[0][k], sa, lanes, [](float x) { return x; });
           const float* axes[3] = {coords[0], coords[1], coords[2]};
           ir::sample_noise_batch(dims, lanes, axes, ins.channels, r);
+        } else if (ins.grad >= 0 && (mask & 0x8)) {
+          // Alpha is read: whole RGBA lookups, one at a time.
+          for (int i = 0; i < n; ++i) {
+            const float* g = in[ins.grad];
+            const float grad[4] = {g[i], g[B + i], g[2 * B + i], g[3 * B + i]};
+            const std::array<float, 4> rgba =
+                ctx_.textures->sample_grad(t.name, sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, grad);
+            for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
+          }
         } else if (ins.grad >= 0) {
           alignas(64) float st[2][B];
           map1(st[0], src[0][0], sa, lanes, [](float x) { return x; });
@@ -390,10 +400,9 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
             std::array<float, 4> rgba;
             if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
             else rgba = fallback.sample(t.name, dims, coords);
-            for (int comp = 0; comp < 3; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
+            for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
           }
         }
-        if (mask & 0x8) std::fill(r[3], r[3] + lanes, 1.0f);
         break;
       }
     }
@@ -489,9 +498,9 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
         }
         if (!it->second.starts_with("image")) e = fmt::format("{}({}.xy)", it->second, coord);
         else if (ins.grad >= 0)  // the footprint from the derivative interpolant, as the simulator takes it
-          e = fmt::format("vec4(textureGrad({0}, {1}.xy, dFdx(v{2}.xy), dFdy(v{2}.xy)).rgb, 1.0)", it->second, coord, ins.grad);
+          e = fmt::format("textureGrad({0}, {1}.xy, dFdx(v{2}.xy), dFdy(v{2}.xy))", it->second, coord, ins.grad);
         else
-          e = fmt::format("vec4(texture({}, {}.xy).rgb, 1.0)", it->second, coord);
+          e = fmt::format("texture({}, {}.xy)", it->second, coord);
         break;
       }
     }

@@ -169,7 +169,11 @@ class Selector {
         t.src = {coord};
         t.width = 4;
         Operand r = ref(intern(std::move(t)));
-        return width == 1 ? splat(r, 0) : r;
+        // texture("name"[k]): a float reads channel k, a triple channels k to k + 2.
+        const auto k = static_cast<std::uint8_t>(std::min<std::uint32_t>(n.aux, 3));
+        if (width == 1) return splat(r, k);
+        if (k) r.swizzle = Swizzle{{k, static_cast<std::uint8_t>(std::min(k + 1, 3)), static_cast<std::uint8_t>(std::min(k + 2, 3)), 3}}.then(r.swizzle);
+        return r;
       }
       case NodeKind::Operation: break;
     }
@@ -509,9 +513,10 @@ Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx) {
   } else {
     args.push_back(&c);
   }
+  // RGB, then alpha (texture("name"[3]) reads it).
   ir::Value rgb = ir::evaluate(ir::Op::Texture, lang::BaseType::Color, 0, "", {}, args, ctx);
-  // Alpha is not read by RSL; texture() gives RGB.
-  return {rgb.f[0], rgb.f[1], rgb.f[2], 1.0f};
+  ir::Value alpha = ir::evaluate(ir::Op::Texture, lang::BaseType::Float, 3, "", {}, args, ctx);
+  return {rgb.f[0], rgb.f[1], rgb.f[2], alpha.f[0]};
 }
 
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::FragmentInputs& in,

@@ -32,7 +32,9 @@ std::string label(const Node& n) {
   switch (n.kind) {
     case NodeKind::Interpolant: return n.name;
     case NodeKind::Constant: return value_text(n);
-    case NodeKind::Texture: return n.name == "$noise" ? "noise" : n.name;
+    case NodeKind::Texture:
+      if (n.name == "$noise") return "noise";
+      return n.aux ? fmt::format("{}[{}]", n.name, n.aux) : n.name;  // texture("name"[k]): from channel k
     case NodeKind::Operation:
       if (n.op == ir::Op::Builtin) return lang::to_string(static_cast<lang::Builtin>(n.aux));
       return ir::to_string(n.op);

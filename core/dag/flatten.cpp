@@ -266,7 +266,7 @@ class Flattener {
         fail(span, "texture-name", "the texture name must be known when the shader is compiled");
       std::vector<NodeId> coords;
       for (std::size_t i = 1; i < args.size(); ++i) coords.push_back(node(args[i], span));
-      return of_node(check_size(b_.texture(args[0].value.s, type, std::move(coords), span), span));
+      return of_node(check_size(b_.texture(args[0].value.s, type, std::move(coords), span, aux), span));
     }
     std::vector<NodeId> kids;
     for (const Sym& a : args) kids.push_back(node(a, span));

@@ -63,11 +63,13 @@ NodeId DagBuilder::interpolant(lang::Global g, ir::BaseType type, const lang::Sp
   return intern(std::move(n), span);
 }
 
-NodeId DagBuilder::texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span) {
+NodeId DagBuilder::texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span,
+                           std::uint32_t channel) {
   Node n;
   n.kind = NodeKind::Texture;
   n.op = ir::Op::Texture;
   n.type = type;
+  n.aux = channel;
   n.name = name;
   n.children = std::move(coords);
   return intern(std::move(n), span);
@@ -311,7 +313,7 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
         ir::Value name = ir::Value::string(n.name);
         ops.assign(1, &name);
         for (NodeId c : n.children) ops.push_back(&vals[c]);
-        vals[n.id] = ir::evaluate(ir::Op::Texture, n.type, 0, "", {}, ops, ctx);
+        vals[n.id] = ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
         break;
       }
       case NodeKind::Operation:
@@ -347,6 +349,11 @@ ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const i
   if (dag.nodes.empty()) return {};
   std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
   return run_nodes(dag.nodes, in, ctx, &outputs)[dag.root];
+}
+
+std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+  std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
+  return run_nodes(dag.nodes, in, ctx, &outputs);
 }
 
 }  // namespace passlab::dag

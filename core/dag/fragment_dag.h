@@ -24,7 +24,7 @@ struct Node {
   NodeKind kind = NodeKind::Operation;
   ir::Op op = ir::Op::Const;
   ir::BaseType type = ir::BaseType::Float;
-  std::uint32_t aux = 0;          // builtin id; the global of an interpolant
+  std::uint32_t aux = 0;          // builtin id; the global of an interpolant; a texture's first channel
   std::string name;               // interpolant: global name; texture: texture name
   std::vector<float> value;       // constants
   std::vector<NodeId> children;   // operands; texture: coordinates
@@ -69,6 +69,9 @@ DagStats compute_stats(const FragmentDag& dag);
 // Evaluates the DAG on one fragment: the RGBA the root writes (colour in f[0..2], alpha in f[3]).
 ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
 
+// Every node's value on one fragment, by node id (what checks of partial programs compare with).
+std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+
 // The values of the computed interpolants at one fragment (what the vertex program delivers).
 std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
 // The value interpolant node `id` delivers, given vertex_outputs().
@@ -92,7 +95,8 @@ class DagBuilder {
   NodeId vertex_interpolant(int output, const std::string& name, ir::BaseType type, const std::vector<lang::Span>& spans);
   // Copies node `id` of `from` (and what it reaches) into this builder; memo maps old ids to new.
   NodeId copy(const std::vector<Node>& from, NodeId id, std::map<NodeId, NodeId>& memo);
-  NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span);
+  // `channel`: the first channel read (texture("name"[channel], ...)), kept in aux.
+  NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span, std::uint32_t channel = 0);
   NodeId operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span);
   const Node& node(NodeId id) const { return nodes_.at(id); }
   std::size_t size() const { return nodes_.size(); }

@@ -667,7 +667,7 @@ ValueId FunctionLowering::call(const CallExpr& c) {
       args.push_back(constant(Value::string("$noise"), c.span));
     }
     for (std::size_t i = first; i < c.args.size(); ++i) args.push_back(expr(*c.args[i]));
-    return emit(Op::Texture, type, args, c.span);
+    return emit(Op::Texture, type, args, c.span, static_cast<std::uint32_t>(c.channel_index));
   }
   std::vector<ValueId> args;
   for (const auto& a : c.args) args.push_back(expr(*a));

@@ -405,8 +405,10 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
       if (name == "$noise") rgba = sample_noise(dims, coords);
       else if (ctx.textures) rgba = ctx.textures->sample(name, dims, coords);
       else rgba = ProceduralTextures().sample(name, dims, coords);
-      if (type == BaseType::Float) return Value::scalar(rgba[0]);
-      return Value::triple(type, rgba[0], rgba[1], rgba[2]);
+      // aux: the first channel read (texture("name"[k], ...)).
+      const std::size_t k = std::min<std::size_t>(aux, 3);
+      if (type == BaseType::Float) return Value::scalar(rgba[k]);
+      return Value::triple(type, rgba[k], rgba[std::min<std::size_t>(k + 1, 3)], rgba[std::min<std::size_t>(k + 2, 3)]);
     }
     default: break;
   }

@@ -99,6 +99,8 @@ struct CallExpr : Expr {
   std::string name;
   Span name_span;
   std::vector<ExprPtr> args;
+  ExprPtr channel;                         // texture("name"[channel], ...): the first channel read
+  int channel_index = 0;                   // sema: its value
   int builtin = -1;                        // sema: index into the standard library table
   const FunctionDecl* function = nullptr;  // sema: a user function
 };

@@ -372,12 +372,21 @@ class Parser {
     return std::make_unique<JumpStmt>(k, join(t.span, end), levels);
   }
 
-  std::vector<ExprPtr> call_args(const char* what) {
+  // `channel`: a texture call, whose name may select its first channel: texture("map"[3], s, t).
+  std::vector<ExprPtr> call_args(const char* what, ExprPtr* channel = nullptr) {
     expect(Tok::LParen, what);
     std::vector<ExprPtr> args;
     if (!at(Tok::RParen)) {
-      do args.push_back(assignment());
-      while (accept(Tok::Comma));
+      do {
+        allow_channel_ = channel && args.empty();
+        args.push_back(assignment());
+        allow_channel_ = false;
+        if (channel && args.size() == 1 && at(Tok::LBracket)) {
+          advance();
+          *channel = assignment();
+          expect(Tok::RBracket, "to close the texture channel");
+        }
+      } while (accept(Tok::Comma));
     }
     expect(Tok::RParen, "after the arguments");
     return args;
@@ -517,7 +526,8 @@ class Parser {
     ExprPtr e = primary();
     if (at(Tok::PlusPlus) || at(Tok::MinusMinus))
       fail(peek().span, "no-increment", std::string("'") + spelling(peek().kind) + "' is not part of RSL; write 'x += 1' or 'x -= 1'");
-    if (at(Tok::LBracket)) fail(peek().span, "unsupported-array", "arrays and indexing are not supported by Passlab's RSL");
+    if (at(Tok::LBracket) && !(allow_channel_ && (e->kind == ExprKind::String || e->kind == ExprKind::Name)))
+      fail(peek().span, "unsupported-array", "arrays and indexing are not supported by Passlab's RSL");
     return e;
   }
 
@@ -562,7 +572,7 @@ class Parser {
         advance();
         if (at(Tok::LParen)) {
           auto call = std::make_unique<CallExpr>(t.span, t.text, t.span);
-          call->args = call_args("to start the arguments");
+          call->args = call_args("to start the arguments", t.text == "texture" ? &call->channel : nullptr);
           call->span = join(t.span, last_);
           return call;
         }
@@ -577,6 +587,7 @@ class Parser {
   DiagnosticSink& sink_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  bool allow_channel_ = false;  // parsing a texture name, which may be followed by [channel]
   Span last_;
 };
 

@@ -765,6 +765,20 @@ class Checker {
     }
     c.builtin = r.index;
     const Signature& sig = signature(r.index);
+    if (c.channel) {
+      // texture("name"[k], ...): a float reads channel k, a colour channels k to k + 2.
+      const bool number = c.channel->kind == ExprKind::Number;
+      const double k = number ? static_cast<const NumberExpr&>(*c.channel).value : -1;
+      const int last = is_triple(r.result) ? 1 : 3;
+      if (!number || k != static_cast<int>(k) || k < 0 || k > last) {
+        sink_.error("texture-channel", c.channel->span,
+                    !number                ? "a texture channel must be a number written in the shader (0 to 3)"
+                    : is_triple(r.result) ? "a colour lookup's first channel must be 0 or 1 (it reads three channels)"
+                                          : "a texture channel must be 0, 1, 2 or 3");
+        return set(c, BaseType::Error);
+      }
+      c.channel_index = static_cast<int>(k);
+    }
     if (sig.needs_lights && context_ == Context::Light)
       sink_.error("light-function-in-light", c.name_span, "'" + c.name + "' is only available in surface shaders and functions");
     for (std::size_t i = 0; i < c.args.size(); ++i) {

@@ -359,3 +359,29 @@ TEST(Lights, AmbientIsTheDimAmbientLight) {
 
 }  // namespace
 }  // namespace passlab::ir
+
+namespace passlab::ir {
+namespace {
+
+TEST(Builtins, TextureChannelsStartWhereTheNameSays) {
+  // texture("name"[k]): a float reads channel k, a colour channels k to k + 2. The stand-in
+  // texture has alpha 1, so channel 3 is 1 and a colour from channel 1 ends in it.
+  const Value rgb = shade(surface("Ci = color texture(\"x\", 0.3, 0.6);"));
+  const Value from1 = shade(surface("Ci = color texture(\"x\"[1], 0.3, 0.6);"));
+  EXPECT_RGB(from1, rgb.f[1], rgb.f[2], 1.0f);
+  const Value each = shade(surface("Ci = color(float texture(\"x\"[0], 0.3, 0.6), float texture(\"x\"[2], 0.3, 0.6), "
+                                   "float texture(\"x\"[3], 0.3, 0.6));"));
+  EXPECT_RGB(each, rgb.f[0], rgb.f[2], 1.0f);
+}
+
+TEST(Builtins, TextureChannelMustBeAConstantInRange) {
+  for (const char* bad : {"float k = 1; Ci = texture(\"x\"[k], s, t);", "Ci = color texture(\"x\"[2], s, t);",
+                          "Ci = float texture(\"x\"[4], s, t);", "Ci = noise(P)[1];"}) {
+    driver::ProgramOptions o;
+    auto p = driver::compile_source("snippet.sl", surface(bad), o);
+    EXPECT_FALSE(p->ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace passlab::ir
