@@ -132,6 +132,10 @@ std::string target_to_json(const TargetDesc& t) {
   j["description"] = t.description;
   j["limits"] = limits;
   j["restore_uses_interpolant"] = t.restore_uses_interpolant;
+  if (t.backend != "fp") {
+    j["backend"] = t.backend;
+    if (!t.machine_json.empty()) j[t.backend] = nlohmann::ordered_json::parse(t.machine_json);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -174,11 +178,33 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         return std::nullopt;
       }
       t.restore_uses_interpolant = value.get<bool>();
+    } else if (key == "backend") {
+      if (!value.is_string() || (value.get<std::string>() != "fp" && value.get<std::string>() != "combiners")) {
+        fail(error, fmt::format("{}: \"backend\" must be \"fp\" or \"combiners\", got {}", where, value.dump()));
+        return std::nullopt;
+      }
+      t.backend = value.get<std::string>();
+    } else if (key == "combiners") {
+      if (!value.is_object()) {
+        fail(error, fmt::format("{}: \"combiners\" must be an object, got {}", where, value.dump()));
+        return std::nullopt;
+      }
     } else {
-      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant)",
+      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, backend, combiners)",
                               where, key));
       return std::nullopt;
     }
+  }
+  if (t.backend != "fp") {
+    if (!j.contains(t.backend)) {
+      fail(error, fmt::format("{}: a \"{}\" target needs a \"{}\" object describing its machine", where, t.backend, t.backend));
+      return std::nullopt;
+    }
+    // ordered_json keeps the file's key order, so saving it again reads the same.
+    t.machine_json = nlohmann::ordered_json::parse(json_text)[t.backend].dump();
+  } else if (j.contains("combiners")) {
+    fail(error, fmt::format("{}: \"combiners\" is given but \"backend\" is not \"combiners\"", where));
+    return std::nullopt;
   }
   if (!has_name) {
     fail(error, fmt::format("{}: missing required key \"name\"", where));
