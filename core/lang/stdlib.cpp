@@ -120,6 +120,10 @@ std::vector<Signature> build_table() {
   t.back().ray_traced = true;
   add("raylevel", B::Raylevel, K::Float, {});
   t.back().ray_traced = true;
+  // Passlab's extension (Stanford RTSL's "vertex" frequency, written out): the value computed at
+  // the vertices and interpolated across the triangle, exactly when it is affine, approximately
+  // otherwise; the fragment program receives it as one interpolant.
+  add("pervertex", B::PerVertex, K::Gen, {K::Gen});
   return t;
 }
 
@@ -174,7 +178,9 @@ bool is_builtin_name(std::string_view name) {
 Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseType expected) {
   Resolution best;
   int best_cost = 1 << 30;
-  bool best_matches_expected = false;
+  // How well a result fits the type the context expects: 2 exactly, 1 in shape (a triple where a
+  // triple is expected: `vector texture(...)` is the colour lookup cast, not a float spread).
+  int best_fit = 0;
   const auto& t = table();
   for (std::size_t i = 0; i < t.size(); ++i) {
     const Signature& s = t[i];
@@ -201,13 +207,13 @@ Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseTy
     }
     if (cost < 0) continue;
     BaseType result = bind(s.result);
-    bool matches = expected != BaseType::Error && result == expected;
-    if (cost < best_cost || (cost == best_cost && matches && !best_matches_expected)) {
+    const int fit = expected == BaseType::Error ? 0 : result == expected ? 2 : is_triple(result) == is_triple(expected) ? 1 : 0;
+    if (cost < best_cost || (cost == best_cost && fit > best_fit)) {
       best.index = static_cast<int>(i);
       best.result = result;
       best.param_types = std::move(params);
       best_cost = cost;
-      best_matches_expected = matches;
+      best_fit = fit;
     }
   }
   return best;
