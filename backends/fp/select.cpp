@@ -273,6 +273,7 @@ class Selector {
         Operand u = emit(Opcode::MAD, {t, scalar(-2), scalar(3)}, 1);
         return emit(Opcode::MUL, {emit(Opcode::MUL, {t, t}, 1), u}, 1);
       }
+      case Builtin::PerVertex: return kid(0);  // unhoisted (hoisting off): the value itself
       case Builtin::Sqrt: return emit(Opcode::RCP, {emit(Opcode::RSQ, {kid(0)}, 1)}, 1);
       case Builtin::InverseSqrt: return emit(Opcode::RSQ, {kid(0)}, 1);
       case Builtin::Pow: return emit(Opcode::POW, {kid(0), kid(1)}, 1);

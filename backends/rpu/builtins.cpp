@@ -337,6 +337,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
     case B::Trace: return trace(arg(0), arg(1), in.span);
     case B::Visibility: return visibility(arg(0), arg(1));
     case B::Raylevel: return f_.shader ? vsrc(f_, level_) : Source::lit(0);
+    case B::PerVertex: return arg(0);  // a ray has no vertices: the value at the hit itself
     default: break;
   }
   fail(in.span, "'" + name + "' is not supported on the RPU");

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "core/ir/cfg.h"
 
@@ -277,7 +278,24 @@ class Flattener {
         if (kn.kind == NodeKind::Operation && kn.op == Op::Convert && b_.node(kn.children[0]).type == ir::BaseType::Float)
           k = kn.children[0];
       }
+    if (o == Op::Builtin && static_cast<lang::Builtin>(aux) == lang::Builtin::PerVertex && reads_texture(kids.at(0)))
+      sink_.warning("pervertex-texture", span,
+                    "pervertex() of a value that reads a texture stays per fragment (vertices have no texture lookups here)");
     return of_node(check_size(b_.operation(o, type, aux, std::move(kids), span), span));
+  }
+
+  bool reads_texture(NodeId n) {
+    std::vector<NodeId> stack{n};
+    std::set<NodeId> seen;
+    while (!stack.empty()) {
+      const NodeId k = stack.back();
+      stack.pop_back();
+      if (!seen.insert(k).second) continue;
+      const Node& kn = b_.node(k);
+      if (kn.kind == NodeKind::Texture) return true;
+      for (NodeId c : kn.children) stack.push_back(c);
+    }
+    return false;
   }
 
   NodeId check_size(NodeId n, const lang::Span& span) {

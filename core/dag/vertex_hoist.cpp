@@ -6,7 +6,9 @@
 // component moves can be computed once per vertex and arrive as one new interpolant. This is
 // what the Stanford RTSL compiler did (its "vertex" computation frequency), which is why the RDS
 // paper's bowling pin has 24 interpolants. Only subexpressions with at least one real operation
-// are hoisted: a bare swizzle of one interpolant would only waste an interpolant.
+// are hoisted: a bare swizzle of one interpolant would only waste an interpolant. Passlab's
+// pervertex(x) hoists x whatever its degree (RTSL's explicit vertex computations): exact when x is
+// affine, interpolated (like Gouraud shading) when it is not.
 #include <map>
 
 #include "core/dag/fragment_dag.h"
@@ -22,7 +24,10 @@ bool affine_matrix(const Node& m) {
   return m.value.size() == 16 && m.value[3] == 0 && m.value[7] == 0 && m.value[11] == 0 && m.value[15] == 1;
 }
 
-Degree degree(const std::vector<Node>& nodes, const Node& n, const std::vector<Degree>& deg) {
+Degree degree(const std::vector<Node>& nodes, const Node& n, const std::vector<Degree>& deg, const std::vector<char>& textured) {
+  // pervertex(x): computed at the vertices whatever its degree, unless it needs a texture.
+  if (n.kind == NodeKind::Operation && n.op == ir::Op::Builtin && static_cast<lang::Builtin>(n.aux) == lang::Builtin::PerVertex)
+    return textured[n.children.at(0)] ? Degree::Other : Degree::Affine;
   switch (n.kind) {
     case NodeKind::Constant: return Degree::Constant;
     case NodeKind::Interpolant: return Degree::Affine;
@@ -73,9 +78,11 @@ FragmentDag hoist_vertex_work(const FragmentDag& dag) {
   if (!dag.vertex_nodes.empty()) return dag;  // already hoisted
   const auto& nodes = dag.nodes;
   std::vector<Degree> deg(nodes.size(), Degree::Other);
-  std::vector<char> real(nodes.size(), 0);
+  std::vector<char> real(nodes.size(), 0), textured(nodes.size(), 0);
   for (const Node& n : nodes) {  // postorder: operands first
-    deg[n.id] = degree(nodes, n, deg);
+    textured[n.id] = n.kind == NodeKind::Texture;
+    for (NodeId c : n.children) textured[n.id] = textured[n.id] || textured[c];
+    deg[n.id] = degree(nodes, n, deg, textured);
     if (n.kind == NodeKind::Operation && deg[n.id] == Degree::Affine) {
       real[n.id] = !is_move(n);
       for (NodeId c : n.children) real[n.id] = real[n.id] || real[c];

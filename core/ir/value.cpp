@@ -275,6 +275,11 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
     case Builtin::Transform:
     case Builtin::Vtransform:
     case Builtin::Ntransform: return transform(id, type, a, ctx);
+    case Builtin::PerVertex: {  // the value itself; where it is computed is the DAG's business
+      Value r = *a[0];
+      r.type = type;
+      return r;
+    }
     case Builtin::Xcomp: return Value::scalar(a[0]->f[0]);
     case Builtin::Ycomp: return Value::scalar(a[0]->f[1]);
     case Builtin::Zcomp: return Value::scalar(a[0]->f[2]);

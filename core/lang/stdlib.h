@@ -20,6 +20,7 @@ enum class Builtin : std::uint16_t {
   Texture, Noise, Spline,
   Du, Dv, Area, Calculatenormal,
   Trace, Visibility, Raylevel,
+  PerVertex,
   Count
 };
 const char* to_string(Builtin b);
