@@ -1,0 +1,120 @@
+// The combiner backend for RDSh, RDS and the optimal search, and multipass execution.
+#include "backends/combiners/backend.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/dag/export.h"
+
+namespace passlab::combiners {
+
+partition::Problem make_problem(const dag::FragmentDag& d) {
+  partition::Problem pr;
+  pr.graph.root = d.root;
+  pr.graph.children.resize(d.size());
+  pr.is_op.resize(d.size());
+  pr.labels.resize(d.size());
+  pr.texture.assign(d.size(), -1);
+  pr.is_interpolant.assign(d.size(), 0);
+  std::map<std::string, int> names;
+  for (const dag::Node& n : d.nodes) {
+    pr.graph.children[n.id] = n.children;
+    pr.is_op[n.id] = n.kind == dag::NodeKind::Operation || n.kind == dag::NodeKind::Texture;
+    pr.is_interpolant[n.id] = n.kind == dag::NodeKind::Interpolant;
+    if (n.kind == dag::NodeKind::Texture) pr.texture[n.id] = names.try_emplace(n.name, static_cast<int>(names.size())).first->second;
+    pr.labels[n.id] = n.kind == dag::NodeKind::Texture ? "TEX " + dag::label(n) : dag::label(n);
+  }
+  return pr;
+}
+
+PassSpec pass_spec(const dag::FragmentDag& d, const std::vector<Interval>& ranges, const partition::Pass& p) {
+  PassSpec s;
+  s.dag = &d;
+  s.ranges = &ranges;
+  s.root = p.root;
+  s.members = p.members;
+  s.restores = p.restores;
+  return s;
+}
+
+CombinerBackend::CombinerBackend(const dag::FragmentDag& d, const partition::TargetDesc& target, Machine machine)
+    : d_(d), target_(target), machine_(std::move(machine)), ranges_(intervals(d)), scratch_(d.size(), 0) {}
+
+partition::Check CombinerBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
+  ++calls_;
+  PassSpec s;
+  s.dag = &d_;
+  s.ranges = &ranges_;
+  s.root = root;
+  s.members = members;
+  std::sort(s.members.begin(), s.members.end());
+  // Restores: operations the members read that another pass computes.
+  for (partition::NodeId m : s.members) scratch_[m] = 1;
+  for (partition::NodeId m : s.members)
+    for (dag::NodeId c : d_.node(m).children) {
+      const dag::Node& cn = d_.node(c);
+      if (!scratch_[c] && (cn.kind == dag::NodeKind::Operation || cn.kind == dag::NodeKind::Texture)) {
+        scratch_[c] = 2;
+        s.restores.push_back(c);
+      }
+    }
+  for (partition::NodeId m : s.members) scratch_[m] = 0;
+  for (dag::NodeId r : s.restores) scratch_[r] = 0;
+  std::sort(s.restores.begin(), s.restores.end());
+  const CompileResult r = compile_pass(s, machine_);
+  partition::Check c;
+  c.ok = r.ok;
+  c.resources = r.ok ? r.resources : partition::Resources{};
+  if (!r.ok) c.failure = r.failure.message;
+  return c;
+}
+
+CompiledPartition compile_partition(const dag::FragmentDag& d, const std::vector<Interval>& ranges, const Machine& m,
+                                    const partition::Partition& part, bool trace) {
+  CompiledPartition cp;
+  cp.ok = !part.passes.empty();
+  for (const partition::Pass& p : part.passes) {
+    CompileOptions o;
+    o.trace = trace;
+    cp.passes.push_back(compile_pass(pass_spec(d, ranges, p), m, o));
+    if (!cp.passes.back().ok && cp.ok) {
+      cp.ok = false;
+      cp.failure = fmt::format("pass {} (n{}): {}", cp.passes.size(), p.root, cp.passes.back().failure.message);
+    }
+  }
+  return cp;
+}
+
+namespace {
+
+// Gives a pass the values earlier passes saved.
+class WithRestores : public FragmentSource {
+ public:
+  explicit WithRestores(FragmentSource& inner) : inner_(inner) {}
+  std::array<float, 3> value(dag::NodeId node) const override { return inner_.value(node); }
+  Rgba sample(const std::string& t, int dims, const float* c) const override { return inner_.sample(t, dims, c); }
+  Rgba restored(dag::NodeId node) const override {
+    auto it = saved.find(node);
+    return it == saved.end() ? Rgba{0, 0, 0, 0} : it->second;
+  }
+  std::map<dag::NodeId, Rgba> saved;
+
+ private:
+  FragmentSource& inner_;
+};
+
+}  // namespace
+
+Rgba run_passes(const CompiledPartition& cp, const partition::Partition& part, const Machine& m, FragmentSource& src, const SimOptions& o) {
+  WithRestores w(src);
+  Rgba last{0, 0, 0, 0};
+  for (std::size_t i = 0; i < cp.passes.size() && i < part.passes.size(); ++i) {
+    last = simulate(cp.passes[i].program, m, w, o);
+    w.saved[part.passes[i].root] = last;
+  }
+  return last;
+}
+
+}  // namespace passlab::combiners

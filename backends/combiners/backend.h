@@ -1,0 +1,57 @@
+// Register combiners behind the partitioner (RDS paper §3.2's four callbacks): the problem is the
+// FragmentDag itself (operations and texture lookups are the nodes a pass computes), and VALID is
+// "the combiner compiler fits the pass in one rendering pass" (stages, texture units, colour
+// interpolants, registers, constants). Multipass beyond the paper: none of its systems had both.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/combiners/compiler.h"
+#include "backends/combiners/simulate.h"
+#include "core/partition/partition.h"
+
+namespace passlab::combiners {
+
+// The partitioning problem over a FragmentDag (labels as `passlab-cli dag` prints them).
+partition::Problem make_problem(const dag::FragmentDag& d);
+
+// The pass a partition's pass is: its root, members and restores.
+PassSpec pass_spec(const dag::FragmentDag& d, const std::vector<Interval>& ranges, const partition::Pass& p);
+
+class CombinerBackend : public partition::Backend {
+ public:
+  CombinerBackend(const dag::FragmentDag& d, const partition::TargetDesc& target, Machine machine);
+  partition::Check valid(partition::NodeId root, const std::vector<partition::NodeId>& members) override;
+  const partition::Limits& limits() const override { return target_.limits; }
+  const Machine& machine() const { return machine_; }
+  const std::vector<Interval>& ranges() const { return ranges_; }
+  const dag::FragmentDag& dag() const { return d_; }
+  long valid_calls() const { return calls_; }
+
+ private:
+  const dag::FragmentDag& d_;
+  partition::TargetDesc target_;
+  Machine machine_;
+  std::vector<Interval> ranges_;
+  std::vector<char> scratch_;
+  long calls_ = 0;
+};
+
+// Every pass of a partition compiled (in the partition's order); ok when all of them fit.
+struct CompiledPartition {
+  std::vector<CompileResult> passes;
+  bool ok = false;
+  std::string failure;
+};
+CompiledPartition compile_partition(const dag::FragmentDag& d, const std::vector<Interval>& ranges, const Machine& m,
+                                    const partition::Partition& part, bool trace = false);
+
+// Runs the passes on one fragment: each pass's RGBA is what later passes restore. Returns the last
+// pass's RGBA. `src` supplies interpolants and textures; restores are filled here.
+Rgba run_passes(const CompiledPartition& cp, const partition::Partition& part, const Machine& m, FragmentSource& src,
+                const SimOptions& o = {});
+
+}  // namespace passlab::combiners

@@ -1,0 +1,92 @@
+// The driver: the five stages in the paper's order.
+#include "backends/combiners/compiler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace passlab::combiners {
+
+partition::Resources resources_of(const Program& p, const Machine& m) {
+  partition::Resources r;
+  r.operations = static_cast<int>(p.stages.size());
+  r.arithmetic = r.operations;
+  int units = 0, fetches = 0, restores = 0;
+  for (const TextureUnit& u : p.units) {
+    if (u.nodes.empty() && u.op == UnitOp::Texture2D && u.texture.empty()) continue;  // an idle unit before a pass-through
+    ++units;
+    if (u.op != UnitOp::PassThrough && u.op != UnitOp::DotProduct) ++fetches;
+    if (u.op == UnitOp::Restore) ++restores;
+  }
+  r.textures = units;
+  r.texture_fetches = fetches;
+  r.restores = restores;
+  std::vector<int> colours;
+  for (const PassInput& in : p.inputs)
+    if (in.cls == InputClass::Interpolant && in.reg >= 0 && m.registers[static_cast<std::size_t>(in.reg)].texture_unit < 0) colours.push_back(in.reg);
+  std::sort(colours.begin(), colours.end());
+  r.interpolants = static_cast<int>(std::unique(colours.begin(), colours.end()) - colours.begin());
+  // Temporaries: the most computed values alive at once.
+  int peak = 0;
+  for (int s = 0; s <= static_cast<int>(p.stages.size()); ++s) {
+    int live = 0;
+    for (const Lifetime& l : p.lifetimes)
+      if (!l.input && l.first <= s && s <= l.last) ++live;
+    peak = std::max(peak, live);
+  }
+  r.registers = peak;
+  for (const TextureUnit& u : p.units)
+    if (u.previous >= 0) r.dependent_levels = 1;
+  return r;
+}
+
+CompileResult compile_pass(const PassSpec& pass, const Machine& m, const CompileOptions& options) {
+  CompileResult out;
+  CompileTrace trace(options.trace);
+  HDag h;
+  std::vector<PartialCombiner> pcs;
+  Program& p = out.program;
+  bool ok = false;
+  try {
+    ok = extract_texture_units(pass, m, h, out.failure, trace) && rewrite(pass, m, h, out.failure, trace) &&
+         recognise_mappings(pass, h, out.failure, trace) && select_combiners(h, m, pcs, out.failure, trace) &&
+         allocate_inputs(h, pcs, m, out.failure, trace) && schedule(h, pcs, m, pass.final(), p, out.failure, trace);
+  } catch (const std::logic_error& e) {
+    // A broken invariant of the compiler's own: the pass fails with it rather than the program.
+    out.failure = {"internal", std::string("internal compiler error: ") + e.what(), pass.root, true};
+    if (std::getenv("PASSLAB_COMBINER_DEBUG")) std::fprintf(stderr, "%s\n%s\n", out.failure.message.c_str(), to_text(h, *pass.dag).c_str());
+    ok = false;
+  }
+  out.trace = std::move(trace.events);
+  if (!ok) {
+    if (out.failure.constraint.empty()) out.failure.constraint = "internal";
+    return out;
+  }
+  p.units = h.units;
+  p.inputs = h.inputs;
+  p.combiners = pcs;
+  p.writes_intermediate = !pass.final();
+  if (!pass.final()) {
+    p.encoding = saved_encoding((*pass.ranges)[pass.root]);
+    p.saved_scalar = h.rgb_root == kNoH;
+  }
+  p.hdag = std::move(h);
+  out.resources = resources_of(p, m);
+  for (dag::NodeId id : pass.members)
+    if (!(*pass.ranges)[id].within(-1.0f, 1.0f) && pass.dag->node(id).type != ir::BaseType::Bool) out.clamped.push_back(id);
+  out.ok = true;
+  return out;
+}
+
+CompileResult compile_single(const dag::FragmentDag& dag, const std::vector<Interval>& ranges, const Machine& m, const CompileOptions& options) {
+  PassSpec pass;
+  pass.dag = &dag;
+  pass.ranges = &ranges;
+  pass.root = dag.root;
+  for (const dag::Node& n : dag.nodes)
+    if (n.kind == dag::NodeKind::Operation || n.kind == dag::NodeKind::Texture) pass.members.push_back(n.id);
+  return compile_pass(pass, m, options);
+}
+
+}  // namespace passlab::combiners

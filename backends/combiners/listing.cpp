@@ -1,0 +1,232 @@
+// Writes compiled passes as nvparse programs and JSON.
+#include "backends/combiners/listing.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace passlab::combiners {
+
+namespace {
+
+std::string num(float x) { return fmt::format("{:.4f}", x); }
+
+std::string reg_name(int reg, const Machine& m) { return reg < 0 ? "discard" : m.registers[static_cast<std::size_t>(reg)].rc; }
+
+std::string node_name(const dag::FragmentDag* d, dag::NodeId id) {
+  if (!d || id >= d->size()) return fmt::format("n{}", id);
+  const dag::Node& n = d->node(id);
+  if (!n.name.empty()) return fmt::format("n{} {}", id, n.name == "$noise" ? "noise" : n.name);
+  return fmt::format("n{}", id);
+}
+
+std::string usage_suffix(Usage u, bool rgb_portion) {
+  if (u == Usage::Blue) return ".b";
+  if (u == Usage::Alpha) return ".a";
+  return rgb_portion ? ".rgb" : ".a";
+}
+
+std::string unit_comment(const TextureUnit& u, int index, const ListingContext& ctx) {
+  std::string what;
+  switch (u.op) {
+    case UnitOp::Restore: what = fmt::format("the value of {} saved by an earlier pass{}", node_name(ctx.dag, u.restored),
+                                             u.encoding == Encoding::Biased ? ", as (x+1)/2" : ""); break;
+    case UnitOp::CubeNormalize: what = fmt::format("normalisation cube map of {}", u.coords.empty() ? "?" : node_name(ctx.dag, u.coords[0])); break;
+    case UnitOp::PassThrough: what = "interpolated values passed through"; break;
+    case UnitOp::DotProduct: what = fmt::format("s = {} . {}(tex{})", u.coords.empty() ? "?" : node_name(ctx.dag, u.coords[0]), u.expand_previous ? "expand" : "", u.previous); break;
+    case UnitOp::DotProductTexture2D:
+      what = fmt::format("t = {} . {}(tex{}); texture \"{}\" at (s, t)", u.coords.empty() ? "?" : node_name(ctx.dag, u.coords[0]),
+                         u.expand_previous ? "expand" : "", u.previous, u.texture);
+      break;
+    default: {
+      std::string coords;
+      for (std::size_t k = 0; k < u.coords.size(); ++k) coords += (k ? ", " : "") + node_name(ctx.dag, u.coords[k]);
+      what = fmt::format("{} at ({})", u.texture == "$noise" ? std::string("the noise lattice") : "texture \"" + u.texture + "\"", coords);
+    }
+  }
+  return fmt::format("unit {}: {}", index, what);
+}
+
+}  // namespace
+
+std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion) {
+  const RegisterDesc& r = m.registers[static_cast<std::size_t>(v.reg)];
+  const std::string reg = r.zero ? std::string("zero") : r.rc + usage_suffix(v.usage, rgb_portion);
+  const char* pre = rc_prefix(v.map);
+  const bool call = pre[0] != '\0' && pre[std::char_traits<char>::length(pre) - 1] == '(';
+  return std::string(pre) + reg + (call ? ")" : "");
+}
+
+std::string ts_program(const Program& p, const Machine& m, const ListingContext& ctx) {
+  std::string out = "!!TS1.0\n";
+  for (int u = 0; u < m.texture_units; ++u) {
+    if (static_cast<std::size_t>(u) >= p.units.size()) {
+      out += "nop();\n";
+      continue;
+    }
+    const TextureUnit& t = p.units[static_cast<std::size_t>(u)];
+    std::string op;
+    switch (t.op) {
+      case UnitOp::Texture1D: op = "texture_1d();"; break;
+      case UnitOp::Texture2D: op = "texture_2d();"; break;
+      case UnitOp::Texture3D: op = "texture_3d();"; break;
+      case UnitOp::CubeNormalize: op = "texture_cube_map();"; break;
+      case UnitOp::Restore: op = "texture_rectangle();"; break;
+      case UnitOp::PassThrough: op = "pass_through();"; break;
+      case UnitOp::DotProduct: op = fmt::format("dot_product_2d_1of2({}tex{}{});", t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : ""); break;
+      case UnitOp::DotProductTexture2D: op = fmt::format("dot_product_2d_2of2({}tex{}{});", t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : ""); break;
+    }
+    out += fmt::format("{:<36}// {}\n", op, unit_comment(t, u, ctx));
+  }
+  return out;
+}
+
+std::string rc_program(const Program& p, const Machine& m, const ListingContext& ctx) {
+  std::string out = "!!RC1.0\n";
+  // What enters the pipeline, as comments.
+  for (std::size_t u = 0; u < p.units.size(); ++u)
+    if (!m.texture_shaders) out += "// " + unit_comment(p.units[u], static_cast<int>(u), ctx) + "\n";
+  for (const PassInput& in : p.inputs) {
+    if (in.reg < 0 || in.cls == InputClass::Texture) continue;
+    const std::string where = m.registers[static_cast<std::size_t>(in.reg)].rc + (in.in_blue ? ".b" : in.triple ? ".rgb" : ".a");
+    if (in.cls == InputClass::Interpolant)
+      out += fmt::format("// {} = {}{}\n", where, node_name(ctx.dag, in.node), in.biased ? " as (x+1)/2" : "");
+  }
+  auto constant = [&](const char* name, const std::array<float, 4>& c) {
+    return fmt::format("{} = ({}, {}, {}, {});\n", name, num(c[0]), num(c[1]), num(c[2]), num(c[3]));
+  };
+  bool c0 = false, c1 = false;
+  for (const PassInput& in : p.inputs)
+    if (in.cls == InputClass::Constant && in.stage == -1 && in.reg >= 0) {
+      const std::string& rc = m.registers[static_cast<std::size_t>(in.reg)].rc;
+      c0 = c0 || rc == "const0";
+      c1 = c1 || rc == "const1";
+    }
+  if (c0) out += constant("const0", p.c0);
+  if (c1) out += constant("const1", p.c1);
+  for (std::size_t s = 0; s < p.stages.size(); ++s) {
+    const Stage& st = p.stages[s];
+    out += fmt::format("{{ // stage {}\n", s);
+    if (st.c0) out += "  " + constant("const0", *st.c0);
+    if (st.c1) out += "  " + constant("const1", *st.c1);
+    for (int k = 0; k < 2; ++k) {
+      const Portion& po = k == 0 ? st.rgb : st.alpha;
+      const bool rgb = k == 0;
+      if (!po.used()) continue;
+      out += rgb ? "  rgb {\n" : "  alpha {\n";
+      auto product = [&](const Variable& a, const Variable& b, bool dot, int dst) {
+        const bool one = b.reg == m.zero_register() && b.map == InMap::UnsignedInvert && !dot;
+        if (one) return fmt::format("    {} = {};\n", reg_name(dst, m), rc_variable(a, m, rgb));
+        return fmt::format("    {} = {} {} {};\n", reg_name(dst, m), rc_variable(a, m, rgb), dot ? "." : "*", rc_variable(b, m, rgb));
+      };
+      const bool full = po.sum_out >= 0;
+      if (full || po.ab_out >= 0) out += product(po.a, po.b, po.ab_dot, po.ab_out);
+      if (full || po.cd_out >= 0) out += product(po.c, po.d, po.cd_dot, po.cd_out);
+      if (full) out += fmt::format("    {} = {}();\n", reg_name(po.sum_out, m), po.mux ? "mux" : "sum");
+      if (po.out != OutMap::None) out += fmt::format("    {}\n", rc_function(po.out));
+      out += "  }\n";
+    }
+    out += "}\n";
+  }
+  auto final_var = [&](const Variable& v, bool rgb) {
+    const RegisterDesc& r = m.registers[static_cast<std::size_t>(v.reg)];
+    const std::string reg = r.zero ? std::string("zero") : r.rc + usage_suffix(v.usage, rgb);
+    return v.map == InMap::UnsignedInvert ? "unsigned_invert(" + reg + ")" : reg;
+  };
+  out += fmt::format("out.rgb = {};\n", final_var(p.final.d, true));
+  out += fmt::format("out.a = {};\n", final_var(p.final.g, false));
+  return out;
+}
+
+std::string listing(const Program& p, const Machine& m, const ListingContext& ctx) {
+  std::string out;
+  if (ctx.pass_count > 1) out += fmt::format("// pass {} of {}", ctx.pass_index + 1, ctx.pass_count);
+  else out += "// one pass";
+  out += fmt::format(" on {}: {} general combiner stage{}, {} texture unit{}", m.name, p.stages.size(), p.stages.size() == 1 ? "" : "s", p.units.size(),
+                     p.units.size() == 1 ? "" : "s");
+  if (p.writes_intermediate)
+    out += fmt::format("; writes its value to an intermediate texture{}", p.encoding == Encoding::Biased ? " as (x+1)/2" : "");
+  out += "\n";
+  if (m.texture_shaders && !p.units.empty()) out += ts_program(p, m, ctx) + "\n";
+  out += rc_program(p, m, ctx);
+  return out;
+}
+
+nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
+  using J = nlohmann::ordered_json;
+  auto var = [&](const Variable& v) {
+    J j;
+    j["register"] = m.registers[static_cast<std::size_t>(v.reg)].name;
+    j["usage"] = v.usage == Usage::Rgb ? "rgb" : v.usage == Usage::Alpha ? "alpha" : "blue";
+    j["mapping"] = gl_name(v.map);
+    return j;
+  };
+  auto out_reg = [&](int r) { return r < 0 ? J(nullptr) : J(m.registers[static_cast<std::size_t>(r)].name); };
+  J j;
+  j["machine"] = m.name;
+  J units = J::array();
+  for (const TextureUnit& u : p.units) {
+    J x;
+    x["op"] = to_string(u.op);
+    if (!u.texture.empty()) x["texture"] = u.texture;
+    J c = J::array();
+    for (dag::NodeId id : u.coords) c.push_back(id);
+    x["coords"] = c;
+    if (u.previous >= 0) x["previous"] = u.previous, x["expand_previous"] = u.expand_previous;
+    if (u.op == UnitOp::Restore) x["restored"] = u.restored, x["encoding"] = u.encoding == Encoding::Biased ? "biased" : "unsigned";
+    units.push_back(x);
+  }
+  j["texture_units"] = units;
+  J inputs = J::array();
+  for (const PassInput& in : p.inputs) {
+    if (in.reg < 0 && in.stage != -2) continue;
+    J x;
+    x["class"] = to_string(in.cls);
+    x["node"] = in.node;
+    if (in.reg >= 0) x["register"] = m.registers[static_cast<std::size_t>(in.reg)].name;
+    x["part"] = in.in_blue ? "blue" : in.cls == InputClass::Texture ? "rgba" : in.triple ? "rgb" : "alpha";
+    if (in.unit >= 0) x["unit"] = in.unit;
+    if (in.biased) x["biased"] = true;
+    if (in.negated) x["negated"] = true;
+    if (in.cls == InputClass::Constant) x["value"] = in.triple ? J::array({in.value[0], in.value[1], in.value[2]}) : J(in.value[0]);
+    inputs.push_back(x);
+  }
+  j["inputs"] = inputs;
+  j["const0"] = J::array({p.c0[0], p.c0[1], p.c0[2], p.c0[3]});
+  j["const1"] = J::array({p.c1[0], p.c1[1], p.c1[2], p.c1[3]});
+  J stages = J::array();
+  for (const Stage& st : p.stages) {
+    J s;
+    if (st.c0) s["const0"] = J::array({(*st.c0)[0], (*st.c0)[1], (*st.c0)[2], (*st.c0)[3]});
+    if (st.c1) s["const1"] = J::array({(*st.c1)[0], (*st.c1)[1], (*st.c1)[2], (*st.c1)[3]});
+    for (int k = 0; k < 2; ++k) {
+      const Portion& po = k == 0 ? st.rgb : st.alpha;
+      if (!po.used()) continue;
+      J x;
+      x["a"] = var(po.a);
+      x["b"] = var(po.b);
+      x["c"] = var(po.c);
+      x["d"] = var(po.d);
+      x["ab_dot"] = po.ab_dot;
+      x["cd_dot"] = po.cd_dot;
+      x["mux"] = po.mux;
+      x["ab_out"] = out_reg(po.ab_out);
+      x["cd_out"] = out_reg(po.cd_out);
+      x["sum_out"] = out_reg(po.sum_out);
+      x["out"] = gl_name(po.out);
+      s[k == 0 ? "rgb" : "alpha"] = x;
+    }
+    stages.push_back(s);
+  }
+  j["stages"] = stages;
+  J fin;
+  fin["a"] = var(p.final.a);
+  fin["b"] = var(p.final.b);
+  fin["c"] = var(p.final.c);
+  fin["d"] = var(p.final.d);
+  fin["g"] = var(p.final.g);
+  j["final"] = fin;
+  if (p.writes_intermediate) j["saved"] = {{"encoding", p.encoding == Encoding::Biased ? "biased" : "unsigned"}, {"scalar", p.saved_scalar}};
+  return j;
+}
+
+}  // namespace passlab::combiners

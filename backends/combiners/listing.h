@@ -1,0 +1,30 @@
+// A compiled pass as nvparse's texture-shader (!!TS1.0) and register-combiner (!!RC1.0) programs,
+// the text a GeForce programmer of 2001 would write by hand, with comments saying what each
+// texture unit looks up and which source value each register holds; and as JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "backends/combiners/program.h"
+
+namespace passlab::combiners {
+
+struct ListingContext {
+  const dag::FragmentDag* dag = nullptr;  // names interpolants and textures in comments (optional)
+  int pass_index = 0, pass_count = 1;
+};
+
+// !!TS1.0 (GeForce3, when the pass uses texture shaders) then !!RC1.0.
+std::string listing(const Program& p, const Machine& m, const ListingContext& ctx = {});
+std::string rc_program(const Program& p, const Machine& m, const ListingContext& ctx = {});
+std::string ts_program(const Program& p, const Machine& m, const ListingContext& ctx = {});
+
+// The program's state, keys in a fixed order (deterministic).
+nlohmann::ordered_json to_json(const Program& p, const Machine& m);
+
+// "expand(tex0.rgb)": a variable as nvparse writes it.
+std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion);
+
+}  // namespace passlab::combiners

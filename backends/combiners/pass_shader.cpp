@@ -1,0 +1,116 @@
+// The combiner simulator behind the renderer's FragmentShader interface.
+#include "backends/combiners/pass_shader.h"
+
+#include <algorithm>
+
+#include "core/ir/value.h"
+#include "core/lang/types.h"
+
+namespace passlab::combiners {
+
+namespace {
+
+// One fragment of a batch: interpolants from the batch's arrays, restores from the buffers.
+class BatchFragment : public FragmentSource {
+ public:
+  BatchFragment(const std::vector<dag::NodeId>& leaves, const float* const* in, const std::vector<dag::NodeId>& restored_nodes,
+                const float* const* restored, int i, const ir::EvalContext& ctx)
+      : leaves_(leaves), in_(in), restored_nodes_(restored_nodes), restored_(restored), i_(i), ctx_(ctx) {}
+  std::array<float, 3> value(dag::NodeId node) const override {
+    const auto it = std::lower_bound(leaves_.begin(), leaves_.end(), node);
+    const auto k = static_cast<std::size_t>(it - leaves_.begin());
+    const float* v = in_[k];
+    return {v[i_], v[sim::kBatch + i_], v[2 * sim::kBatch + i_]};
+  }
+  Rgba sample(const std::string& texture, int dims, const float* coords) const override {
+    if (texture == "$noise") return ir::sample_noise(dims, coords);
+    if (ctx_.textures) return ctx_.textures->sample(texture, dims, coords);
+    return ir::ProceduralTextures().sample(texture, dims, coords);
+  }
+  Rgba restored(dag::NodeId node) const override {
+    for (std::size_t r = 0; r < restored_nodes_.size(); ++r)
+      if (restored_nodes_[r] == node) {
+        const float* v = restored_[r];
+        return {v[i_], v[sim::kBatch + i_], v[2 * sim::kBatch + i_], v[3 * sim::kBatch + i_]};
+      }
+    return {0, 0, 0, 0};
+  }
+
+ private:
+  const std::vector<dag::NodeId>& leaves_;
+  const float* const* in_;
+  const std::vector<dag::NodeId>& restored_nodes_;
+  const float* const* restored_;
+  int i_;
+  const ir::EvalContext& ctx_;
+};
+
+}  // namespace
+
+PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& part, const CompiledPartition& cp, const Machine& m,
+                       const ir::EvalContext& ctx, SimOptions options)
+    : d_(d), part_(part), cp_(cp), m_(m), ctx_(ctx), options_(options) {
+  // Every leaf any pass reads: interpolated values and texture coordinates.
+  std::vector<std::vector<dag::NodeId>> per_pass(cp.passes.size());
+  for (std::size_t p = 0; p < cp.passes.size(); ++p) {
+    const Program& prog = cp.passes[p].program;
+    for (const PassInput& in : prog.inputs)
+      if (in.cls == InputClass::Interpolant) per_pass[p].push_back(in.node);
+    for (const TextureUnit& u : prog.units)
+      for (dag::NodeId c : u.coords) per_pass[p].push_back(c);
+    for (dag::NodeId id : per_pass[p]) leaves_.push_back(id);
+  }
+  std::sort(leaves_.begin(), leaves_.end());
+  leaves_.erase(std::unique(leaves_.begin(), leaves_.end()), leaves_.end());
+  reads_.assign(cp.passes.size(), std::vector<std::uint8_t>(leaves_.size(), 0));
+  for (std::size_t p = 0; p < cp.passes.size(); ++p)
+    for (dag::NodeId id : per_pass[p]) {
+      const auto k = static_cast<std::size_t>(std::lower_bound(leaves_.begin(), leaves_.end(), id) - leaves_.begin());
+      reads_[p][k] = lang::is_triple(d.node(id).type) ? 0x7 : 0x1;
+    }
+  // Intermediate buffers: the partition's texture assignment.
+  buffers_ = part.intermediate_textures;
+  for (std::size_t p = 0; p < part.passes.size(); ++p) {
+    std::vector<int> rs;
+    std::vector<dag::NodeId> nodes;
+    for (dag::NodeId r : part.passes[p].restores) {
+      auto it = part.texture.find(r);
+      rs.push_back(it == part.texture.end() ? 0 : it->second);
+      nodes.push_back(r);
+    }
+    restores_.push_back(rs);
+    restore_nodes_.push_back(nodes);
+    const bool last = p + 1 == part.passes.size();
+    auto it = part.texture.find(part.passes[p].root);
+    saves_.push_back(last ? -1 : it == part.texture.end() ? 0 : it->second);
+  }
+}
+
+void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
+  const std::vector<ir::Value> vertex = dag::vertex_outputs(d_, in, ctx_);
+  for (std::size_t k = 0; k < leaves_.size(); ++k) {
+    const dag::Node& n = d_.node(leaves_[k]);
+    float* o = out + k * 4;
+    if (n.kind == dag::NodeKind::Constant) {
+      for (int c = 0; c < 4; ++c) o[c] = c < static_cast<int>(n.value.size()) ? n.value[static_cast<std::size_t>(c)] : 0.0f;
+      continue;
+    }
+    const ir::Value v = dag::interpolant_value(d_, leaves_[k], in, vertex);
+    for (int c = 0; c < 4; ++c) o[c] = v.f[static_cast<std::size_t>(c)];
+  }
+}
+
+unsigned PassShader::interpolant_mask(int pass, int k) const {
+  return reads_[static_cast<std::size_t>(pass)][static_cast<std::size_t>(k)];
+}
+
+void PassShader::run(int pass, int n, const float* const* in, const float* const* restored, float* out, std::vector<float>&) const {
+  const Program& prog = cp_.passes[static_cast<std::size_t>(pass)].program;
+  for (int i = 0; i < n; ++i) {
+    BatchFragment f(leaves_, in, restore_nodes_[static_cast<std::size_t>(pass)], restored, i, ctx_);
+    const Rgba c = simulate(prog, m_, f, options_);
+    for (int comp = 0; comp < 4; ++comp) out[comp * sim::kBatch + i] = c[static_cast<std::size_t>(comp)];
+  }
+}
+
+}  // namespace passlab::combiners

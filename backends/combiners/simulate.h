@@ -1,0 +1,50 @@
+// The combiner simulator: a compiled pass run on one fragment with the hardware's arithmetic
+// (NV_register_combiners §3.8.12): registers in [-1, 1], products and sums in [-2, 2] before the
+// output scale/bias, the input mappings, MUX on spare0.a >= 1/2, per-stage constants, the
+// unsigned final combiner; colour interpolants and texels in [0, 1]. With `hardware_precision`,
+// register writes keep 9-bit signed fixed point and inputs and outputs 8 bits, as on NV10/NV20.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "backends/combiners/program.h"
+
+namespace passlab::combiners {
+
+using Rgba = std::array<float, 4>;
+
+struct SimOptions {
+  bool hardware_precision = false;
+};
+
+// What the pipeline delivers to one fragment.
+class FragmentSource {
+ public:
+  virtual ~FragmentSource() = default;
+  // The value of an interpolant (or constant) node of the FragmentDag; a scalar in [0].
+  virtual std::array<float, 3> value(dag::NodeId node) const = 0;
+  // A texture lookup (the noise lattice as "$noise").
+  virtual Rgba sample(const std::string& texture, int dims, const float* coords) const = 0;
+  // What an earlier pass wrote for the saved node `node` (its framebuffer RGBA, encoded).
+  virtual Rgba restored(dag::NodeId node) const = 0;
+};
+
+using RegisterFile = std::vector<Rgba>;  // one per machine register
+
+// The registers at the top of the pipeline: texture units' results, interpolated colours (biased
+// where the program says, clamped to [0, 1]), constant colours.
+RegisterFile load_registers(const Program& p, const Machine& m, const FragmentSource& src, const SimOptions& o = {});
+// Runs the general stages and the final combiner: the fragment's RGBA (in [0, 1]).
+Rgba execute(const Program& p, const Machine& m, RegisterFile& regs, const SimOptions& o = {});
+// Both.
+Rgba simulate(const Program& p, const Machine& m, const FragmentSource& src, const SimOptions& o = {});
+
+// The saved value an intermediate RGBA holds (decoding (x+1)/2); a scalar in [0].
+std::array<float, 3> decode_saved(const Rgba& rgba, Encoding e, bool scalar);
+
+// Rounds to the nearest multiple of 1/255 within [lo, 1].
+float quantize(float x, float lo);
+
+}  // namespace passlab::combiners
