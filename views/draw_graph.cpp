@@ -9,43 +9,31 @@ namespace passlab::views {
 
 namespace {
 
-std::string constant_text(const fp::Vec4& v, int width) {
-  bool same = true;
-  for (int i = 1; i < width; ++i) same = same && v[i] == v[0];
-  if (same || width == 1) return fmt::format("{:g}", v[0]);
-  std::string s = "(";
-  for (int i = 0; i < width; ++i) s += fmt::format("{}{:g}", i ? "," : "", v[i]);
-  return s + ")";
-}
-
-DrawNode make_node(const pipeline::Snapshot& s, fp::TNodeId id, const std::vector<int>& parents) {
-  const fp::TNode& n = s.target_dag->node(id);
+DrawNode make_node(const pipeline::TargetGraph& t, std::uint32_t id, const std::vector<int>& parents) {
+  const pipeline::GraphNode& n = t.nodes[id];
   DrawNode d;
   d.id = id;
+  d.label = n.label;
   switch (n.kind) {
-    case fp::TKind::Instruction:
-      d.label = std::string(fp::to_string(n.op)) + (n.saturate ? "_SAT" : "");
+    case pipeline::GraphNode::Kind::Instruction:
       d.kind = "instruction";
       d.shape = Shape::Ellipse;
       break;
-    case fp::TKind::Texture:
-      d.label = n.name == "$noise" ? "noise" : n.name;
+    case pipeline::GraphNode::Kind::Texture:
       d.kind = "texture";
       d.shape = Shape::Diamond;
       break;
-    case fp::TKind::Interpolant:
-      d.label = n.name;
+    case pipeline::GraphNode::Kind::Interpolant:
       d.kind = "interpolant";
       d.shape = Shape::Triangle;
       break;
-    case fp::TKind::Constant:
-      d.label = constant_text(n.value, n.width);
+    case pipeline::GraphNode::Kind::Constant:
       d.kind = "constant";
       d.shape = Shape::Square;
       break;
   }
   if (d.label.size() > 14) d.label = d.label.substr(0, 13) + "…";
-  d.shared = s.target_dag->is_operation(id) && parents[id] > 1;
+  d.shared = n.operation() && parents[id] > 1;
   std::string where;
   for (const auto& sp : n.spans)
     if (sp.valid()) {
@@ -78,21 +66,21 @@ LayoutRequest DrawGraph::layout_request() const {
 DrawGraph make_draw_graph(const pipeline::Snapshot& s, GraphKind kind) {
   DrawGraph g;
   g.kind = kind;
-  if (!s.target_dag) return g;
-  const fp::TargetDag& t = *s.target_dag;
+  const pipeline::TargetGraph& t = s.graph();
+  if (t.empty()) return g;
   std::vector<int> parents(t.size(), 0);
   for (const auto& n : t.nodes)
-    for (fp::TNodeId d : n.deps) ++parents[d];
+    for (std::uint32_t d : n.deps) ++parents[d];
   g.index_of.assign(t.size(), -1);
-  auto add = [&](fp::TNodeId id) {
+  auto add = [&](std::uint32_t id) {
     g.index_of[id] = static_cast<int>(g.nodes.size());
-    g.nodes.push_back(make_node(s, id, parents));
+    g.nodes.push_back(make_node(t, id, parents));
   };
   // Nodes are added root first, so dot ranks the output at the top as in the paper's figures.
   if (kind == GraphKind::Dag) {
-    for (std::size_t i = t.size(); i-- > 0;) add(static_cast<fp::TNodeId>(i));
+    for (std::size_t i = t.size(); i-- > 0;) add(static_cast<std::uint32_t>(i));
     for (std::size_t i = t.size(); i-- > 0;)
-      for (fp::TNodeId d : t.nodes[i].deps)
+      for (std::uint32_t d : t.nodes[i].deps)
         g.edges.emplace_back(g.index_of[i], g.index_of[d]);
     return g;
   }
@@ -101,7 +89,7 @@ DrawGraph make_draw_graph(const pipeline::Snapshot& s, GraphKind kind) {
   if (kind == GraphKind::Dominators) {
     // Leaves are free inputs and clutter the tree; the tree of operations is what §3.3 uses.
     for (std::size_t i = t.size(); i-- > 0;)
-      if (dom.idom[i] != dag::kNone && t.is_operation(static_cast<fp::TNodeId>(i))) add(static_cast<fp::TNodeId>(i));
+      if (dom.idom[i] != dag::kNone && t.nodes[i].operation()) add(static_cast<std::uint32_t>(i));
     for (std::size_t i = t.size(); i-- > 0;)
       if (g.index_of[i] >= 0 && i != t.root && g.index_of[dom.idom[i]] >= 0)
         g.edges.emplace_back(g.index_of[dom.idom[i]], g.index_of[i]);
@@ -110,7 +98,7 @@ DrawGraph make_draw_graph(const pipeline::Snapshot& s, GraphKind kind) {
   const auto& pdt = s.pdt;
   if (pdt.kept.size() != t.size()) return g;
   for (std::size_t i = t.size(); i-- > 0;)
-    if (pdt.kept[i]) add(static_cast<fp::TNodeId>(i));
+    if (pdt.kept[i]) add(static_cast<std::uint32_t>(i));
   for (std::size_t i = t.size(); i-- > 0;)
     if (pdt.kept[i] && pdt.parent[i] != dag::kNone && g.index_of[pdt.parent[i]] >= 0)
       g.edges.emplace_back(g.index_of[pdt.parent[i]], g.index_of[i]);

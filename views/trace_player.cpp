@@ -207,7 +207,7 @@ void TracePlayer::set_position(int index) {
     events_->selectionModel()->clearSelection();
   }
   muting_ = false;
-  emit frame_changed(trace_frame(r->trace, snapshot_->target_dag ? snapshot_->target_dag->size() : 0, index));
+  emit frame_changed(trace_frame(r->trace, snapshot_->graph().size(), index));
 }
 
 void TracePlayer::step(int delta) { set_position(std::max(0, position_ + delta)); }

@@ -12,9 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/pipeline/checks.h"
-#include "backends/fp/codegen.h"
-#include "backends/fp/execute.h"
+#include "app/pipeline/target_program.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
@@ -70,13 +68,14 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::string diag = lang::format_text(prog->diagnostics.items(), *prog->sources);
   if (!diag.empty()) std::cerr << diag;
   if (!fdag) return kDiagnostics;
-  auto tdag = fp::select(*fdag, &error);
-  if (!tdag) {
-    std::cerr << o.file << ": error: the fp target cannot run this shader: " << error << '\n';
+  auto program = pipeline::TargetProgram::make(*fdag, *target, &error);
+  if (!program) {
+    std::cerr << o.file << ": error: " << error << '\n';
     return kDiagnostics;
   }
-  partition::Problem problem = fp::make_problem(*tdag);
-  fp::FpBackend backend(*tdag, *target);
+  const partition::Problem& problem = program->problem();
+  std::unique_ptr<partition::Backend> owned_backend = program->backend();
+  partition::Backend& backend = *owned_backend;
 
   std::vector<std::string> algos = po.algo == "all" ? std::vector<std::string>{"rdsh", "rds", "optimal"}
                                                     : std::vector<std::string>{po.algo};
@@ -112,8 +111,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       so.incumbent = &seed;
       part = partition::optimal(problem, backend, ao, so);
     }
-    std::vector<std::string> problems =
-        pipeline::check_partition(problem, backend, *fdag, part, *model, prog->binding);
+    std::vector<std::string> problems = program->check(part, *model, prog->binding);
     for (const auto& pr : problems) std::cerr << fmt::format("{}: {}: {}\n", o.file, a, pr);
     all_ok = all_ok && problems.empty();
     results.push_back(std::move(part));
@@ -127,10 +125,11 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     for (const auto& r : results) {
       std::filesystem::path dir = std::filesystem::path(po.emit) / r.algorithm;
       std::filesystem::create_directories(dir, ec);
-      std::vector<std::string> texts = pipeline::listings(*tdag, r, *target);
+      std::vector<std::string> texts = program->listings(r, nullptr);
+      const std::string ext = program->listing_extension();
       for (std::size_t i = 0; i < texts.size(); ++i) {
-        if (!write_atomic(dir / fmt::format("pass{:02}.fp", i + 1), texts[i])) {
-          std::cerr << "passlab-cli: cannot write " << (dir / fmt::format("pass{:02}.fp", i + 1)).string() << '\n';
+        if (!write_atomic(dir / fmt::format("pass{:02}.{}", i + 1, ext), texts[i])) {
+          std::cerr << "passlab-cli: cannot write " << (dir / fmt::format("pass{:02}.{}", i + 1, ext)).string() << '\n';
           return kDiagnostics;
         }
       }
@@ -146,7 +145,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                    {"textures", limit_text(target->limits.textures)},
                    {"interpolants", limit_text(target->limits.interpolants)}};
     j["cost_model"] = model->name;
-    j["dag"] = {{"nodes", tdag->size()}, {"operations", std::count(problem.is_op.begin(), problem.is_op.end(), 1)}};
+    j["dag"] = {{"nodes", problem.is_op.size()}, {"operations", std::count(problem.is_op.begin(), problem.is_op.end(), 1)}};
     nlohmann::json rs = nlohmann::json::array();
     for (const auto& r : results) {
       nlohmann::json x;
@@ -193,7 +192,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     for (std::size_t i = 0; i < trace.events.size(); ++i)
       std::cout << fmt::format("{:6} {:<15} {}\n", i, partition::to_string(trace.events[i].kind), trace.events[i].reason);
   std::cout << fmt::format("{}: {} instructions ({} nodes) on {} ({}o/{}r/{}t/{}v), cost {}\n\n", o.file,
-                           std::count(problem.is_op.begin(), problem.is_op.end(), 1), tdag->size(), target->name,
+                           std::count(problem.is_op.begin(), problem.is_op.end(), 1), problem.is_op.size(), target->name,
                            limit_text(target->limits.operations), limit_text(target->limits.registers),
                            limit_text(target->limits.textures), limit_text(target->limits.interpolants), model->name);
   std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",

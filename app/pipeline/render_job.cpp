@@ -5,9 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/checks.h"
-#include "backends/fp/codegen.h"
-#include "backends/fp/pass_shader.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
@@ -19,9 +16,9 @@ namespace passlab::pipeline {
 struct SceneShaders::Built {
   std::unique_ptr<driver::Program> program;
   std::unique_ptr<dag::FragmentDag> fdag;
-  std::unique_ptr<fp::TargetDag> tdag;
+  std::unique_ptr<TargetProgram> target;
   partition::Partition partition;
-  std::unique_ptr<fp::PassShader> shader;
+  std::unique_ptr<sim::FragmentShader> shader;
 };
 
 namespace {
@@ -42,47 +39,60 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   if (!fdag) return nullptr;
   b->fdag = std::make_unique<dag::FragmentDag>(std::move(*fdag));
   std::string error;
-  auto tdag = fp::select(*b->fdag, &error);
-  if (!tdag) {
-    *diagnostics += fmt::format("{}: error: the fp target cannot run this shader: {}\n", path, error);
+  b->target = TargetProgram::make(*b->fdag, target, &error);
+  if (!b->target) {
+    *diagnostics += fmt::format("{}: error: {}\n", path, error);
     return nullptr;
   }
-  b->tdag = std::make_unique<fp::TargetDag>(std::move(*tdag));
   ir::EvalContext ctx;
   ctx.spaces = b->program->binding.spaces;
   ctx.textures = textures;
   report->path = path;
   if (req.options.storage == sim::Storage::SinglePass) {
-    b->shader = std::make_unique<fp::PassShader>(*b->tdag, *b->fdag, ctx);
+    b->shader = b->target->shader(nullptr, ctx, &error);
+    if (!b->shader) {
+      *diagnostics += fmt::format("{}: error: {}\n", path, error);
+      return nullptr;
+    }
     report->passes = 1;
     return b;
   }
-  partition::Problem problem = fp::make_problem(*b->tdag);
-  fp::FpBackend backend(*b->tdag, target);
+  const partition::Problem& problem = b->target->problem();
+  std::unique_ptr<partition::Backend> backend = b->target->backend();
   partition::AlgorithmOptions ao;
   ao.model = model;
   if (req.algorithm == "rdsh") {
-    b->partition = partition::rdsh(problem, backend, ao);
+    b->partition = partition::rdsh(problem, *backend, ao);
   } else if (req.algorithm == "rds") {
-    b->partition = partition::rds(problem, backend, ao);
+    b->partition = partition::rds(problem, *backend, ao);
   } else {
-    partition::Partition a = partition::rdsh(problem, backend, ao), r = partition::rds(problem, backend, ao);
+    partition::Partition a = partition::rdsh(problem, *backend, ao), r = partition::rds(problem, *backend, ao);
     partition::Partition seed = (r.valid && (!a.valid || r.cost <= a.cost)) ? r : a;
     partition::OptimalOptions so;
     so.budget_seconds = req.optimal_budget;
     so.incumbent = &seed;
-    b->partition = partition::optimal(problem, backend, ao, so);
+    b->partition = partition::optimal(problem, *backend, ao, so);
   }
   if (!b->partition.valid) {
-    *diagnostics += fmt::format("{}: error: {} found no partition that fits {}\n", path, req.algorithm, target.name);
+    std::string why;
+    for (const partition::Pass& p : b->partition.passes)
+      if (!p.failure.empty()) {
+        why = fmt::format(": a pass at n{} ({}) does not fit: {}", p.root, problem.labels[p.root], p.failure);
+        break;
+      }
+    *diagnostics += fmt::format("{}: error: {} found no partition that fits {}{}\n", path, req.algorithm, target.name, why);
     return nullptr;
   }
-  const auto problems = check_partition(problem, backend, *b->fdag, b->partition, model, b->program->binding);
+  const auto problems = b->target->check(b->partition, model, b->program->binding);
   for (const auto& p : problems) *diagnostics += fmt::format("{}: error: {}: {}\n", path, req.algorithm, p);
   report->partition_checked = problems.empty();
   report->passes = static_cast<int>(b->partition.passes.size());
   report->cost = b->partition.cost;
-  b->shader = std::make_unique<fp::PassShader>(*b->tdag, *b->fdag, b->partition, ctx);
+  b->shader = b->target->shader(&b->partition, ctx, &error);
+  if (!b->shader) {
+    *diagnostics += fmt::format("{}: error: {}\n", path, error);
+    return nullptr;
+  }
   return b;
 }
 
@@ -116,7 +126,7 @@ std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const
     for (const auto& p : problems) *diagnostics += p.text() + "\n";
     return nullptr;
   }
-  std::map<std::string, const fp::PassShader*> by_path;
+  std::map<std::string, const sim::FragmentShader*> by_path;
   for (const auto& o : scene.objects) {
     const std::string path = o.shader.empty() ? request.shader : o.shader;
     if (path.empty()) {
@@ -167,8 +177,13 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
   ctx.spaces = snapshot.program->binding.spaces;
   ctx.textures = given ? given : &loaded;
   const bool whole = !run || options.storage == sim::Storage::SinglePass;
-  fp::PassShader shader = whole ? fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, ctx)
-                                : fp::PassShader(*snapshot.target_dag, *snapshot.fragment_dag, run->partition, ctx);
+  std::string why;
+  std::unique_ptr<sim::FragmentShader> owned = snapshot.target->shader(whole ? nullptr : &run->partition, ctx, &why);
+  if (!owned) {
+    out.diagnostics += why + "\n";
+    return out;
+  }
+  const sim::FragmentShader& shader = *owned;
   ShaderReport report;
   report.path = snapshot.request.path;
   report.passes = shader.passes();

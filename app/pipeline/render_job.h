@@ -12,9 +12,6 @@
 #include "core/sim/texture.h"
 #include "app/pipeline/snapshot.h"
 
-namespace passlab::fp {
-class PassShader;
-}
 
 namespace passlab::pipeline {
 
@@ -50,7 +47,7 @@ class SceneShaders {
   // nullptr when a shader or a texture has problems (formatted into *diagnostics).
   static std::unique_ptr<SceneShaders> build(const sim::Scene& scene, const RenderRequest& request, std::string* diagnostics);
   ~SceneShaders();
-  const std::vector<const fp::PassShader*>& per_object() const { return per_object_; }
+  const std::vector<const sim::FragmentShader*>& per_object() const { return per_object_; }
   const sim::TextureSet& textures() const { return *textures_; }
   const std::vector<ShaderReport>& reports() const { return reports_; }
   struct Built;  // one compiled shader (render_job.cpp)
@@ -59,7 +56,7 @@ class SceneShaders {
   SceneShaders() = default;
   std::unique_ptr<sim::TextureSet> textures_;
   std::vector<std::unique_ptr<Built>> built_;
-  std::vector<const fp::PassShader*> per_object_;
+  std::vector<const sim::FragmentShader*> per_object_;
   std::vector<ShaderReport> reports_;
 };
 

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/checks.h"
 #include "core/dag/flatten.h"
 
 namespace passlab::pipeline {
@@ -47,6 +46,11 @@ std::vector<Message> flatten_messages(const driver::Program& prog, const std::st
 
 }  // namespace
 
+const TargetGraph& Snapshot::graph() const {
+  static const TargetGraph none;
+  return target ? target->graph() : none;
+}
+
 const AlgorithmRun* Snapshot::run(const std::string& algorithm) const {
   for (const auto& r : runs)
     if (r.algorithm == algorithm) return &r;
@@ -73,17 +77,17 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   }
   if (s->fragment_dag) {
     std::string error;
-    s->target_dag = fp::select(*s->fragment_dag, &error);
-    if (!s->target_dag) s->stage_error = "the fp target cannot run this shader: " + error;
+    s->target = TargetProgram::make(*s->fragment_dag, request.target, &error);
+    if (!s->target) s->stage_error = error;
   }
   s->compile_ms = ms_since(t0);
-  if (!s->target_dag || cancelled(cancel)) {
+  if (!s->target || cancelled(cancel)) {
     s->cancelled = cancelled(cancel);
     return s;
   }
 
   t0 = std::chrono::steady_clock::now();
-  s->problem = fp::make_problem(*s->target_dag);
+  s->problem = s->target->problem();
   s->dominators = dag::dominators(s->problem.graph);
   s->multiply_referenced = dag::multiply_referenced(s->problem.graph, s->problem.is_op);
   s->pdt = dag::partial_dominator_tree(s->problem.graph, s->dominators, s->multiply_referenced);
@@ -101,9 +105,9 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
 AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, const partition::OptimalOptions& search) {
   AlgorithmRun run;
   run.algorithm = algorithm;
-  if (!s.target_dag) return run;
-  const fp::TargetDag& t = *s.target_dag;
-  fp::FpBackend backend(t, s.request.target);
+  if (!s.target) return run;
+  std::unique_ptr<partition::Backend> owned = s.target->backend();
+  partition::Backend& backend = *owned;
   partition::TraceLog trace;
   partition::AlgorithmOptions ao;
   ao.model = s.request.model;
@@ -122,21 +126,14 @@ AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, cons
     run.partition = partition::optimal(s.problem, backend, ao, so);
   }
   run.trace = std::move(trace.events);
-  run.problems = check_partition(s.problem, backend, *s.fragment_dag, run.partition, s.request.model, s.program->binding);
-  run.listings = listings(t, run.partition, s.request.target, &run.listing_nodes);
+  run.problems = s.target->check(run.partition, s.request.model, s.program->binding);
+  run.listings = s.target->listings(run.partition, &run.listing_nodes);
   return run;
 }
 
-std::vector<fp::TNodeId> nodes_on_line(const Snapshot& s, std::uint32_t line) {
-  std::vector<fp::TNodeId> out;
-  if (!s.target_dag || !s.program) return out;
-  for (const auto& n : s.target_dag->nodes)
-    for (const auto& sp : n.spans)
-      if (sp.valid() && sp.line == line && s.program->sources->file(sp.file).path == s.request.path) {
-        out.push_back(n.id);
-        break;
-      }
-  return out;
+std::vector<std::uint32_t> nodes_on_line(const Snapshot& s, std::uint32_t line) {
+  if (!s.target || !s.program) return {};
+  return nodes_on_line(s.target->graph(), *s.program->sources, s.request.path, line);
 }
 
 }  // namespace passlab::pipeline

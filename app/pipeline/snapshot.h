@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/fp/codegen.h"
-#include "backends/fp/target_dag.h"
+#include "app/pipeline/target_program.h"
 #include "core/dag/dominators.h"
 #include "core/dag/fragment_dag.h"
 #include "core/driver/program.h"
@@ -41,7 +40,7 @@ struct AlgorithmRun {
   std::string algorithm;  // "rdsh", "rds", "optimal"
   partition::Partition partition;
   std::vector<partition::TraceEvent> trace;
-  std::vector<std::string> listings;  // one `!!ARBfp1.0` listing per pass
+  std::vector<std::string> listings;  // one listing per pass (`!!ARBfp1.0`, or `!!TS1.0`/`!!RC1.0`)
   std::vector<std::vector<std::uint32_t>> listing_nodes;  // per pass and listing line: the node (or kNoNode)
   std::vector<std::string> problems;  // the independent validator's and the execution check's findings
 };
@@ -54,7 +53,8 @@ struct Snapshot {
   std::size_t errors = 0, warnings = 0;
   std::string stage_error;  // a later stage that could not run (the fp ISA cannot express the shader)
   std::optional<dag::FragmentDag> fragment_dag;
-  std::optional<fp::TargetDag> target_dag;
+  // The shader on the request's target: the partitioned DAG (graph()) and its backend.
+  std::shared_ptr<const TargetProgram> target;
   partition::Problem problem;
   dag::DominatorTree dominators;
   dag::PartialDominatorTree pdt;
@@ -63,7 +63,8 @@ struct Snapshot {
   double compile_ms = 0, partition_ms = 0;
   bool cancelled = false;
 
-  bool has_dag() const { return target_dag.has_value(); }
+  bool has_dag() const { return target != nullptr; }
+  const TargetGraph& graph() const;  // the partitioned DAG (empty without one)
   const AlgorithmRun* run(const std::string& algorithm) const;
 };
 
@@ -79,7 +80,7 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
 // progress and cancel.
 AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, const partition::OptimalOptions& search = {});
 
-// The nodes of the target DAG that come from the main file's line `line` (1-based).
-std::vector<fp::TNodeId> nodes_on_line(const Snapshot& s, std::uint32_t line);
+// The nodes of the partitioned DAG that come from the main file's line `line` (1-based).
+std::vector<std::uint32_t> nodes_on_line(const Snapshot& s, std::uint32_t line);
 
 }  // namespace passlab::pipeline

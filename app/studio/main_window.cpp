@@ -738,11 +738,11 @@ void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObjec
     if (g != from) g->select_nodes(ids);
   if (from != passes_) passes_->select_nodes(ids);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
-  if (result_ && result_->snapshot->target_dag) {
+  if (result_ && result_->snapshot->has_dag()) {
     const auto& s = *result_->snapshot;
     for (auto id : ids) {
-      if (id >= s.target_dag->size()) continue;
-      for (const auto& sp : s.target_dag->node(id).spans)
+      if (id >= s.graph().size()) continue;
+      for (const auto& sp : s.graph().nodes[id].spans)
         if (sp.valid() && s.program->sources->file(sp.file).path == s.request.path) spans.emplace_back(sp.offset, sp.length);
     }
   }

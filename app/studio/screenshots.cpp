@@ -64,7 +64,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     save(w, "studio");
     // The DAG coloured by RDS's passes, a node selected with its source span.
     auto* g = dock("dock-graphs");
-    w->dag_view()->select_nodes({w->result()->snapshot->target_dag->root});
+    w->dag_view()->select_nodes({w->result()->snapshot->graph().root});
     settle(200);
     save(g, "dag");
     auto* tabs = static_cast<QTabWidget*>(g->widget());

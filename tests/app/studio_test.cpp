@@ -122,7 +122,7 @@ class StudioTest : public QObject {
     QVERIFY(wait_for_panels(w));
     const auto& s = *w.result()->snapshot;
     QVERIFY(s.has_dag());
-    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(s.target_dag->size()));
+    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(s.graph().size()));
     QVERIFY(w.graph_view(1)->node_count() > 0);
     QVERIFY(w.graph_view(2)->node_count() > 0);
     QCOMPARE(w.passes()->pass_count(), static_cast<int>(s.run("rds")->partition.passes.size()));
@@ -215,7 +215,7 @@ class StudioTest : public QObject {
     QVERIFY(wait_for_panels(w, gen));
     QCOMPARE(w.diagnostics()->count(), 0);
     QVERIFY(w.dag_view()->node_count() > before);
-    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(w.result()->snapshot->target_dag->size()));
+    QCOMPARE(w.dag_view()->node_count(), static_cast<int>(w.result()->snapshot->graph().size()));
   }
 
   void aSmallEditKeepsTheDrawnNodesAndAHiddenTabCatchesUpWhenChosen() {

@@ -61,11 +61,11 @@ TEST(DrawGraph, MirrorsTheTargetDagAndItsDominatorTrees) {
   auto s = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
   ASSERT_TRUE(s->has_dag());
   DrawGraph dag = make_draw_graph(*s, GraphKind::Dag);
-  EXPECT_EQ(dag.nodes.size(), s->target_dag->size());
+  EXPECT_EQ(dag.nodes.size(), s->graph().size());
   std::size_t edges = 0;
-  for (const auto& n : s->target_dag->nodes) edges += n.deps.size();
+  for (const auto& n : s->graph().nodes) edges += n.deps.size();
   EXPECT_EQ(dag.edges.size(), edges);
-  EXPECT_EQ(dag.nodes.front().id, s->target_dag->root);  // the output is drawn first (on top)
+  EXPECT_EQ(dag.nodes.front().id, s->graph().root);  // the output is drawn first (on top)
   DrawGraph dom = make_draw_graph(*s, GraphKind::Dominators);
   DrawGraph pdt = make_draw_graph(*s, GraphKind::PartialDominators);
   EXPECT_EQ(dom.edges.size() + 1, dom.nodes.size());  // a tree

@@ -168,9 +168,14 @@ GlRenderer::~GlRenderer() {
 
 std::string GlRenderer::renderer() const { return reinterpret_cast<const char*>(glGetString(GL_RENDERER)); }
 
-std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std::vector<const fp::PassShader*>& shaders,
+std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std::vector<const sim::FragmentShader*>& shaders,
                                              const sim::TextureSet& textures, int width, int height, std::string* error,
                                              double* milliseconds) {
+  for (const sim::FragmentShader* s : shaders)
+    if (!dynamic_cast<const fp::PassShader*>(s)) {
+      if (error) *error = "the OpenGL comparison runs fp programs only (this target's shaders have no GLSL form)";
+      return std::nullopt;
+    }
   std::vector<GLuint> owned_textures, owned_buffers, framebuffers;
   auto cleanup = [&] {
     glDeleteTextures(static_cast<GLsizei>(owned_textures.size()), owned_textures.data());

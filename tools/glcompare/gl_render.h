@@ -22,10 +22,11 @@ class GlRenderer {
   ~GlRenderer();
   std::string renderer() const;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
 
-  // shaders[i] shades scene.objects[i], in one pass or several (intermediates in textures).
+  // shaders[i] shades scene.objects[i], in one pass or several (intermediates in textures). Only
+  // fp programs (fp::PassShader) have a GLSL form; another kind of shader is an error.
   // milliseconds: the time from clearing the frame buffer to the last draw's end (glFinish before
   // and after). Programs are compiled on first use and kept, so a repeated render measures drawing.
-  std::optional<sim::Image> render(const sim::Scene& scene, const std::vector<const fp::PassShader*>& shaders,
+  std::optional<sim::Image> render(const sim::Scene& scene, const std::vector<const sim::FragmentShader*>& shaders,
                                    const sim::TextureSet& textures, int width, int height, std::string* error,
                                    double* milliseconds = nullptr);
 

@@ -1,0 +1,79 @@
+// A shader on one target: the DAG the partitioner works on and the backend that answers VALID,
+// the checks and listings of a partition, and the shader the renderer runs. One implementation per
+// backend: the fp pipeline (its target DAG of ARB-style instructions) and the register combiners
+// (the FragmentDag itself, each pass compiled by Mark & Proudfoot's five stages). The CLI, the
+// renders and the Studio use only this interface, so every target works everywhere.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dag/fragment_dag.h"
+#include "core/ir/binding.h"
+#include "core/partition/partition.h"
+#include "core/sim/shading.h"
+
+namespace passlab::fp {
+struct TargetDag;
+}
+namespace passlab::combiners {
+struct Machine;
+}
+
+namespace passlab::pipeline {
+
+// One node of the partitioned DAG as the graph views draw it.
+struct GraphNode {
+  enum class Kind : std::uint8_t { Instruction, Texture, Interpolant, Constant };
+  Kind kind = Kind::Instruction;
+  std::string label;                 // "MUL", "TEX wood", "s", "0.5"
+  std::vector<std::uint32_t> deps;   // distinct operands, in operand order
+  std::vector<lang::Span> spans;     // where in the source it comes from
+  bool operation() const { return kind == Kind::Instruction || kind == Kind::Texture; }
+};
+
+struct TargetGraph {
+  std::vector<GraphNode> nodes;
+  std::uint32_t root = 0;
+  std::size_t size() const { return nodes.size(); }
+  bool empty() const { return nodes.empty(); }
+};
+
+class TargetProgram {
+ public:
+  virtual ~TargetProgram() = default;
+  // The shader on `target`; nullptr with *error when the target cannot take it at all (the fp ISA
+  // cannot express an operation; a combiner machine description is malformed). `d` must outlive it.
+  static std::unique_ptr<TargetProgram> make(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error);
+
+  const partition::Problem& problem() const { return problem_; }
+  const TargetGraph& graph() const { return graph_; }
+  const partition::TargetDesc& target() const { return target_; }
+  // A backend for one partitioning run (each run gets its own; they may run concurrently).
+  virtual std::unique_ptr<partition::Backend> backend() const = 0;
+  // The independent validator's findings, then an execution check of the passes against the
+  // reference. Empty when the partition is sound.
+  virtual std::vector<std::string> check(const partition::Partition& part, const partition::CostModel& model, const ir::Binding& binding) const = 0;
+  // One listing per pass; with `line_nodes`, per pass and line the node it computes (or
+  // pipeline::kNoNode, checks.h).
+  virtual std::vector<std::string> listings(const partition::Partition& part, std::vector<std::vector<std::uint32_t>>* line_nodes) const = 0;
+  virtual std::string listing_extension() const = 0;  // "fp", "rc"
+  // The renderer's shader: the passes of `part`, or the whole program as one pass (nullptr). For
+  // a target where the whole program does not fit one pass, nullptr and *error.
+  virtual std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error) const = 0;
+  // The fp target DAG, for what only the fp pipeline has (GLSL emission); null elsewhere.
+  virtual const fp::TargetDag* fp_dag() const { return nullptr; }
+  virtual const combiners::Machine* combiner_machine() const { return nullptr; }
+
+ protected:
+  partition::Problem problem_;
+  TargetGraph graph_;
+  partition::TargetDesc target_;
+};
+
+// The nodes of `g` with a span on line `line` (1-based) of the file `path` in `sources`.
+std::vector<std::uint32_t> nodes_on_line(const TargetGraph& g, const lang::SourceManager& sources, const std::string& path, std::uint32_t line);
+
+}  // namespace passlab::pipeline
