@@ -1,6 +1,7 @@
 // Writes the bowling pin's textures as PNG files: the projector slides its light setup names
 // (proj_stars, proj_stripes, proj_dots, proj_grid) and the maps of its surface (pinbase, bruns,
-// circle, coated, marks): `make_slides DIR`. The files in samples/textures are its output.
+// circle, coated, marks), and the maps of Mark & Proudfoot's Figure 4 pin (pinnormals,
+// pindecals, pinbasemarks): `make_slides DIR`. The files in samples/textures are its output.
 // (Texture t grows down the image; on the pin it grows upwards, so the pictures are upside down.)
 #include <cmath>
 #include <cstdio>
@@ -53,6 +54,79 @@ float star(float u, float v) {
   return r < edge ? 1.0f : 0.0f;
 }
 
+// The Figure 4 pin's maps are in its (s, t): s around the pin (0.75 faces the camera), t up it.
+
+// A tangent-space normal map of round dimples, (N + 1) / 2 in RGB; alpha is the length of the
+// normal averaged over the texel (4 x 4 samples), what the paper keeps "before renormalisation"
+// so a mip-filtered bumpy texel darkens instead of shining.
+Image normal_map(int n) {
+  Image im(n, n);
+  auto height = [](float u, float v) {  // a dimple in each of 2 x 2 cells per tile
+    const float cu = std::fmod(u * 2, 1.0f) - 0.5f, cv = std::fmod(v * 2, 1.0f) - 0.5f;
+    const float r2 = cu * cu + cv * cv;
+    return r2 < 0.05f ? -(0.05f - r2) * 2.0f : 0.0f;
+  };
+  const float e = 0.5f / static_cast<float>(n * 4);
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      float sum[3] = {0, 0, 0};
+      for (int sy = 0; sy < 4; ++sy)
+        for (int sx = 0; sx < 4; ++sx) {
+          const float u = (x + (sx + 0.5f) / 4) / static_cast<float>(n), v = (y + (sy + 0.5f) / 4) / static_cast<float>(n);
+          const float du = (height(u + e, v) - height(u - e, v)) / (2 * e) / static_cast<float>(n);
+          const float dv = (height(u, v + e) - height(u, v - e)) / (2 * e) / static_cast<float>(n);
+          float nx = -du * 16, ny = -dv * 16, nz = 1;
+          const float len = std::sqrt(nx * nx + ny * ny + nz * nz);
+          sum[0] += nx / len, sum[1] += ny / len, sum[2] += nz / len;
+        }
+      float* p = im.at(x, y);
+      const float len = std::sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]) / 16;
+      for (int c = 0; c < 3; ++c) p[c] = 0.5f + 0.5f * sum[c] / 16 / len;
+      p[3] = len;
+    }
+  return im;
+}
+
+// The front label: a red diamond with a white rim, premultiplied, its coverage in alpha.
+Image decals(int w, int h) {
+  Image im(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      float red = 0, white = 0;
+      for (int sy = 0; sy < 4; ++sy)
+        for (int sx = 0; sx < 4; ++sx) {
+          const float u = (x + (sx + 0.5f) / 4) / static_cast<float>(w), v = (y + (sy + 0.5f) / 4) / static_cast<float>(h);
+          const float d = std::fabs(u - 0.75f) * 2.2f + std::fabs(v - 0.4f);
+          if (d < 0.09f) red += 1;
+          else if (d < 0.11f) white += 1;
+        }
+      red /= 16, white /= 16;
+      float* p = im.at(x, y);
+      p[0] = 0.85f * red + white;
+      p[1] = p[2] = 0.08f * red + white;
+      p[3] = red + white;
+    }
+  return im;
+}
+
+// The body: white with two red stripes round the neck, scuff marks in alpha (1 where clean).
+Image base_marks(int w, int h) {
+  Image im(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const float u = (x + 0.5f) / static_cast<float>(w), v = (y + 0.5f) / static_cast<float>(h);
+      const bool stripe = (v > 0.700f && v < 0.725f) || (v > 0.745f && v < 0.770f);
+      float* p = im.at(x, y);
+      p[0] = stripe ? 0.80f : 0.95f;
+      p[1] = p[2] = stripe ? 0.10f : 0.93f;
+      const int cu = static_cast<int>(u * 40), cv = static_cast<int>(v * 40);
+      const unsigned hsh = (static_cast<unsigned>(cu) * 73856093u) ^ (static_cast<unsigned>(cv) * 19349663u);
+      const float fu = u * 40 - static_cast<float>(cu) - 0.5f, fv = v * 40 - static_cast<float>(cv) - 0.5f;
+      p[3] = (hsh % 7 == 0) && fu * fu * 4 + fv * fv < 0.05f ? 0.75f : 1.0f;
+    }
+  return im;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +167,9 @@ int main(int argc, char** argv) {
          const float fu = u * 24 - static_cast<float>(cu) - 0.5f, fv = v * 24 - static_cast<float>(cv) - 0.5f;
          return (h % 7 == 0) && fu * fu + fv * fv * 6 < 0.05f ? 0.75f : 1.0f;
        })},
+      {"pinnormals", normal_map(128)},
+      {"pindecals", decals(256, 256)},
+      {"pinbasemarks", base_marks(256, 256)},
   };
   for (const auto& o : outs) {
     std::string error;
