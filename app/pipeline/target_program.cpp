@@ -10,6 +10,7 @@
 #include "app/pipeline/checks.h"
 #include "backends/combiners/backend.h"
 #include "backends/combiners/listing.h"
+#include "backends/combiners/lower.h"
 #include "backends/combiners/pass_shader.h"
 #include "backends/fp/codegen.h"
 #include "backends/fp/pass_shader.h"
@@ -86,8 +87,9 @@ class FpProgram : public TargetProgram {
 
 class CombinerProgram : public TargetProgram {
  public:
-  CombinerProgram(const dag::FragmentDag& d, const partition::TargetDesc& target, combiners::Machine m)
-      : d_(d), machine_(std::move(m)), ranges_(combiners::intervals(d)) {
+  CombinerProgram(const dag::FragmentDag& original, const partition::TargetDesc& target, combiners::Machine m)
+      : lowered_(combiners::lower(original)), d_(lowered_), machine_(std::move(m)), ranges_(combiners::intervals(d_)) {
+    const dag::FragmentDag& d = d_;
     target_ = target;
     problem_ = combiners::make_problem(d);
     graph_.root = d.root;
@@ -250,6 +252,8 @@ class CombinerProgram : public TargetProgram {
     return map;
   }
 
+  // The combiners partition the shader with multi-step functions expanded (combiners/lower.h).
+  dag::FragmentDag lowered_;
   const dag::FragmentDag& d_;
   combiners::Machine machine_;
   std::vector<combiners::Interval> ranges_;

@@ -10,6 +10,11 @@
 
 namespace passlab::combiners {
 
+// Conditions (comparisons and their && || !) are never saved between passes: a MUX control is
+// made in the pass of the MUX that reads it (one ALPHA combiner) from what the condition compares.
+// So in the partitioning problem a condition is not a node: its readers read its operands.
+bool is_condition(const dag::Node& n) { return n.kind == dag::NodeKind::Operation && n.type == ir::BaseType::Bool; }
+
 partition::Problem make_problem(const dag::FragmentDag& d) {
   partition::Problem pr;
   pr.graph.root = d.root;
@@ -20,8 +25,18 @@ partition::Problem make_problem(const dag::FragmentDag& d) {
   pr.is_interpolant.assign(d.size(), 0);
   std::map<std::string, int> names;
   for (const dag::Node& n : d.nodes) {
-    pr.graph.children[n.id] = n.children;
-    pr.is_op[n.id] = n.kind == dag::NodeKind::Operation || n.kind == dag::NodeKind::Texture;
+    // Operands, with conditions replaced by what they compare (ids are in postorder, so a
+    // condition's operands were expanded before it).
+    std::vector<std::uint32_t>& kids = pr.graph.children[n.id];
+    for (dag::NodeId c : n.children) {
+      if (is_condition(d.node(c))) {
+        for (std::uint32_t k : pr.graph.children[c])
+          if (std::find(kids.begin(), kids.end(), k) == kids.end()) kids.push_back(k);
+      } else if (std::find(kids.begin(), kids.end(), c) == kids.end()) {
+        kids.push_back(c);
+      }
+    }
+    pr.is_op[n.id] = (n.kind == dag::NodeKind::Operation || n.kind == dag::NodeKind::Texture) && !is_condition(n);
     pr.is_interpolant[n.id] = n.kind == dag::NodeKind::Interpolant;
     if (n.kind == dag::NodeKind::Texture) pr.texture[n.id] = names.try_emplace(n.name, static_cast<int>(names.size())).first->second;
     pr.labels[n.id] = n.kind == dag::NodeKind::Texture ? "TEX " + dag::label(n) : dag::label(n);
@@ -40,7 +55,7 @@ PassSpec pass_spec(const dag::FragmentDag& d, const std::vector<Interval>& range
 }
 
 CombinerBackend::CombinerBackend(const dag::FragmentDag& d, const partition::TargetDesc& target, Machine machine)
-    : d_(d), target_(target), machine_(std::move(machine)), ranges_(intervals(d)), scratch_(d.size(), 0) {}
+    : d_(d), target_(target), machine_(std::move(machine)), ranges_(intervals(d)), problem_(make_problem(d)), scratch_(d.size(), 0) {}
 
 partition::Check CombinerBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
   ++calls_;
@@ -53,9 +68,8 @@ partition::Check CombinerBackend::valid(partition::NodeId root, const std::vecto
   // Restores: operations the members read that another pass computes.
   for (partition::NodeId m : s.members) scratch_[m] = 1;
   for (partition::NodeId m : s.members)
-    for (dag::NodeId c : d_.node(m).children) {
-      const dag::Node& cn = d_.node(c);
-      if (!scratch_[c] && (cn.kind == dag::NodeKind::Operation || cn.kind == dag::NodeKind::Texture)) {
+    for (dag::NodeId c : problem_.graph.children[m]) {
+      if (!scratch_[c] && problem_.is_op[c]) {
         scratch_[c] = 2;
         s.restores.push_back(c);
       }

@@ -16,6 +16,7 @@
 namespace passlab::combiners {
 
 // The partitioning problem over a FragmentDag (labels as `passlab-cli dag` prints them).
+// Conditions are not nodes of it: a MUX control is made in the pass of the MUX that reads it.
 partition::Problem make_problem(const dag::FragmentDag& d);
 
 // The pass a partition's pass is: its root, members and restores.
@@ -36,6 +37,7 @@ class CombinerBackend : public partition::Backend {
   partition::TargetDesc target_;
   Machine machine_;
   std::vector<Interval> ranges_;
+  partition::Problem problem_;  // for the operands of a pass's members (conditions expanded)
   std::vector<char> scratch_;
   long calls_ = 0;
 };

@@ -43,6 +43,9 @@ class Rewriter {
   Rewriter(const PassSpec& pass, const Machine& m, HDag& h, Failure& f, CompileTrace& t)
       : p_(pass), d_(*pass.dag), m_(m), h_(h), f_(f), t_(t), memo_(d_.size(), kNoH), member_(d_.size(), 0), restored_(d_.size(), -1) {
     for (dag::NodeId id : pass.members) member_[id] = 1;
+    // Conditions are computed where they are read (the partitioner never saves them).
+    for (const dag::Node& n : d_.nodes)
+      if (n.kind == dag::NodeKind::Operation && n.type == ir::BaseType::Bool) member_[n.id] = 1;
     for (std::size_t u = 0; u < h.units.size(); ++u)
       for (dag::NodeId id : h.units[u].nodes)
         if (h.units[u].op != UnitOp::DotProduct) unit_of_[id] = static_cast<int>(u);
@@ -116,6 +119,7 @@ class Rewriter {
 
   bool is_const(HId v) const { return h_[v].op == HOp::Const; }
   HId triple(HId v, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     const HNode& n = h_[v];
     if (n.part == Part::Rgb) return v;
     if (n.op == HOp::Const) return constant(Part::Rgb, n.value[0]);
@@ -123,6 +127,7 @@ class Rewriter {
     return node(HOp::Triple, Part::Rgb, {v}, origin);
   }
   HId blue(HId v, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     const HNode& n = h_[v];
     if (n.part == Part::Alpha) return v;
     if (n.op == HOp::Const) return constant(Part::Alpha, n.value[2]);
@@ -130,6 +135,7 @@ class Rewriter {
     return node(HOp::Blue, Part::Alpha, {v}, origin);
   }
   HId component(HId v, int c, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     if (h_[v].op == HOp::Triple) return h_[v].kids[0];  // every component is the scalar
     if (c == 2 || h_[v].part == Part::Alpha) return blue(v, origin);
     if (is_const(v)) return constant(Part::Alpha, h_[v].value[static_cast<std::size_t>(c)]);
@@ -138,19 +144,23 @@ class Rewriter {
   }
   // Brings two operands to one part: a scalar meets a vector as TRIPLE.
   void unify(HId& a, HId& b, dag::NodeId origin) {
+    if (!ok_) return;
     if (h_[a].part == h_[b].part) return;
     if (h_[a].part == Part::Alpha) a = triple(a, origin);
     else b = triple(b, origin);
   }
   HId add(HId a, HId b, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     unify(a, b, origin);
     return node(HOp::Add, h_[a].part, {a, b}, origin);
   }
   HId mul(HId a, HId b, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     unify(a, b, origin);
     return node(HOp::Mul, h_[a].part, {a, b}, origin);
   }
   HId neg(HId a, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     const HNode& x = h_[a];
     if (x.op == HOp::Const) return constant(x.part, -x.value[0], -x.value[1], -x.value[2]);
     if (x.op == HOp::InMap && static_cast<InMap>(x.map) == InMap::SignedNegate) return x.kids[0];
@@ -158,6 +168,7 @@ class Rewriter {
   }
   // sel ? right : left, by a control in spare0.a (>= 1/2: right).
   HId mux(HId control, HId left, HId right, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     unify(left, right, origin);
     return node(HOp::Mux, h_[left].part, {control, left, right}, origin);
   }
@@ -194,6 +205,10 @@ class Rewriter {
   }
   Cond condition(dag::NodeId id) {
     const dag::Node& n = d_.node(id);
+    if (n.kind == dag::NodeKind::Operation && n.type != ir::BaseType::Bool) {
+      // A number used as a condition: restored 0/1 (a bool saved as a number), tested >= 1/2.
+      return {blue(value(id), id), false};
+    }
     if (n.kind == dag::NodeKind::Operation) {
       switch (n.op) {
         case Op::Ge: return {at_least(n.children[0], n.children[1], id), false};
@@ -269,6 +284,7 @@ class Rewriter {
     return k;
   }
   HId expand_if(bool biased, HId v, dag::NodeId origin) {
+    if (!ok_) return kNoH;  // an operand failed: nothing more is built
     return biased ? node(HOp::InMap, h_[v].part, {v}, origin, static_cast<std::uint8_t>(InMap::ExpandNormal)) : v;
   }
 
@@ -343,7 +359,8 @@ class Rewriter {
       }
       case Op::Mul: {
         const HId a = kid(0), b = kid(1);
-        if (ok_) r = mul(a, b, id);
+        if (!ok_) return kNoH;
+        r = mul(a, b, id);
         why = h_[a].part != h_[b].part ? "a scalar times a vector: TRIPLE" : "";
         break;
       }

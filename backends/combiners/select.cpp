@@ -189,10 +189,13 @@ class Selector {
         takes_usage = true;
       }
       if (!takes_map && !takes_usage) break;
-      if (placed_[x] && !output) break;  // computed already: read its register
-      const bool shared = consumer == kNoH ? (!output && !parents_[x].empty()) : parents_[x].size() > 1;
+      // Absorbed already by this combiner for another operand of the same reader (DOT(x, x)):
+      // absorbed again. Placed anywhere else: computed already, read from its register.
+      const bool here = std::find(pc.covered.begin(), pc.covered.end(), x) != pc.covered.end();
+      if (placed_[x] && !output && !here) break;
+      const bool shared = here ? false : consumer == kNoH ? (!output && !parents_[x].empty()) : parents_[x].size() > 1;
       const HId own = shared ? duplicate(x, consumer, slot) : x;
-      cover(pc, own);
+      if (!here) cover(pc, own);
       output = false;
       if (takes_map) {
         o.map = map;

@@ -1,0 +1,16 @@
+// Stage 2, first half, for the whole shader before it is partitioned: the library functions the
+// combiners compute in several steps written as the primitive operations they are made of
+// (faceforward, reflect, pow by a whole number, mix, step, abs, scalar min/max/clamp), so the
+// partitioner can put the steps in different passes: a faceforward needs three combiner stages
+// (the dot product, the MUX control, the MUX), more than a GeForce1 pass has, but its dot product
+// in one pass and its MUX in the next fit. What the rewrite would do per pass is unchanged.
+#pragma once
+
+#include "core/dag/fragment_dag.h"
+
+namespace passlab::combiners {
+
+// The same shader with those functions expanded (same values; the vertex program is kept).
+dag::FragmentDag lower(const dag::FragmentDag& d);
+
+}  // namespace passlab::combiners
