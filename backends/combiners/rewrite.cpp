@@ -325,8 +325,10 @@ class Rewriter {
     switch (n.kind) {
       case dag::NodeKind::Constant: {
         const float x = n.value.empty() ? 0.0f : n.value[0];
-        if (part == Part::Rgb && n.value.size() >= 3) return constant(part, n.value[0], n.value[1], n.value[2]);
-        return constant(part, x);
+        const HId c = part == Part::Rgb && n.value.size() >= 3 ? constant(part, n.value[0], n.value[1], n.value[2]) : constant(part, x);
+        h_[c].origin = id;  // so a constant out of range is reported where it was written
+        h_[c].has_origin = true;
+        return c;
       }
       case dag::NodeKind::Interpolant: {
         const int in = interpolant_input(id);

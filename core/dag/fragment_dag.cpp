@@ -296,10 +296,16 @@ namespace {
 
 // Evaluates nodes in id order; interpolants read the fragment's globals or the vertex program.
 std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
-                                 const std::vector<ir::Value>* vertex_values) {
+                                 const std::vector<ir::Value>* vertex_values, const float* range = nullptr) {
   std::vector<ir::Value> vals(nodes.size());
   std::vector<const ir::Value*> ops;
   for (const Node& n : nodes) {
+    if (range && n.id > 0) {  // the value before this one as a fixed-range datapath keeps it
+      ir::Value& v = vals[n.id - 1];
+      const Node& p = nodes[n.id - 1];
+      if (p.kind != NodeKind::Constant && v.type != ir::BaseType::Bool && v.type != ir::BaseType::String)
+        for (int i = 0; i < std::max(1, lang::component_count(v.type)); ++i) v.f[static_cast<std::size_t>(i)] = std::clamp(v.f[static_cast<std::size_t>(i)], range[0], range[1]);
+    }
     switch (n.kind) {
       case NodeKind::Interpolant:
         vals[n.id] = n.vertex_output >= 0 && vertex_values ? (*vertex_values)[static_cast<std::size_t>(n.vertex_output)]
@@ -354,6 +360,16 @@ ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const i
 std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
   std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
   return run_nodes(dag.nodes, in, ctx, &outputs);
+}
+
+std::vector<ir::Value> evaluate_all_clamped(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, float lo,
+                                            float hi) {
+  std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
+  const float range[2] = {lo, hi};
+  std::vector<ir::Value> v = run_nodes(dag.nodes, in, ctx, &outputs, range);
+  if (!v.empty() && dag.nodes.back().kind != NodeKind::Constant && v.back().type != ir::BaseType::Bool)
+    for (int i = 0; i < std::max(1, lang::component_count(v.back().type)); ++i) v.back().f[static_cast<std::size_t>(i)] = std::clamp(v.back().f[static_cast<std::size_t>(i)], lo, hi);
+  return v;
 }
 
 }  // namespace passlab::dag

@@ -71,6 +71,11 @@ ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const i
 
 // Every node's value on one fragment, by node id (what checks of partial programs compare with).
 std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+// The same on a fixed-range datapath: every value an interpolant, lookup or operation produces
+// is clamped to [lo, hi] (constants as written). Where the root agrees with evaluate_all, no
+// clamp changed the result.
+std::vector<ir::Value> evaluate_all_clamped(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, float lo,
+                                            float hi);
 
 // The values of the computed interpolants at one fragment (what the vertex program delivers).
 std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
