@@ -53,6 +53,15 @@ struct RenderCliOptions {
 };
 int run_render(const CommonOptions& o, const RenderCliOptions& r);
 
+// passlab-cli combiners: one pass for NVIDIA register combiners (Mark & Proudfoot 2001).
+struct CombinersCliOptions {
+  std::string target = "geforce3";
+  bool trace = false;   // print every decision of the five stages
+  std::string emit;     // folder for the hardware DAG, the trace, the .rc listing and JSON
+  std::string output;   // the .rc listing
+};
+int run_combiners(const CommonOptions& o, const CombinersCliOptions& c);
+
 // passlab-cli rpu compile|asm|run|render
 struct RpuCliOptions {
   std::vector<std::string> files;  // RSL files (compile, run, render) or one assembly file (asm, run)

@@ -40,14 +40,23 @@ int main(int argc, char** argv) {
   PartitionOptions po;
   auto* part = app.add_subcommand("partition", "split a shader into passes for a target with RDSh, RDS and the optimal search");
   add_common(part, true);
-  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0) or JSON file");
+  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
   part->add_option("--algo", po.algo, "rdsh, rds, optimal or all")->check(CLI::IsMember({"rdsh", "rds", "optimal", "all"}));
   part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
   part->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   part->add_flag("--trace", po.trace, "print every decision");
   part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");
-  part->add_option("--emit", po.emit, "write each pass's !!ARBfp1.0 listing into this folder");
+  part->add_option("--emit", po.emit, "write each pass's listing into this folder (!!ARBfp1.0 .fp; register combiners: .rc)");
+
+  CombinersCliOptions co;
+  auto* comb = app.add_subcommand("combiners", "compile a shader for NVIDIA register combiners in one pass (!!TS1.0 and !!RC1.0)");
+  add_common(comb, true);
+  comb->add_option("--target", co.target, "geforce1 or geforce3 (or a combiner target JSON file)");
+  comb->add_option("--format", o.format, "text (the listing) or json")->check(CLI::IsMember({"text", "json"}));
+  comb->add_flag("--trace", co.trace, "print every decision of the five stages");
+  comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the listing (.rc) and its JSON into this folder");
+  comb->add_option("-o,--output", co.output, "write the listing here");
 
   RenderCliOptions ro;
   auto* render = app.add_subcommand("render", "render a scene with the shader partitioned into passes (render-to-texture or F-buffer)");
@@ -136,6 +145,7 @@ int main(int argc, char** argv) {
     if (dag->parsed()) return run_dag(o);
     if (report->parsed()) return run_report(o);
     if (part->parsed()) return run_partition(o, po);
+    if (comb->parsed()) return run_combiners(o, co);
     if (render->parsed()) return run_render(o, ro);
     if (rpu_compile->parsed()) return run_rpu_compile(o, rp);
     if (rpu_asm->parsed()) return run_rpu_asm(rp);

@@ -1,0 +1,128 @@
+// passlab-cli combiners: a shader compiled for NVIDIA register combiners in one rendering pass,
+// as Mark & Proudfoot's compiler does: the !!TS1.0/!!RC1.0 programs, or, when the pass cannot
+// hold it, a diagnostic naming the constraint at the place in the source that breaks it.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "backends/combiners/compiler.h"
+#include "backends/combiners/listing.h"
+#include "backends/combiners/lower.h"
+#include "core/dag/flatten.h"
+#include "core/driver/program.h"
+
+namespace passlab::cli {
+
+namespace {
+
+bool write_atomic(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!(out << text)) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+lang::Span span_of(const dag::FragmentDag& d, dag::NodeId id) {
+  const dag::Node& n = d.node(id);
+  return n.spans.empty() ? lang::Span{} : n.spans.front();
+}
+
+}  // namespace
+
+int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
+  std::string error;
+  auto target = partition::load_target(c.target, &error);
+  if (!target) {
+    std::cerr << "passlab-cli: " << error << '\n';
+    return kUsage;
+  }
+  auto machine = combiners::parse_machine(*target, &error);
+  if (!machine) {
+    std::cerr << "passlab-cli: " << (target->backend != "combiners" ? "'" + c.target + "' is not a register-combiner target (geforce1, geforce3)" : error) << '\n';
+    return kUsage;
+  }
+  driver::ProgramOptions popt;
+  popt.include_paths = o.include_paths;
+  popt.lights_path = o.lights;
+  auto prog = driver::compile_file(o.file, popt);
+  std::optional<dag::FragmentDag> fdag;
+  if (prog->ok() && prog->module) fdag = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
+  if (!fdag) {
+    std::cerr << lang::format_text(prog->diagnostics.items(), *prog->sources);
+    return kDiagnostics;
+  }
+  const dag::FragmentDag d = combiners::lower(*fdag);
+  const std::vector<combiners::Interval> ranges = combiners::intervals(d);
+  combiners::CompileOptions co;
+  co.trace = c.trace || !c.emit.empty();
+  const combiners::CompileResult r = combiners::compile_single(d, ranges, *machine, co);
+
+  // Diagnostics: the constraint at its source line; the values the hardware will clamp.
+  if (!r.ok) {
+    lang::Diagnostic diag;
+    diag.severity = lang::Severity::Error;
+    diag.code = "combiners-" + r.failure.constraint;
+    diag.message = fmt::format("{} cannot run this shader in one pass: {}", machine->name, r.failure.message);
+    if (r.failure.has_node) diag.span = span_of(d, r.failure.node);
+    const bool resource = r.failure.constraint == "stages" || r.failure.constraint == "texture-units" || r.failure.constraint == "interpolants" ||
+                          r.failure.constraint == "registers" || r.failure.constraint == "constants";
+    if (resource)
+      diag.notes.push_back({{}, fmt::format("split it into passes: passlab-cli partition {} --target {}", o.file, c.target)});
+    prog->diagnostics.report(diag);
+  } else {
+    int shown = 0;
+    for (dag::NodeId id : r.clamped) {
+      const combiners::Interval& iv = ranges[id];
+      if (!std::isfinite(iv.lo) || !std::isfinite(iv.hi) || shown >= 5) continue;
+      prog->diagnostics.warning("combiners-clamp", span_of(d, id),
+                                fmt::format("this value can reach [{:g}, {:g}]; the combiners' registers clamp it to [-1, 1]", iv.lo, iv.hi));
+      ++shown;
+    }
+  }
+  std::cerr << lang::format_text(prog->diagnostics.items(), *prog->sources);
+
+  if (c.trace)
+    for (std::size_t i = 0; i < r.trace.size(); ++i) std::cout << fmt::format("{:5} {}\n", i, combiners::reason(r.trace[i], *machine));
+  if (!c.emit.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(c.emit, ec);
+    std::string trace;
+    for (const auto& e : r.trace) trace += combiners::reason(e, *machine) + "\n";
+    bool ok = write_atomic(std::filesystem::path(c.emit) / "trace.txt", trace);
+    if (r.ok) {
+      ok = ok && write_atomic(std::filesystem::path(c.emit) / "hardware_dag.txt", combiners::to_text(r.program.hdag, d));
+      ok = ok && write_atomic(std::filesystem::path(c.emit) / "pass.rc", combiners::listing(r.program, *machine, {&d, 0, 1}));
+      ok = ok && write_atomic(std::filesystem::path(c.emit) / "pass.json", combiners::to_json(r.program, *machine).dump(1) + "\n");
+    }
+    if (!ok) {
+      std::cerr << "passlab-cli: cannot write into " << c.emit << '\n';
+      return kDiagnostics;
+    }
+  }
+  if (!r.ok) return kDiagnostics;
+  if (o.format == "json") {
+    nlohmann::ordered_json j = combiners::to_json(r.program, *machine);
+    j["resources"] = {{"stages", r.resources.operations}, {"texture_units", r.resources.textures}, {"colour_interpolants", r.resources.interpolants},
+                      {"temporaries", r.resources.registers}};
+    std::cout << j.dump(1) << '\n';
+  } else if (!c.trace) {
+    const std::string text = combiners::listing(r.program, *machine, {&d, 0, 1});
+    if (c.output.empty()) std::cout << text;
+    else if (!write_atomic(c.output, text)) {
+      std::cerr << "passlab-cli: cannot write " << c.output << '\n';
+      return kDiagnostics;
+    }
+  }
+  return prog->diagnostics.has_errors() ? kDiagnostics : kOk;
+}
+
+}  // namespace passlab::cli
