@@ -51,7 +51,8 @@ CompileResult compile_pass(const PassSpec& pass, const Machine& m, const Compile
   try {
     ok = extract_texture_units(pass, m, h, out.failure, trace) && rewrite(pass, m, h, out.failure, trace) &&
          recognise_mappings(pass, h, out.failure, trace) && select_combiners(h, m, pcs, out.failure, trace) &&
-         allocate_inputs(h, pcs, m, out.failure, trace) && schedule(h, pcs, m, pass.final(), p, out.failure, trace);
+         allocate_inputs(h, pcs, m, out.failure, trace) &&
+         schedule(h, pcs, m, pass.final(), p, out.failure, trace, {options.exact_schedule, options.exact_budget}, &out.schedule_proven);
   } catch (const std::logic_error& e) {
     // A broken invariant of the compiler's own: the pass fails with it rather than the program.
     out.failure = {"internal", std::string("internal compiler error: ") + e.what(), pass.root, true};

@@ -14,7 +14,9 @@
 namespace passlab::combiners {
 
 struct CompileOptions {
-  bool trace = false;  // record every decision (CompileTrace)
+  bool trace = false;           // record every decision (CompileTrace)
+  bool exact_schedule = false;  // stage 5 by exhaustive search (the fewest stages; for small passes)
+  long exact_budget = 200000;
 };
 
 struct CompileResult {
@@ -26,6 +28,7 @@ struct CompileResult {
   // Clamping the hardware will do where real arithmetic would not: FragmentDag nodes whose values
   // may leave [-1, 1] (the registers' range).
   std::vector<dag::NodeId> clamped;
+  bool schedule_proven = true;  // exact_schedule: the stage count is proven minimal
 };
 
 // Compiles one pass. Never throws for what the hardware cannot do: that is a failure. Not

@@ -39,16 +39,22 @@ struct PortionState {
 
 class Scheduler {
  public:
-  Scheduler(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, bool final_pass, Program& p, Failure& f, CompileTrace& t)
-      : h_(h), pcs_(pcs), m_(m), final_pass_(final_pass), p_(p), f_(f), t_(t) {}
+  Scheduler(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, bool final_pass, Program& p, Failure& f, CompileTrace& t,
+            const ScheduleOptions& options)
+      : h_(h), pcs_(pcs), m_(m), final_pass_(final_pass), p_(p), f_(f), t_(t), options_(options) {}
 
   bool run() {
     index_values();
-    if (!place_all()) return false;
+    if (options_.exact) {
+      if (!place_exact()) return false;
+    } else if (!place_all()) {
+      return false;
+    }
     if (!colour()) return false;
     emit();
     return true;
   }
+  bool proven() const { return proven_; }
 
  private:
   // ---- what reads what ----------------------------------------------------------------------
@@ -280,8 +286,164 @@ class Scheduler {
 
   bool fail(const std::string& constraint, std::string message, dag::NodeId at) {
     f_ = {constraint, std::move(message), at, origin_ok_};
-    t_.add({CEvent::Fail, 5, origin_ok_ ? std::vector<dag::NodeId>{at} : std::vector<dag::NodeId>{}, -1, -1, -1, -1, Part::Rgb, constraint, f_.message});
+    trace().add({CEvent::Fail, 5, origin_ok_ ? std::vector<dag::NodeId>{at} : std::vector<dag::NodeId>{}, -1, -1, -1, -1, Part::Rgb, constraint, f_.message});
     return false;
+  }
+  CompileTrace& trace() { return trace_ ? *trace_ : t_; }
+
+  // ---- the exact scheduler --------------------------------------------------------------------
+  //
+  // For small passes: the fewest stages any schedule of the same partial combiners needs, by
+  // depth-first search over stage assignments in dependency order (each combiner from the stage
+  // after its operands' to the last that leaves room for the chain above it), for 1, 2, ...
+  // stages from the longest chain up, every complete assignment checked against all of the
+  // greedy scheduler's rules (room and OUTMAPs, spare0.a, per-stage constants, register pressure)
+  // and then coloured. `options_.budget` bounds the assignments tried; past it the result is not
+  // proven minimal.
+
+  bool place_exact() {
+    std::vector<int> general;
+    for (std::size_t i = 0; i < pcs_.size(); ++i)
+      if (!is_final(pcs_[i].kind)) general.push_back(static_cast<int>(i));
+    stage_of_.assign(pcs_.size(), -1);
+    capacity_[0] = capacity_[1] = 0;
+    for (const RegisterDesc& r : m_.registers)
+      if (r.writable) capacity_[0] += (r.parts & kRgbBit) ? 1 : 0, capacity_[1] += (r.parts & kAlphaBit) ? 1 : 0;
+    // Dependencies among general combiners; an order where producers come first.
+    deps_.assign(pcs_.size(), {});
+    for (int i : general)
+      for (HId v : reads_of(pcs_[static_cast<std::size_t>(i)])) {
+        auto it = producer_.find(v);
+        if (it != producer_.end() && !is_final(pcs_[static_cast<std::size_t>(it->second)].kind)) deps_[static_cast<std::size_t>(i)].push_back(it->second);
+      }
+    order_.clear();
+    std::vector<char> done(pcs_.size(), 0);
+    while (order_.size() < general.size()) {
+      const std::size_t before = order_.size();
+      for (int i : general) {
+        if (done[static_cast<std::size_t>(i)]) continue;
+        bool ready = true;
+        for (int d : deps_[static_cast<std::size_t>(i)]) ready = ready && done[static_cast<std::size_t>(d)];
+        if (ready) {
+          done[static_cast<std::size_t>(i)] = 1;
+          order_.push_back(i);
+        }
+      }
+      if (order_.size() == before)
+        throw std::logic_error("partial combiners depend on each other in a cycle");
+    }
+    int lower = 0;
+    for (int i : general) lower = std::max(lower, height_[static_cast<std::size_t>(i)] + 1);
+    proven_ = true;
+    tried_ = 0;
+    if (general.empty()) return true;
+    for (int stages = lower; stages <= m_.general_stages; ++stages) {
+      if (search(0, stages)) {
+        stages_used_ = 0;
+        for (int i : general) stages_used_ = std::max(stages_used_, stage_of_[static_cast<std::size_t>(i)] + 1);
+        for (std::size_t s = 0; s < static_cast<std::size_t>(stages_used_); ++s)
+          for (int part = 0; part < 2; ++part) {
+            int half = 0;
+            for (int i : general) {
+              PartialCombiner& pc = pcs_[static_cast<std::size_t>(i)];
+              if (stage_of_[static_cast<std::size_t>(i)] != static_cast<int>(s) || static_cast<int>(part_of(pc.kind)) != part) continue;
+              pc.stage = static_cast<int>(s);
+              pc.half = is_full(pc.kind) ? 0 : half++;
+            }
+          }
+        return true;
+      }
+      if (tried_ > options_.budget) proven_ = false;
+    }
+    return fail("stages", fmt::format("stages: no schedule of this pass fits {} general combiner stages{}", m_.general_stages,
+                                      proven_ ? "" : " (the search stopped at its budget)"),
+                first_origin(general, 0));
+  }
+
+  bool search(std::size_t k, int stages) {
+    if (++tried_ > options_.budget) return false;
+    if (k == order_.size()) return feasible(stages) && colour_quietly();
+    const int i = order_[k];
+    const PartialCombiner& pc = pcs_[static_cast<std::size_t>(i)];
+    int earliest = 0;
+    for (int d : deps_[static_cast<std::size_t>(i)]) earliest = std::max(earliest, stage_of_[static_cast<std::size_t>(d)] + 1);
+    const int latest = stages - 1 - height_[static_cast<std::size_t>(i)];
+    for (int s = earliest; s <= latest; ++s) {
+      // Room in the portion: a FULL alone, or two HALFs with one OUTMAP.
+      int halves = 0;
+      bool outmap_ok = true, control_ok = true;
+      for (int j : order_) {
+        if (stage_of_[static_cast<std::size_t>(j)] != s || j == i) continue;
+        const PartialCombiner& q = pcs_[static_cast<std::size_t>(j)];
+        if (pc.mux && q.mux && q.control != pc.control) control_ok = false;
+        if (part_of(q.kind) != part_of(pc.kind)) continue;
+        halves += is_full(q.kind) ? 2 : 1;
+        if (q.out != pc.out) outmap_ok = false;
+      }
+      if (halves + (is_full(pc.kind) ? 2 : 1) > 2 || (halves && !outmap_ok) || !control_ok) continue;
+      stage_of_[static_cast<std::size_t>(i)] = s;
+      if (search(k + 1, stages)) return true;
+      stage_of_[static_cast<std::size_t>(i)] = -1;
+      if (tried_ > options_.budget) return false;
+    }
+    return false;
+  }
+
+  // The rules no partial assignment could check: spare0.a's controls, constants, pressure.
+  bool feasible(int stages) const {
+    // Two controls may not share spare0.a: each holds it from the stage after it is written to
+    // its last MUX.
+    std::vector<std::tuple<int, int, HId>> held;
+    for (const auto& [v, prod] : producer_) {
+      if (!is_control(v)) continue;
+      int last = -1;
+      for (int r : readers_.at(v))
+        if (pcs_[static_cast<std::size_t>(r)].control == v) last = std::max(last, stage_of_[static_cast<std::size_t>(r)]);
+      held.push_back({stage_of_[static_cast<std::size_t>(prod)] + 1, last, v});
+    }
+    for (std::size_t a = 0; a < held.size(); ++a)
+      for (std::size_t b = a + 1; b < held.size(); ++b)
+        if (!(std::get<1>(held[a]) < std::get<0>(held[b]) || std::get<1>(held[b]) < std::get<0>(held[a]))) return false;
+    for (int s = 0; s < stages; ++s) {
+      if (m_.per_stage_constants) {
+        std::set<std::tuple<int, float, float, float>> cs;
+        for (std::size_t i = 0; i < pcs_.size(); ++i) {
+          if (stage_of_[i] != s) continue;
+          for (const Operand* o : {&pcs_[i].a, &pcs_[i].b, &pcs_[i].c, &pcs_[i].d}) {
+            if (o->value == kNoH || h_[o->value].op != HOp::Const || h_[o->value].input < 0) continue;
+            const PassInput& in = h_.inputs[static_cast<std::size_t>(h_[o->value].input)];
+            if (in.stage != -1) cs.insert({in.triple ? 0 : 1, in.value[0], in.value[1], in.value[2]});
+          }
+        }
+        if (!constants_fit(cs)) return false;
+      }
+      std::array<int, 2> live{};
+      if (!pressure_ok(s, &live)) return false;
+    }
+    return true;
+  }
+
+  bool colour_quietly() {
+    const bool was = t_.on();
+    CompileTrace quiet(false);
+    CompileTrace* saved = trace_;
+    trace_ = &quiet;
+    (void)was;
+    p_.lifetimes.clear();
+    reg_of_.clear();
+    stages_used_ = 0;
+    for (std::size_t i = 0; i < pcs_.size(); ++i)
+      if (!is_final(pcs_[i].kind)) {
+        stages_used_ = std::max(stages_used_, stage_of_[i] + 1);
+        pcs_[i].stage = stage_of_[i];
+      }
+    const Failure before = f_;
+    const bool ok = colour();
+    f_ = before;
+    trace_ = saved;
+    p_.lifetimes.clear();
+    reg_of_.clear();
+    return ok;
   }
 
   // ---- registers ----------------------------------------------------------------------------
@@ -355,8 +517,8 @@ class Scheduler {
       busy[static_cast<std::size_t>(chosen)][static_cast<std::size_t>(l.part)].push_back({l.first, l.last});
       reg_of_[l.v] = chosen;
       p_.lifetimes.push_back({l.v, chosen, l.part, l.first, l.last, false});
-      if (t_.on())
-        t_.add({CEvent::Register, 5, h_[l.v].has_origin ? std::vector<dag::NodeId>{h_[l.v].origin} : std::vector<dag::NodeId>{}, producer_[l.v], l.first - 1,
+      if (trace().on())
+        trace().add({CEvent::Register, 5, h_[l.v].has_origin ? std::vector<dag::NodeId>{h_[l.v].origin} : std::vector<dag::NodeId>{}, producer_[l.v], l.first - 1,
                 -1, chosen, l.part, m_.registers[static_cast<std::size_t>(chosen)].rc,
                 is_control(l.v) ? "a MUX control lives in spare0.a" : fmt::format("free from stage {} to {}", l.first, l.last)});
     }
@@ -542,13 +704,22 @@ class Scheduler {
   std::map<int, std::map<std::tuple<bool, float, float, float>, std::pair<int, bool>>> stage_slots_;
   std::map<int, std::array<std::array<bool, 2>, 2>> stage_used_;
   bool per_stage_blue_ = false;
+  ScheduleOptions options_;
+  std::vector<std::vector<int>> deps_;
+  std::vector<int> order_;
+  long tried_ = 0;
+  bool proven_ = true;
+  CompileTrace* trace_ = nullptr;  // while the exact search colours quietly
 };
 
 }  // namespace
 
-bool schedule(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, bool final_pass, Program& p, Failure& f, CompileTrace& t) {
-  Scheduler s(h, pcs, m, final_pass, p, f, t);
-  return s.run();
+bool schedule(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, bool final_pass, Program& p, Failure& f, CompileTrace& t,
+              const ScheduleOptions& options, bool* proven) {
+  Scheduler s(h, pcs, m, final_pass, p, f, t, options);
+  const bool ok = s.run();
+  if (proven) *proven = s.proven();
+  return ok;
 }
 
 }  // namespace passlab::combiners

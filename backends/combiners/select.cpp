@@ -235,6 +235,18 @@ class Selector {
     const HNode pn = h_[p];
     const bool is_product = pn.op == HOp::Mul || (pn.op == HOp::Dot && allow_dot);
     const bool single = parents_[p].size() == 1;
+    // A side output must not feed, through another reader, the combiner that writes it: that
+    // reader would need the product before the combiner and the combiner the reader's value
+    // (the paper's "values blocked from being written").
+    if (is_product && !placed_[p] && !single && side_allowed && feeds_back(owner, p)) {
+      if (t_.on())
+        t_.add({CEvent::Fill, 3, origin(p), static_cast<int>(out_.size()), -1, -1, -1, portion, "DOT/MUL pass-through",
+                "the shared product cannot be a side output: another of its readers feeds this combiner"});
+      a = take(pc, p, owner, slot, portion, false, false);
+      b = one(portion);
+      dot = false;
+      return kNoH;
+    }
     if (is_product && !placed_[p] && (single || side_allowed)) {
       cover(pc, p);
       dot = pn.op == HOp::Dot;
@@ -252,6 +264,24 @@ class Selector {
     b = one(portion);
     dot = false;
     return kNoH;
+  }
+
+  // Whether a reader of `p` other than `owner` lies below `owner` (reachable through its
+  // operands other than p): then p cannot be written by owner's combiner.
+  bool feeds_back(HId owner, HId p) const {
+    std::vector<HId> stack;
+    std::vector<char> seen(h_.nodes.size(), 0);
+    for (HId k : h_[owner].kids)
+      if (k != p) stack.push_back(k);
+    while (!stack.empty()) {
+      const HId x = stack.back();
+      stack.pop_back();
+      if (seen[x]) continue;
+      seen[x] = 1;
+      if (x != owner && std::find(h_[x].kids.begin(), h_[x].kids.end(), p) != h_[x].kids.end()) return true;
+      for (HId k : h_[x].kids) stack.push_back(k);
+    }
+    return false;
   }
 
   void finish(PartialCombiner& pc, HId top_read) {

@@ -28,9 +28,14 @@ bool recognise_mappings(const PassSpec& pass, HDag& h, Failure& f, CompileTrace&
 bool select_combiners(HDag& h, const Machine& m, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t);
 // 4. Registers for pass inputs (input_alloc.cpp).
 bool allocate_inputs(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, Failure& f, CompileTrace& t);
-// 5. Stages, temporaries and per-stage constants (schedule.cpp); fills `p`.
+// 5. Stages, temporaries and per-stage constants (schedule.cpp); fills `p`. Greedy by default;
+// `exact` searches for the fewest stages (small passes), `*proven` false if its budget ran out.
+struct ScheduleOptions {
+  bool exact = false;
+  long budget = 200000;  // exact: assignments tried
+};
 bool schedule(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, bool final_pass, Program& p, Failure& f,
-              CompileTrace& t);
+              CompileTrace& t, const ScheduleOptions& options = {}, bool* proven = nullptr);
 
 // Hardware-range intervals of the hardware DAG's nodes (after stage 2 and every rewrite).
 void compute_ranges(const PassSpec& pass, HDag& h);

@@ -295,7 +295,9 @@ TEST(Stage3, AnAddCannotAbsorbADotProduct) {
   EXPECT_THAT(trace_text(o.result, test::machine("geforce3")), HasSubstr("cannot compute one"));
   bool dot_alone = false;
   for (const PartialCombiner& pc : o.result.program.combiners) {
-    if (pc.kind == PcKind::FullRgb) EXPECT_FALSE(pc.ab_dot || pc.cd_dot);
+    if (pc.kind == PcKind::FullRgb) {
+      EXPECT_FALSE(pc.ab_dot || pc.cd_dot);
+    }
     if (pc.kind == PcKind::HalfRgb && pc.ab_dot) dot_alone = true;
   }
   EXPECT_TRUE(dot_alone);

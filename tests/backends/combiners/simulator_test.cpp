@@ -128,11 +128,15 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
   // In the hardware's precision (8-bit inputs and intermediates, 9-bit registers) an error stays
   // within 16/255 (a tenth power by squaring magnifies a texel's rounding ten times) and is
   // 2/255 on average.
-  if (in_range) EXPECT_LE(sum / (4.0 * in_range), 2.0 / 255) << c.sample.shader;
+  if (in_range) {
+    EXPECT_LE(sum / (4.0 * in_range), 2.0 / 255) << c.sample.shader;
+  }
   std::printf("%s on %s: %d fragments where clamping changes nothing; hardware precision: worst %.1f/255, mean %.2f/255\n", c.sample.shader.c_str(),
               c.machine.c_str(), in_range, worst * 255, in_range ? sum / (4.0 * in_range) * 255 : 0.0);
   // The shaders written for the combiners keep their values in range on their own scenes.
-  if (c.sample.shader.rfind("combiners/", 0) == 0) EXPECT_GE(in_range, 500) << c.sample.shader;
+  if (c.sample.shader.rfind("combiners/", 0) == 0) {
+    EXPECT_GE(in_range, 500) << c.sample.shader;
+  }
   RecordProperty("in_range", in_range);
   RecordProperty("worst_hardware_error", static_cast<int>(worst * 255 + 0.5f));
 }
