@@ -47,6 +47,7 @@ struct RenderCliOptions {
   std::string size;                // WxH; "" : the scene's
   int supersample = 1;
   int multisample = 1;
+  std::string precision = "float";  // register combiners: float or hardware (9-bit registers, 8-bit intermediates)
   int threads = 0;
   std::string output;              // PNG
   std::string stats;               // "", text or json (on standard output)

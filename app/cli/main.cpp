@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
   render->add_option("--threads", ro.threads, "worker threads (default: all)")->check(CLI::Range(0, 256));
   render->add_option("-o,--output", ro.output, "PNG file to write")->required();
   render->add_option("--stats", ro.stats, "print render statistics: text or json")->check(CLI::IsMember({"text", "json"}));
+  render->add_option("--precision", ro.precision, "register combiners: float, or hardware (9-bit registers, 8-bit inputs and intermediates)")
+      ->check(CLI::IsMember({"float", "hardware"}));
 
   RpuCliOptions rp;
   auto* rpu = app.add_subcommand("rpu", "the RPU ray-tracing processor: compile RSL, assemble, run functions, render scenes");

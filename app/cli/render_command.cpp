@@ -39,6 +39,7 @@ int run_render(const CommonOptions& o, const RenderCliOptions& r) {
   req.target = r.target;
   req.cost = r.cost;
   req.algorithm = r.algo;
+  req.shading.hardware_precision = r.precision == "hardware";
   auto& opt = req.options;
   opt.storage = r.store == "single" ? sim::Storage::SinglePass : r.store == "rtt" ? sim::Storage::RenderToTexture : sim::Storage::FBuffer;
   opt.overflow = r.overflow == "restart" ? sim::Overflow::Restart : sim::Overflow::Window;

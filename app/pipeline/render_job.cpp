@@ -49,7 +49,7 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   ctx.textures = textures;
   report->path = path;
   if (req.options.storage == sim::Storage::SinglePass) {
-    b->shader = b->target->shader(nullptr, ctx, &error);
+    b->shader = b->target->shader(nullptr, ctx, &error, req.shading);
     if (!b->shader) {
       *diagnostics += fmt::format("{}: error: {}\n", path, error);
       return nullptr;
@@ -88,7 +88,7 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   report->partition_checked = problems.empty();
   report->passes = static_cast<int>(b->partition.passes.size());
   report->cost = b->partition.cost;
-  b->shader = b->target->shader(&b->partition, ctx, &error);
+  b->shader = b->target->shader(&b->partition, ctx, &error, req.shading);
   if (!b->shader) {
     *diagnostics += fmt::format("{}: error: {}\n", path, error);
     return nullptr;
@@ -161,7 +161,7 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 }
 
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options, const sim::TextureSet* given) {
+                              const sim::RenderOptions& options, const sim::TextureSet* given, const ShaderOptions& shading) {
   RenderOutcome out;
   if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
     out.diagnostics = "the shader has no DAG to render\n";
@@ -178,7 +178,7 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
   ctx.textures = given ? given : &loaded;
   const bool whole = !run || options.storage == sim::Storage::SinglePass;
   std::string why;
-  std::unique_ptr<sim::FragmentShader> owned = snapshot.target->shader(whole ? nullptr : &run->partition, ctx, &why);
+  std::unique_ptr<sim::FragmentShader> owned = snapshot.target->shader(whole ? nullptr : &run->partition, ctx, &why, shading);
   if (!owned) {
     out.diagnostics += why + "\n";
     return out;

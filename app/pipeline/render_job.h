@@ -24,6 +24,7 @@ struct RenderRequest {
   std::string algorithm = "rds"; // rdsh, rds or optimal; the single-pass store ignores it
   double optimal_budget = 10;    // seconds
   sim::RenderOptions options;
+  ShaderOptions shading;         // e.g. the register combiners' hardware precision
 };
 
 struct ShaderReport {
@@ -71,7 +72,7 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 // scene's textures are `textures` when given (loaded once for several renders), else loaded here
 // (their problems reported). The snapshot must have a DAG.
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr);
+                              const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr, const ShaderOptions& shading = {});
 
 // The scene a shader is shown in when it has none: samples/scenes/<stem>.json next to the
 // shader's folder if there is one, else a lit sphere.

@@ -72,7 +72,8 @@ class FpProgram : public TargetProgram {
     return pipeline::listings(t_, part, target_, line_nodes);
   }
   std::string listing_extension() const override { return "fp"; }
-  std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string*) const override {
+  std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string*,
+                                              const ShaderOptions&) const override {
     if (!part) return std::make_unique<fp::PassShader>(t_, d_, ctx);
     return std::make_unique<fp::PassShader>(t_, d_, *part, ctx);
   }
@@ -150,7 +151,8 @@ class CombinerProgram : public TargetProgram {
     return out;
   }
   std::string listing_extension() const override { return "rc"; }
-  std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error) const override {
+  std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error,
+                                              const ShaderOptions& options) const override {
     // The shader keeps references to its partition and compiled passes: it owns them here.
     auto holder = std::make_unique<Owned>();
     if (part) {
@@ -164,7 +166,9 @@ class CombinerProgram : public TargetProgram {
       if (error) *error = fmt::format("{} cannot run it in {}: {}", machine_.name, part ? "these passes" : "one pass", holder->cp.failure);
       return nullptr;
     }
-    holder->shader = std::make_unique<combiners::PassShader>(d_, holder->part, holder->cp, machine_, ctx);
+    combiners::SimOptions so;
+    so.hardware_precision = options.hardware_precision;
+    holder->shader = std::make_unique<combiners::PassShader>(d_, holder->part, holder->cp, machine_, ctx, so);
     return holder;
   }
   const combiners::Machine* combiner_machine() const override { return &machine_; }

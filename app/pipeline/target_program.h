@@ -41,6 +41,11 @@ struct TargetGraph {
   bool empty() const { return nodes.empty(); }
 };
 
+// How the renderer's shader computes (what only some targets distinguish).
+struct ShaderOptions {
+  bool hardware_precision = false;  // register combiners: 9-bit registers, 8-bit inputs and intermediates
+};
+
 class TargetProgram {
  public:
   virtual ~TargetProgram() = default;
@@ -62,7 +67,8 @@ class TargetProgram {
   virtual std::string listing_extension() const = 0;  // "fp", "rc"
   // The renderer's shader: the passes of `part`, or the whole program as one pass (nullptr). For
   // a target where the whole program does not fit one pass, nullptr and *error.
-  virtual std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error) const = 0;
+  virtual std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error,
+                                                      const ShaderOptions& options = {}) const = 0;
   // The fp target DAG, for what only the fp pipeline has (GLSL emission); null elsewhere.
   virtual const fp::TargetDag* fp_dag() const { return nullptr; }
   virtual const combiners::Machine* combiner_machine() const { return nullptr; }
