@@ -1,6 +1,8 @@
 // passlab-cli combiners: a shader compiled for NVIDIA register combiners in one rendering pass,
 // as Mark & Proudfoot's compiler does: the !!TS1.0/!!RC1.0 programs, or, when the pass cannot
 // hold it, a diagnostic naming the constraint at the place in the source that breaks it.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -64,6 +66,7 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
   const std::vector<combiners::Interval> ranges = combiners::intervals(d);
   combiners::CompileOptions co;
   co.trace = c.trace || !c.emit.empty();
+  co.exact_schedule = c.exact;
   const combiners::CompileResult r = combiners::compile_single(d, ranges, *machine, co);
 
   // Diagnostics: the constraint at its source line; the values the hardware will clamp.
@@ -80,9 +83,13 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     prog->diagnostics.report(diag);
   } else {
     int shown = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> seen;  // one warning a place
     for (dag::NodeId id : r.clamped) {
       const combiners::Interval& iv = ranges[id];
       if (!std::isfinite(iv.lo) || !std::isfinite(iv.hi) || shown >= 5) continue;
+      const lang::Span sp = span_of(d, id);
+      if (std::find(seen.begin(), seen.end(), std::make_pair(sp.offset, sp.length)) != seen.end()) continue;
+      seen.emplace_back(sp.offset, sp.length);
       prog->diagnostics.warning("combiners-clamp", span_of(d, id),
                                 fmt::format("this value can reach [{:g}, {:g}]; the combiners' registers clamp it to [-1, 1]", iv.lo, iv.hi));
       ++shown;
@@ -109,6 +116,7 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     }
   }
   if (!r.ok) return kDiagnostics;
+  if (c.exact && !r.schedule_proven) std::cerr << "passlab-cli: the exact search stopped at its budget: the stage count is not proven minimal\n";
   if (o.format == "json") {
     nlohmann::ordered_json j = combiners::to_json(r.program, *machine);
     j["resources"] = {{"stages", r.resources.operations}, {"texture_units", r.resources.textures}, {"colour_interpolants", r.resources.interpolants},

@@ -60,6 +60,7 @@ struct CombinersCliOptions {
   bool trace = false;   // print every decision of the five stages
   std::string emit;     // folder for the hardware DAG, the trace, the .rc listing and JSON
   std::string output;   // the .rc listing
+  bool exact = false;   // schedule the stages by exhaustive search (the fewest stages)
 };
 int run_combiners(const CommonOptions& o, const CombinersCliOptions& c);
 

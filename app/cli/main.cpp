@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   comb->add_flag("--trace", co.trace, "print every decision of the five stages");
   comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the listing (.rc) and its JSON into this folder");
   comb->add_option("-o,--output", co.output, "write the listing here");
+  comb->add_flag("--exact", co.exact, "schedule the stages by exhaustive search (the fewest stages) instead of greedily");
 
   RenderCliOptions ro;
   auto* render = app.add_subcommand("render", "render a scene with the shader partitioned into passes (render-to-texture or F-buffer)");
