@@ -27,6 +27,7 @@ class ShaderEditor : public QsciScintilla {
   void set_diagnostics(const std::vector<pipeline::Message>& messages);
   // Highlights source spans (byte offset, length), e.g. of the DAG nodes selected elsewhere.
   void set_span_highlights(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans);
+  int span_highlight_count() const { return static_cast<int>(spans_.size()); }
   void go_to(int line, int column);  // 1-based
   std::string text_utf8() const;
   const SyntaxTree& syntax() const;

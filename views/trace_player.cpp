@@ -29,6 +29,8 @@ TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::si
   if (index < static_cast<int>(events.size())) {
     const auto& e = events[index];
     f.ok = e.kind != partition::EventKind::ValidCheck || e.ok;
+    f.pass = e.pass;
+    f.stage = e.stage;
     if (e.kind == partition::EventKind::ValidCheck) {
       if (!e.nodes.empty()) f.nodes.push_back(e.nodes.front());
       f.region = e.nodes;
@@ -85,7 +87,7 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] { reload(); });
   kinds_ = new QComboBox(this);
   kinds_->addItem(tr("All events"), -1);
-  for (int k = 0; k <= static_cast<int>(partition::EventKind::Done); ++k)
+  for (int k = 0; k < partition::kEventKinds; ++k)
     kinds_->addItem(partition::to_string(static_cast<partition::EventKind>(k)), k);
   kinds_->setToolTip(tr("Show only events of one kind in the list (the timeline keeps every event)"));
   connect(kinds_, &QComboBox::currentIndexChanged, this, [this] { reload(); });

@@ -21,6 +21,7 @@ struct TraceFrame {
   std::vector<std::uint32_t> region;  // the subregion being checked (ValidCheck)
   std::vector<char> marked;           // marks after the event (replayed Mark/Unmark events)
   bool ok = true;
+  int pass = -1, stage = -1;          // a code-generation event: the pass of the result and its stage
 };
 
 // Replays events 0..index of a trace into the frame the graph draws.

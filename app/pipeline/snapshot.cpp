@@ -126,6 +126,9 @@ AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, cons
     run.partition = partition::optimal(s.problem, backend, ao, so);
   }
   run.trace = std::move(trace.events);
+  // The backend's decisions for each pass follow the partitioner's (the register combiners' five
+  // stages; nothing for the fp target), so the trace player steps the scheduling too.
+  run.timeline = s.target->timeline(run.partition, s.request.model, ao.trace ? &run.trace : nullptr);
   run.problems = s.target->check(run.partition, s.request.model, s.program->binding);
   run.listings = s.target->listings(run.partition, &run.listing_nodes);
   return run;

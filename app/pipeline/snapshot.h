@@ -43,6 +43,7 @@ struct AlgorithmRun {
   std::vector<std::string> listings;  // one listing per pass (`!!ARBfp1.0`, or `!!TS1.0`/`!!RC1.0`)
   std::vector<std::vector<std::uint32_t>> listing_nodes;  // per pass and listing line: the node (or kNoNode)
   std::vector<std::string> problems;  // the independent validator's and the execution check's findings
+  Timeline timeline;                  // the passes (and their combiner stages) as the timeline draws them
 };
 
 struct Snapshot {

@@ -173,7 +173,108 @@ class CombinerProgram : public TargetProgram {
   }
   const combiners::Machine* combiner_machine() const override { return &machine_; }
 
+  Timeline timeline(const partition::Partition& part, const partition::CostModel& model, std::vector<partition::TraceEvent>* codegen) const override {
+    Timeline t = TargetProgram::timeline(part, model, nullptr);
+    t.combiners = true;
+    t.stage_limit = machine_.general_stages;
+    const combiners::CompiledPartition cp = combiners::compile_partition(d_, ranges_, machine_, part, codegen != nullptr);
+    for (std::size_t i = 0; i < cp.passes.size() && i < t.passes.size(); ++i) {
+      const combiners::CompileResult& r = cp.passes[i];
+      if (codegen)
+        for (const combiners::CompileEvent& e : r.trace) {
+          partition::TraceEvent ev;
+          ev.kind = partition::EventKind::Codegen;
+          ev.nodes = e.nodes;
+          ev.ok = e.kind != combiners::CEvent::Fail;
+          ev.reason = fmt::format("pass {}, {}", i + 1, combiners::reason(e, machine_));
+          ev.pass = static_cast<int>(i);
+          ev.stage = e.hw_stage;
+          codegen->push_back(std::move(ev));
+        }
+      if (r.ok) fill_pass(t.passes[i], r.program);
+      else if (t.passes[i].failure.empty()) t.passes[i].failure = r.failure.message;
+    }
+    return t;
+  }
+
  private:
+  std::vector<std::uint32_t> origins(std::initializer_list<combiners::HId> ids, const combiners::HDag& h) const {
+    std::vector<std::uint32_t> out;
+    for (combiners::HId id : ids)
+      if (id != combiners::kNoH && id < h.nodes.size() && h[id].has_origin) out.push_back(h[id].origin);
+    return out;
+  }
+  std::string value_name(combiners::HId id, const combiners::HDag& h) const {
+    if (id == combiners::kNoH || id >= h.nodes.size() || !h[id].has_origin) return "";
+    return fmt::format("n{} {}", h[id].origin, dag::label(d_.node(h[id].origin)));
+  }
+  void fill_pass(TimelinePass& tp, const combiners::Program& p) const {
+    const combiners::HDag& h = p.hdag;
+    for (const combiners::TextureUnit& u : p.units) tp.texture_units.push_back(combiners::unit_summary(u));
+    tp.stages.assign(p.stages.size(), TimelineStage{});
+    auto reg = [&](int r) { return r < 0 ? std::string("discard") : machine_.registers[static_cast<std::size_t>(r)].rc; };
+    for (std::size_t s = 0; s < p.stages.size(); ++s) {
+      const combiners::Stage& st = p.stages[s];
+      TimelineStage& ts = tp.stages[s];
+      for (int part = 0; part < 2; ++part) {
+        const bool rgb = part == 0;
+        const combiners::Portion& po = rgb ? st.rgb : st.alpha;
+        TimelinePortion& out = rgb ? ts.rgb : ts.alpha;
+        if (!po.used()) continue;
+        std::vector<const combiners::PartialCombiner*> pcs;
+        for (const combiners::PartialCombiner& pc : p.combiners)
+          if (pc.stage == static_cast<int>(s) && !combiners::is_final(pc.kind) && (combiners::part_of(pc.kind) == combiners::Part::Rgb) == rgb) pcs.push_back(&pc);
+        const bool full = po.sum_out >= 0;
+        out.kind = full ? "FULL" : pcs.size() > 1 ? "HALF+HALF" : "HALF";
+        auto product = [&](const combiners::Variable& a, const combiners::Variable& b, bool dot, int dst, const combiners::PartialCombiner* pc,
+                           combiners::HId node, combiners::HId written) {
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(a, machine_, rgb), pc ? origins({pc->a.value}, h) : std::vector<std::uint32_t>{}});
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(b, machine_, rgb), pc ? origins({pc->b.value}, h) : std::vector<std::uint32_t>{}});
+          out.units.push_back({TimelineUnit::Kind::Product, dot ? "DOT" : "MUL", origins({node}, h)});
+          if (dst >= 0) out.units.push_back({TimelineUnit::Kind::Output, reg(dst), origins({written}, h)});
+        };
+        const combiners::PartialCombiner* first = pcs.empty() ? nullptr : pcs.front();
+        if (full && first) {
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(po.a, machine_, rgb), origins({first->a.value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(po.b, machine_, rgb), origins({first->b.value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Product, po.ab_dot ? "DOT" : "MUL", origins({first->ab_node}, h)});
+          if (po.ab_out >= 0) out.units.push_back({TimelineUnit::Kind::Output, reg(po.ab_out), origins({first->ab_value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(po.c, machine_, rgb), origins({first->c.value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Input, combiners::rc_variable(po.d, machine_, rgb), origins({first->d.value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Product, po.cd_dot ? "DOT" : "MUL", origins({first->cd_node}, h)});
+          if (po.cd_out >= 0) out.units.push_back({TimelineUnit::Kind::Output, reg(po.cd_out), origins({first->cd_value}, h)});
+          out.units.push_back({TimelineUnit::Kind::Combine, po.mux ? "MUX" : "ADD", origins({first->combine_node}, h)});
+        } else {
+          const combiners::PartialCombiner* second = pcs.size() > 1 ? pcs[1] : nullptr;
+          if (po.ab_out >= 0) product(po.a, po.b, po.ab_dot, -1, first, first ? first->ab_node : combiners::kNoH, combiners::kNoH);
+          if (po.cd_out >= 0) product(po.c, po.d, po.cd_dot, -1, second, second ? second->ab_node : combiners::kNoH, combiners::kNoH);
+        }
+        if (po.out != combiners::OutMap::None) out.units.push_back({TimelineUnit::Kind::OutMap, combiners::paper_name(po.out), {}});
+        if (full) out.units.push_back({TimelineUnit::Kind::Output, reg(po.sum_out), origins({first ? first->sum_value : combiners::kNoH}, h)});
+        else {
+          if (po.ab_out >= 0) out.units.push_back({TimelineUnit::Kind::Output, reg(po.ab_out), origins({first ? first->ab_value : combiners::kNoH}, h)});
+          if (po.cd_out >= 0) out.units.push_back({TimelineUnit::Kind::Output, reg(po.cd_out), origins({pcs.size() > 1 ? pcs[1]->ab_value : combiners::kNoH}, h)});
+        }
+        for (const combiners::PartialCombiner* pc : pcs) out.nodes.insert(out.nodes.end(), pc->origin.begin(), pc->origin.end());
+      }
+      auto constant = [](const char* name, const std::array<float, 4>& c) { return fmt::format("{} ({:.2f}, {:.2f}, {:.2f}, {:.2f})", name, c[0], c[1], c[2], c[3]); };
+      if (st.c0) ts.constants += constant("const0", *st.c0);
+      if (st.c1) ts.constants += (ts.constants.empty() ? "" : "  ") + constant("const1", *st.c1);
+    }
+    for (const combiners::Lifetime& l : p.lifetimes) {
+      TimelineLane lane;
+      lane.reg = machine_.registers[static_cast<std::size_t>(l.reg)].name + (l.part == combiners::Part::Rgb ? ".rgb" : ".alpha");
+      lane.first = l.first;
+      lane.last = l.last;
+      lane.input = l.input;
+      lane.value = value_name(l.value, h);
+      lane.nodes = origins({l.value}, h);
+      tp.lanes.push_back(std::move(lane));
+    }
+    tp.final_rgb = combiners::rc_final_variable(p.final.d, machine_, true);
+    tp.final_alpha = combiners::rc_final_variable(p.final.g, machine_, false);
+  }
+
   // A FragmentShader that owns the partition and compiled passes its combiner shader reads.
   struct Owned : sim::FragmentShader {
     partition::Partition part;
@@ -263,6 +364,22 @@ class CombinerProgram : public TargetProgram {
 };
 
 }  // namespace
+
+Timeline TargetProgram::timeline(const partition::Partition& part, const partition::CostModel& model, std::vector<partition::TraceEvent>*) const {
+  Timeline t;
+  t.target = target_.name;
+  for (const partition::Pass& p : part.passes) {
+    TimelinePass tp;
+    tp.root = p.root;
+    tp.root_label = p.root < problem_.labels.size() ? problem_.labels[p.root] : "";
+    tp.resources = p.resources;
+    tp.members = p.members;
+    tp.failure = p.failure;
+    tp.cost = model.cost(1, p.resources.texture_fetches, p.resources.arithmetic);
+    t.passes.push_back(std::move(tp));
+  }
+  return t;
+}
 
 std::unique_ptr<TargetProgram> TargetProgram::make(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error) {
   if (target.backend == "combiners") {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/pipeline/timeline.h"
 #include "core/dag/fragment_dag.h"
 #include "core/ir/binding.h"
 #include "core/partition/partition.h"
@@ -69,6 +70,11 @@ class TargetProgram {
   // a target where the whole program does not fit one pass, nullptr and *error.
   virtual std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error,
                                                       const ShaderOptions& options = {}) const = 0;
+  // The timeline of a partition: its passes with costs and resources (and, for register
+  // combiners, each pass's stages, units, register lifetimes and final combiner). With `codegen`,
+  // the backend's decisions for each pass as trace events (EventKind::Codegen).
+  virtual Timeline timeline(const partition::Partition& part, const partition::CostModel& model,
+                            std::vector<partition::TraceEvent>* codegen = nullptr) const;
   // The fp target DAG, for what only the fp pipeline has (GLSL emission); null elsewhere.
   virtual const fp::TargetDag* fp_dag() const { return nullptr; }
   virtual const combiners::Machine* combiner_machine() const { return nullptr; }

@@ -46,6 +46,7 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/timeline_panel.h"
 #include "views/preview_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
@@ -141,6 +142,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             if (!result_ || s != result_->snapshot) return;  // a search of an older version
             compare_->optimal_finished(run, cancelled);
             passes_->set_extra_run(run);
+            timeline_->set_extra_run(run);
             if (passes_->algorithm() == "optimal") {
               graphs_[0]->set_run(passes_->current_run());
               preview_->set_run(passes_->current_run());
@@ -214,6 +216,7 @@ void MainWindow::build_docks() {
   diagnostics_ = new views::DiagnosticsPanel(this);
   trace_ = new views::TracePlayer(this);
   preview_ = new views::PreviewPanel(this);
+  timeline_ = new views::TimelinePanel(this);
   preview_->set_scene_folder(QDir(samples_dir() + "/../scenes").absolutePath());
   target_panel_ = new views::TargetPanel(this);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -225,11 +228,13 @@ void MainWindow::build_docks() {
   auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
   auto* tg = dock(tr("Target and cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
   auto* pv = dock(tr("Preview"), "dock-preview", preview_, Qt::RightDockWidgetArea);
+  auto* tl = dock(tr("Timeline"), "dock-timeline", timeline_, Qt::BottomDockWidgetArea);
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
   tabifyDockWidget(c, pv);
   tabifyDockWidget(pv, tg);
   tabifyDockWidget(d, t);
+  tabifyDockWidget(t, tl);
   connect(c, &QDockWidget::visibilityChanged, compare_, &views::ComparePanel::set_on_screen);
   connect(pv, &QDockWidget::visibilityChanged, preview_, &views::PreviewPanel::set_on_screen);
   p->raise();
@@ -237,7 +242,9 @@ void MainWindow::build_docks() {
   connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
     for (auto* gv : graphs_) gv->set_run(passes_->current_run());
     preview_->set_run(passes_->current_run());
+    timeline_->set_algorithm(passes_->algorithm());
   });
+  connect(timeline_, &views::TimelinePanel::nodes_selected, this, [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, timeline_); });
   connect(passes_, &views::PassesPanel::pass_selected, this,
           [this](const std::vector<std::uint32_t>& members) { on_nodes_selected(members, passes_); });
   connect(diagnostics_, &views::DiagnosticsPanel::jump, this, [this](const QString& file, int line, int col) {
@@ -268,6 +275,7 @@ void MainWindow::build_docks() {
   connect(trace_, &views::TracePlayer::frame_changed, this, [this](const views::TraceFrame& f) {
     if (f.nodes.empty() && f.region.empty()) graphs_[0]->clear_focus();
     else graphs_[0]->set_focus(f.nodes, f.region, f.marked, f.ok);
+    timeline_->show_frame(f);
   });
 }
 
@@ -698,6 +706,7 @@ void MainWindow::show_next_stage() {
         break;
       case 4:
         trace_->show_snapshot(r->snapshot);
+        timeline_->show_snapshot(r->snapshot);
         break;
       case 5:
       case 6: {
@@ -737,6 +746,7 @@ void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObjec
   for (auto* g : graphs_)
     if (g != from) g->select_nodes(ids);
   if (from != passes_) passes_->select_nodes(ids);
+  if (from != timeline_) timeline_->select_nodes(ids);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   if (result_ && result_->snapshot->has_dag()) {
     const auto& s = *result_->snapshot;
@@ -760,6 +770,7 @@ void MainWindow::on_cursor_line(int line) {
   selection_ = ids;
   for (auto* g : graphs_) g->select_nodes(ids);
   passes_->select_nodes(ids);
+  timeline_->select_nodes(ids);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> none;
   editor_->set_span_highlights(none);
 }

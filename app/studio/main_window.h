@@ -27,6 +27,7 @@ class GraphView;
 class PassesPanel;
 class PreviewPanel;
 class TargetPanel;
+class TimelinePanel;
 class TracePlayer;
 }  // namespace passlab::views
 
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   bool save();
   bool save_as(const QString& path);
   void set_target(const QString& name);
+  QString target_name() const { return QString::fromStdString(target_.name); }
   void set_cost_model(const QString& spec);
   void set_target_desc(const partition::TargetDesc& target, bool edited);
   bool save_target_as(const QString& path);
@@ -78,6 +80,7 @@ class MainWindow : public QMainWindow {
   views::DiagnosticsPanel* diagnostics() const { return diagnostics_; }
   views::TracePlayer* trace() const { return trace_; }
   views::PreviewPanel* preview() const { return preview_; }
+  views::TimelinePanel* timeline() const { return timeline_; }
   CompileService* service() const { return service_; }
   ResultPtr result() const { return result_; }
   // The generation every panel shows (panels take a new result over a few event-loop turns).
@@ -126,6 +129,7 @@ class MainWindow : public QMainWindow {
   views::DiagnosticsPanel* diagnostics_;
   views::TracePlayer* trace_;
   views::PreviewPanel* preview_;
+  views::TimelinePanel* timeline_;
   views::TargetPanel* target_panel_;
   partition::TargetDesc target_;
   partition::CostModel model_;

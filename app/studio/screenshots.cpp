@@ -25,6 +25,7 @@
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
 #include "views/target_panel.h"
+#include "views/timeline_panel.h"
 #include "views/trace_player.h"
 
 namespace passlab::studio {
@@ -149,6 +150,49 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       dock("dock-passes");
       w->open_file(original);
       wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    }
+    // The pass and combiner-stage timeline: the Figure 4 pin on GeForce3 (one pass, eight
+    // stages), its scheduling stepped in the trace player, then on GeForce1 (many passes).
+    {
+      const QString original = w->file_path();
+      const QString original_target = w->target_name();
+      QString pin = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/combiners/fig4_pin.sl");
+      w->open_file(pin);
+      w->set_target("geforce3");
+      auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
+      wait_until(shown, 20000);
+      auto* tl = dock("dock-timeline");
+      tl->setFloating(true);
+      tl->resize(1500, 760);
+      wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
+      settle(300);
+      w->timeline()->fit();
+      settle(200);
+      save(tl, "timeline");
+      // The trace player on the scheduler's decision for a stage.
+      const auto* run = w->result()->snapshot->run("rds");  // the trace player's
+      int step = -1;
+      for (std::size_t i = 0; run && i < run->trace.size(); ++i)
+        if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
+          step = static_cast<int>(i);
+          break;
+        }
+      if (step >= 0) {
+        w->trace()->set_position(step);
+        settle(300);
+        save(tl, "timeline_trace");
+      }
+      w->set_target("geforce1");
+      wait_until(shown, 20000);
+      settle(300);
+      w->timeline()->fit();
+      settle(200);
+      save(tl, "timeline_geforce1");
+      tl->setFloating(false);
+      dock("dock-trace");
+      w->open_file(original);
+      w->set_target(original_target);
+      wait_until(shown, 20000);
     }
     w->set_dark(true);
     settle(400);

@@ -56,6 +56,21 @@ std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion) {
   return std::string(pre) + reg + (call ? ")" : "");
 }
 
+std::string rc_final_variable(const Variable& v, const Machine& m, bool rgb) {
+  const RegisterDesc& r = m.registers[static_cast<std::size_t>(v.reg)];
+  const std::string reg = r.zero ? std::string("zero") : r.rc + usage_suffix(v.usage, rgb);
+  return v.map == InMap::UnsignedInvert ? "unsigned_invert(" + reg + ")" : reg;
+}
+
+std::string unit_summary(const TextureUnit& u) {
+  switch (u.op) {
+    case UnitOp::Restore: return "restore";
+    case UnitOp::CubeNormalize: return "cube map (normalize)";
+    case UnitOp::PassThrough: return "pass-through";
+    default: return std::string(to_string(u.op)) + (u.texture.empty() ? "" : " " + (u.texture == "$noise" ? std::string("noise") : u.texture));
+  }
+}
+
 std::string ts_program(const Program& p, const Machine& m, const ListingContext& ctx) {
   std::string out = "!!TS1.0\n";
   for (int u = 0; u < m.texture_units; ++u) {
@@ -127,11 +142,7 @@ std::string rc_program(const Program& p, const Machine& m, const ListingContext&
     }
     out += "}\n";
   }
-  auto final_var = [&](const Variable& v, bool rgb) {
-    const RegisterDesc& r = m.registers[static_cast<std::size_t>(v.reg)];
-    const std::string reg = r.zero ? std::string("zero") : r.rc + usage_suffix(v.usage, rgb);
-    return v.map == InMap::UnsignedInvert ? "unsigned_invert(" + reg + ")" : reg;
-  };
+  auto final_var = [&](const Variable& v, bool rgb) { return rc_final_variable(v, m, rgb); };
   out += fmt::format("out.rgb = {};\n", final_var(p.final.d, true));
   out += fmt::format("out.a = {};\n", final_var(p.final.g, false));
   return out;

@@ -26,5 +26,9 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m);
 
 // "expand(tex0.rgb)": a variable as nvparse writes it.
 std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion);
+// A final combiner variable: "spare0.rgb", "unsigned_invert(zero)".
+std::string rc_final_variable(const Variable& v, const Machine& m, bool rgb);
+// "texture_2d pinnormals": what a texture unit does, in a few words.
+std::string unit_summary(const TextureUnit& u);
 
 }  // namespace passlab::combiners

@@ -69,6 +69,7 @@ struct PartialCombiner {
   bool ab_dot = false, cd_dot = false, mux = false;
   HId ab_value = kNoH, cd_value = kNoH, sum_value = kNoH;  // values written (HALF: ab_value)
   HId control = kNoH;            // MUX: the value that must be in spare0.a
+  HId ab_node = kNoH, cd_node = kNoH, combine_node = kNoH;  // the DOT/MUL and ADD/MUX nodes it absorbed (views)
   std::vector<HId> covered;      // hardware nodes computed inside it
   std::vector<dag::NodeId> origin;  // FragmentDag nodes those came from (sorted, distinct)
   int priority = 0;

@@ -230,7 +230,7 @@ class Selector {
   // A DOT/MUL unit fed by `slot` of `owner`: absorbs the product, or passes the value through
   // (value * 1). Returns the side output (a product with other readers), or kNoH.
   HId product(PartialCombiner& pc, HId owner, std::size_t slot, Part portion, bool allow_dot, bool side_allowed, Operand& a, Operand& b,
-              bool& dot) {
+              bool& dot, HId& unit) {
     const HId p = h_[owner].kids[slot];
     const HNode pn = h_[p];
     const bool is_product = pn.op == HOp::Mul || (pn.op == HOp::Dot && allow_dot);
@@ -249,6 +249,7 @@ class Selector {
     }
     if (is_product && !placed_[p] && (single || side_allowed)) {
       cover(pc, p);
+      unit = p;
       dot = pn.op == HOp::Dot;
       a = take(pc, pn.kids[0], p, 0, portion, false, false);
       b = take(pc, h_[p].kids[1], p, 1, portion, false, false);
@@ -366,11 +367,13 @@ class Selector {
       const std::size_t left = mux ? 1 : 0, right = mux ? 2 : 1;
       const bool allow_dot = portion == Part::Rgb && mux;  // an RGB ADD shares its adder with the dot products
       const bool side = pc.out == OutMap::None;
-      pc.ab_value = product(pc, cur, left, portion, allow_dot, side, pc.a, pc.b, pc.ab_dot);
-      pc.cd_value = product(pc, cur, right, portion, allow_dot, side, pc.c, pc.d, pc.cd_dot);
+      pc.combine_node = cur;
+      pc.ab_value = product(pc, cur, left, portion, allow_dot, side, pc.a, pc.b, pc.ab_dot, pc.ab_node);
+      pc.cd_value = product(pc, cur, right, portion, allow_dot, side, pc.c, pc.d, pc.cd_dot, pc.cd_node);
       pc.sum_value = n;
     } else if (half_product) {
       cover(pc, cur);
+      pc.ab_node = cur;
       pc.ab_dot = op == HOp::Dot;
       pc.a = take(pc, h_[cur].kids[0], cur, 0, portion, false, false);
       pc.b = take(pc, h_[cur].kids[1], cur, 1, portion, false, false);
@@ -390,6 +393,7 @@ class Selector {
       }
       pc.b = one(portion);
       pc.ab_value = n;
+      pc.ab_node = n;
     }
     finish(pc, kNoH);
   }

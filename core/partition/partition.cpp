@@ -26,6 +26,7 @@ const char* to_string(EventKind k) {
     case EventKind::SearchTrial: return "search";
     case EventKind::Bound: return "bound";
     case EventKind::Done: return "done";
+    case EventKind::Codegen: return "codegen";
   }
   return "?";
 }

@@ -19,7 +19,9 @@ enum class EventKind : std::uint8_t {
   SearchTrial,    // RDS tried fixing an MR node to save or recompute: the resulting cost
   Bound,          // the optimal search pruned or improved its best
   Done,
+  Codegen,        // the backend generating a pass of the result (the register combiners' five stages)
 };
+constexpr int kEventKinds = static_cast<int>(EventKind::Codegen) + 1;
 const char* to_string(EventKind k);
 
 struct TraceEvent {
@@ -29,6 +31,7 @@ struct TraceEvent {
   Resources resources;
   double cost_save = 0, cost_recompute = 0;  // SaveRecompute/SearchTrial
   std::string reason;                         // in words, for the trace player and the CLI
+  int pass = -1, stage = -1;                  // Codegen: the pass of the result and the hardware stage concerned
 };
 
 // Algorithms write to a sink; the null sink costs one virtual call and nothing else.

@@ -11,6 +11,8 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QDoubleSpinBox>
+#include <QGraphicsView>
+#include <QImage>
 #include <QSpinBox>
 #include <QFile>
 #include <QJsonArray>
@@ -33,6 +35,7 @@
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
 #include "views/target_panel.h"
+#include "views/timeline_panel.h"
 #include "views/trace_player.h"
 
 using passlab::studio::MainWindow;
@@ -306,6 +309,80 @@ class StudioTest : public QObject {
     t->play(true);
     QVERIFY(QTest::qWaitFor([&] { return t->position() >= 2; }, 5000));
     t->play(false);
+  }
+
+  void timelineOpensTheCombinerStagesAndSelectsBothWays() {
+    MainWindow w(options());
+    w.set_target("geforce3");
+    QVERIFY(w.open_file(QString(PASSLAB_SAMPLES_DIR "/combiners/fig4_pin.sl")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* tl = w.timeline();
+    QVERIFY(QTest::qWaitFor([&] { return tl->stage_columns() > 0; }, 10000));
+    // The Figure 4 pin: one pass of eight GeForce3 stages, as the paper has it.
+    QCOMPARE(static_cast<int>(tl->timeline()->passes.size()), 1);
+    QCOMPARE(tl->stage_columns(), 8);
+    QVERIFY(tl->unit_labels(0, true).contains("DOT"));
+    QVERIFY(w.passes()->listing_text().contains("!!RC1.0"));
+    // Clicking a unit selects its nodes in the DAG and its source in the editor.
+    auto* view = tl->findChild<QGraphicsView*>();
+    QVERIFY(view);
+    QGraphicsItem* dot = nullptr;
+    for (QGraphicsItem* it : view->scene()->items())
+      if (it->data(0).toString() == "unit" && it->toolTip().startsWith("DOT")) dot = it;
+    QVERIFY(dot);
+    std::vector<std::uint32_t> expected;
+    for (const QVariant& v : dot->data(1).toList()) expected.push_back(v.toUInt());
+    QVERIFY(!expected.empty());
+    view->centerOn(dot);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(dot->sceneBoundingRect().center()));
+    auto selected = w.dag_view()->selected_nodes();
+    std::sort(selected.begin(), selected.end());
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(selected, expected);
+    QVERIFY(w.editor()->span_highlight_count() > 0);
+    QVERIFY(tl->lit_units() > 0);
+    // The reverse: nodes selected in the DAG light the units that compute them.
+    tl->select_nodes({});
+    QCOMPARE(tl->lit_units(), 0);
+    emit w.dag_view()->nodes_selected(expected);
+    QVERIFY(tl->lit_units() > 0);
+    // The trace player steps the code generation on the timeline.
+    const auto* run = w.result()->snapshot->run("rds");
+    int step = -1;
+    for (std::size_t i = 0; i < run->trace.size() && step < 0; ++i)
+      if (run->trace[i].kind == passlab::partition::EventKind::Codegen && run->trace[i].stage == 5) step = static_cast<int>(i);
+    QVERIFY(step >= 0);
+    w.trace()->set_position(step);
+    QCOMPARE(tl->frame_stage(), 5);
+    QVERIFY(w.trace()->reason_text().contains("pass 1"));
+    w.trace()->set_position(0);  // a partitioning step: no stage
+    QCOMPARE(tl->frame_stage(), -1);
+    // Export, both formats.
+    QString error;
+    QVERIFY2(tl->export_file(dir_.filePath("timeline.svg"), &error), qPrintable(error));
+    QFile svg(dir_.filePath("timeline.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    QVERIFY2(tl->export_file(dir_.filePath("timeline.png"), &error), qPrintable(error));
+    QVERIFY(QImage(dir_.filePath("timeline.png")).width() > 1000);
+    // GeForce1: the same pin in several passes of at most two stages, as many as the partition has.
+    const quint64 before = w.shown_generation();
+    w.set_target("geforce1");
+    QVERIFY(wait_for_panels(w, before));
+    const auto& passes = w.result()->snapshot->run("rds")->partition.passes;
+    QVERIFY(passes.size() > 1);
+    QCOMPARE(tl->timeline()->passes.size(), passes.size());
+    for (int p = 0; p < static_cast<int>(passes.size()); ++p) {
+      tl->select_pass(p);
+      QVERIFY(tl->stage_columns() >= 1 && tl->stage_columns() <= 2);
+    }
+    // A target without combiners: passes only.
+    const quint64 again = w.shown_generation();
+    w.set_target("PC5");
+    QVERIFY(wait_for_panels(w, again));
+    QVERIFY(!tl->timeline()->passes.empty());
+    QCOMPARE(tl->stage_columns(), 0);
   }
 
   void unsavedWorkSurvivesACrash() {

@@ -1,0 +1,65 @@
+// The pass and combiner-stage timeline: a partition's passes along a time axis, each as wide as
+// its cost; for a register-combiner target the selected pass opened up into its texture units,
+// its general combiner stages (RGB and ALPHA portions, unit by unit: input mappings, DOT/MUL,
+// ADD/MUX, output scale/bias, outputs), its final combiner and the lifetimes of its registers as
+// lanes. Clicking a unit selects its DAG nodes and source lines; selecting nodes elsewhere lights
+// the units that compute them; the trace player's code-generation steps light their stage.
+#pragma once
+
+#include <QWidget>
+
+#include "app/pipeline/snapshot.h"
+
+class QComboBox;
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+
+namespace passlab::views {
+
+struct TraceFrame;
+
+class TimelinePanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelinePanel(QWidget* parent = nullptr);
+  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
+  void set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run);  // the optimal search's
+  void select_nodes(const std::vector<std::uint32_t>& ids);
+  void show_frame(const TraceFrame& frame);
+  void select_pass(int pass);
+  int selected_pass() const { return pass_; }
+  const pipeline::Timeline* timeline() const;
+  // What the panel draws, for tests: units of the selected pass's stages, and lit ones.
+  int stage_columns() const { return stage_columns_; }
+  int lit_units() const { return lit_; }
+  int frame_stage() const { return frame_stage_; }  // the stage the trace player's step concerns, or -1
+  QStringList unit_labels(int stage, bool rgb) const;
+  bool export_file(const QString& path, QString* error) const;
+  void fit();
+
+ signals:
+  void nodes_selected(const std::vector<std::uint32_t>& ids);
+
+ private:
+  const pipeline::AlgorithmRun* run() const;
+  void redraw();
+
+  pipeline::SnapshotPtr snapshot_;
+  std::shared_ptr<const pipeline::AlgorithmRun> extra_;
+  QComboBox* algorithm_;
+  QLabel* summary_;
+  QGraphicsScene* scene_;
+  QGraphicsView* view_;
+  int pass_ = 0;
+  int stage_columns_ = 0;
+  int lit_ = 0;
+  std::vector<std::uint32_t> selection_;
+  std::vector<std::uint32_t> frame_nodes_;  // the trace player's current code-generation step
+  int frame_pass_ = -1, frame_stage_ = -1;
+  bool fitted_ = false;
+};
+
+}  // namespace passlab::views
