@@ -502,8 +502,7 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
 
   connect(scene_box_, &QComboBox::currentIndexChanged, this, [this] { scene_chosen(); });
   connect(size_box_, &QComboBox::currentIndexChanged, this, [this] {
-    probe_pixel_ = {-1, -1};  // another size: the old pixel is somewhere else
-    table_->setRowCount(0);
+    clear_probe();  // another size: the old pixel is somewhere else
     request_render();
   });
   connect(slots_, &QSpinBox::valueChanged, settings_timer_, qOverload<>(&QTimer::start));
@@ -626,8 +625,7 @@ void PreviewPanel::scene_chosen() {
   }
   last_scene_index_ = scene_box_->currentIndex();
   loaded_key_.clear();  // chosen again: read it again (it may have been edited)
-  probe_pixel_ = {-1, -1};
-  table_->setRowCount(0);
+  clear_probe();
   request_render();
 }
 
@@ -657,12 +655,18 @@ bool same_partition(const pipeline::AlgorithmRun* a, const pipeline::AlgorithmRu
 
 }  // namespace
 
+void PreviewPanel::clear_probe() {
+  probe_pixel_ = {-1, -1};
+  table_->setRowCount(0);
+  probe_caption_[0]->set_text(tr("Click a pixel in any picture to see its fragments pass by pass."));
+  probe_caption_[1]->set_text(QString());
+}
+
 void PreviewPanel::show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
   if (!snapshot || !snapshot->has_dag()) return;
   if (snapshot == snapshot_ && same_partition(run, run_.get())) return;  // shown again (a theme change)
   if (snapshot_ && snapshot_->request.path != snapshot->request.path) {
-    probe_pixel_ = {-1, -1};  // another shader, maybe another scene
-    table_->setRowCount(0);
+    clear_probe();  // another shader, maybe another scene
   }
   snapshot_ = std::move(snapshot);
   run_ = copy_partition(run);

@@ -63,6 +63,7 @@ class PreviewPanel : public QWidget {
   };
 
   void request_render();
+  void clear_probe();  // forgets the probed pixel, its rows and captions
   void start_render();
   void start_probe(QPoint pixel);
   RenderInput input() const;

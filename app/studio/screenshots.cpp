@@ -189,6 +189,15 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       settle(200);
       save(tl, "timeline_geforce1");
       tl->setFloating(false);
+      // The same passes rendered by the combiner simulator.
+      auto* pv = dock("dock-preview");
+      pv->setFloating(true);
+      pv->resize(1400, 900);
+      auto* cancel = w->preview()->findChild<QPushButton*>("preview-cancel");
+      wait_until([w, cancel] { return !cancel->isEnabled() && w->preview()->fbuffer_image().width() >= 256; }, 30000);
+      settle(300);
+      save(pv, "preview_geforce1");
+      pv->setFloating(false);
       dock("dock-trace");
       w->open_file(original);
       w->set_target(original_target);
