@@ -45,6 +45,7 @@ class View : public QGraphicsView {
     setDragMode(QGraphicsView::ScrollHandDrag);
     setRenderHint(QPainter::Antialiasing);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setAlignment(Qt::AlignLeft | Qt::AlignTop);
   }
 
  protected:
@@ -229,10 +230,20 @@ void TimelinePanel::fit() {
   // Fit the width of what matters; never magnify past 1:1 (labels stay crisp), never below 0.35.
   const double k = std::clamp(std::min(view_->viewport()->width() / r.width(), view_->viewport()->height() / r.height()), 0.35, 1.0);
   view_->scale(k, k);
-  view_->centerOn(r.center());
+  view_->ensureVisible(QRectF(r.topLeft(), QSizeF(1, 1)), 0, 0);
 }
 
 void TimelinePanel::redraw() {
+  draw();
+  // The scene is as large as what is drawn now (it would otherwise keep the largest pass's size).
+  scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-8, -8, 8, 8));
+  if (!fitted_) {
+    fit();
+    fitted_ = true;
+  }
+}
+
+void TimelinePanel::draw() {
   scene_->clear();
   stage_columns_ = 0;
   lit_ = 0;
@@ -317,12 +328,20 @@ void TimelinePanel::redraw() {
        0, y, bold);
   y += 24;
   if (!p.failure.empty()) {
-    text(tr("does not fit: %1").arg(QString::fromStdString(p.failure)), 0, y, font(), QColor(200, 40, 40));
+    auto* why = text(tr("does not fit: %1").arg(QString::fromStdString(p.failure)), 0, y, font(), QColor(200, 40, 40));
+    if (!p.failure_nodes.empty()) {
+      // Clicking the reason selects the node that breaks the pass, and so its source.
+      QVariantList ids;
+      for (std::uint32_t n : p.failure_nodes) ids << n;
+      why->setData(kRole, "unit");
+      why->setData(kIndex, ids);
+      why->setCursor(Qt::PointingHandCursor);
+      why->setToolTip(tr("Click to select the node that does not fit, and its source"));
+    }
     y += 22;
   }
   if (!t->combiners || p.stages.empty()) {
     if (!t->combiners) text(tr("This target has no combiner stages: the pass's instructions are in the Passes panel."), 0, y, font());
-    if (!fitted_) fit(), fitted_ = true;
     return;
   }
 
@@ -342,7 +361,7 @@ void TimelinePanel::redraw() {
   bool constants = false;
   for (const auto& s : p.stages) constants = constants || !s.constants.empty();
   const double rgb_y = top + (constants ? 46 : 34), rgb_h = std::max<double>(1, static_cast<double>(rgb_rows)) * kUnitHeight + 8;
-  const double alpha_y = rgb_y + rgb_h + kGap, alpha_h = std::max<double>(1, static_cast<double>(alpha_rows)) * kUnitHeight + 8;
+  const double alpha_y = rgb_y + rgb_h + 18, alpha_h = std::max<double>(1, static_cast<double>(alpha_rows)) * kUnitHeight + 8;
   const double lanes_y = alpha_y + alpha_h + kGap + 18;
   const double bottom = lanes_y + static_cast<double>(p.lanes.size()) * kLaneHeight;
   // Headers and the trace's current stage.
@@ -422,10 +441,6 @@ void TimelinePanel::redraw() {
     auto* label = text(QString("%1  %2").arg(QString::fromStdString(l.reg), QString::fromStdString(l.value)), from + 3, ly - 1, mono,
                        dark ? QColor(230, 230, 230) : QColor(30, 30, 30));
     label->setAcceptedMouseButtons(Qt::NoButton);
-  }
-  if (!fitted_) {
-    fit();
-    fitted_ = true;
   }
 }
 

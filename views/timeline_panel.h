@@ -45,7 +45,8 @@ class TimelinePanel : public QWidget {
 
  private:
   const pipeline::AlgorithmRun* run() const;
-  void redraw();
+  void redraw();  // draw(), then size the scene and fit it once per pass shown
+  void draw();
 
   pipeline::SnapshotPtr snapshot_;
   std::shared_ptr<const pipeline::AlgorithmRun> extra_;

@@ -192,7 +192,10 @@ class CombinerProgram : public TargetProgram {
           codegen->push_back(std::move(ev));
         }
       if (r.ok) fill_pass(t.passes[i], r.program);
-      else if (t.passes[i].failure.empty()) t.passes[i].failure = r.failure.message;
+      else if (t.passes[i].failure.empty()) {
+        t.passes[i].failure = r.failure.message;
+        if (r.failure.has_node) t.passes[i].failure_nodes = {r.failure.node};
+      }
     }
     return t;
   }

@@ -49,6 +49,7 @@ struct TimelinePass {
   partition::Resources resources;
   std::vector<std::uint32_t> members;
   std::string failure;  // the pass does not fit: why
+  std::vector<std::uint32_t> failure_nodes;  // ...and where (the node that breaks it), if known
   // Register combiners (empty elsewhere).
   std::vector<std::string> texture_units;  // "texture_2d pinnormals", "texture_cube_map"
   std::vector<TimelineStage> stages;
