@@ -83,10 +83,15 @@ struct RpuCliOptions {
   int threads = 0;
   bool timing = false;
   bool reference = false;  // render: with the IR interpreter instead of the VM (the oracle)
+  std::string pixel;             // debug: X,Y
+  bool all_threads = false;      // debug: every thread of the chunk, not only the pixel's
+  std::string run_to;            // debug: "", nan or fault: print only up to there
+  std::vector<std::string> breaks;  // debug: FILE:LINE or LINE (the main file): stop at the first hit
 };
 int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r);
 int run_rpu_asm(const RpuCliOptions& r);
 int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r);
 int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r);
+int run_rpu_debug(const CommonOptions& o, const RpuCliOptions& r);
 
 }  // namespace passlab::cli

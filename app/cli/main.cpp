@@ -132,6 +132,19 @@ int main(int argc, char** argv) {
   rpu_render->add_flag("--timing", rp.timing, "add compile and render times to --stats (these vary from run to run)");
   rpu_render->add_flag("--reference", rp.reference, "render with the reference interpreter instead of the VM (slow; the oracle the VM is checked against)");
 
+  auto* rpu_debug = rpu->add_subcommand("debug", "run the chunk of one pixel of a scene and print its thread's every step (the Studio's debugger, headless)");
+  rpu_debug->add_option("files", rp.files, "the surface shader for objects that name none (optional)");
+  add_rpu_compile(rpu_debug);
+  rpu_debug->add_option("--scene", rp.scene, "scene JSON file")->required();
+  rpu_debug->add_option("--pixel", rp.pixel, "the pixel X,Y (from the top left) whose thread to follow")->required();
+  rpu_debug->add_option("--main", rp.main, "an RSL file defining the main shader `color main(point P)` (default: the scene's camera)");
+  rpu_debug->add_option("--main-function", rp.main_function, "the main shader's name in --main (default main)");
+  rpu_debug->add_option("--size", rp.size, "image size WxH (default: the scene's)");
+  rpu_debug->add_flag("--all-threads", rp.all_threads, "print every thread of the chunk, not only the pixel's");
+  rpu_debug->add_option("--break", rp.breaks, "stop where a thread is about to run this line: LINE (the first file) or FILE:LINE");
+  rpu_debug->add_option("--run-to", rp.run_to, "stop after the first word that makes a NaN, or that faults")->check(CLI::IsMember({"nan", "fault"}));
+  rpu_debug->add_option("--format", rp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -154,6 +167,7 @@ int main(int argc, char** argv) {
     if (rpu_asm->parsed()) return run_rpu_asm(rp);
     if (rpu_run->parsed()) return run_rpu_run(o, rp);
     if (rpu_render->parsed()) return run_rpu_render(o, rp);
+    if (rpu_debug->parsed()) return run_rpu_debug(o, rp);
   } catch (const std::exception& e) {
     std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
     return kDiagnostics;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "app/cli/commands.h"
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/compiler.h"
+#include "backends/rpu/debugger.h"
 #include "backends/rpu/reference.h"
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/render.h"
@@ -342,15 +345,23 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   return t.status == rpu::ThreadStatus::Done ? kOk : kDiagnostics;
 }
 
-int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
-  rpu::Machine storage;
-  const rpu::Machine* m = machine_for(r, &storage);
-  if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
+namespace {
+
+// A scene loaded and its shaders compiled at the size asked for; an exit code on failure.
+struct PreparedScene {
+  std::optional<sim::Scene> scene;
+  int w = 0, h = 0;
+  rpu::SceneProgram sp;
+  double compile_ms = 0;
+};
+
+std::optional<int> prepare_scene(const CommonOptions& o, const RpuCliOptions& r, const rpu::Machine* m, PreparedScene& out) {
   sim::Problems problems;
-  std::optional<sim::Scene> scene = sim::load_scene(r.scene, &problems);
+  out.scene = sim::load_scene(r.scene, &problems);
   for (const sim::Problem& p : problems) std::cerr << p.text() << '\n';
-  if (!scene) return kDiagnostics;
-  int w = scene->width, h = scene->height;
+  if (!out.scene) return kDiagnostics;
+  out.w = out.scene->width;
+  out.h = out.scene->height;
   if (!r.size.empty()) {
     std::smatch mt;
     if (!std::regex_match(r.size, mt, std::regex(R"((\d{1,5})x(\d{1,5}))")) || std::stoi(mt[1]) < 1 || std::stoi(mt[2]) < 1 ||
@@ -358,14 +369,29 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
       std::cerr << "passlab-cli: --size must be WxH with sides from 1 to 16384, not \"" << r.size << "\"\n";
       return kUsage;
     }
-    w = std::stoi(mt[1]);
-    h = std::stoi(mt[2]);
+    out.w = std::stoi(mt[1]);
+    out.h = std::stoi(mt[2]);
   }
   const std::string default_shader = r.files.empty() ? "" : fs::absolute(r.files.front()).lexically_normal().string();
   const auto t0 = std::chrono::steady_clock::now();
-  rpu::SceneProgram sp = rpu::compile_scene(*scene, w, h, default_shader, r.main, r.main_function, compile_options(o, r, m));
-  print_diagnostics(*sp.compiled);
-  if (!sp.ok()) return kDiagnostics;
+  out.sp = rpu::compile_scene(*out.scene, out.w, out.h, default_shader, r.main, r.main_function, compile_options(o, r, m));
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  print_diagnostics(*out.sp.compiled);
+  if (!out.sp.ok()) return kDiagnostics;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
+  rpu::Machine storage;
+  const rpu::Machine* m = machine_for(r, &storage);
+  if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
+  PreparedScene ps;
+  if (std::optional<int> code = prepare_scene(o, r, m, ps)) return *code;
+  const sim::Scene* scene = &*ps.scene;
+  const int w = ps.w, h = ps.h;
+  rpu::SceneProgram& sp = ps.sp;
   const auto t1 = std::chrono::steady_clock::now();
   rpu::SceneData data(*scene, sp.object_shader);
   if (r.reference) {
@@ -403,7 +429,7 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
     j["words"] = sp.compiled->program->code.size();
     j["vm"] = stats_json(out.stats);
     if (r.timing) {
-      j["compile_ms"] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+      j["compile_ms"] = ps.compile_ms;
       j["render_ms"] = std::chrono::duration<double, std::milli>(t2 - t1).count();
     }
     std::cout << j.dump(2) << '\n';
@@ -411,10 +437,245 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
     std::cout << fmt::format("image            {}x{}\nprogram          {} words\n", w, h, sp.compiled->program->code.size());
     print_stats_text(out.stats);
     if (r.timing)
-      std::cout << fmt::format("compile {:.1f} ms, render {:.1f} ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count(),
+      std::cout << fmt::format("compile {:.1f} ms, render {:.1f} ms\n", ps.compile_ms,
                                std::chrono::duration<double, std::milli>(t2 - t1).count());
   }
   return out.fault_count ? kDiagnostics : kOk;
+}
+
+}  // namespace passlab::cli
+
+namespace passlab::cli {
+
+namespace {
+
+// The source location of word `pc`, "file:line:col" ("" when the word has none).
+std::string word_source(const rpu::CompiledProgram& p, std::uint32_t pc) {
+  if (pc >= p.spans.size() || !p.spans[pc].valid()) return "";
+  const lang::Span& s = p.spans[pc];
+  return fmt::format("{}:{}:{}", fs::path(p.sources->file(s.file).path).filename().string(), s.line, s.col);
+}
+
+std::string lanes_text(std::uint8_t lanes, int count) {
+  std::string t;
+  for (int l = 0; l < count; ++l) t += (lanes >> l) & 1u ? static_cast<char>('0' + l) : '.';
+  return t;
+}
+
+nlohmann::ordered_json change_json(const rpu::Change& c) {
+  nlohmann::ordered_json j;
+  switch (c.kind) {
+    case rpu::ChangeKind::Register:
+      j["register"] = rpu::thread_register_name(static_cast<int>(c.index));
+      j["before"] = vec_json(c.before);
+      j["after"] = vec_json(c.after);
+      break;
+    case rpu::ChangeKind::Address:
+      if (c.index == 0) {
+        j["register"] = "A";
+        j["before"] = vec_json(c.before);
+        j["after"] = vec_json(c.after);
+      } else {
+        j["register"] = "HIT_TRI/HIT_OBJ";
+        j["before"] = {c.before[2], c.before[3]};
+        j["after"] = {c.after[2], c.after[3]};
+      }
+      break;
+    case rpu::ChangeKind::Stack:
+      j["stack_slot"] = c.index;
+      j["before"] = vec_json(c.before);
+      j["after"] = vec_json(c.after);
+      break;
+    case rpu::ChangeKind::Push:
+      j["push_frame"] = {{"return", static_cast<std::uint32_t>(c.before[0])}, {"shift", static_cast<std::uint32_t>(c.before[1])}};
+      break;
+    case rpu::ChangeKind::Pop:
+      j["pop_frame"] = {{"return", static_cast<std::uint32_t>(c.before[0])}, {"shift", static_cast<std::uint32_t>(c.before[1])}};
+      break;
+    case rpu::ChangeKind::Status: {
+      const auto to = static_cast<rpu::ThreadStatus>(static_cast<int>(c.after[0]));
+      j["status"] = to == rpu::ThreadStatus::Done ? "done" : to == rpu::ThreadStatus::Faulted ? "faulted" : "running";
+      break;
+    }
+  }
+  return j;
+}
+
+std::string change_text(const rpu::Change& c) {
+  switch (c.kind) {
+    case rpu::ChangeKind::Register: return rpu::thread_register_name(static_cast<int>(c.index)) + " " + vec_text(c.before) + " -> " + vec_text(c.after);
+    case rpu::ChangeKind::Address:
+      return c.index == 0 ? "A " + vec_text(c.before) + " -> " + vec_text(c.after)
+                          : fmt::format("HIT_TRI {} -> {}, HIT_OBJ {} -> {}", c.before[2], c.after[2], c.before[3], c.after[3]);
+    case rpu::ChangeKind::Stack: return fmt::format("stack[{}] ", c.index) + vec_text(c.before) + " -> " + vec_text(c.after);
+    case rpu::ChangeKind::Push: return fmt::format("call: frame (return {}, shift {}) pushed", c.before[0], c.before[1]);
+    case rpu::ChangeKind::Pop: return fmt::format("return: frame (return {}, shift {}) popped", c.before[0], c.before[1]);
+    case rpu::ChangeKind::Status: {
+      const auto to = static_cast<rpu::ThreadStatus>(static_cast<int>(c.after[0]));
+      return to == rpu::ThreadStatus::Done ? "the thread is done" : "the thread faulted";
+    }
+  }
+  return "";
+}
+
+nlohmann::ordered_json thread_state_json(const rpu::ThreadState& t) {
+  nlohmann::ordered_json j;
+  j["status"] = t.status == rpu::ThreadStatus::Done ? "done" : t.status == rpu::ThreadStatus::Faulted ? "faulted" : "running";
+  if (t.status == rpu::ThreadStatus::Faulted) j["fault"] = t.fault;
+  j["pc"] = t.pc;
+  for (int i = 0; i < rpu::kRegCount; ++i) j["registers"][rpu::thread_register_name(i)] = vec_json(t.r(i));
+  j["registers"]["A"] = {t.a[0], t.a[1], t.a[2], t.a[3]};
+  j["registers"]["HIT_TRI"] = t.hit_tri;
+  j["registers"]["HIT_OBJ"] = t.hit_obj;
+  j["stack_base"] = t.base;
+  for (int s = 0; s < 8; ++s)
+    j["window"]["S" + std::to_string(s)] = t.base + static_cast<std::uint32_t>(s) < t.stack.size() ? vec_json(t.stack[t.base + static_cast<std::size_t>(s)]) : vec_json({});
+  j["frames"] = nlohmann::ordered_json::array();
+  for (const rpu::Frame& f : t.frames) j["frames"].push_back({{"return", f.return_address}, {"shift", f.push}});
+  return j;
+}
+
+// Words whose RSL is at one of `breaks` (LINE in the first file, or FILE:LINE).
+std::function<bool(std::uint32_t)> break_matcher(const rpu::CompiledProgram& p, const std::vector<std::string>& breaks, const std::string& first_file,
+                                                 std::string* error) {
+  std::vector<std::pair<std::string, std::uint32_t>> at;
+  for (const std::string& b : breaks) {
+    std::smatch mt;
+    if (!std::regex_match(b, mt, std::regex(R"((?:(.+):)?(\d+))"))) {
+      *error = "--break takes LINE or FILE:LINE, not \"" + b + "\"";
+      return {};
+    }
+    std::string file = mt[1].matched ? fs::path(mt[1].str()).filename().string() : fs::path(first_file).filename().string();
+    at.push_back({file, static_cast<std::uint32_t>(std::stoul(mt[2]))});
+  }
+  std::vector<char> hit(p.spans.size(), 0);
+  for (std::size_t pc = 0; pc < p.spans.size(); ++pc) {
+    const lang::Span& s = p.spans[pc];
+    if (!s.valid()) continue;
+    const std::string name = fs::path(p.sources->file(s.file).path).filename().string();
+    for (const auto& [f, line] : at) hit[pc] = hit[pc] || (f == name && s.line == line);
+  }
+  if (std::find(hit.begin(), hit.end(), 1) == hit.end()) {
+    *error = "no word of the program comes from " + breaks.front() + (breaks.size() > 1 ? " or the other --break lines" : "");
+    return {};
+  }
+  return [hit = std::move(hit)](std::uint32_t pc) { return pc < hit.size() && hit[pc]; };
+}
+
+}  // namespace
+
+int run_rpu_debug(const CommonOptions& o, const RpuCliOptions& r) {
+  rpu::Machine storage;
+  const rpu::Machine* m = machine_for(r, &storage);
+  if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
+  std::smatch mt;
+  if (!std::regex_match(r.pixel, mt, std::regex(R"((\d{1,5}),(\d{1,5}))"))) {
+    std::cerr << "passlab-cli: --pixel takes X,Y, not \"" << r.pixel << "\"\n";
+    return kUsage;
+  }
+  const int px = std::stoi(mt[1]), py = std::stoi(mt[2]);
+  PreparedScene ps;
+  if (std::optional<int> code = prepare_scene(o, r, m, ps)) return *code;
+  if (px >= ps.w || py >= ps.h) {
+    std::cerr << fmt::format("passlab-cli: pixel ({}, {}) is outside the {}x{} image\n", px, py, ps.w, ps.h);
+    return kUsage;
+  }
+  const rpu::CompiledProgram& cp = *ps.sp.compiled;
+  rpu::SceneData data(*ps.scene, ps.sp.object_shader);
+  rpu::Debugger d(rpu::record_pixel_chunk(*cp.program, ps.sp.main_entry, data, *ps.scene, ps.w, ps.h, px, py, m, r.ieee));
+  // Where to stop: the end, a breakpoint, a NaN or a fault.
+  std::size_t stop = d.step_count();
+  if (!r.breaks.empty()) {
+    std::string error;
+    const std::string first = r.files.empty() ? "" : r.files.front();
+    std::function<bool(std::uint32_t)> at = break_matcher(cp, r.breaks, first, &error);
+    if (!at) {
+      std::cerr << "passlab-cli: " << error << '\n';
+      return kUsage;
+    }
+    d.run_to(at);
+  } else if (r.run_to == "nan") {
+    d.run_to_nan();
+  } else if (r.run_to == "fault") {
+    d.run_to_fault();
+  } else {
+    d.seek(d.step_count());
+  }
+  stop = d.position();
+  const bool stopped_early = !r.breaks.empty() || !r.run_to.empty();
+  const int lanes = d.lanes();
+  std::vector<int> shown;
+  for (int l = 0; l < lanes; ++l)
+    if (r.all_threads || l == d.run().chunk.lane || (stopped_early && l == d.lane())) shown.push_back(l);
+  // Replay the depths of every lane from the start.
+  std::array<std::size_t, 4> depth{};
+  nlohmann::ordered_json j;
+  j["pixel"] = {px, py};
+  j["size"] = {ps.w, ps.h};
+  j["chunk"]["index"] = d.run().chunk.index;
+  j["chunk"]["lane"] = d.run().chunk.lane;
+  for (int l = 0; l < lanes; ++l) j["chunk"]["pixels"].push_back({d.run().chunk.pixel[static_cast<std::size_t>(l)][0], d.run().chunk.pixel[static_cast<std::size_t>(l)][1]});
+  std::map<int, nlohmann::ordered_json> steps;
+  const bool text = r.format != "json";
+  if (text)
+    std::cout << fmt::format("pixel ({}, {}) of {}x{}: chunk {}, thread {} of {}; {} steps\n", px, py, ps.w, ps.h, d.run().chunk.index, d.run().chunk.lane,
+                             lanes, d.step_count());
+  for (std::size_t i = 0; i < stop; ++i) {
+    const rpu::Step& s = d.step(i);
+    const auto changes = d.changes(i);
+    for (int l : shown) {
+      if (!((s.lanes >> l) & 1u)) continue;
+      const std::uint32_t pc = d.pc_before(i, l);
+      nlohmann::ordered_json e;
+      e["step"] = i;
+      e["pc"] = pc;
+      e["word"] = s.merged ? "(the split lanes meet again and return together)" : rpu::to_text(cp.program->code[pc]);
+      const std::string src = word_source(cp, pc);
+      if (!src.empty()) e["source"] = src;
+      else e["source"] = nullptr;
+      e["lanes"] = lanes_text(s.lanes, lanes);
+      e["cycle"] = s.cycle;
+      e["stall"] = s.stall;
+      e["depth"] = depth[static_cast<std::size_t>(l)];
+      e["changes"] = nlohmann::ordered_json::array();
+      for (const rpu::Change& c : changes)
+        if (c.lane == l) e["changes"].push_back(change_json(c));
+      if (text) {
+        std::cout << fmt::format("{:>6}  t{}  pc {:<4} {:<44} {:<18} lanes {}  cycle {}{}\n", i, l, pc, e["word"].get<std::string>(), src, e["lanes"].get<std::string>(),
+                                 s.cycle, s.stall ? fmt::format(" (+{} stall)", s.stall) : "");
+        for (const rpu::Change& c : changes)
+          if (c.lane == l) std::cout << "                 " << change_text(c) << '\n';
+      } else {
+        steps[l].push_back(std::move(e));
+      }
+    }
+    for (const rpu::Change& c : changes) {
+      if (c.kind == rpu::ChangeKind::Push) ++depth[c.lane];
+      if (c.kind == rpu::ChangeKind::Pop) --depth[c.lane];
+    }
+  }
+  if (stopped_early) {
+    static const char* kReasons[] = {"none", "step", "breakpoint", "nan", "fault", "start", "end"};
+    j["stopped"] = {{"reason", kReasons[static_cast<int>(d.stop_reason())]}, {"message", d.stop_message()}, {"step", d.position()}, {"thread", d.lane()}};
+    if (text) std::cout << "stopped: " << d.stop_message() << " (step " << d.position() << ", thread " << d.lane() << ")\n";
+  }
+  for (int l : shown) {
+    nlohmann::ordered_json t;
+    t["lane"] = l;
+    t["pixel"] = {d.run().chunk.pixel[static_cast<std::size_t>(l)][0], d.run().chunk.pixel[static_cast<std::size_t>(l)][1]};
+    t["steps"] = steps.count(l) ? steps[l] : nlohmann::ordered_json::array();
+    t["state"] = thread_state_json(d.thread(l));
+    j["threads"].push_back(std::move(t));
+    if (text) {
+      const rpu::ThreadState& th = d.thread(l);
+      std::cout << fmt::format("thread {} ({}, {}): {}{}\n", l, d.run().chunk.pixel[static_cast<std::size_t>(l)][0], d.run().chunk.pixel[static_cast<std::size_t>(l)][1],
+                               th.status == rpu::ThreadStatus::Done ? "done" : th.status == rpu::ThreadStatus::Faulted ? "faulted: " + th.fault : "running",
+                               th.status == rpu::ThreadStatus::Done ? ", colour " + vec_text(th.r(0)) : "");
+    }
+  }
+  j["stats"] = stats_json(d.run().stats);
+  if (!text) std::cout << j.dump(2) << '\n';
+  return kOk;
 }
 
 }  // namespace passlab::cli

@@ -1,4 +1,5 @@
 // passlab-cli end to end: every command on real samples, exit codes, and broken input.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "core/sim/image.h"
 #include "tests/support/samples.h"
 
 namespace passlab {
@@ -239,6 +241,46 @@ TEST(CliRpu, RenderWritesAnImageAndDeterministicStatistics) {
   EXPECT_EQ(cli("rpu render --scene " + scene + " --size 48x48 --reference -o " + ref.string()).code, 0);
   EXPECT_TRUE(std::filesystem::exists(ref));
   EXPECT_EQ(cli("rpu render --scene " + scene + " --size 48 -o " + png.string()).code, 2);
+  std::filesystem::remove_all(png.parent_path());
+}
+
+TEST(CliRpu, DebugFollowsAPixelsThreadToTheColourItRendered) {
+  const std::string scene = test::sample_path("scenes/rpu_reflections.json");
+  const auto png = scratch("reflections.png");
+  ASSERT_EQ(cli("rpu render --scene " + scene + " --size 48x36 -o " + png.string()).code, 0);
+  sim::Problems problems;
+  const std::optional<sim::Image> image = sim::read_png(png.string(), &problems);
+  ASSERT_TRUE(image);
+  for (auto [x, y] : {std::pair{30, 20}, {10, 30}, {47, 35}}) {
+    CliRun a = cli("rpu debug --scene " + scene + " --size 48x36 --pixel " + std::to_string(x) + "," + std::to_string(y) + " --format json");
+    ASSERT_EQ(a.code, 0) << a.out;
+    EXPECT_EQ(a.out, cli("rpu debug --scene " + scene + " --size 48x36 --pixel " + std::to_string(x) + "," + std::to_string(y) + " --format json").out);
+    const auto doc = nlohmann::json::parse(a.out);
+    ASSERT_EQ(doc["threads"].size(), 1u);
+    const auto& t = doc["threads"][0];
+    EXPECT_EQ(t["pixel"], nlohmann::json::array({x, y}));
+    EXPECT_EQ(t["state"]["status"], "done");
+    // Step by step: increasing, the first at depth 0 in the camera's main shader, every one
+    // naming its word; the thread ends with the pixel's colour.
+    ASSERT_GT(t["steps"].size(), 10u);
+    EXPECT_EQ(t["steps"][0]["depth"], 0);
+    for (std::size_t i = 1; i < t["steps"].size(); ++i) EXPECT_LT(t["steps"][i - 1]["step"].get<int>(), t["steps"][i]["step"].get<int>());
+    for (int c = 0; c < 3; ++c) {
+      const float v = t["state"]["registers"]["R0"][static_cast<std::size_t>(c)].get<float>();
+      EXPECT_NEAR(std::clamp(v, 0.0f, 1.0f), image->at(x, y)[c], 0.5f / 255 + 1e-6f) << x << "," << y;
+    }
+  }
+  // All four threads of the chunk, a breakpoint, bad pixels.
+  CliRun all = cli("rpu debug --scene " + scene + " --size 48x36 --pixel 31,21 --all-threads --format json");
+  ASSERT_EQ(all.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(all.out)["threads"].size(), 4u);
+  CliRun stop = cli("rpu debug --scene " + scene + " --size 48x36 --pixel 34,14 --break mirror.sl:12 --format json");
+  ASSERT_EQ(stop.code, 0) << stop.out;
+  const auto s = nlohmann::json::parse(stop.out);
+  EXPECT_EQ(s["stopped"]["reason"], "breakpoint");
+  EXPECT_EQ(cli("rpu debug --scene " + scene + " --size 48x36 --pixel 48,0").code, 2);
+  EXPECT_EQ(cli("rpu debug --scene " + scene + " --size 48x36 --pixel 3").code, 2);
+  EXPECT_EQ(cli("rpu debug --scene " + scene + " --size 48x36 --pixel 1,1 --break nowhere.sl:3").code, 2);
   std::filesystem::remove_all(png.parent_path());
 }
 
