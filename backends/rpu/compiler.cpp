@@ -1,6 +1,7 @@
 // The RSL-to-RPU compiler driver: every stage in order, over every file of a program.
 #include "backends/rpu/compiler.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -195,13 +196,14 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       for (int round = 0; round < 16; ++round) {
         bool changed = simplify_opcodes(f, machine, stats);
         if (options.keep_stages && round == 0) append_stage(*out, "simplify", to_text(f) + "\n");
-        changed = forward(f, machine, stats) || changed;
+        changed = forward(f, machine, stats, options.keep_decisions ? &out->forwarding[f.label] : nullptr) || changed;
         if (options.keep_stages && round == 0) append_stage(*out, "forward", to_text(f) + "\n");
         changed = eliminate_dead_code(f, stats) || changed;
         if (!changed) break;
       }
       if (options.keep_stages) append_stage(*out, "dce", to_text(f) + "\n");
     }
+    if (options.keep_decisions) out->facts[f.label] = forwarding_facts(f, machine);
     std::optional<Allocation> alloc = allocate_registers(f, out->diagnostics, stats);
     if (!alloc) {
       failed = true;
@@ -294,10 +296,23 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
 
 }  // namespace
 
+const std::string* unsaved_text(const CompileOptions& options, const std::string& path) {
+  if (options.unsaved.empty()) return nullptr;
+  std::error_code ec;
+  const std::string want = std::filesystem::weakly_canonical(path, ec).string();
+  for (const auto& [p, text] : options.unsaved)
+    if (p == path || std::filesystem::weakly_canonical(p, ec).string() == want) return &text;
+  return nullptr;
+}
+
 std::unique_ptr<CompiledProgram> compile_files(const std::vector<std::string>& paths, const CompileOptions& options) {
   auto out = std::make_unique<CompiledProgram>();
   std::vector<lang::FileId> files;
   for (const std::string& p : paths) {
+    if (const std::string* text = unsaved_text(options, p)) {
+      files.push_back(out->sources->add(p, *text));
+      continue;
+    }
     std::string error;
     std::optional<lang::FileId> f = out->sources->load(p, &error);
     if (!f) {

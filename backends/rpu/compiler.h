@@ -13,6 +13,7 @@
 // (resources/rpu/runtime.sl), compiled in when a shader uses them.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "backends/rpu/machine.h"
+#include "backends/rpu/passes.h"
 #include "backends/rpu/program.h"
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/schedule.h"
@@ -39,6 +41,9 @@ struct CompileOptions {
   bool pair = false;        // pair 3/1 and 2/2 words (beyond the thesis; needs a pairing machine)
   int inline_limit = 0;     // inline user functions of at most this many IR instructions (0: never)
   bool keep_stages = false; // keep every intermediate form (passlab-cli rpu compile --emit)
+  bool keep_decisions = false;  // keep what forwarding did and the facts at each instruction (the Studio)
+  // Texts to compile instead of reading these files (the Studio's unsaved editor), by path.
+  std::map<std::string, std::string> unsaved;
   // Lights: a surface is compiled against its light setup (lights_path for the first file, else
   // <stem>.lights.json beside each file), as on fragment targets; without one, against the
   // RPU's point light (C0, C1).
@@ -73,10 +78,16 @@ struct CompiledProgram {
   int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
   std::map<std::string, Allocation> allocations;     // by label
   std::map<std::string, FunctionSchedule> schedules; // by label
+  // With keep_decisions, by label: forwarding's rewrites, and the facts reaching each instruction.
+  std::map<std::string, std::vector<ForwardNote>> forwarding;
+  std::map<std::string, std::vector<FactLine>> facts;
 
   bool ok() const { return program.has_value() && !diagnostics.has_errors(); }
   const FunctionInfo* function(const std::string& name) const;
 };
+
+// The text options.unsaved holds for `path` (compared as canonical paths), or null.
+const std::string* unsaved_text(const CompileOptions& options, const std::string& path);
 
 // Compiles RSL files into one program. Never throws for bad input: problems are diagnostics.
 std::unique_ptr<CompiledProgram> compile_files(const std::vector<std::string>& paths, const CompileOptions& options);

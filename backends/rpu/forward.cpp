@@ -107,7 +107,8 @@ bool literals_ok(const Operation& o, const Machine& m) {
   return n <= m.literals_per_instruction;
 }
 
-bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Machine& m, AsmStats& stats) {
+bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Machine& m, AsmStats& stats, std::vector<const Fact*>* used,
+             std::string* what) {
   if (!is_arithmetic(o.op) && o.op != Opcode::Trace && o.op != Opcode::Store) return false;
   bool changed = false;
   for (int k = 0; k < source_count(o.op); ++k) {
@@ -115,11 +116,12 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
     const std::uint8_t lanes = read_lanes(o, k, cond);
     if (!lanes) continue;
     std::optional<Source> next;
+    const Fact* by = nullptr;
     if (s.bank == Bank::Virtual) {
-      if (const Fact* x = find(facts, Fact::Kind::Copy, s.index, lanes)) next = compose(s, x->b);
+      if (const Fact* x = find(facts, Fact::Kind::Copy, s.index, lanes)) next = compose(s, x->b), by = x;
     } else if (s.bank == Bank::Special && std::popcount(static_cast<unsigned>(lanes)) == 1) {
       const Loc lane = static_cast<Loc>(std::countr_zero(static_cast<unsigned>(lanes)));
-      if (const Fact* x = find(facts, Fact::Kind::Copy, phys_unit(kUnitS + lane), lanes)) next = compose(s, x->b);
+      if (const Fact* x = find(facts, Fact::Kind::Copy, phys_unit(kUnitS + lane), lanes)) next = compose(s, x->b), by = x;
     }
     if (!next) continue;
     const Source saved = s;
@@ -129,6 +131,8 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
       continue;
     }
     ++stats["forward.operands"];
+    if (used) used->push_back(by);
+    if (what) *what = "operands";
     changed = true;
   }
   // mul + add -> mad
@@ -148,6 +152,8 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
       if (!literals_ok(fused, m)) continue;
       o = fused;
       ++stats["forward.mad"];
+      if (used) used->push_back(x);
+      if (what) *what = "mad";
       return true;
     }
   }
@@ -166,6 +172,8 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
         if (literals_ok(fused, m)) {
           o = fused;
           ++stats["forward.dp3_special"];
+          if (used) used->push_back(x);
+          if (what) *what = "dp3 with _rsq/_rcp";
           return true;
         }
       }
@@ -183,9 +191,73 @@ Facts meet(const std::vector<const Facts*>& ins) {
   return out;
 }
 
+std::string fact_text(const AsmFunction& f, const Fact& x) {
+  const TextOptions to = text_options(f);
+  std::string a = loc_name(f, x.a);
+  if (!is_phys(x.a)) a += mask_text(x.lanes);
+  switch (x.kind) {
+    case Fact::Kind::Copy: return a + " is " + to_text(x.b, to);
+    case Fact::Kind::Product: return a + " is " + to_text(x.b, to) + " * " + to_text(x.c, to);
+    case Fact::Kind::Dot: return a + " is dp3(" + to_text(x.b, to) + ", " + to_text(x.c, to) + ")";
+  }
+  return "";
+}
+
+// The facts flowing into each block, to a fixed point.
+std::vector<std::optional<Facts>> facts_in(const AsmFunction& f, const Machine& m, const std::vector<std::uint32_t>& order) {
+  std::vector<std::optional<Facts>> in(f.blocks.size()), out(f.blocks.size());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::uint32_t b : order) {
+      Facts facts;
+      if (b != 0) {
+        std::vector<const Facts*> known;
+        for (std::uint32_t p : f.blocks[b].preds)
+          if (out[p]) known.push_back(&*out[p]);
+        facts = meet(known);
+      }
+      in[b] = facts;
+      for (const AsmInstr& instr : f.blocks[b].body) transfer(f, m, instr, facts);
+      if (!out[b] || !(*out[b] == facts)) {
+        out[b] = std::move(facts);
+        changed = true;
+      }
+    }
+  }
+  return in;
+}
+
 }  // namespace
 
-bool forward(AsmFunction& f, const Machine& m, AsmStats& stats) {
+std::vector<FactLine> forwarding_facts(const AsmFunction& f, const Machine& m) {
+  AsmFunction g = f;
+  g.compute_preds();
+  const std::vector<std::uint32_t> order = g.reverse_postorder();
+  const std::vector<std::optional<Facts>> in = facts_in(g, m, order);
+  std::vector<std::uint32_t> blocks = order;
+  std::sort(blocks.begin(), blocks.end());
+  std::vector<FactLine> lines;
+  const TextOptions to = text_options(g);
+  for (std::uint32_t b : blocks) {
+    Facts facts = in[b] ? *in[b] : Facts{};
+    auto line = [&](std::string text) {
+      FactLine l;
+      l.block = b;
+      l.text = std::move(text);
+      for (const Fact& x : facts) l.facts.push_back(fact_text(g, x));
+      lines.push_back(std::move(l));
+    };
+    for (const AsmInstr& instr : g.blocks[b].body) {
+      line(to_text(instr.word, to));
+      transfer(g, m, instr, facts);
+    }
+    const Terminator& t = g.blocks[b].term;
+    if (t.kind == Terminator::Kind::Branch) line("branch on " + to_text(t.test, to) + " " + condition_text(t.cond));
+  }
+  return lines;
+}
+
+bool forward(AsmFunction& f, const Machine& m, AsmStats& stats, std::vector<ForwardNote>* notes) {
   bool any = false;
   for (int round = 0; round < 64; ++round) {
     f.compute_preds();
@@ -210,14 +282,28 @@ bool forward(AsmFunction& f, const Machine& m, AsmStats& stats) {
       }
     }
     bool changed = false;
+    const TextOptions to = text_options(f);
     for (std::uint32_t b : order) {
       Facts facts = *in[b];
+      // Rewrites one operation; with `notes`, says what changed and by which facts.
+      auto apply = [&](Operation& op, const Condition* cond) {
+        if (!notes) return rewrite(op, cond, facts, m, stats, nullptr, nullptr);
+        const std::string before = to_text(op, to);
+        std::vector<const Fact*> used;
+        std::string what;
+        if (!rewrite(op, cond, facts, m, stats, &used, &what)) return false;
+        ForwardNote note{b, before, to_text(op, to), {}, what};
+        for (const Fact* x : used)
+          if (x) note.facts.push_back(fact_text(f, *x));
+        notes->push_back(std::move(note));
+        return true;
+      };
       for (AsmInstr& instr : f.blocks[b].body) {
-        if (!instr.is_call()) changed = rewrite(instr.word.primary, nullptr, facts, m, stats) || changed;
+        if (!instr.is_call()) changed = apply(instr.word.primary, nullptr) || changed;
         transfer(f, m, instr, facts);
       }
       Terminator& t = f.blocks[b].term;
-      if (t.kind == Terminator::Kind::Branch) changed = rewrite(t.test, &t.cond, facts, m, stats) || changed;
+      if (t.kind == Terminator::Kind::Branch) changed = apply(t.test, &t.cond) || changed;
     }
     any = any || changed;
     if (!changed) break;

@@ -2,6 +2,9 @@
 // simplify -> forward -> dce, repeated until nothing changes, then register allocation.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "backends/rpu/asm_ir.h"
 #include "backends/rpu/liveness.h"
 #include "backends/rpu/machine.h"
@@ -21,6 +24,23 @@ bool simplify_opcodes(AsmFunction& f, const Machine& m, AsmStats& stats);
 // an ABI register (R), whose live range must stay short; S lanes, I registers, HIT and constants
 // are forwarded (facts die when they are overwritten, calls included). Returns whether anything
 // changed.
-bool forward(AsmFunction& f, const Machine& m, AsmStats& stats);
+// What forwarding did to one instruction, for the Studio and --emit: its text before and
+// after, and the facts it used.
+struct ForwardNote {
+  std::uint32_t block = 0;
+  std::string before, after;
+  std::vector<std::string> facts;  // "%v3 is %v1.xyz", "%v5 is %v2 * %v4", "%f7 is dp3(%v1, %v2)"
+  std::string what;                // "operands", "mad", "dp3 with _rsq/_rcp"
+};
+bool forward(AsmFunction& f, const Machine& m, AsmStats& stats, std::vector<ForwardNote>* notes = nullptr);
+
+// The facts that reach each instruction of `f` (after forwarding has converged): one line per
+// instruction and branch, in block order.
+struct FactLine {
+  std::uint32_t block = 0;
+  std::string text;
+  std::vector<std::string> facts;
+};
+std::vector<FactLine> forwarding_facts(const AsmFunction& f, const Machine& m);
 
 }  // namespace passlab::rpu

@@ -283,6 +283,12 @@ std::optional<Allocation> allocate_registers(AsmFunction& f, lang::DiagnosticSin
     a.pinned_enemies[v].assign(pinned_enemies[v].begin(), pinned_enemies[v].end());
     a.pinned_friends[v].assign(pinned_friends[v].begin(), pinned_friends[v].end());
   }
+  a.names.resize(n);
+  a.registers.resize(n);
+  for (Loc v = 0; v < n; ++v) {
+    a.names[v] = vreg_name(f, v) + (f.vregs[v].name.empty() ? "" : " " + f.vregs[v].name);
+    if (a.reg[v] >= 0) a.registers[v] = reg_name(f.cls(v), a.reg[v]);
+  }
   stats["regalloc.values"] += static_cast<long>(a.order.size());
   return a;
 }

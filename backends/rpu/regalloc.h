@@ -41,6 +41,8 @@ struct Allocation {
   };
   std::vector<Choice> choices;  // in colouring order
   bool guaranteed = true;      // every node had fewer than 15 edges when removed
+  std::vector<std::string> names;      // per virtual register: "%v3 N" (its name and what it holds)
+  std::vector<std::string> registers;  // per virtual register: "R3.xyz", "R7.w" ("" never used)
 };
 
 // Allocates `f` in place: virtual operands become R0-R14, and moves from a register to itself

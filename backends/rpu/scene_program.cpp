@@ -39,6 +39,10 @@ SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const
   }
   std::vector<std::pair<std::string, std::string>> sources;
   for (const std::string& f : files) {
+    if (const std::string* text = unsaved_text(options, f)) {
+      sources.push_back({f, *text});
+      continue;
+    }
     std::string text, error;
     lang::SourceManager probe;
     std::optional<lang::FileId> id = probe.load(f, &error);

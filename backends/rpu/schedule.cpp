@@ -151,6 +151,8 @@ FunctionSchedule schedule_function(AsmFunction& f, const Machine& m, const Sched
       std::vector<SchedNode> nodes;
       for (std::size_t k = i; k < j; ++k) nodes.push_back(node_of(f, blk.body[k], m));
       BlockSchedule s = schedule_block(nodes, m, options);
+      s.block = static_cast<std::uint32_t>(&blk - f.blocks.data());
+      for (const SchedNode& nd : nodes) s.text.push_back(nd.text);
       std::vector<bool> placed(nodes.size(), false);
       for (int k : s.order) {
         if (placed[static_cast<std::size_t>(k)]) continue;

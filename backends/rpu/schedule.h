@@ -40,6 +40,8 @@ struct CycleRow {
 };
 
 struct BlockSchedule {
+  std::uint32_t block = 0;                 // the function's block it belongs to
+  std::vector<std::string> text;           // per instruction (program order): its text
   std::vector<int> order;                  // program-order indices in issue order
   std::vector<int> issue;                  // per instruction: its cycle (from 1)
   std::vector<int> pair_of;                // per instruction: its partner in a pair, or -1

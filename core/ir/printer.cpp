@@ -23,7 +23,7 @@ std::string constant_text(const Instr& in) {
 
 }  // namespace
 
-std::string print(const Function& fn) {
+std::string print(const Function& fn, std::vector<lang::Span>* spans) {
   std::string out = "func @" + fn.name + "(";
   for (std::size_t i = 0; i < fn.arg_types.size(); ++i)
     out += fmt::format("{}{} {}", i ? ", " : "", lang::to_string(fn.arg_types[i]), fn.arg_names[i]);
@@ -31,6 +31,7 @@ std::string print(const Function& fn) {
   for (std::size_t i = 0; i < fn.result_types.size(); ++i)
     out += fmt::format("{}{} {}", i ? ", " : "", lang::to_string(fn.result_types[i]), fn.result_names[i]);
   out += ")\n";
+  if (spans) spans->push_back({});
   for (BlockId b = 0; b < fn.blocks.size(); ++b) {
     const Block& blk = fn.blocks[b];
     if (blk.removed) continue;
@@ -40,6 +41,7 @@ std::string print(const Function& fn) {
       for (BlockId p : blk.preds) out += fmt::format(" bb{}", p);
     }
     out += '\n';
+    if (spans) spans->push_back({});
     for (ValueId v : blk.instrs) {
       const Instr& in = fn.at(v);
       std::string line = "  ";
@@ -68,16 +70,24 @@ std::string print(const Function& fn) {
       }
       if (in.span.valid()) line += fmt::format("  ; line {}", in.span.line);
       out += line + '\n';
+      if (spans) spans->push_back(in.span);
     }
   }
   return out;
 }
 
-std::string print(const Module& m) {
+std::string print(const Module& m, std::vector<lang::Span>* spans) {
   std::string out = fmt::format("; {} shader '{}'\n", lang::to_string(m.kind), m.shader_name);
+  if (spans) spans->push_back({});
   for (std::size_t i = 0; i < m.functions.size(); ++i) {
-    if (i == m.entry) out += "; entry\n";
-    out += fmt::format("; function @{}\n", i) + print(m.functions[i]) + '\n';
+    if (i == m.entry) {
+      out += "; entry\n";
+      if (spans) spans->push_back({});
+    }
+    out += fmt::format("; function @{}\n", i);
+    if (spans) spans->push_back({});
+    out += print(m.functions[i], spans) + '\n';
+    if (spans) spans->push_back({});
   }
   return out;
 }

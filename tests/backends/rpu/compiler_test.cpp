@@ -2,6 +2,9 @@
 // forwarding chain, source modifiers, folding, Figure 9.1's schedule, the allocator's coalescing),
 // the ABI, calls and recursion against the interpreter, call expansion, pairing, and every
 // unsupported feature as a diagnostic at its line.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "backends/rpu/codegen.h"
@@ -342,6 +345,55 @@ TEST(RpuCompiler, TooManyLiveValuesIsADiagnostic) {
   std::string call = "float g(float x) { return x + 1; }\nvector h(vector a; vector b; vector c; vector d; vector e; vector f; vector g2; vector k; vector l) {\n"
                      "  float t = g(1);\n  return (a + b + c + d + e + f + g2 + k + l) * t + a * b * c * d * e * f * g2 * k * l;\n}\n";
   EXPECT_NE(compile_error(call).find("must save 9 registers"), std::string::npos) << compile_error(call);
+}
+
+}  // namespace
+}  // namespace passlab::rpu
+
+namespace passlab::rpu {
+namespace {
+
+TEST(RpuCompiler, KeepsItsDecisionsForTheStudio) {
+  CompileOptions o;
+  o.keep_decisions = true;
+  auto p = test::compile_rsl("float f(float a; float b; float c) { float t = a * b; return t + c; }\n", o);
+  ASSERT_TRUE(p->ok());
+  const std::string label = p->function("f")->label;
+  // Forwarding made the product and the sum one mad, naming the fact it used.
+  ASSERT_TRUE(p->forwarding.count(label));
+  bool mad = false;
+  for (const ForwardNote& n : p->forwarding.at(label))
+    if (n.what == "mad") {
+      mad = true;
+      EXPECT_NE(n.after.find("mad"), std::string::npos) << n.after;
+      ASSERT_EQ(n.facts.size(), 1u);
+      EXPECT_NE(n.facts[0].find(" * "), std::string::npos) << n.facts[0];
+    }
+  EXPECT_TRUE(mad);
+  ASSERT_TRUE(p->facts.count(label));
+  EXPECT_FALSE(p->facts.at(label).empty());
+  // The allocator names every value and the register it got.
+  const Allocation& a = p->allocations.at(label);
+  ASSERT_EQ(a.names.size(), a.reg.size());
+  for (std::size_t v = 0; v < a.reg.size(); ++v)
+    if (a.reg[v] >= 0) {
+      EXPECT_EQ(a.registers[v].rfind("R", 0), 0u);
+    }
+  // Without the option, none of it is kept.
+  auto q = test::compile_rsl("float f(float a; float b; float c) { float t = a * b; return t + c; }\n");
+  EXPECT_TRUE(q->forwarding.empty());
+  EXPECT_TRUE(q->facts.empty());
+}
+
+TEST(RpuCompiler, CompilesTheEditorsTextInsteadOfTheFile) {
+  const std::string path = (std::filesystem::temp_directory_path() / "passlab_unsaved_test.sl").string();
+  std::ofstream(path) << "float f() { return 1; }\n";
+  CompileOptions o;
+  o.unsaved[path] = "float f() { return 2; }\n";
+  auto p = compile_files({path}, o);
+  ASSERT_TRUE(p->ok());
+  EXPECT_EQ(test::run_function(*p, "f", {}, test::ieee_machine()).at(0).f[0], 2.0f);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -191,6 +191,23 @@ TEST(Verifier, AcceptedLoopRunsInTheInterpreter) {
 
 // ---- block structure -------------------------------------------------------------------------
 
+TEST(Printer, GivesEveryLineItsSourceSpan) {
+  Loop l = counting_loop(3);
+  for (ValueId v = 0; v < l.fn.values.size(); ++v) l.fn.at(v).span = lang::Span{1, v, v + 10, 1, 1};
+  std::vector<lang::Span> spans;
+  const std::string text = print(l.fn, &spans);
+  EXPECT_EQ(text, print(l.fn));
+  ASSERT_EQ(spans.size(), static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+  std::size_t start = 0;
+  for (const lang::Span& s : spans) {
+    const std::size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    if (s.valid()) EXPECT_NE(line.find("; line " + std::to_string(s.line)), std::string::npos) << line;
+    else EXPECT_EQ(line.find("; line"), std::string::npos) << line;
+    start = end + 1;
+  }
+}
+
 TEST(Verifier, MissingTerminator) {
   Diamond d = diamond();
   erase_from_block(d.fn, d.b3, d.ret);
