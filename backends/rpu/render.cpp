@@ -23,7 +23,12 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
   const int h = options.height > 0 ? options.height : scene.height;
   RenderResult out;
   out.image = sim::Image(w, h, {0, 0, 0, 1});
-  out.pixel_instructions.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+  const std::size_t pixels = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  out.pixel_instructions.assign(pixels, 0);
+  out.pixel_cycles.assign(pixels, 0);
+  out.pixel_stalls.assign(pixels, 0);
+  out.pixel_splits.assign(pixels, 0);
+  out.pixel_occupancy.assign(pixels, 1.0f);
   const std::array<Vec4, 32> constants = scene_constants(scene, data);
   const int rows = (h + 1) / 2;
   struct RowResult {
@@ -55,13 +60,20 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
           pixel[static_cast<std::size_t>(n)] = {x, y};
           ++n;
         }
-      vm.run_fresh_chunk(main_entry, std::span<const Vec4>(r0.data(), static_cast<std::size_t>(n)), rr.stats, result);
+      VmStats chunk;
+      vm.run_fresh_chunk(main_entry, std::span<const Vec4>(r0.data(), static_cast<std::size_t>(n)), chunk, result);
+      rr.stats += chunk;
+      auto clip = [](std::uint64_t v) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, UINT32_MAX)); };
       for (int k = 0; k < n; ++k) {
         const auto ki = static_cast<std::size_t>(k);
         const auto [x, y] = pixel[ki];
         float* px = out.image.at(x, y);
-        out.pixel_instructions[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(result.steps[ki], UINT32_MAX));
+        const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+        out.pixel_instructions[at] = clip(result.steps[ki]);
+        out.pixel_cycles[at] = clip(chunk.cycles);
+        out.pixel_stalls[at] = clip(chunk.stalls);
+        out.pixel_splits[at] = clip(chunk.splits);
+        out.pixel_occupancy[at] = static_cast<float>(chunk.occupancy());
         if (result.status[ki] == ThreadStatus::Faulted) {
           px[0] = 1;
           px[1] = 0;

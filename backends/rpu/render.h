@@ -38,6 +38,10 @@ struct RenderResult {
   sim::Image image;
   VmStats stats;
   std::vector<std::uint32_t> pixel_instructions;  // instructions each pixel's thread ran, row-major
+  // Per pixel, its chunk's (row-major, like the image): cycles (issues and stalls), stalls,
+  // splits (divergence), and occupancy (active lanes per issue over the chunk's lanes).
+  std::vector<std::uint32_t> pixel_cycles, pixel_stalls, pixel_splits;
+  std::vector<float> pixel_occupancy;
   std::vector<std::string> faults;                // the first few, each naming its pixel
   std::uint64_t fault_count = 0;
   bool cancelled = false;

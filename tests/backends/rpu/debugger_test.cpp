@@ -100,6 +100,13 @@ TEST(RpuDebugger, ARecordedChunkEndsWithTheRenderedPixels) {
       const float* p = f.image.image.at(px, py);
       EXPECT_EQ(d.thread(l).status, ThreadStatus::Done);
       for (int c = 0; c < 3; ++c) EXPECT_EQ(d.thread(l).r(0)[static_cast<std::size_t>(c)], p[c]) << px << "," << py;
+      // The render's per-pixel statistics are the recorded chunk's.
+      const std::size_t at = static_cast<std::size_t>(py * f.w + px);
+      EXPECT_EQ(f.image.pixel_instructions[at], d.thread(l).steps);
+      EXPECT_EQ(f.image.pixel_cycles[at], d.run().stats.cycles);
+      EXPECT_EQ(f.image.pixel_stalls[at], d.run().stats.stalls);
+      EXPECT_EQ(f.image.pixel_splits[at], d.run().stats.splits);
+      EXPECT_FLOAT_EQ(f.image.pixel_occupancy[at], static_cast<float>(d.run().stats.occupancy()));
     }
   }
 }
