@@ -20,16 +20,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
-std::vector<Message> flatten_messages(const driver::Program& prog, const std::string& main_path) {
+}  // namespace
+
+std::vector<Message> to_messages(const std::vector<lang::Diagnostic>& diagnostics, const lang::SourceManager& sources, const std::string& main_path) {
   std::vector<Message> out;
-  for (const auto& d : prog.diagnostics.items()) {
+  for (const auto& d : diagnostics) {
     Message m;
     m.severity = d.severity;
     m.code = d.code;
     m.message = d.message;
-    m.text = lang::format_text(d, *prog.sources);
+    m.text = lang::format_text(d, sources);
     if (d.span.valid()) {
-      const lang::SourceFile& f = prog.sources->file(d.span.file);
+      const lang::SourceFile& f = sources.file(d.span.file);
       m.file = f.path;
       m.line = d.span.line;
       m.col = d.span.col;
@@ -42,6 +44,12 @@ std::vector<Message> flatten_messages(const driver::Program& prog, const std::st
     out.push_back(std::move(m));
   }
   return out;
+}
+
+namespace {
+
+std::vector<Message> flatten_messages(const driver::Program& prog, const std::string& main_path) {
+  return to_messages(prog.diagnostics.items(), *prog.sources, main_path);
 }
 
 }  // namespace
@@ -61,6 +69,21 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   auto s = std::make_shared<Snapshot>();
   s->request = request;
   auto t0 = std::chrono::steady_clock::now();
+  if (s->is_rpu()) {
+    // The RPU runs the shader as compiled code (loops, calls, recursion, rays): no fragment DAG.
+    s->rpu = build_rpu(request.path, request.text, request.rpu, request.include_paths, request.lights_path, &s->messages, cancel);
+    for (const Message& m : s->messages) {
+      s->errors += m.severity == lang::Severity::Error;
+      s->warnings += m.severity == lang::Severity::Warning;
+    }
+    AlgorithmRun run;
+    run.algorithm = "rpu";
+    run.trace = s->rpu->decisions;
+    s->runs.push_back(std::move(run));
+    s->compile_ms = ms_since(t0);
+    s->cancelled = cancelled(cancel);
+    return s;
+  }
   driver::ProgramOptions popt;
   popt.include_paths = request.include_paths;
   popt.lights_path = request.lights_path;

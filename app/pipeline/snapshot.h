@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/pipeline/rpu_build.h"
 #include "app/pipeline/target_program.h"
 #include "core/dag/dominators.h"
 #include "core/dag/fragment_dag.h"
@@ -24,6 +25,7 @@ struct Request {
   partition::TargetDesc target;
   partition::CostModel model;
   bool trace = true;  // record the partitioning traces
+  RpuRequest rpu;     // a target whose backend is "rpu": the machine, scene and size
 };
 
 // One diagnostic of the main file, flattened for lists, squiggles and margins.
@@ -34,6 +36,9 @@ struct Message {
   bool in_main_file = true;
   std::string text;  // the full formatted diagnostic (source line, caret, notes)
 };
+
+// Diagnostics flattened; those in the file `main_path` are marked in_main_file.
+std::vector<Message> to_messages(const std::vector<lang::Diagnostic>& diagnostics, const lang::SourceManager& sources, const std::string& main_path);
 
 // A partitioning result with what the panels draw from it.
 struct AlgorithmRun {
@@ -60,11 +65,13 @@ struct Snapshot {
   dag::DominatorTree dominators;
   dag::PartialDominatorTree pdt;
   std::vector<char> multiply_referenced;
-  std::vector<AlgorithmRun> runs;  // rdsh, rds
+  std::vector<AlgorithmRun> runs;  // rdsh, rds (on the RPU: "rpu", the compiler's decisions)
+  std::shared_ptr<const RpuBuild> rpu;  // the RPU target's program (no DAG then)
   double compile_ms = 0, partition_ms = 0;
   bool cancelled = false;
 
   bool has_dag() const { return target != nullptr; }
+  bool is_rpu() const { return request.target.backend == "rpu"; }
   const TargetGraph& graph() const;  // the partitioned DAG (empty without one)
   const AlgorithmRun* run(const std::string& algorithm) const;
 };

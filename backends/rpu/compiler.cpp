@@ -290,7 +290,10 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       out->functions.push_back(std::move(info));
     }
   }
-  for (Unit& u : units) out->modules.push_back(std::move(*u.module));
+  for (Unit& u : units) {
+    out->module_paths.push_back(u.name);
+    out->modules.push_back(std::move(*u.module));
+  }
   return out;
 }
 

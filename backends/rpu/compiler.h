@@ -74,6 +74,7 @@ struct CompiledProgram {
   std::vector<lang::Span> spans;        // per word of the program: the RSL it came from
   std::vector<FunctionInfo> functions;  // every user function and shader, in file order
   std::vector<ir::Module> modules;      // the optimised IR of each input file (the oracle's input)
+  std::vector<std::string> module_paths;  // ...and the file each came from
   std::map<std::string, long> stats;    // pass counters
   int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
   std::map<std::string, Allocation> allocations;     // by label

@@ -1,0 +1,85 @@
+// The shader on the RPU, as the Studio shows it: its scene (the sample scene that uses the shader,
+// or one chosen), compiled with the editor's text at the size the Studio renders, with what the
+// code panels, the debugger and the compiler-decision views read (IR and assembly with their
+// lines mapped to words and source, per-function decisions as trace events). Built off the UI
+// thread, immutable afterwards.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/rpu/machine.h"
+#include "backends/rpu/scene_data.h"
+#include "backends/rpu/scene_program.h"
+#include "core/partition/trace.h"
+#include "core/sim/scene.h"
+
+namespace passlab::pipeline {
+
+struct Message;
+
+// One function of the program, in address order.
+struct RpuFunction {
+  std::string name, label;
+  std::uint32_t address = 0, end = 0;  // its words: [address, end)
+  bool main_file = false;              // defined in the file being edited
+};
+
+struct RpuBuild {
+  std::string machine_name;
+  rpu::Machine machine;
+  std::string scene_path;  // "" : the built-in sphere
+  std::string scene_name;  // what the scene chooser shows
+  sim::Scene scene;
+  int width = 0, height = 0;
+  rpu::SceneProgram program;  // compiled with its decisions kept
+  std::unique_ptr<rpu::SceneData> data;
+
+  // The main file's IR, one span per line.
+  std::string ir_text;
+  std::vector<lang::Span> ir_spans;
+  // The assembly with word addresses; per line its word (-1: a label or blank), per word its line.
+  std::string asm_text;
+  std::vector<int> asm_line_word;
+  std::vector<int> word_asm_line;
+  // Per word: its line in the main file (0: it comes from elsewhere or nowhere).
+  std::vector<std::uint32_t> word_source_line;
+  std::vector<RpuFunction> functions;
+  // The compiler's decisions as trace events (EventKind::Codegen; see rpu_decision_trace).
+  std::vector<partition::TraceEvent> decisions;
+
+  bool ok() const { return program.ok() && data != nullptr; }
+  const rpu::CompiledProgram& compiled() const { return *program.compiled; }
+  // The words from line `line` of the main file; the function holding word `pc` (or null).
+  std::vector<std::uint32_t> words_on_line(std::uint32_t line) const;
+  const RpuFunction* function_at(std::uint32_t pc) const;
+  int function_index(const std::string& label) const;
+};
+
+struct RpuRequest {
+  std::string machine = "rpu";  // a preset of resources/rpu or a file
+  std::string scene;            // "" : the sample scene that uses the shader, else a lit sphere
+  int size = 256;               // the longer side of the image
+};
+
+// Compiles `text` (the file `path`) for the RPU in its scene; diagnostics of the main file and
+// the scene go to `messages`. Never throws for bad input.
+std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& text, const RpuRequest& request,
+                                    const std::vector<std::string>& include_paths, const std::string& lights_path,
+                                    std::vector<Message>* messages, const std::atomic<bool>* cancel = nullptr);
+
+// A sample scene (beside the shader's folder, in ../scenes) with an object that uses the shader,
+// or "".
+std::string rpu_scene_for(const std::string& shader_path);
+
+// The compiler's decisions, in the order it made them, function by function: each event has
+// kind Codegen, `pass` = the function's index in build.functions, `stage` = what it is
+// (kRpuForward, kRpuRemove, kRpuColour, kRpuCycle) and `nodes` = its place: the rewrite's index;
+// the virtual register; the scheduled piece and the cycle row.
+enum : int { kRpuForward = 0, kRpuRemove = 1, kRpuColour = 2, kRpuCycle = 3 };
+std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build);
+
+}  // namespace passlab::pipeline
