@@ -12,7 +12,7 @@ namespace passlab::editors {
 namespace {
 
 constexpr int kErrorIndicator = 8, kWarningIndicator = 9, kSpanIndicator = 10;
-constexpr int kErrorMarker = 1, kWarningMarker = 2;
+constexpr int kErrorMarker = 1, kWarningMarker = 2, kBreakpointMarker = 3, kExecutionMarker = 4, kExecutionLineMarker = 5;
 
 }  // namespace
 
@@ -100,6 +100,17 @@ ShaderEditor::ShaderEditor(QWidget* parent) : QsciScintilla(parent) {
   setMarkerBackgroundColor(QColor(220, 40, 40), kErrorMarker);
   markerDefine(QsciScintilla::Circle, kWarningMarker);
   setMarkerBackgroundColor(QColor(230, 160, 20), kWarningMarker);
+  markerDefine(QsciScintilla::Circle, kBreakpointMarker);
+  setMarkerBackgroundColor(QColor(200, 30, 60), kBreakpointMarker);
+  setMarkerForegroundColor(QColor(120, 10, 30), kBreakpointMarker);
+  markerDefine(QsciScintilla::RightArrow, kExecutionMarker);
+  setMarkerBackgroundColor(QColor(250, 200, 30), kExecutionMarker);
+  setMarkerForegroundColor(QColor(120, 90, 0), kExecutionMarker);
+  markerDefine(QsciScintilla::Background, kExecutionLineMarker);
+  setMarkerBackgroundColor(QColor(250, 220, 90, 110), kExecutionLineMarker);
+  connect(this, &QsciScintilla::marginClicked, this, [this](int margin, int line, Qt::KeyboardModifiers) {
+    if (margin == 1) emit breakpoint_toggled(line + 1);
+  });
   indicatorDefine(SquiggleIndicator, kErrorIndicator);
   setIndicatorForegroundColor(QColor(220, 30, 30), kErrorIndicator);
   indicatorDefine(SquiggleIndicator, kWarningIndicator);
@@ -218,6 +229,33 @@ void ShaderEditor::set_span_highlights(const std::vector<std::pair<std::uint32_t
   for (const Mark& m : spans_) clear_mark(m);
   for (const Mark& m : next) SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(m.start), m.length);
   spans_ = std::move(next);
+}
+
+void ShaderEditor::set_breakpoints_enabled(bool on) {
+  setMarginSensitivity(1, on);
+  if (!on) {
+    set_breakpoint_lines({});
+    set_execution_line(0);
+  }
+}
+
+void ShaderEditor::set_breakpoint_lines(const std::vector<int>& lines) {
+  if (lines == breakpoint_lines_) return;
+  markerDeleteAll(kBreakpointMarker);
+  for (int l : lines)
+    if (l > 0) markerAdd(l - 1, kBreakpointMarker);
+  breakpoint_lines_ = lines;
+}
+
+void ShaderEditor::set_execution_line(int line) {
+  if (line == execution_line_) return;
+  markerDeleteAll(kExecutionMarker);
+  markerDeleteAll(kExecutionLineMarker);
+  execution_line_ = line;
+  if (line <= 0) return;
+  markerAdd(line - 1, kExecutionMarker);
+  markerAdd(line - 1, kExecutionLineMarker);
+  ensureLineVisible(line - 1);
 }
 
 void ShaderEditor::go_to(int line, int column) {

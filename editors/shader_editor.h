@@ -34,17 +34,27 @@ class ShaderEditor : public QsciScintilla {
   int diagnostic_marker_count() const;
   int squiggle_count() const;  // characters under an error or warning indicator
   std::vector<long> squiggled() const;  // their positions
+  // Debugging (the RPU): breakpoint dots in the symbol margin, which clicks then toggle, and the
+  // line a thread is about to execute (1-based lines; 0: none).
+  void set_breakpoints_enabled(bool on);
+  void set_breakpoint_lines(const std::vector<int>& lines);
+  void set_execution_line(int line);
+  int execution_line() const { return execution_line_; }
 
  signals:
   // Moving the cursor (mouse or keyboard) to another line: 1-based.
   void cursor_line_changed(int line);
   void hover_requested(int position, const QPoint& global_pos);
+  // A click in the symbol margin while breakpoints are enabled (1-based line).
+  void breakpoint_toggled(int line);
 
  private:
   void on_modified(int position, int type, const char* text, int length);
 
   TreeSitterLexer* lexer_;
   int last_line_ = -1;
+  int execution_line_ = 0;
+  std::vector<int> breakpoint_lines_;
   std::vector<pipeline::Message> messages_;
   // What is drawn now, so that a change clears only those ranges: clearing the whole document
   // would repaint the whole editor on every keystroke.

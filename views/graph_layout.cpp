@@ -47,6 +47,7 @@ std::uint64_t layout_key(const LayoutRequest& r) {
   for (const auto& [a, b] : r.edges) mix(h, (static_cast<std::uint64_t>(a) << 32) | b);
   mix(h, bits(r.node_sep));
   mix(h, bits(r.rank_sep));
+  for (char c : r.engine) mix(h, static_cast<unsigned char>(c));
   return h;
 }
 
@@ -64,11 +65,21 @@ Layout layout_graph(const LayoutRequest& r) {
     }
   std::lock_guard<std::mutex> lock(graphviz_mutex());
   GVC_t* gvc = gvContext();
-  Agraph_t* g = agopen(const_cast<char*>("g"), Agstrictdirected, nullptr);
+  const bool spring = r.engine == "neato";
+  Agraph_t* g = agopen(const_cast<char*>("g"), spring ? Agstrictundirected : Agstrictdirected, nullptr);
   set(g, "nodesep", fmt::format("{:.3f}", r.node_sep / 72.0));
   set(g, "ranksep", fmt::format("{:.3f}", r.rank_sep / 72.0));
-  set(g, "splines", "true");
-  set(g, "ordering", "out");
+  if (spring) {
+    // Deterministic: a fixed start, and nodes kept apart.
+    set(g, "start", "1");
+    set(g, "overlap", "false");
+    set(g, "sep", "+6");
+    set(g, "splines", "false");
+    set(g, "mode", "major");
+  } else {
+    set(g, "splines", "true");
+    set(g, "ordering", "out");
+  }
   std::vector<Agnode_t*> nodes(r.nodes.size());
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     std::string name = std::to_string(i);
@@ -84,8 +95,8 @@ Layout layout_graph(const LayoutRequest& r) {
   std::vector<Agedge_t*> edges(r.edges.size());
   for (std::size_t i = 0; i < r.edges.size(); ++i)
     edges[i] = agedge(g, nodes[r.edges[i].first], nodes[r.edges[i].second], nullptr, 1);
-  if (gvLayout(gvc, g, "dot") != 0) {
-    out.error = "Graphviz dot could not lay out the graph";
+  if (gvLayout(gvc, g, spring ? "neato" : "dot") != 0) {
+    out.error = "Graphviz " + std::string(spring ? "neato" : "dot") + " could not lay out the graph";
     agclose(g);
     gvFreeContext(gvc);
     return out;

@@ -17,6 +17,9 @@ struct LayoutRequest {
   std::vector<LayoutNode> nodes;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // from -> to, drawn top to bottom
   double node_sep = 14, rank_sep = 28;                           // points
+  // "dot" (layered, edges top to bottom) or "neato" (spring model: undirected graphs such as an
+  // interference graph, edges drawn without arrows).
+  std::string engine = "dot";
 };
 
 struct Point {

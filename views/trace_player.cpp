@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QListView>
 #include <QSlider>
 #include <QStyle>
@@ -161,6 +162,19 @@ int TracePlayer::event_count() const {
 
 void TracePlayer::show_snapshot(pipeline::SnapshotPtr snapshot) {
   snapshot_ = std::move(snapshot);
+  // The RPU's code generator records its own decisions; the fragment targets, two partitionings.
+  const bool rpu = snapshot_ && snapshot_->is_rpu();
+  if (rpu != (algorithm_->findData("rpu") >= 0)) {
+    QSignalBlocker block(algorithm_);
+    algorithm_->clear();
+    if (rpu) {
+      algorithm_->addItem(tr("RPU compiler"), "rpu");
+    } else {
+      algorithm_->addItem("RDSh", "rdsh");
+      algorithm_->addItem("RDS", "rds");
+      algorithm_->setCurrentIndex(1);
+    }
+  }
   reload();
 }
 

@@ -72,6 +72,30 @@ int RpuBuild::function_index(const std::string& label) const {
   return -1;
 }
 
+std::vector<int> RpuBuild::ir_lines_of(std::uint32_t line) const {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < ir_source_line.size(); ++i)
+    if (line && ir_source_line[i] == line) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+rpu::RenderResult render_rpu(const RpuBuild& b, const std::atomic<bool>* cancel, int threads) {
+  if (!b.ok()) return {};
+  rpu::RenderOptions o;
+  o.width = b.width;
+  o.height = b.height;
+  o.threads = threads;
+  o.cancel = cancel;
+  o.machine = &b.machine;
+  return rpu::render(*b.compiled().program, b.program.main_entry, *b.data, b.scene, o);
+}
+
+rpu::ChunkRun record_rpu_pixel(const RpuBuild& b, int x, int y) {
+  x = std::clamp(x, 0, std::max(0, b.width - 1));
+  y = std::clamp(y, 0, std::max(0, b.height - 1));
+  return rpu::record_pixel_chunk(*b.compiled().program, b.program.main_entry, *b.data, b.scene, b.width, b.height, x, y, &b.machine);
+}
+
 std::string rpu_scene_for(const std::string& shader_path) {
   if (shader_path.empty()) return "";
   const std::string want = canonical(shader_path);
@@ -150,7 +174,18 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
 
   // The main file's IR.
   for (std::size_t i = 0; i < cp.module_paths.size(); ++i)
-    if (canonical(cp.module_paths[i]) == main) b->ir_text = ir::print(cp.modules[i], &b->ir_spans);
+    if (canonical(cp.module_paths[i]) == main) {
+      b->ir_text = ir::print(cp.modules[i], &b->ir_spans);
+      b->ir_source_line.assign(b->ir_spans.size(), 0);
+      std::map<lang::FileId, bool> in_main;
+      for (std::size_t l = 0; l < b->ir_spans.size(); ++l) {
+        const lang::Span& sp = b->ir_spans[l];
+        if (!sp.valid()) continue;
+        auto it = in_main.find(sp.file);
+        if (it == in_main.end()) it = in_main.emplace(sp.file, canonical(cp.sources->file(sp.file).path) == main).first;
+        if (it->second) b->ir_source_line[l] = sp.line;
+      }
+    }
   // The assembly with addresses: each word knows its line in the text that was assembled.
   const rpu::Program& prog = *cp.program;
   std::map<std::uint32_t, std::uint32_t> word_of_line;  // 1-based line -> word
@@ -196,6 +231,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
   std::sort(b->functions.begin(), b->functions.end(), [](const RpuFunction& x, const RpuFunction& y) { return x.address < y.address; });
   for (std::size_t i = 0; i < b->functions.size(); ++i)
     b->functions[i].end = i + 1 < b->functions.size() ? b->functions[i + 1].address : static_cast<std::uint32_t>(prog.code.size());
+  b->constants = rpu::scene_constants(b->scene, *b->data);
   b->decisions = rpu_decision_trace(*b);
   return b;
 }

@@ -5,13 +5,16 @@
 // thread, immutable afterwards.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/rpu/debugger.h"
 #include "backends/rpu/machine.h"
+#include "backends/rpu/render.h"
 #include "backends/rpu/scene_data.h"
 #include "backends/rpu/scene_program.h"
 #include "core/partition/trace.h"
@@ -41,6 +44,7 @@ struct RpuBuild {
   // The main file's IR, one span per line.
   std::string ir_text;
   std::vector<lang::Span> ir_spans;
+  std::vector<std::uint32_t> ir_source_line;  // per IR line: its line in the main file (0: none)
   // The assembly with word addresses; per line its word (-1: a label or blank), per word its line.
   std::string asm_text;
   std::vector<int> asm_line_word;
@@ -48,6 +52,8 @@ struct RpuBuild {
   // Per word: its line in the main file (0: it comes from elsewhere or nowhere).
   std::vector<std::uint32_t> word_source_line;
   std::vector<RpuFunction> functions;
+  // The constant registers a render of the scene loads (C0..C31).
+  std::array<rpu::Vec4, 32> constants{};
   // The compiler's decisions as trace events (EventKind::Codegen; see rpu_decision_trace).
   std::vector<partition::TraceEvent> decisions;
 
@@ -57,6 +63,8 @@ struct RpuBuild {
   std::vector<std::uint32_t> words_on_line(std::uint32_t line) const;
   const RpuFunction* function_at(std::uint32_t pc) const;
   int function_index(const std::string& label) const;
+  // The IR lines from line `line` of the main file.
+  std::vector<int> ir_lines_of(std::uint32_t line) const;
 };
 
 struct RpuRequest {
@@ -70,6 +78,14 @@ struct RpuRequest {
 std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& text, const RpuRequest& request,
                                     const std::vector<std::string>& include_paths, const std::string& lights_path,
                                     std::vector<Message>* messages, const std::atomic<bool>* cancel = nullptr);
+
+// The frame on the RPU at the build's size, with its per-pixel statistics (`threads` host
+// threads, 0: all). Deterministic; an empty result when the build failed.
+rpu::RenderResult render_rpu(const RpuBuild& build, const std::atomic<bool>* cancel = nullptr, int threads = 0);
+
+// The chunk that shades pixel (x, y) of that frame, recorded for the debugger (the pixel is
+// clamped into the image).
+rpu::ChunkRun record_rpu_pixel(const RpuBuild& build, int x, int y);
 
 // A sample scene (beside the shader's folder, in ../scenes) with an object that uses the shader,
 // or "".

@@ -46,6 +46,11 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
+#include "views/rpu_code_panel.h"
+#include "views/rpu_debugger_panel.h"
+#include "views/rpu_decisions_panel.h"
+#include "views/rpu_render_panel.h"
+#include "views/rpu_session.h"
 #include "views/timeline_panel.h"
 #include "views/preview_panel.h"
 #include "views/target_panel.h"
@@ -59,6 +64,22 @@ QString samples_dir() {
   QByteArray env = qgetenv("PASSLAB_SAMPLES");
   if (!env.isEmpty()) return QString::fromLocal8Bit(env);
   return QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders");
+}
+
+// The RPU targets in the target box: what it shows and the machine preset each loads.
+const std::pair<const char*, const char*> kRpuTargets[] = {{"RPU", "rpu"}, {"RPU (thesis example)", "thesis_example"}};
+
+std::optional<partition::TargetDesc> rpu_target(const QString& name) {
+  for (const auto& [shown, machine] : kRpuTargets)
+    if (name.compare(shown, Qt::CaseInsensitive) == 0 || name.compare(machine, Qt::CaseInsensitive) == 0) {
+      partition::TargetDesc t;
+      t.name = shown;
+      t.backend = "rpu";
+      t.machine_json = machine;  // the preset of resources/rpu the RPU request loads
+      t.description = "the RPU ray-tracing processor: the shader compiled whole (calls, loops, rays), no passes";
+      return t;
+    }
+  return std::nullopt;
 }
 
 std::unique_ptr<QSettings> open_settings(const StudioOptions& o) {
@@ -219,6 +240,11 @@ void MainWindow::build_docks() {
   timeline_ = new views::TimelinePanel(this);
   preview_->set_scene_folder(QDir(samples_dir() + "/../scenes").absolutePath());
   target_panel_ = new views::TargetPanel(this);
+  rpu_session_ = new views::RpuSession(this);
+  rpu_code_ = new views::RpuCodePanel(rpu_session_, this);
+  rpu_debugger_ = new views::RpuDebuggerPanel(rpu_session_, this);
+  rpu_render_ = new views::RpuRenderPanel(rpu_session_, this);
+  rpu_decisions_ = new views::RpuDecisionsPanel(rpu_session_, this);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
   auto* g = dock(tr("Graphs"), "dock-graphs", graph_tabs_, Qt::RightDockWidgetArea);
@@ -229,12 +255,40 @@ void MainWindow::build_docks() {
   auto* tg = dock(tr("Target and cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
   auto* pv = dock(tr("Preview"), "dock-preview", preview_, Qt::RightDockWidgetArea);
   auto* tl = dock(tr("Timeline"), "dock-timeline", timeline_, Qt::BottomDockWidgetArea);
+  auto* rc = dock(tr("RPU code"), "dock-rpu-code", rpu_code_, Qt::RightDockWidgetArea);
+  auto* rr = dock(tr("RPU render"), "dock-rpu-render", rpu_render_, Qt::RightDockWidgetArea);
+  auto* rd = dock(tr("RPU debugger"), "dock-rpu-debugger", rpu_debugger_, Qt::RightDockWidgetArea);
+  auto* rx = dock(tr("RPU compiler decisions"), "dock-rpu-decisions", rpu_decisions_, Qt::BottomDockWidgetArea);
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
   tabifyDockWidget(c, pv);
   tabifyDockWidget(pv, tg);
   tabifyDockWidget(d, t);
   tabifyDockWidget(t, tl);
+  // The RPU's panels: code and render above, the debugger below, the decisions with the trace.
+  splitDockWidget(rc, rd, Qt::Vertical);
+  tabifyDockWidget(rc, rr);
+  tabifyDockWidget(tl, rx);
+  rc->raise();
+  for (auto* r : {rc, rr, rd, rx}) r->hide();
+  connect(rr, &QDockWidget::visibilityChanged, rpu_render_, &views::RpuRenderPanel::set_on_screen);
+  connect(rpu_code_, &views::RpuCodePanel::source_line_selected, this, [this](int line) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+    if (line > 0 && line <= editor_->lines())
+      spans.emplace_back(static_cast<std::uint32_t>(editor_->positionFromLineIndex(line - 1, 0)),
+                         static_cast<std::uint32_t>(std::max(1, editor_->lineLength(line - 1) - 1)));
+    editor_->set_span_highlights(spans);
+    if (line > 0) editor_->ensureLineVisible(line - 1);
+  });
+  connect(editor_, &editors::ShaderEditor::breakpoint_toggled, this, [this](int line) {
+    if (rpu_mode_) rpu_session_->toggle_line_breakpoint(static_cast<std::uint32_t>(line));
+  });
+  connect(rpu_session_, &views::RpuSession::breakpoints_changed, this, [this] {
+    std::vector<int> lines;
+    for (std::uint32_t l : rpu_session_->line_breakpoints()) lines.push_back(static_cast<int>(l));
+    editor_->set_breakpoint_lines(lines);
+  });
+  connect(rpu_session_, &views::RpuSession::debugger_changed, this, [this] { show_rpu_debug_line(); });
   connect(c, &QDockWidget::visibilityChanged, compare_, &views::ComparePanel::set_on_screen);
   connect(pv, &QDockWidget::visibilityChanged, preview_, &views::PreviewPanel::set_on_screen);
   p->raise();
@@ -276,6 +330,7 @@ void MainWindow::build_docks() {
     if (f.nodes.empty() && f.region.empty()) graphs_[0]->clear_focus();
     else graphs_[0]->set_focus(f.nodes, f.region, f.marked, f.ok);
     timeline_->show_frame(f);
+    if (rpu_mode_) rpu_decisions_->show_frame(f);
   });
 }
 
@@ -372,6 +427,30 @@ void MainWindow::build_menus() {
   trace->addAction(tr("Step &Forward"), this, [this] { trace_->step(1); })->setShortcut(QKeySequence(tr("F8")));
   trace->addAction(tr("&Play / Pause"), this, [this] { trace_->play(!trace_->playing()); })->setShortcut(QKeySequence(tr("F9")));
 
+  debug_menu_ = menuBar()->addMenu(tr("&Debug"));
+  debug_menu_->setToolTipsVisible(true);
+  for (QAction* a : rpu_debugger_->move_actions()) {
+    debug_menu_->addAction(a);
+    addAction(a);  // the shortcuts work wherever the focus is
+  }
+  debug_menu_->addSeparator();
+  auto* to_cursor = debug_menu_->addAction(tr("Run to &Cursor"), this, [this] {
+    int line = 0, index = 0;
+    editor_->getCursorPosition(&line, &index);
+    if (!rpu_session_->run_to_line(static_cast<std::uint32_t>(line + 1))) show_status(tr("No thread of the chunk reaches line %1 from here").arg(line + 1));
+  });
+  to_cursor->setShortcut(QKeySequence(tr("Ctrl+F10")));
+  addAction(to_cursor);
+  auto* toggle = debug_menu_->addAction(tr("Toggle &Breakpoint"), this, [this] {
+    int line = 0, index = 0;
+    editor_->getCursorPosition(&line, &index);
+    rpu_session_->toggle_line_breakpoint(static_cast<std::uint32_t>(line + 1));
+  });
+  toggle->setShortcut(QKeySequence(tr("Ctrl+F9")));
+  addAction(toggle);
+  debug_menu_->addAction(tr("C&lear Breakpoints"), rpu_session_, &views::RpuSession::clear_breakpoints);
+  debug_menu_->setEnabled(false);
+
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Passlab"), this, [this] {
     QMessageBox::about(this, tr("About Passlab"),
@@ -386,6 +465,8 @@ void MainWindow::build_menus() {
   bar->addWidget(new QLabel(tr(" Target "), this));
   target_box_ = new QComboBox(this);
   for (const auto& t : partition::preset_targets()) target_box_->addItem(QString::fromStdString(t));
+  target_box_->insertSeparator(target_box_->count());
+  for (const auto& [shown, machine] : kRpuTargets) target_box_->addItem(shown, QString("rpu:") + machine);
   target_box_->setToolTip(tr("Resource limits of one pass"));
   target_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   bar->addWidget(target_box_);
@@ -397,6 +478,10 @@ void MainWindow::build_menus() {
   bar->addWidget(cost_box_);
   connect(target_box_, &QComboBox::currentIndexChanged, this, [this] {
     if (target_box_->currentData().toString() == "edited") return;  // the panel's own target
+    if (auto rpu = rpu_target(target_box_->currentText())) {
+      set_target_desc(*rpu, false);
+      return;
+    }
     std::string error;
     auto t = partition::load_target(target_box_->currentText().toStdString(), &error);
     if (!t) {
@@ -425,7 +510,9 @@ void MainWindow::request_changed() {
   r.target = target_;
   r.model = model_;
   r.text = editor_->text_utf8();
+  if (target_.backend == "rpu") r.rpu.machine = target_.machine_json;
   service_->set_request(r);
+  set_rpu_mode(target_.backend == "rpu");
   auto settings = open_settings(options_);
   settings->setValue("partition/target", QString::fromStdString(target_.source.empty() ? target_.name : target_.source));
   settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(target_)) : QString());
@@ -447,7 +534,7 @@ void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
     target_box_->addItem(QString::fromStdString(t.name) + tr(" (edited)"), "edited");
     target_box_->setCurrentIndex(target_box_->count() - 1);
   } else {
-    const QString shown = QString::fromStdString(t.source.empty() || partition::load_target(t.name, nullptr) ? t.name : t.source);
+    const QString shown = QString::fromStdString(t.source.empty() || t.backend == "rpu" || partition::load_target(t.name, nullptr) ? t.name : t.source);
     if (target_box_->findText(shown) < 0) target_box_->addItem(shown);
     target_box_->setCurrentText(shown);
   }
@@ -605,6 +692,10 @@ bool MainWindow::open_project(const QString& path) {
 }
 
 void MainWindow::set_target(const QString& name_or_path) {
+  if (auto rpu = rpu_target(name_or_path)) {
+    set_target_desc(*rpu, false);
+    return;
+  }
   std::string error;
   auto t = partition::load_target(name_or_path.toStdString(), &error);
   if (!t) {
@@ -643,6 +734,7 @@ void MainWindow::set_stale(bool stale) {
 
 void MainWindow::show_result(ResultPtr result) {
   const auto& s = *result->snapshot;
+  if (s.is_rpu() != rpu_mode_) return;  // compiled for the target before the last switch
   editor_->set_diagnostics(s.messages);
   diagnostics_->show_snapshot(s);
   QString text;
@@ -654,6 +746,24 @@ void MainWindow::show_result(ResultPtr result) {
                .arg(s.partition_ms, 0, 'f', 1)
                .arg(result->layout_ms, 0, 'f', 1)
                .arg(std::count(s.problem.is_op.begin(), s.problem.is_op.end(), 1));
+  if (s.is_rpu()) {
+    if (s.rpu && s.rpu->ok())
+      text = tr("Compiled for the RPU in %1 ms · %2 words, %3 functions · %4 (%5×%6)")
+                 .arg(s.compile_ms, 0, 'f', 1).arg(s.rpu->word_source_line.size()).arg(s.rpu->functions.size())
+                 .arg(QString::fromStdString(s.rpu->scene_name)).arg(s.rpu->width).arg(s.rpu->height);
+    show_status(text);
+    // A version with errors keeps the last good program (and the thread being debugged).
+    if (s.rpu && s.rpu->ok()) {
+      if (result_) retired_.push_back(std::move(result_));
+      result_ = result;
+      rpu_session_->set_build(s.rpu);
+      trace_->show_snapshot(result->snapshot);
+    }
+    staged_.reset();
+    shown_generation_ = s.generation;
+    emit panels_updated(s.generation);
+    return;
+  }
   show_status(text);
   // A version with errors keeps the last good picture, marked stale.
   if (!s.has_dag() && result_) {
@@ -765,6 +875,10 @@ void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObjec
 }
 
 void MainWindow::on_cursor_line(int line) {
+  if (rpu_mode_) {
+    rpu_code_->highlight_source_line(line);
+    return;
+  }
   if (!result_) return;
   auto ids = pipeline::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line));
   selection_ = ids;
@@ -785,6 +899,53 @@ void MainWindow::on_hover(int position, const QPoint& global) {
       text += QString("<b>%1</b>: %2 (%3)").arg(QString::fromStdString(h->name), QString::fromStdString(h->type),
                                                 QString::fromStdString(h->kind));
   if (!text.isEmpty()) QToolTip::showText(global, text.trimmed().replace("\n", "<br>"), editor_);
+}
+
+void MainWindow::set_rpu_mode(bool on) {
+  if (on == rpu_mode_) return;
+  rpu_mode_ = on;
+  const QStringList fragment = {"dock-graphs", "dock-passes", "dock-compare", "dock-preview", "dock-timeline", "dock-target"};
+  const QStringList rpu = {"dock-rpu-code", "dock-rpu-render", "dock-rpu-debugger", "dock-rpu-decisions"};
+  const QStringList& leave = on ? fragment : rpu;
+  const QStringList& enter = on ? rpu : fragment;
+  QStringList& was_open = on ? hidden_for_rpu_ : shown_for_rpu_;
+  QStringList& reopen = on ? shown_for_rpu_ : hidden_for_rpu_;
+  was_open.clear();
+  for (const QString& name : leave)
+    if (auto* d = static_cast<QDockWidget*>(dock_widget(name)); d && !d->isHidden()) {
+      was_open << name;
+      d->hide();
+    }
+  // The first visit shows every panel of the perspective; later ones what the user left open.
+  const QStringList& show = reopen.isEmpty() ? enter : reopen;
+  for (const QString& name : show)
+    if (auto* d = static_cast<QDockWidget*>(dock_widget(name))) d->show();
+  if (on) {
+    static_cast<QDockWidget*>(dock_widget("dock-rpu-code"))->raise();
+    if (reopen.isEmpty()) static_cast<QDockWidget*>(dock_widget("dock-rpu-decisions"))->raise();
+  }
+  editor_->set_breakpoints_enabled(on);
+  debug_menu_->setEnabled(on);
+  for (QAction* a : rpu_debugger_->move_actions()) a->setEnabled(on && rpu_session_->debugger());
+  if (!on) {
+    rpu_session_->set_build(nullptr);
+    result_.reset();
+  } else {
+    std::vector<int> lines;
+    for (std::uint32_t l : rpu_session_->line_breakpoints()) lines.push_back(static_cast<int>(l));
+    editor_->set_breakpoint_lines(lines);
+  }
+}
+
+// The line of the main file the debugged thread executes next, marked in the editor.
+void MainWindow::show_rpu_debug_line() {
+  const views::RpuSession& s = *rpu_session_;
+  int line = 0;
+  if (const rpu::Debugger* d = s.debugger(); d && s.build()) {
+    const rpu::ThreadState& t = d->thread(d->lane());
+    if (t.status == rpu::ThreadStatus::Running && t.pc < s.build()->word_source_line.size()) line = static_cast<int>(s.build()->word_source_line[t.pc]);
+  }
+  editor_->set_execution_line(rpu_mode_ ? line : 0);
 }
 
 // A status-bar message, not a label: changing it repaints the bar without relayouting the window.

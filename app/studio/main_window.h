@@ -26,6 +26,11 @@ class DiagnosticsPanel;
 class GraphView;
 class PassesPanel;
 class PreviewPanel;
+class RpuCodePanel;
+class RpuDebuggerPanel;
+class RpuDecisionsPanel;
+class RpuRenderPanel;
+class RpuSession;
 class TargetPanel;
 class TimelinePanel;
 class TracePlayer;
@@ -81,6 +86,13 @@ class MainWindow : public QMainWindow {
   views::TracePlayer* trace() const { return trace_; }
   views::PreviewPanel* preview() const { return preview_; }
   views::TimelinePanel* timeline() const { return timeline_; }
+  // The RPU target's panels (shown in place of the fragment pipeline's while the target is RPU).
+  views::RpuSession* rpu_session() const { return rpu_session_; }
+  views::RpuCodePanel* rpu_code() const { return rpu_code_; }
+  views::RpuDebuggerPanel* rpu_debugger() const { return rpu_debugger_; }
+  views::RpuRenderPanel* rpu_render() const { return rpu_render_; }
+  views::RpuDecisionsPanel* rpu_decisions() const { return rpu_decisions_; }
+  bool rpu_mode() const { return rpu_mode_; }
   CompileService* service() const { return service_; }
   ResultPtr result() const { return result_; }
   // The generation every panel shows (panels take a new result over a few event-loop turns).
@@ -116,6 +128,9 @@ class MainWindow : public QMainWindow {
   void on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from);
   void on_cursor_line(int line);
   void on_hover(int position, const QPoint& global);
+  // Shows the RPU's panels or the fragment pipeline's, remembering which the user had open.
+  void set_rpu_mode(bool on);
+  void show_rpu_debug_line();
   QString autosave_path() const;
 
   StudioOptions options_;
@@ -131,6 +146,14 @@ class MainWindow : public QMainWindow {
   views::PreviewPanel* preview_;
   views::TimelinePanel* timeline_;
   views::TargetPanel* target_panel_;
+  views::RpuSession* rpu_session_;
+  views::RpuCodePanel* rpu_code_;
+  views::RpuDebuggerPanel* rpu_debugger_;
+  views::RpuRenderPanel* rpu_render_;
+  views::RpuDecisionsPanel* rpu_decisions_;
+  QMenu* debug_menu_ = nullptr;
+  bool rpu_mode_ = false;
+  QStringList hidden_for_rpu_, shown_for_rpu_;  // the docks each perspective had open
   partition::TargetDesc target_;
   partition::CostModel model_;
   QComboBox* target_box_;

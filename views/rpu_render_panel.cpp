@@ -1,0 +1,337 @@
+// The RPU render panel.
+#include "views/rpu_render_panel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QSplitter>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace passlab::views {
+
+namespace {
+
+constexpr int kBins = 20;
+const char* kModeNames[RpuFrame::kModes] = {"Image", "Instructions", "Cycles", "Stalls", "Divergence (splits)", "Chunk occupancy"};
+const char* kModeUnits[RpuFrame::kModes] = {"", "instructions per pixel", "cycles per chunk", "stall cycles per chunk",
+                                            "splits per chunk", "active lanes per issue"};
+
+// A perceptually ordered ramp (dark blue, purple, orange, pale yellow), like the heat maps of
+// profilers.
+QRgb heat(double t) {
+  static const QColor stops[] = {QColor(13, 8, 135), QColor(126, 3, 168), QColor(204, 71, 120), QColor(248, 149, 64), QColor(240, 249, 33)};
+  t = std::clamp(t, 0.0, 1.0) * 4;
+  const int i = std::min(3, static_cast<int>(t));
+  const double f = t - i;
+  const QColor& a = stops[i];
+  const QColor& b = stops[i + 1];
+  return qRgb(static_cast<int>(a.red() + (b.red() - a.red()) * f), static_cast<int>(a.green() + (b.green() - a.green()) * f),
+              static_cast<int>(a.blue() + (b.blue() - a.blue()) * f));
+}
+
+QString mode_name(int m) { return QCoreApplication::translate("RpuRenderPanel", kModeNames[m]); }
+
+}  // namespace
+
+std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const pipeline::RpuBuild> build, rpu::RenderResult result, double ms) {
+  auto f = std::make_shared<RpuFrame>();
+  f->build = std::move(build);
+  f->result = std::move(result);
+  f->ms = ms;
+  const sim::Image& im = f->result.image;
+  const int w = im.width, h = im.height;
+  if (w <= 0 || h <= 0) return f;
+  QImage colour(w, h, QImage::Format_RGB32);
+  for (int y = 0; y < h; ++y) {
+    auto* line = reinterpret_cast<QRgb*>(colour.scanLine(y));
+    for (int x = 0; x < w; ++x) {
+      const float* p = im.at(x, y);
+      auto c = [](float v) { return static_cast<int>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255)); };
+      line[x] = qRgb(c(p[0]), c(p[1]), c(p[2]));
+    }
+  }
+  f->images[RpuFrame::Image] = colour;
+  const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  for (int m = RpuFrame::Instructions; m < RpuFrame::kModes; ++m) {
+    std::vector<double> v(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      switch (m) {
+        case RpuFrame::Instructions: v[i] = i < f->result.pixel_instructions.size() ? f->result.pixel_instructions[i] : 0; break;
+        case RpuFrame::Cycles: v[i] = i < f->result.pixel_cycles.size() ? f->result.pixel_cycles[i] : 0; break;
+        case RpuFrame::Stalls: v[i] = i < f->result.pixel_stalls.size() ? f->result.pixel_stalls[i] : 0; break;
+        case RpuFrame::Divergence: v[i] = i < f->result.pixel_splits.size() ? f->result.pixel_splits[i] : 0; break;
+        default: v[i] = i < f->result.pixel_occupancy.size() ? f->result.pixel_occupancy[i] : 0; break;
+      }
+    }
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    const double low = m == RpuFrame::Occupancy ? 0.0 : *lo, high = m == RpuFrame::Occupancy ? 1.0 : std::max(*hi, *lo + 1);
+    f->low[static_cast<std::size_t>(m)] = low;
+    f->high[static_cast<std::size_t>(m)] = high;
+    QImage img(w, h, QImage::Format_RGB32);
+    std::vector<int> bins(kBins, 0);
+    for (int y = 0; y < h; ++y) {
+      auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
+      for (int x = 0; x < w; ++x) {
+        const double t = (v[static_cast<std::size_t>(y) * w + x] - low) / (high - low);
+        line[x] = heat(t);
+        ++bins[static_cast<std::size_t>(std::clamp(static_cast<int>(t * kBins), 0, kBins - 1))];
+      }
+    }
+    f->images[static_cast<std::size_t>(m)] = img;
+    f->histogram[static_cast<std::size_t>(m)] = std::move(bins);
+  }
+  return f;
+}
+
+RpuImageView::RpuImageView(QWidget* parent) : QWidget(parent) {
+  setMinimumSize(160, 160);
+  setCursor(Qt::CrossCursor);
+}
+
+void RpuImageView::set_image(const QImage& image) {
+  image_ = image;
+  update();
+}
+
+QRectF RpuImageView::target() const {
+  if (image_.isNull()) return {};
+  const double s = std::min(width() / static_cast<double>(image_.width()), height() / static_cast<double>(image_.height()));
+  const double w = image_.width() * s, h = image_.height() * s;
+  return {(width() - w) / 2, (height() - h) / 2, w, h};
+}
+
+QPoint RpuImageView::widget_point(QPoint pixel) const {
+  const QRectF t = target();
+  if (t.isEmpty()) return {};
+  return QPointF(t.left() + (pixel.x() + 0.5) * t.width() / image_.width(), t.top() + (pixel.y() + 0.5) * t.height() / image_.height()).toPoint();
+}
+
+void RpuImageView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Window).darker(115));
+  if (image_.isNull()) return;
+  const QRectF t = target();
+  p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+  p.drawImage(t, image_);
+  if (mark_) {
+    // The chunk (2x2 pixels) and the pixel picked.
+    const double sx = t.width() / image_.width(), sy = t.height() / image_.height();
+    const QRectF chunk(t.left() + (mark_->x() & ~1) * sx, t.top() + (mark_->y() & ~1) * sy, 2 * sx, 2 * sy);
+    const QRectF px(t.left() + mark_->x() * sx, t.top() + mark_->y() * sy, sx, sy);
+    p.setPen(QPen(Qt::white, 1));
+    p.drawRect(chunk.adjusted(-3, -3, 3, 3));
+    p.setPen(QPen(QColor(230, 30, 60), 2));
+    p.drawRect(chunk.adjusted(-2, -2, 2, 2));
+    p.drawRect(px);
+  }
+}
+
+void RpuImageView::mousePressEvent(QMouseEvent* e) {
+  const QRectF t = target();
+  const QPointF q = e->position();
+  if (t.isEmpty() || !t.contains(q)) return;
+  const int x = std::clamp(static_cast<int>((q.x() - t.left()) / t.width() * image_.width()), 0, image_.width() - 1);
+  const int y = std::clamp(static_cast<int>((q.y() - t.top()) / t.height() * image_.height()), 0, image_.height() - 1);
+  emit pixel_clicked(x, y);
+}
+
+RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(parent), session_(session) {
+  image_ = new RpuImageView(this);
+  image_->setToolTip(tr("The frame the RPU renders. Click a pixel to debug the thread that shaded it."));
+  mode_ = new QComboBox(this);
+  for (int m = 0; m < RpuFrame::kModes; ++m) mode_->addItem(mode_name(m), m);
+  mode_->setToolTip(tr("The image, or what each pixel cost as a heat map"));
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  cancel_->setToolTip(tr("Stop the render in flight"));
+  legend_ = new QLabel(this);
+  legend_->setMinimumHeight(34);
+  totals_ = new QLabel(this);
+  totals_->setWordWrap(true);
+  totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* chart = new QChart;
+  chart->legend()->hide();
+  chart->setMargins(QMargins(2, 2, 2, 2));
+  series_ = new QBarSeries;
+  chart->addSeries(series_);
+  chart_ = new QChartView(chart, this);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(150);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Show"), this));
+  controls->addWidget(mode_);
+  controls->addStretch(1);
+  controls->addWidget(cancel_);
+  auto* side = new QWidget(this);
+  auto* sl = new QVBoxLayout(side);
+  sl->setContentsMargins(0, 0, 0, 0);
+  sl->addWidget(legend_);
+  sl->addWidget(totals_);
+  sl->addWidget(chart_, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(image_);
+  split->addWidget(side);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(controls);
+  layout->addWidget(split, 1);
+  connect(mode_, &QComboBox::currentIndexChanged, this, [this] { show_frame(); });
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    if (cancel_flag_) cancel_flag_->store(true);
+  });
+  connect(image_, &RpuImageView::pixel_clicked, this, [this](int x, int y) {
+    session_->pick_pixel(x, y);
+    image_->set_mark(QPoint(x, y));
+  });
+  connect(session_, &RpuSession::build_changed, this, [this] {
+    if (on_screen_) start_render();
+  });
+  connect(session_, &RpuSession::debugger_changed, this, [this] { image_->set_mark(session_->pixel()); });
+  show_frame();
+}
+
+RpuRenderPanel::~RpuRenderPanel() {
+  if (cancel_flag_) cancel_flag_->store(true);
+}
+
+void RpuRenderPanel::set_on_screen(bool on) {
+  on_screen_ = on;
+  if (on && session_->build_ptr() != rendered_) start_render();
+}
+
+int RpuRenderPanel::mode() const { return mode_->currentData().toInt(); }
+void RpuRenderPanel::set_mode(int m) { mode_->setCurrentIndex(std::clamp(m, 0, RpuFrame::kModes - 1)); }
+
+void RpuRenderPanel::start_render() {
+  std::shared_ptr<const pipeline::RpuBuild> build = session_->build_ptr();
+  rendered_ = build;
+  if (cancel_flag_) cancel_flag_->store(true);
+  if (!build || !build->ok()) {
+    frame_.reset();
+    show_frame();
+    return;
+  }
+  auto flag = std::make_shared<std::atomic<bool>>(false);
+  cancel_flag_ = flag;
+  ++running_;
+  cancel_->setEnabled(true);
+  totals_->setText(tr("Rendering %1×%2 on the RPU…").arg(build->width).arg(build->height));
+  auto* watcher = new QFutureWatcher<std::shared_ptr<RpuFrame>>(this);
+  connect(watcher, &QFutureWatcher<std::shared_ptr<RpuFrame>>::finished, this, [this, watcher, flag] {
+    std::shared_ptr<RpuFrame> f = watcher->result();
+    watcher->deleteLater();
+    --running_;
+    if (flag == cancel_flag_) cancel_->setEnabled(false);
+    if (f->result.cancelled) {
+      if (flag == cancel_flag_) totals_->setText(tr("Render cancelled."));
+      return;
+    }
+    if (f->build != session_->build_ptr()) return;  // a newer program is on its way
+    frame_ = std::move(f);
+    show_frame();
+    emit frame_ready();
+  });
+  watcher->setFuture(QtConcurrent::run([build, flag] {
+    const auto t0 = std::chrono::steady_clock::now();
+    rpu::RenderResult r = pipeline::render_rpu(*build, flag.get());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return make_rpu_frame(build, std::move(r), ms);
+  }));
+}
+
+QString RpuRenderPanel::totals_text() const { return totals_->text(); }
+
+void RpuRenderPanel::show_frame() {
+  const int m = mode();
+  if (!frame_) {
+    image_->set_image({});
+    legend_->clear();
+    series_->clear();
+    if (!running_) totals_->setText(tr("No frame: the RPU program did not compile."));
+    return;
+  }
+  const RpuFrame& f = *frame_;
+  image_->set_image(f.images[static_cast<std::size_t>(m)]);
+  image_->set_mark(session_->pixel());
+  const rpu::VmStats& s = f.result.stats;
+  const double pixels = std::max(1.0, static_cast<double>(f.result.image.width) * f.result.image.height);
+  totals_->setText(tr("<b>%1×%2</b> in %3 ms · %4 instructions (%5 per pixel) · %6 cycles · %7 stalls · %8 issues, %9% with idle lanes%10")
+                       .arg(f.result.image.width).arg(f.result.image.height).arg(f.ms, 0, 'f', 0)
+                       .arg(s.instructions).arg(s.instructions / pixels, 0, 'f', 1).arg(s.cycles).arg(s.stalls).arg(s.issues)
+                       .arg(s.issues ? 100.0 * s.partial_issues / s.issues : 0.0, 0, 'f', 1)
+                       .arg(f.result.fault_count ? tr(" · <span style='color:#c03'>%1 faulted pixel(s)</span>").arg(f.result.fault_count) : QString()));
+  series_->clear();
+  auto* chart = chart_->chart();
+  for (QAbstractAxis* a : chart->axes()) {
+    chart->removeAxis(a);
+    delete a;
+  }
+  if (m == RpuFrame::Image) {
+    legend_->setText(tr("Click a pixel to debug its thread; pick a statistic above to see what each pixel cost."));
+    chart->setTitle(QString());
+    return;
+  }
+  // The legend: the ramp from low to high.
+  QImage ramp(240, 12, QImage::Format_RGB32);
+  for (int x = 0; x < ramp.width(); ++x)
+    for (int y = 0; y < ramp.height(); ++y) ramp.setPixel(x, y, heat(x / (ramp.width() - 1.0)));
+  QPixmap pm(ramp.width() + 2, 34);
+  pm.fill(Qt::transparent);
+  {
+    QPainter p(&pm);
+    p.drawImage(1, 0, ramp);
+    p.setPen(palette().color(QPalette::WindowText));
+    const double lo = f.low[static_cast<std::size_t>(m)], hi = f.high[static_cast<std::size_t>(m)];
+    p.drawText(QRect(0, 14, 120, 18), Qt::AlignLeft | Qt::AlignVCenter, QString::number(lo, 'g', 4));
+    p.drawText(QRect(pm.width() - 120, 14, 120, 18), Qt::AlignRight | Qt::AlignVCenter, QString::number(hi, 'g', 4));
+  }
+  legend_->setPixmap(pm);
+  legend_->setToolTip(tr("%1: from %2 to %3").arg(kModeUnits[m]).arg(f.low[static_cast<std::size_t>(m)]).arg(f.high[static_cast<std::size_t>(m)]));
+  auto* set = new QBarSet(mode_name(m));
+  QStringList cats;
+  const auto& h = f.histogram[static_cast<std::size_t>(m)];
+  const double lo = f.low[static_cast<std::size_t>(m)], hi = f.high[static_cast<std::size_t>(m)];
+  int top = 1;
+  for (int i = 0; i < kBins; ++i) {
+    *set << h[static_cast<std::size_t>(i)];
+    top = std::max(top, h[static_cast<std::size_t>(i)]);
+    cats << QString::number(lo + (hi - lo) * i / kBins, 'g', 3);
+  }
+  set->setColor(QColor(204, 71, 120));
+  series_->append(set);
+  chart->setTitle(tr("Pixels by %1").arg(kModeUnits[m]));
+  auto* x = new QBarCategoryAxis;
+  x->append(cats);
+  x->setLabelsAngle(-60);
+  QFont small = x->labelsFont();
+  small.setPointSizeF(7);
+  x->setLabelsFont(small);
+  chart->addAxis(x, Qt::AlignBottom);
+  series_->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setRange(0, top);
+  y->setLabelFormat("%d");
+  y->setLabelsFont(small);
+  chart->addAxis(y, Qt::AlignLeft);
+  series_->attachAxis(y);
+}
+
+}  // namespace passlab::views

@@ -1,0 +1,100 @@
+// The RPU render: the frame the program renders (on a worker thread), and per pixel what it cost
+// as heat maps (instructions, cycles, stalls, divergence, chunk occupancy) with a legend, a
+// histogram (Qt Charts) and the frame's totals. Clicking a pixel debugs the thread that shaded it.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+
+#include <QImage>
+#include <QWidget>
+
+#include "views/rpu_session.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QChartView;
+class QBarSeries;
+class QBarSet;
+
+namespace passlab::views {
+
+// One rendered frame with its images: the colour and a heat map per statistic.
+struct RpuFrame {
+  std::shared_ptr<const pipeline::RpuBuild> build;
+  rpu::RenderResult result;
+  enum Mode { Image, Instructions, Cycles, Stalls, Divergence, Occupancy, kModes };
+  std::array<QImage, kModes> images;
+  std::array<double, kModes> low{}, high{};
+  std::array<std::vector<int>, kModes> histogram;  // 20 bins from low to high
+  double ms = 0;
+};
+
+// Makes the frame's images (a worker may call it).
+std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const pipeline::RpuBuild> build, rpu::RenderResult result, double ms);
+
+class RpuImageView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RpuImageView(QWidget* parent = nullptr);
+  void set_image(const QImage& image);
+  void set_mark(std::optional<QPoint> pixel) {
+    mark_ = pixel;
+    update();
+  }
+  QPoint widget_point(QPoint pixel) const;  // the centre of an image pixel on screen
+  QSize sizeHint() const override { return {320, 320}; }
+
+ signals:
+  void pixel_clicked(int x, int y);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mousePressEvent(QMouseEvent* e) override;
+
+ private:
+  QRectF target() const;
+  QImage image_;
+  std::optional<QPoint> mark_;
+};
+
+class RpuRenderPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  RpuRenderPanel(RpuSession* session, QWidget* parent = nullptr);
+  ~RpuRenderPanel() override;
+  void set_on_screen(bool on);
+  void set_mode(int mode);
+  int mode() const;
+  const RpuFrame* frame() const { return frame_.get(); }
+  bool rendering() const { return running_ > 0; }
+  RpuImageView* image_view() const { return image_; }
+  QString totals_text() const;
+
+ signals:
+  void frame_ready();
+
+ private:
+  void start_render();
+  void show_frame();
+
+  RpuSession* session_;
+  RpuImageView* image_;
+  QComboBox* mode_;
+  QLabel* legend_;
+  QLabel* totals_;
+  QPushButton* cancel_;
+  QChartView* chart_;
+  QBarSeries* series_;
+  std::shared_ptr<RpuFrame> frame_;
+  std::shared_ptr<std::atomic<bool>> cancel_flag_;
+  std::shared_ptr<const pipeline::RpuBuild> rendered_;  // the build of the frame shown or in flight
+  bool on_screen_ = false;
+  int running_ = 0;
+};
+
+}  // namespace passlab::views
