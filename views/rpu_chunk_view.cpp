@@ -65,7 +65,7 @@ void RpuChunkView::refresh() {
         else if (b & ~a) turns_.push_back({i, false});
       }
       const auto splits = std::count_if(turns_.begin(), turns_.end(), [](const Turn& t) { return t.split; });
-      summary_ = tr("%1 steps · %2 split(s), %3 merge(s)").arg(d->step_count()).arg(splits).arg(static_cast<qsizetype>(turns_.size()) - splits);
+      summary_ = tr("%1 split(s), %2 merge(s)").arg(splits).arg(static_cast<qsizetype>(turns_.size()) - splits);
     } else {
       summary_.clear();
     }

@@ -54,8 +54,25 @@ QString numbers(const std::vector<int>& v) {
   return s.join(", ");
 }
 
+// A graph view that keeps its drawing fitted as it is resized (at most 1.4x magnified).
+class FittedView : public QGraphicsView {
+ public:
+  using QGraphicsView::QGraphicsView;
+  void fit() {
+    if (!scene() || scene()->items().isEmpty()) return;
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    if (transform().m11() > 1.4) setTransform(QTransform::fromScale(1.4, 1.4));
+  }
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override {
+    QGraphicsView::resizeEvent(e);
+    fit();
+  }
+};
+
 QGraphicsView* make_graph_view(QWidget* parent) {
-  auto* v = new QGraphicsView(new QGraphicsScene(parent), parent);
+  auto* v = new FittedView(new QGraphicsScene(parent), parent);
   v->setRenderHint(QPainter::Antialiasing);
   v->setDragMode(QGraphicsView::ScrollHandDrag);
   v->setBackgroundBrush(v->palette().color(QPalette::Base));
@@ -108,8 +125,7 @@ void draw_graph(QGraphicsView* view, const Layout& layout, const LayoutRequest& 
     text->setPos(r.center().x() - tb.width() / 2, r.center().y() - tb.height() / 2);
   }
   sc->setSceneRect(sc->itemsBoundingRect().adjusted(-10, -10, 10, 10));
-  view->fitInView(sc->sceneRect(), Qt::KeepAspectRatio);
-  if (view->transform().m11() > 1.4) view->setTransform(QTransform::fromScale(1.4, 1.4));
+  static_cast<FittedView*>(view)->fit();
 }
 
 QColor register_colour(int reg) { return reg < 0 ? QColor(230, 230, 230) : QColor::fromHsv((reg * 360 / 15 * 7) % 360, 70, 245); }
@@ -125,6 +141,7 @@ RpuDecisionsPanel::RpuDecisionsPanel(RpuSession* session, QWidget* parent) : QWi
   // Scheduling.
   auto* sched = new QWidget(this);
   piece_ = new QComboBox(sched);
+  piece_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   piece_->setToolTip(tr("A scheduled block (a block with a call or trace is scheduled in pieces between them)"));
   piece_summary_ = new QLabel(sched);
   cycles_ = make_table({tr("Cycle"), tr("Became available"), tr("Candidates"), tr("Issued"), tr("Stall")}, sched);
@@ -140,9 +157,12 @@ RpuDecisionsPanel::RpuDecisionsPanel(RpuSession* session, QWidget* parent) : QWi
   auto* right = new QSplitter(Qt::Vertical, sched);
   right->addWidget(instructions_);
   right->addWidget(dag_);
+  right->setStretchFactor(0, 2);
+  right->setStretchFactor(1, 3);
   auto* sched_split = new QSplitter(Qt::Horizontal, sched);
   sched_split->addWidget(cycles_);
   sched_split->addWidget(right);
+  right->setSizes({200, 300});
   sched_split->setStretchFactor(0, 1);
   sched_split->setStretchFactor(1, 1);
   auto* sl = new QVBoxLayout(sched);
@@ -170,6 +190,9 @@ RpuDecisionsPanel::RpuDecisionsPanel(RpuSession* session, QWidget* parent) : QWi
   alloc_split->addWidget(tables);
   alloc_split->setStretchFactor(0, 3);
   alloc_split->setStretchFactor(1, 2);
+  alloc_split->setSizes({600, 400});
+  removals_->horizontalHeader()->setStretchLastSection(false);
+  colours_->horizontalHeader()->setStretchLastSection(true);
   auto* al = new QVBoxLayout(alloc);
   al->setContentsMargins(2, 2, 2, 2);
   al->addWidget(allocation_summary_);

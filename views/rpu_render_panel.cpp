@@ -27,7 +27,7 @@ namespace passlab::views {
 
 namespace {
 
-constexpr int kBins = 20;
+constexpr int kBins = 12;
 const char* kModeNames[RpuFrame::kModes] = {"Image", "Instructions", "Cycles", "Stalls", "Divergence (splits)", "Chunk occupancy"};
 const char* kModeUnits[RpuFrame::kModes] = {"", "instructions per pixel", "cycles per chunk", "stall cycles per chunk",
                                             "splits per chunk", "active lanes per issue"};
@@ -320,7 +320,6 @@ void RpuRenderPanel::show_frame() {
   chart->setTitle(tr("Pixels by %1").arg(kModeUnits[m]));
   auto* x = new QBarCategoryAxis;
   x->append(cats);
-  x->setLabelsAngle(-60);
   QFont small = x->labelsFont();
   small.setPointSizeF(7);
   x->setLabelsFont(small);

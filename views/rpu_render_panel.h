@@ -28,7 +28,7 @@ struct RpuFrame {
   enum Mode { Image, Instructions, Cycles, Stalls, Divergence, Occupancy, kModes };
   std::array<QImage, kModes> images;
   std::array<double, kModes> low{}, high{};
-  std::array<std::vector<int>, kModes> histogram;  // 20 bins from low to high
+  std::array<std::vector<int>, kModes> histogram;  // 12 bins from low to high
   double ms = 0;
 };
 

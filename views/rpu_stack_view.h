@@ -3,6 +3,8 @@
 // shift) frames beside the slots each call shifted past. Calls move the window up, returns down.
 #pragma once
 
+#include <cstdint>
+
 #include <QScrollArea>
 #include <QWidget>
 
@@ -39,7 +41,7 @@ class RpuStackView : public QScrollArea {
  private:
   RpuSession* session_;
   RpuStackCanvas* canvas_;
-  std::uint32_t base_ = 0;
+  std::uint32_t base_ = UINT32_MAX;  // none drawn yet
   std::size_t frames_ = 0;
 };
 

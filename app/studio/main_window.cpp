@@ -921,8 +921,14 @@ void MainWindow::set_rpu_mode(bool on) {
   for (const QString& name : show)
     if (auto* d = static_cast<QDockWidget*>(dock_widget(name))) d->show();
   if (on) {
-    static_cast<QDockWidget*>(dock_widget("dock-rpu-code"))->raise();
-    if (reopen.isEmpty()) static_cast<QDockWidget*>(dock_widget("dock-rpu-decisions"))->raise();
+    auto* code = static_cast<QDockWidget*>(dock_widget("dock-rpu-code"));
+    code->raise();
+    if (reopen.isEmpty()) {
+      // The first visit: the debugger as tall as the code, the decisions in front of the trace.
+      static_cast<QDockWidget*>(dock_widget("dock-rpu-decisions"))->raise();
+      resizeDocks({code}, {820}, Qt::Horizontal);
+      resizeDocks({code, static_cast<QDockWidget*>(dock_widget("dock-rpu-debugger"))}, {400, 520}, Qt::Vertical);
+    }
   }
   editor_->set_breakpoints_enabled(on);
   debug_menu_->setEnabled(on);

@@ -1,6 +1,7 @@
 // The screenshot tour: each step waits for the Studio to show what it shows, then grabs it.
 #include "app/studio/screenshots.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -24,6 +25,9 @@
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
+#include "views/rpu_decisions_panel.h"
+#include "views/rpu_render_panel.h"
+#include "views/rpu_session.h"
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
@@ -58,6 +62,8 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       return d;
     };
     w->resize(1600, 1000);
+    const bool only_rpu = qgetenv("PASSLAB_SHOTS") == "rpu";
+    if (!only_rpu) {
     wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
     settle(300);
     w->dag_view()->fit();
@@ -202,6 +208,113 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       w->open_file(original);
       w->set_target(original_target);
       wait_until(shown, 20000);
+    }
+    }
+    // The RPU: the ceramic scene's shader debugged at a pixel, its costs as heat maps, the
+    // compiler's decisions, and the thesis's scheduling example.
+    {
+      const QString original = w->file_path();
+      const QString original_target = w->target_name();
+      w->set_target("RPU");
+      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/rpu/ceramic.sl"));
+      auto built = [w] { return w->rpu_session()->build() && w->rpu_session()->build()->ok() && !w->service()->busy(); };
+      wait_until(built, 30000);
+      dock("dock-rpu-render");
+      auto* render = w->rpu_render();
+      wait_until([render] { return render->frame() && !render->rendering(); }, 60000);
+      // The pixel farthest from the background: on an object.
+      const auto* b = w->rpu_session()->build();
+      const auto& image = render->frame()->result.image;
+      int px = image.width / 2, py = image.height / 2;
+      float best = -1;
+      for (int y = 1; y < image.height; y += 5)
+        for (int x = 1; x < image.width; x += 5) {
+          float d = 0;
+          for (int c = 0; c < 3; ++c) d += std::abs(image.at(x, y)[c] - b->scene.background[static_cast<std::size_t>(c)]);
+          if (d > best) best = d, px = x, py = y;
+        }
+      w->rpu_session()->pick_pixel_now(px, py);
+      // Into the surface shader, a call deep, and a breakpoint on a later line of it.
+      auto* session = w->rpu_session();
+      const rpu::Debugger* d = session->debugger();
+      std::uint32_t later = 0;
+      for (int i = 0; d && i < 4000; ++i) {
+        const auto* f = b->function_at(d->thread(d->lane()).pc);
+        if (f && f->main_file && d->depth() > 0 && b->word_source_line[d->thread(d->lane()).pc]) break;
+        session->move(views::RpuMove::Into);
+      }
+      if (d)
+        for (std::size_t i = d->position() + 200; i < d->step_count() && !later; ++i)
+          if (d->step(i).pc < b->word_source_line.size()) later = b->word_source_line[d->step(i).pc];
+      if (later) {
+        session->toggle_line_breakpoint(later);
+        session->move(views::RpuMove::Continue);
+        for (int i = 0; i < 3; ++i) session->move(views::RpuMove::Over);
+      }
+      dock("dock-rpu-code");
+      dock("dock-rpu-decisions");
+      w->rpu_decisions()->select_function("ceramic");
+      settle(400);
+      save(w, "rpu_studio");
+      auto floating = [&](const char* name, int width, int height) {
+        auto* dk = dock(name);
+        dk->setFloating(true);
+        dk->resize(width, height);
+        settle(400);
+        return dk;
+      };
+      auto* code = floating("dock-rpu-code", 1300, 760);
+      save(code, "rpu_code");
+      code->setFloating(false);
+      auto* dbg = floating("dock-rpu-debugger", 1300, 820);
+      save(dbg, "rpu_debugger");
+      dbg->setFloating(false);
+      auto* rr = floating("dock-rpu-render", 1200, 720);
+      render->set_mode(views::RpuFrame::Image);
+      settle(200);
+      save(rr, "rpu_render");
+      render->set_mode(views::RpuFrame::Cycles);
+      settle(300);
+      save(rr, "rpu_heatmap_cycles");
+      render->set_mode(views::RpuFrame::Occupancy);
+      settle(300);
+      save(rr, "rpu_heatmap_occupancy");
+      render->set_mode(views::RpuFrame::Image);
+      rr->setFloating(false);
+      auto* dec = floating("dock-rpu-decisions", 1400, 800);
+      w->rpu_decisions()->tabs()->setCurrentIndex(1);
+      settle(400);
+      save(dec, "rpu_interference");
+      w->rpu_decisions()->tabs()->setCurrentIndex(2);
+      settle(200);
+      save(dec, "rpu_forwarding");
+      // The thesis's Figure 9.1, a cycle stepped in the trace player.
+      w->set_target("RPU (thesis example)");
+      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/rpu/schedule_example.sl"));
+      wait_until([w, built] { return built() && w->rpu_session()->build()->machine_name == "thesis_example" &&
+                                     w->rpu_session()->build()->function_index("SUBROUTINE_ENTRY_fig91") >= 0; }, 30000);
+      settle(300);
+      w->rpu_decisions()->select_function("fig91");
+      w->rpu_decisions()->tabs()->setCurrentIndex(0);
+      if (const auto* run = w->result() ? w->result()->snapshot->run("rpu") : nullptr) {
+        const int fig91 = w->rpu_session()->build()->function_index("SUBROUTINE_ENTRY_fig91");
+        for (std::size_t i = 0; i < run->trace.size(); ++i)
+          if (run->trace[i].pass == fig91 && run->trace[i].stage == pipeline::kRpuCycle && run->trace[i].nodes.size() == 2 && run->trace[i].nodes[1] == 6) {
+            w->trace()->set_position(static_cast<int>(i));
+            break;
+          }
+      }
+      settle(400);
+      save(dec, "rpu_schedule_fig91");
+      dec->setFloating(false);
+      w->open_file(original);
+      w->set_target(original_target);
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    }
+    if (only_rpu) {
+      w->editor()->setModified(false);
+      QApplication::quit();
+      return;
     }
     w->set_dark(true);
     settle(400);
