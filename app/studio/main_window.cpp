@@ -366,6 +366,11 @@ void MainWindow::build_menus() {
                                              tr("Light setups (*.lights.json *.json)"));
     if (!p.isEmpty()) set_lights(p);
   });
+  auto* scene = file->addAction(tr("Choose RPU Sc&ene…"), this, [this] {
+    QString p = QFileDialog::getOpenFileName(this, tr("RPU scene"), QDir(samples_dir() + "/../scenes").absolutePath(), tr("Scenes (*.json)"));
+    if (!p.isEmpty()) set_rpu_scene(p);
+  });
+  scene->setStatusTip(tr("The scene the RPU target renders; its objects without a shader use the one being edited"));
   file->addSeparator();
   file->addAction(tr("&Save"), this, [this] { save(); })->setShortcut(QKeySequence::Save);
   file->addAction(tr("Save &As…"), this, [this] {
@@ -575,6 +580,7 @@ bool MainWindow::open_file(const QString& path) {
   r.path = path_.toStdString();
   r.text = bytes.toStdString();
   r.lights_path.clear();  // the light setup beside the shader, unless a project names another
+  r.rpu.scene.clear();     // the sample scene that uses it
   service_->set_request(r);
   request_changed();
   add_recent(path_);
@@ -623,6 +629,17 @@ void MainWindow::set_lights(const QString& path) {
   r.text = editor_->text_utf8();
   service_->set_request(r);
   if (!path_.isEmpty()) {
+    set_stale(true);
+    service_->compile_now();
+  }
+}
+
+void MainWindow::set_rpu_scene(const QString& path) {
+  pipeline::Request r = service_->request();
+  r.rpu.scene = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
+  r.text = editor_->text_utf8();
+  service_->set_request(r);
+  if (!path_.isEmpty() && rpu_mode_) {
     set_stale(true);
     service_->compile_now();
   }

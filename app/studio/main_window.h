@@ -64,6 +64,9 @@ class MainWindow : public QMainWindow {
   bool save_project_as(const QString& path);
   const QStringList& project_problems() const { return project_problems_; }
   void set_lights(const QString& path);
+  // The scene the RPU target renders ("": the sample scene that uses the shader, else a sphere);
+  // objects without a shader of their own are shaded with the shader being edited.
+  void set_rpu_scene(const QString& path);
   const partition::TargetDesc& target() const { return target_; }
   const partition::CostModel& cost_model() const { return model_; }
   views::TargetPanel* target_panel() const { return target_panel_; }
