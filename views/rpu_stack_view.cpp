@@ -29,7 +29,11 @@ int RpuStackCanvas::rows() const {
   return static_cast<int>(std::max<std::size_t>(t.stack.size(), t.base + 8));
 }
 
-QSize RpuStackCanvas::sizeHint() const { return {kFrameX + 280, kTop + rows() * kRow + 8}; }
+QSize RpuStackCanvas::sizeHint() const {
+  const rpu::Debugger* d = session_->debugger();
+  const int frames = d ? static_cast<int>(d->thread(d->lane()).frames.size()) : 0;
+  return {kFrameX + 280, kTop + std::max(rows() * kRow, frames * (kRow + 6)) + 8};
+}
 
 // Slot 0 at the bottom: the stack grows upwards, as in the thesis.
 int RpuStackCanvas::slot_y(std::uint32_t slot) const { return kTop + (rows() - 1 - static_cast<int>(slot)) * kRow; }
@@ -77,34 +81,38 @@ void RpuStackCanvas::paintEvent(QPaintEvent* e) {
     p.drawText(box.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
                QString("%1, %2, %3, %4").arg(num(v[0]), num(v[1]), num(v[2]), num(v[3])));
     if (slot >= t.base && slot < t.base + 8) {
-      p.setPen(QColor(30, 90, 190));
+      p.setPen(QColor(70, 140, 230));
       p.drawText(QRect(kWindowX, y, 40, kRow), Qt::AlignLeft | Qt::AlignVCenter, QString("S%1").arg(slot - t.base));
     }
   }
   p.setPen(QPen(QColor(30, 90, 190), 2));
   p.setBrush(Qt::NoBrush);
   p.drawRect(window);
-  // The frames: each call shifted the window by `push` slots past the caller's base.
+  // The frames, newest first from the top of the column, each joined to the slot its call made
+  // the callee's S0 (the caller's base shifted by `push`).
   std::uint32_t base = t.base;
-  for (std::size_t i = t.frames.size(); i-- > 0;) base -= t.frames[i].push;
-  for (std::size_t i = 0; i < t.frames.size(); ++i) {
-    const rpu::Frame& f = t.frames[i];
-    const int top = slot_y(base + std::max<std::uint32_t>(f.push, 1) - 1), bottom = slot_y(base) + kRow;
-    const QRect band(kFrameX, top + 1, 270, bottom - top - 2);
-    const QColor c = QColor::fromHsv(static_cast<int>(i * 67 % 360), 90, 235);
-    p.fillRect(band, c);
-    p.setPen(c.darker(160));
-    p.drawRect(band);
+  for (std::size_t k = t.frames.size(); k-- > 0;) {
+    const rpu::Frame& f = t.frames[k];
+    const int row = static_cast<int>(t.frames.size() - 1 - k);
+    const QRect box(kFrameX + 14, kTop + row * (kRow + 6), 256, kRow + 2);
+    const QColor c = QColor::fromHsv(static_cast<int>(k * 67 % 360), 90, 235);
+    p.setPen(QPen(c.darker(170), 1, Qt::DotLine));
+    p.drawLine(box.left(), box.center().y(), kFrameX + 4, box.center().y());
+    p.drawLine(kFrameX + 4, box.center().y(), kFrameX + 4, slot_y(base) + kRow / 2);
+    p.drawLine(kFrameX + 4, slot_y(base) + kRow / 2, kWindowX + 28, slot_y(base) + kRow / 2);
+    p.fillRect(box, c);
+    p.setPen(c.darker(170));
+    p.drawRect(box);
     p.setPen(Qt::black);
     const pipeline::RpuFunction* fn = b ? b->function_at(f.return_address) : nullptr;
-    p.drawText(band.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
-               tr("#%1 return to %2%3, shift %4").arg(i).arg(f.return_address)
+    p.drawText(box.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("#%1 return to %2%3, shift %4").arg(k).arg(f.return_address)
                    .arg(fn ? QString(" (%1)").arg(QString::fromStdString(fn->name)) : QString()).arg(f.push));
-    base += f.push;
+    base -= f.push;
   }
   if (t.frames.empty()) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(kFrameX, slot_y(0), 270, kRow), Qt::AlignLeft | Qt::AlignVCenter, tr("empty: the thread is in main"));
+    p.drawText(QRect(kFrameX, kTop, 270, kRow), Qt::AlignLeft | Qt::AlignVCenter, tr("empty: the thread is in main"));
   }
 }
 

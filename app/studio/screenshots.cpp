@@ -64,151 +64,157 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     w->resize(1600, 1000);
     const bool only_rpu = qgetenv("PASSLAB_SHOTS") == "rpu";
     if (!only_rpu) {
-    wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-    settle(300);
-    w->dag_view()->fit();
-    settle(200);
-    save(w, "studio");
-    // The DAG coloured by RDS's passes, a node selected with its source span.
-    auto* g = dock("dock-graphs");
-    w->dag_view()->select_nodes({w->result()->snapshot->graph().root});
-    settle(200);
-    save(g, "dag");
-    auto* tabs = static_cast<QTabWidget*>(g->widget());
-    tabs->setCurrentIndex(1);
-    w->graph_view(1)->fit();
-    settle(200);
-    save(g, "dominator_tree");
-    tabs->setCurrentIndex(2);
-    w->graph_view(2)->fit();
-    settle(200);
-    save(g, "pdt");
-    tabs->setCurrentIndex(0);
-    save(dock("dock-passes"), "passes");
-    // Compare: run the optimal search and wait for its answer.
-    auto* c = dock("dock-compare");
-    c->setFloating(true);
-    c->resize(1400, 900);
-    emit w->compare()->optimal_requested(10);
-    wait_until([w] { return w->compare()->optimal_run() != nullptr; }, 30000);
-    settle(400);
-    save(c, "compare");
-    c->setFloating(false);
-    // The target editor with a limit edited: the passes follow at once.
-    auto* tg = dock("dock-target");
-    {
-      const quint64 before = w->shown_generation();
-      w->target_panel()->limit_box(0)->setValue(5);
-      wait_until([w, before] { return w->shown_generation() > before && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
       settle(300);
-    }
-    save(tg, "target");
-    save(w, "studio_target");
-    w->set_target("PC5");
-    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-    dock("dock-passes");
-    // The trace player on a failing validity check.
-    auto* t = dock("dock-trace");
-    int failing = -1;
-    const auto* run = w->result()->snapshot->run("rds");
-    for (std::size_t i = 0; run && i < run->trace.size() && failing < 0; ++i)
-      if (run->trace[i].kind == partition::EventKind::ValidCheck && !run->trace[i].ok) failing = static_cast<int>(i);
-    w->trace()->set_position(std::max(failing, 0));
-    settle(200);
-    save(t, "trace");
-    save(w, "studio_trace");
-    // Diagnostics: break the shader, wait for the squiggles, then undo.
-    auto* e = w->editor();
-    e->setCursorPosition(e->lines() / 2, 0);
-    e->insert("    float oops = undefined_name + ;\n");
-    wait_until([w] { return w->result() && !w->service()->busy() && w->editor()->squiggle_count() > 0; }, 10000);
-    settle(300);
-    dock("dock-diagnostics");
-    save(w, "diagnostics");
-    e->undo();
-    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
-    // The preview: plastic.sl on the transparent scene, where render to texture goes wrong and the
-    // F-buffer does not, with a pixel probed where the two transparent spheres overlap.
-    {
-      const QString original = w->file_path();
-      QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
-      if (!QFileInfo::exists(plastic)) plastic = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/plastic.sl");
-      w->open_file(plastic);
-      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-      auto* pv = dock("dock-preview");
-      pv->setFloating(true);
-      pv->resize(1400, 900);
-      auto* preview = w->preview();
-      auto* scenes = preview->findChild<QComboBox*>("preview-scene");
-      scenes->setCurrentIndex(std::max(0, scenes->findText("transparent")));
-      auto* cancel = preview->findChild<QPushButton*>("preview-cancel");
-      auto rendered = [preview, cancel] { return !cancel->isEnabled() && preview->fbuffer_image().width() >= 256; };
-      wait_until(rendered, 30000);
-      auto* view = preview->findChild<QWidget*>("preview-rtt");
-      const QPointF at = view->rect().center();
-      QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
-      QApplication::sendEvent(view, &press);
-      auto* table = preview->findChild<QTableWidget*>("preview-probe");
-      wait_until([&] { return table->rowCount() > 0 && !cancel->isEnabled(); }, 30000);
-      settle(300);
-      save(pv, "preview");
-      pv->setFloating(false);
-      dock("dock-passes");
-      w->open_file(original);
-      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-    }
-    // The pass and combiner-stage timeline: the Figure 4 pin on GeForce3 (one pass, eight
-    // stages), its scheduling stepped in the trace player, then on GeForce1 (many passes).
-    {
-      const QString original = w->file_path();
-      const QString original_target = w->target_name();
-      QString pin = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/combiners/fig4_pin.sl");
-      w->open_file(pin);
-      w->set_target("geforce3");
-      auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
-      wait_until(shown, 20000);
-      auto* tl = dock("dock-timeline");
-      tl->setFloating(true);
-      tl->resize(1500, 760);
-      wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
-      settle(300);
-      w->timeline()->fit();
+      w->dag_view()->fit();
       settle(200);
-      save(tl, "timeline");
-      // The trace player on the scheduler's decision for a stage.
-      const auto* run = w->result()->snapshot->run("rds");  // the trace player's
-      int step = -1;
-      for (std::size_t i = 0; run && i < run->trace.size(); ++i)
-        if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
-          step = static_cast<int>(i);
-          break;
-        }
-      if (step >= 0) {
-        w->trace()->set_position(step);
+      save(w, "studio");
+      // The DAG coloured by RDS's passes, a node selected with its source span.
+      auto* g = dock("dock-graphs");
+      w->dag_view()->select_nodes({w->result()->snapshot->graph().root});
+      settle(200);
+      save(g, "dag");
+      auto* tabs = static_cast<QTabWidget*>(g->widget());
+      tabs->setCurrentIndex(1);
+      w->graph_view(1)->fit();
+      settle(200);
+      save(g, "dominator_tree");
+      tabs->setCurrentIndex(2);
+      w->graph_view(2)->fit();
+      settle(200);
+      save(g, "pdt");
+      tabs->setCurrentIndex(0);
+      save(dock("dock-passes"), "passes");
+      // Compare: run the optimal search and wait for its answer.
+      auto* c = dock("dock-compare");
+      c->setFloating(true);
+      c->resize(1400, 900);
+      emit w->compare()->optimal_requested(10);
+      wait_until([w] { return w->compare()->optimal_run() != nullptr; }, 30000);
+      settle(400);
+      save(c, "compare");
+      c->setFloating(false);
+      // The target editor with a limit edited: the passes follow at once.
+      auto* tg = dock("dock-target");
+      {
+        const quint64 before = w->shown_generation();
+        w->target_panel()->limit_box(0)->setValue(5);
+        wait_until([w, before] { return w->shown_generation() > before && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
         settle(300);
-        save(tl, "timeline_trace");
       }
-      w->set_target("geforce1");
-      wait_until(shown, 20000);
-      settle(300);
-      w->timeline()->fit();
+      save(tg, "target");
+      save(w, "studio_target");
+      w->set_target("PC5");
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      dock("dock-passes");
+      // The trace player on a failing validity check.
+      auto* t = dock("dock-trace");
+      int failing = -1;
+      const auto* run = w->result()->snapshot->run("rds");
+      for (std::size_t i = 0; run && i < run->trace.size() && failing < 0; ++i)
+        if (run->trace[i].kind == partition::EventKind::ValidCheck && !run->trace[i].ok) failing = static_cast<int>(i);
+      w->trace()->set_position(std::max(failing, 0));
       settle(200);
-      save(tl, "timeline_geforce1");
-      tl->setFloating(false);
-      // The same passes rendered by the combiner simulator.
-      auto* pv = dock("dock-preview");
-      pv->setFloating(true);
-      pv->resize(1400, 900);
-      auto* cancel = w->preview()->findChild<QPushButton*>("preview-cancel");
-      wait_until([w, cancel] { return !cancel->isEnabled() && w->preview()->fbuffer_image().width() >= 256; }, 30000);
+      save(t, "trace");
+      save(w, "studio_trace");
+      // Diagnostics: break the shader, wait for the squiggles, then undo.
+      auto* e = w->editor();
+      e->setCursorPosition(e->lines() / 2, 0);
+      e->insert("    float oops = undefined_name + ;\n");
+      wait_until([w] { return w->result() && !w->service()->busy() && w->editor()->squiggle_count() > 0; }, 10000);
       settle(300);
-      save(pv, "preview_geforce1");
-      pv->setFloating(false);
-      dock("dock-trace");
-      w->open_file(original);
-      w->set_target(original_target);
-      wait_until(shown, 20000);
-    }
+      dock("dock-diagnostics");
+      save(w, "diagnostics");
+      e->undo();
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
+      // The preview: plastic.sl on the transparent scene, where render to texture goes wrong and the
+      // F-buffer does not, with a pixel probed where the two transparent spheres overlap.
+      {
+        const QString original = w->file_path();
+        QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
+        if (!QFileInfo::exists(plastic)) plastic = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/plastic.sl");
+        w->open_file(plastic);
+        wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+        auto* pv = dock("dock-preview");
+        pv->setFloating(true);
+        pv->resize(1400, 900);
+        auto* preview = w->preview();
+        auto* scenes = preview->findChild<QComboBox*>("preview-scene");
+        scenes->setCurrentIndex(std::max(0, scenes->findText("transparent")));
+        auto* cancel = preview->findChild<QPushButton*>("preview-cancel");
+        auto rendered = [preview, cancel] { return !cancel->isEnabled() && preview->fbuffer_image().width() >= 256; };
+        wait_until(rendered, 30000);
+        auto* view = preview->findChild<QWidget*>("preview-rtt");
+        const QPointF at = view->rect().center();
+        QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &press);
+        auto* table = preview->findChild<QTableWidget*>("preview-probe");
+        wait_until([&] { return table->rowCount() > 0 && !cancel->isEnabled(); }, 30000);
+        settle(300);
+        save(pv, "preview");
+        pv->setFloating(false);
+        dock("dock-passes");
+        w->open_file(original);
+        wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      }
+      // The pass and combiner-stage timeline: the Figure 4 pin on GeForce3 (one pass, eight
+      // stages), its scheduling stepped in the trace player, then on GeForce1 (many passes).
+      {
+        const QString original = w->file_path();
+        const QString original_target = w->target_name();
+        QString pin = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/combiners/fig4_pin.sl");
+        w->open_file(pin);
+        w->set_target("geforce3");
+        auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
+        wait_until(shown, 20000);
+        auto* tl = dock("dock-timeline");
+        tl->setFloating(true);
+        tl->resize(1500, 760);
+        wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
+        settle(300);
+        w->timeline()->fit();
+        settle(200);
+        save(tl, "timeline");
+        // The trace player on the scheduler's decision for a stage.
+        const auto* run = w->result()->snapshot->run("rds");  // the trace player's
+        int step = -1;
+        for (std::size_t i = 0; run && i < run->trace.size(); ++i)
+          if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
+            step = static_cast<int>(i);
+            break;
+          }
+        if (step >= 0) {
+          w->trace()->set_position(step);
+          settle(300);
+          save(tl, "timeline_trace");
+        }
+        w->set_target("geforce1");
+        wait_until(shown, 20000);
+        settle(300);
+        w->timeline()->fit();
+        settle(200);
+        save(tl, "timeline_geforce1");
+        tl->setFloating(false);
+        // The same passes rendered by the combiner simulator.
+        auto* pv = dock("dock-preview");
+        pv->setFloating(true);
+        pv->resize(1400, 900);
+        auto* cancel = w->preview()->findChild<QPushButton*>("preview-cancel");
+        wait_until([w, cancel] { return !cancel->isEnabled() && w->preview()->fbuffer_image().width() >= 256; }, 30000);
+        settle(300);
+        save(pv, "preview_geforce1");
+        pv->setFloating(false);
+        dock("dock-trace");
+        w->open_file(original);
+        w->set_target(original_target);
+        wait_until(shown, 20000);
+      }
+      // The dark theme (taken before the RPU's section: see docs/rpu.md, known problems).
+      w->set_dark(true);
+      settle(400);
+      save(w, "studio_dark");
+      w->set_dark(false);
+      settle(200);
     }
     // The RPU: the ceramic scene's shader debugged at a pixel, its costs as heat maps, the
     // compiler's decisions, and the thesis's scheduling example.
@@ -316,9 +322,6 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       QApplication::quit();
       return;
     }
-    w->set_dark(true);
-    settle(400);
-    save(w, "studio_dark");
     w->editor()->setModified(false);
     QApplication::quit();
   });
