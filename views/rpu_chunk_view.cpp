@@ -48,8 +48,8 @@ QPoint RpuChunkView::cell_center(int lane, std::size_t step) const {
 
 void RpuChunkView::refresh() {
   const rpu::Debugger* d = session_->debugger();
-  if (d != analysed_) {
-    analysed_ = d;
+  if (session_->chunk_serial() != analysed_) {
+    analysed_ = session_->chunk_serial();
     turns_.clear();
     if (d) {
       std::array<std::size_t, 4> last{};  // each lane's last step

@@ -39,7 +39,7 @@ class RpuChunkView : public QWidget {
   int columns() const;
 
   RpuSession* session_;
-  const rpu::Debugger* analysed_ = nullptr;
+  std::uint64_t analysed_ = ~std::uint64_t{0};  // the session's chunk_serial() of turns_
   std::vector<Turn> turns_;
   QString summary_;
 };

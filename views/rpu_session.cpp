@@ -17,6 +17,7 @@ void RpuSession::set_build(std::shared_ptr<const pipeline::RpuBuild> build) {
   emit build_changed();
   if (!build_ || !build_->ok()) {
     debugger_.reset();
+    ++chunk_serial_;
     emit debugger_changed();
     return;
   }
@@ -29,6 +30,7 @@ void RpuSession::install(std::shared_ptr<const pipeline::RpuBuild> build, rpu::C
   if (build != build_) return;  // recorded for an older program
   pixel_ = pixel;
   debugger_ = std::make_unique<rpu::Debugger>(std::move(run));
+  ++chunk_serial_;
   debugger_->select_lane(debugger_->run().chunk.lane);
   if (lane >= 0 && lane < debugger_->lanes()) debugger_->select_lane(lane);
   if (position > 0) debugger_->seek(std::min(position, debugger_->step_count()));

@@ -38,6 +38,9 @@ class RpuSession : public QObject {
   bool recording() const { return recording_ > 0; }
 
   const rpu::Debugger* debugger() const { return debugger_.get(); }
+  // Counts the chunks installed: views that analyse a chunk once key their cache on it (a new
+  // debugger may reuse the old one's address).
+  std::uint64_t chunk_serial() const { return chunk_serial_; }
   // Moves the debugger; false if it could not (no thread) or did not move.
   bool move(RpuMove m);
   bool run_to_word(std::uint32_t word, bool backwards = false);
@@ -68,6 +71,7 @@ class RpuSession : public QObject {
   std::optional<QPoint> pixel_;
   std::set<std::uint32_t> word_breakpoints_, line_breakpoints_;
   int recording_ = 0;
+  std::uint64_t chunk_serial_ = 0;
   quint64 request_ = 0;  // the newest recording asked for; older ones are dropped when they finish
 };
 
