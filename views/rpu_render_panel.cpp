@@ -23,6 +23,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "core/sim/heat.h"
+
 namespace passlab::views {
 
 namespace {
@@ -32,17 +34,10 @@ const char* kModeNames[RpuFrame::kModes] = {"Image", "Instructions", "Cycles", "
 const char* kModeUnits[RpuFrame::kModes] = {"", "instructions per pixel", "cycles per chunk", "stall cycles per chunk",
                                             "splits per chunk", "active lanes per issue"};
 
-// A perceptually ordered ramp (dark blue, purple, orange, pale yellow), like the heat maps of
-// profilers.
+// The heat maps' ramp (sim/heat.h).
 QRgb heat(double t) {
-  static const QColor stops[] = {QColor(13, 8, 135), QColor(126, 3, 168), QColor(204, 71, 120), QColor(248, 149, 64), QColor(240, 249, 33)};
-  t = std::clamp(t, 0.0, 1.0) * 4;
-  const int i = std::min(3, static_cast<int>(t));
-  const double f = t - i;
-  const QColor& a = stops[i];
-  const QColor& b = stops[i + 1];
-  return qRgb(static_cast<int>(a.red() + (b.red() - a.red()) * f), static_cast<int>(a.green() + (b.green() - a.green()) * f),
-              static_cast<int>(a.blue() + (b.blue() - a.blue()) * f));
+  const auto c = sim::heat_colour(t);
+  return qRgb(static_cast<int>(c[0] * 255 + 0.5f), static_cast<int>(c[1] * 255 + 0.5f), static_cast<int>(c[2] * 255 + 0.5f));
 }
 
 QString mode_name(int m) { return QCoreApplication::translate("RpuRenderPanel", kModeNames[m]); }

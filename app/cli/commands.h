@@ -51,8 +51,27 @@ struct RenderCliOptions {
   int threads = 0;
   std::string output;              // PNG
   std::string stats;               // "", text or json (on standard output)
+  // Decoupled sampling (motion and defocus blur): on when spp or shading is given.
+  int spp = 0;
+  std::string shading;             // decoupled, supersample, msaa or opportunistic
+  long cache = 4096;               // shading samples; 0: unlimited
+  std::string cache_scope = "global";
+  std::string reconstruct = "nearest";
+  float rate = 1;
+  bool adaptive = false;
+  bool no_quads = false;
+  float blur = 1;
+  unsigned seed = 0;
+  std::string reference;           // "", supersample or msaa: also render it and report the error
+  std::string reference_output;    // PNG of the reference
+  std::string heat;                // PNG: where the shading happened (runs per pixel)
+  std::string sweep;               // CSV: sweep the parameters instead of one render
+  std::vector<std::string> sweep_axes;  // spp, cache, scope, blur (default: all)
+  bool timing = false;             // times in the JSON and CSV (they vary from run to run)
 };
 int run_render(const CommonOptions& o, const RenderCliOptions& r);
+// The decoupled-sampling half of `render` (render_command.cpp hands over to it).
+int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r);
 
 // passlab-cli combiners: one pass for NVIDIA register combiners (Mark & Proudfoot 2001).
 struct CombinersCliOptions {

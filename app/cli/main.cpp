@@ -80,6 +80,30 @@ int main(int argc, char** argv) {
   render->add_option("--stats", ro.stats, "print render statistics: text or json")->check(CLI::IsMember({"text", "json"}));
   render->add_option("--precision", ro.precision, "register combiners: float, or hardware (9-bit registers, 8-bit inputs and intermediates)")
       ->check(CLI::IsMember({"float", "hardware"}));
+  auto* ds = "Decoupled sampling (motion and defocus blur)";
+  render->add_option("--spp", ro.spp, "visibility samples per pixel over (x, y, lens, time): renders with the scene's lens and motion")
+      ->check(CLI::Range(1, 256))->group(ds);
+  render->add_option("--shading", ro.shading, "decoupled (the default with --spp), supersample (every sample shaded), msaa (once per pixel) or opportunistic (a cache shading where it missed)")
+      ->check(CLI::IsMember({"decoupled", "supersample", "msaa", "opportunistic"}))->group(ds);
+  render->add_option("--cache", ro.cache, "shading cache size in shading samples (0: unlimited; default 4096)")->check(CLI::Range(0L, 1L << 30))->group(ds);
+  render->add_option("--cache-scope", ro.cache_scope, "global (one cache, sort-last) or tile (one per 32x32 tile, sort-middle)")
+      ->check(CLI::IsMember({"global", "tile"}))->group(ds);
+  render->add_option("--reconstruct", ro.reconstruct, "nearest shading point, or bilinear between the four nearest")
+      ->check(CLI::IsMember({"nearest", "bilinear"}))->group(ds);
+  render->add_option("--rate", ro.rate, "shading rate: pixels of area per shading sample (RenderMan's ShadingRate; default 1)")
+      ->check(CLI::Range(1.0f / 64, 256.0f))->group(ds);
+  render->add_flag("--adaptive", ro.adaptive, "defocus: shade each triangle more coarsely as its circle of confusion grows")->group(ds);
+  render->add_flag("--no-quads", ro.no_quads, "shade single shading samples rather than 2x2 quads")->group(ds);
+  render->add_option("--blur", ro.blur, "scale the scene's aperture and shutter (default 1)")->check(CLI::Range(0.0f, 64.0f))->group(ds);
+  render->add_option("--seed", ro.seed, "seed of the sample pattern")->group(ds);
+  render->add_option("--reference", ro.reference, "also render supersample or msaa and report the error against it")
+      ->check(CLI::IsMember({"supersample", "msaa"}))->group(ds);
+  render->add_option("--reference-output", ro.reference_output, "write the reference image here")->group(ds);
+  render->add_option("--heat", ro.heat, "write a heat map of where shading happened (shading runs per pixel)")->group(ds);
+  render->add_option("--sweep", ro.sweep, "write a CSV sweeping spp, cache size, cache scope and blur (the paper's Figure 10)")->group(ds);
+  render->add_option("--sweep-axes", ro.sweep_axes, "the sweeps to run: spp, cache, scope, blur (default: all)")
+      ->check(CLI::IsMember({"spp", "cache", "scope", "blur"}))->delimiter(',')->group(ds);
+  render->add_flag("--timing", ro.timing, "add times to --stats json and the sweep's CSV (they vary from run to run)")->group(ds);
 
   RpuCliOptions rp;
   auto* rpu = app.add_subcommand("rpu", "the RPU ray-tracing processor: compile RSL, assemble, run functions, render scenes");

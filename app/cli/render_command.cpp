@@ -32,6 +32,7 @@ bool parse_count(const std::string& text, long* n, long* w = nullptr, long* h = 
 }  // namespace
 
 int run_render(const CommonOptions& o, const RenderCliOptions& r) {
+  if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty()) return run_decoupled_render(o, r);
   pipeline::RenderRequest req;
   req.shader = o.file;
   req.lights = o.lights;

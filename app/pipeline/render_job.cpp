@@ -155,7 +155,8 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
   out.shaders = shaders->reports();
   const std::vector<const sim::FragmentShader*> per_object(shaders->per_object().begin(), shaders->per_object().end());
   std::string error;
-  out.image = sim::render(scene, per_object, request.options, &out.stats, &error);
+  if (request.decoupled) out.image = sim::render_decoupled(scene, per_object, *request.decoupled, &out.decoupled, &error);
+  else out.image = sim::render(scene, per_object, request.options, &out.stats, &error);
   if (!out.image) out.diagnostics += scene.path + ": error: " + error + "\n";
   return out;
 }

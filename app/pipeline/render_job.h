@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sim/decoupled.h"
 #include "core/sim/render.h"
 #include "core/sim/scene.h"
 #include "core/sim/texture.h"
@@ -25,6 +26,10 @@ struct RenderRequest {
   double optimal_budget = 10;    // seconds
   sim::RenderOptions options;
   ShaderOptions shading;         // e.g. the register combiners' hardware precision
+  // Set: render with the scene's lens and motion by decoupled sampling (or its references)
+  // instead; options.storage still chooses one pass or the partition's passes, and width,
+  // height and threads come from here.
+  std::optional<sim::DecoupledOptions> decoupled;
 };
 
 struct ShaderReport {
@@ -37,6 +42,7 @@ struct ShaderReport {
 struct RenderOutcome {
   std::optional<sim::Image> image;
   sim::RenderStats stats;
+  sim::DecoupledStats decoupled;  // when the request asked for decoupled sampling
   std::vector<ShaderReport> shaders;
   std::string diagnostics;  // compiler and scene problems, formatted; empty when none
 };

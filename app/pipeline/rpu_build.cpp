@@ -105,7 +105,9 @@ std::string rpu_scene_for(const std::string& shader_path) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".json") scenes.push_back(it->path());
   std::sort(scenes.begin(), scenes.end());
-  // Prefer the RPU's own scenes (rpu_*.json), then any other.
+  // Prefer the RPU's own scenes (rpu_*.json), then the one named after the shader, then any other.
+  const std::string stem = fs::path(shader_path).stem().string();
+  std::stable_partition(scenes.begin(), scenes.end(), [&](const fs::path& p) { return p.stem().string() == stem; });
   std::stable_partition(scenes.begin(), scenes.end(), [](const fs::path& p) { return p.filename().string().rfind("rpu_", 0) == 0; });
   for (const fs::path& p : scenes) {
     std::string problem;

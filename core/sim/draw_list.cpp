@@ -12,18 +12,29 @@ ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, 
 
 // The object's triangles (in camera space, back faces culled when it asks) and their corners'
 // interpolants, which are independent and computed on the threads.
-void add_object(DrawBatch& b, const SceneObject& o, int threads) {
+void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, bool motion) {
   const int k = b.shader->interpolants();
   const Mesh& m = o.mesh;
   const std::size_t first = b.triangles.size();
   std::vector<std::size_t> source;  // mesh triangle of each added one
   for (std::size_t i = 0; i < m.triangles.size(); ++i) {
     const auto& t = m.triangles[i];
-    std::array<Vec3, 3> p;
+    std::array<Vec3, 3> p, q;
     for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
-    if (o.cull == Cull::Back && !front_facing(p)) continue;
+    if (motion && o.moving) {
+      for (int c = 0; c < 3; ++c) q[c] = o.to_camera_end.point(m.vertices[t[c]].p);
+    } else {
+      q = p;
+    }
+    if (o.cull == Cull::Back && !front_facing(p) && (!motion || !front_facing(q))) continue;
     b.triangles.push_back(p);
     b.opaque.push_back(!o.transparent);
+    if (motion) {
+      b.triangles_end.push_back(q);
+      b.cull_back.push_back(o.cull == Cull::Back);
+      b.shading_rate.push_back(o.shading_rate);
+      b.object.push_back(index);
+    }
     source.push_back(i);
   }
   const std::size_t per_triangle = 3 * static_cast<std::size_t>(k) * 4;
@@ -71,7 +82,7 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   return in;
 }
 
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads) {
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads, bool motion) {
   if (threads <= 0) threads = hardware_threads();
   // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
   // centre's depth when the scene asks for it; ties keep file order).
@@ -97,7 +108,7 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
     // passes before transparent geometry is drawn over it, as a multipass renderer does).
     const bool transparent = scene.objects[order[at]].transparent;
     for (; at < order.size() && shaders.at(order[at]) == b.shader && scene.objects[order[at]].transparent == transparent; ++at)
-      add_object(b, scene.objects[order[at]], threads);
+      add_object(b, scene.objects[order[at]], static_cast<std::uint32_t>(order[at]), threads, motion);
     out.push_back(std::move(b));
   }
   return out;

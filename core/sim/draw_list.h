@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "core/sim/scene.h"
@@ -18,11 +19,22 @@ struct DrawBatch {
   std::vector<std::array<Vec3, 3>> triangles;  // camera space
   std::vector<char> opaque;                    // per triangle: writes depth, replaces what is behind
   std::vector<float> corners;                  // per triangle, corner and interpolant: 4 floats
+  // With motion (draw_list's `motion`): per triangle, its corners at the end of the unit of motion
+  // (equal to `triangles` for still objects), whether its back faces are culled (then per sample,
+  // as it may turn while the shutter is open), and its object's shading rate.
+  std::vector<std::array<Vec3, 3>> triangles_end;
+  std::vector<char> cull_back;
+  std::vector<float> shading_rate;
+  std::vector<std::uint32_t> object;           // with motion: the scene object of each triangle
 };
 
 // shaders[i] shades scene.objects[i]. Corners are set up on `threads` threads (0: every
-// hardware thread); shaders' corner() must allow that.
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0);
+// hardware thread); shaders' corner() must allow that. Without `motion` the scene is seen at the
+// start of its motion with back faces culled here; with it, a triangle is kept if it faces the eye
+// at either end, and the motion fields above are filled. Corners' values are always those at the
+// start (decoupled sampling shades as seen then).
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0,
+                                 bool motion = false);
 
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero).

@@ -14,6 +14,7 @@
 #include "core/sim/draw_list.h"
 #include "core/sim/memory.h"
 #include "core/sim/parallel.h"
+#include "core/sim/screen_derivatives.h"
 
 namespace passlab::sim {
 
@@ -231,19 +232,12 @@ class Renderer {
   }
 
   // Derivative interpolants (FragmentShader::screen_derivatives) for n fragments of triangle
-  // `tri`, to lanes j.. of `in`. A ray through the eye meets the triangle's plane at barycentrics
-  // proportional to its dot products with planes[i] (linear on screen), so the barycentrics one
-  // pixel to the right and one below are exact, and so are the differences of the interpolant.
+  // `tri`, to lanes j.. of `in` (sim/screen_derivatives.h), a pixel apart.
   void screen_derivatives(const Batch& b, const Fragment* frags, std::uint32_t tri, const std::uint32_t* list, int n,
                           const std::vector<int>& which, const float* c, int k, float* in, int j, float focal) const {
     const std::array<Vec3, 3>& plane = b.planes[tri];
     const float cx = 0.5f * static_cast<float>(target_.width), cy = 0.5f * static_cast<float>(target_.height);
-    auto weights = [&](float px, float py, float q[3]) {
-      const Vec3 r{(px - cx) / focal, (cy - py) / focal, 1.0f};
-      const float d[3] = {dot(r, plane[0]), dot(r, plane[1]), dot(r, plane[2])};
-      const float sum = d[0] + d[1] + d[2];
-      for (int i = 0; i < 3; ++i) q[i] = sum != 0 ? d[i] / sum : 0.0f;
-    };
+    auto weights = [&](float px, float py, float q[3]) { plane_weights(plane, {(px - cx) / focal, (cy - py) / focal, 1.0f}, q); };
     for (int f = 0; f < n; ++f) {
       const Fragment& frag = frags[list[f]];
       const float px = frag.x + 0.5f, py = frag.y + 0.5f;
@@ -251,14 +245,9 @@ class Renderer {
       weights(px, py, q);
       weights(px + 1, py, qx);
       weights(px, py + 1, qy);
-      for (int i : which) {
-        const float* v[3] = {c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4};
-        float* out = in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f);
-        for (int comp = 0; comp < 4; ++comp) {
-          const float* dq = comp < 2 ? qx : qy;
-          out[static_cast<std::size_t>(comp) * kBatch] = (dq[0] - q[0]) * v[0][comp] + (dq[1] - q[1]) * v[1][comp] + (dq[2] - q[2]) * v[2][comp];
-        }
-      }
+      for (int i : which)
+        derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4,
+                          in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f), kBatch);
     }
   }
 

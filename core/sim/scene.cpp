@@ -231,18 +231,35 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   s.path = fs::absolute(path).string();
   const fs::path dir = fs::absolute(path).parent_path();
   r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects", "light", "ray_depth"}, "scene");
-  Mat4 world_to_camera;
+  Mat4 world_to_camera, world_to_camera_end;
   if (j.contains("camera")) {
     const json& c = j["camera"];
     if (!c.is_object()) {
       r.fail("camera", "\"camera\" must be an object");
     } else {
-      r.known(c, {"from", "to", "up", "fov"}, "camera");
+      r.known(c, {"from", "to", "up", "fov", "aperture", "focus", "shutter", "end"}, "camera");
       Vec3 from{0, 0, 0}, to{0, 0, 1}, up{0, 1, 0};
       r.base = loc.key("camera", 0);
-      if (r.vec3(c, "from", &from) && r.vec3(c, "to", &to) && r.vec3(c, "up", &up) && r.number(c, "fov", &s.fov_degrees, 1, 170)) {
-        if (length(to - from) == 0 || length(cross(up, to - from)) == 0) r.fail("up", "the camera's \"to\" must differ from \"from\" and \"up\" must not point along the view");
-        else world_to_camera = Mat4::look_at(from, to, up);
+      auto pose = [&](const json& p, Mat4* out) {
+        if (r.vec3(p, "from", &from) && r.vec3(p, "to", &to) && r.vec3(p, "up", &up)) {
+          if (length(to - from) == 0 || length(cross(up, to - from)) == 0) r.fail("up", "the camera's \"to\" must differ from \"from\" and \"up\" must not point along the view");
+          else *out = Mat4::look_at(from, to, up);
+        }
+      };
+      if (r.number(c, "fov", &s.fov_degrees, 1, 170)) pose(c, &world_to_camera);
+      world_to_camera_end = world_to_camera;
+      r.number(c, "aperture", &s.aperture, 0, 1e6f);
+      r.number(c, "focus", &s.focus, 1e-4f, 1e9f);
+      if (r.numbers(c, "shutter", &s.shutter) && !(s.shutter[0] >= 0 && s.shutter[0] <= s.shutter[1] && s.shutter[1] <= 1))
+        r.fail("shutter", "\"shutter\" must be [open, close] with 0 ≤ open ≤ close ≤ 1");
+      if (c.contains("end")) {
+        const json& e = c["end"];
+        r.base = loc.key("end", r.base);
+        if (!e.is_object()) r.fail("end", "the camera's \"end\" must be an object with \"from\", \"to\" and \"up\"");
+        else {
+          r.known(e, {"from", "to", "up"}, "camera end");
+          pose(e, &world_to_camera_end);
+        }
       }
       r.base = 0;
     }
@@ -285,7 +302,8 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
       r.fail("", fmt::format("object {} must be a JSON object", i + 1));
       continue;
     }
-    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals"}, "object");
+    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate"},
+            "object");
     SceneObject obj;
     obj.name = o.value("name", fmt::format("object{}", i + 1));
     if (!o.contains("mesh")) {
@@ -317,6 +335,29 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
     r.numbers(o, "rotate", &rotate);
     const Mat4 to_world = Mat4::scale(scale) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) * Mat4::translate(translate);
     obj.to_camera = to_world * world_to_camera;
+    Mat4 to_world_end = to_world;
+    if (o.contains("motion")) {
+      const std::size_t object_base = r.base;
+      const json& m = o["motion"];
+      r.base = loc.key("motion", r.base);
+      if (!m.is_object()) {
+        r.fail("motion", "\"motion\" must be an object with \"translate\", \"rotate\" or \"scale\"");
+      } else {
+        r.known(m, {"translate", "rotate", "scale"}, "motion");
+        Vec3 move{0, 0, 0};
+        std::array<float, 4> spin{0, 0, 1, 0};
+        float grow = 1;
+        r.vec3(m, "translate", &move);
+        r.numbers(m, "rotate", &spin);
+        r.number(m, "scale", &grow, 1e-3f, 1e3f);
+        to_world_end = Mat4::scale(scale * grow) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) *
+                       Mat4::rotate(spin[0], {spin[1], spin[2], spin[3]}) * Mat4::translate(translate + move);
+      }
+      r.base = object_base;
+    }
+    obj.to_camera_end = to_world_end * world_to_camera_end;
+    obj.moving = obj.to_camera_end.m != obj.to_camera.m;
+    r.number(o, "shading_rate", &obj.shading_rate, 1.0f / 64, 256);
     r.vec3(o, "Cs", &obj.cs);
     r.vec3(o, "Os", &obj.os);
     obj.transparent = obj.os.x < 1 || obj.os.y < 1 || obj.os.z < 1;
@@ -362,6 +403,14 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   }
   if (!r.ok) return std::nullopt;
   return s;
+}
+
+bool Scene::blurred() const {
+  if (aperture > 0) return true;
+  if (shutter[1] <= shutter[0]) return false;
+  for (const SceneObject& o : objects)
+    if (o.moving) return true;
+  return false;
 }
 
 std::string deps_dir() {

@@ -23,6 +23,11 @@ struct SceneObject {
   Cull cull = Cull::None;
   bool transparent = false;     // blended over what is behind it and does not write depth (Os < 1)
   bool flat = false;            // "normals": "faces": each triangle shaded with its face normal
+  // Motion blur: where the object is at the end of the unit of motion (the camera's "end" pose and
+  // the object's "motion" applied); corners move linearly between to_camera and this.
+  Mat4 to_camera_end;
+  bool moving = false;          // to_camera_end differs from to_camera
+  float shading_rate = 1;       // "shading_rate": decoupled sampling's pixels of area per shading sample
 };
 
 // The one point light a ray-traced renderer (the RPU) passes to its shaders, in camera space.
@@ -41,16 +46,25 @@ struct Scene {
   std::vector<SceneObject> objects;
   PointLight light;               // "light": {"from": [...], "color": [...]} in world space
   int ray_depth = 4;              // "ray_depth": rays a ray-traced shader may nest (primary = 1)
+  // A thin lens (defocus blur) and a shutter (motion blur), used by decoupled sampling
+  // (sim/decoupled.h); the other renderers see a pinhole at the start of the motion.
+  float aperture = 0;             // "camera": "aperture": the lens radius in camera-space units; 0 is a pinhole
+  float focus = 1;                // "camera": "focus": the distance (camera z) of the plane in focus
+  std::array<float, 2> shutter{0, 1};  // "camera": "shutter": the span of the unit of motion the exposure sees
+  bool blurred() const;           // a lens, or something that moves while the shutter is open
 };
 
 // Reads a scene:
-//   { "camera": {"from": [0,0,0], "to": [0,0,1], "up": [0,1,0], "fov": 40},
+//   { "camera": {"from": [0,0,0], "to": [0,0,1], "up": [0,1,0], "fov": 40,
+//                "aperture": 0.1, "focus": 6, "shutter": [0, 1],
+//                "end": {"from": [...], "to": [...], "up": [...]}},
 //     "size": [512, 512], "background": [0,0,0,1], "sort_transparent": true,
 //     "textures": {"grain": "textures/grain.png"},
 //     "objects": [ {"name": "pin", "mesh": {"bowling_pin": {"segments": 48}},
 //                   "translate": [0,-0.5,3], "rotate": [30, 0,1,0], "scale": 1.5,
 //                   "Cs": [1,1,1], "Os": [1,1,1], "cull": "back", "shader": "../shaders/wood.sl",
-//                   "normals": "vertex"} ],
+//                   "normals": "vertex", "shading_rate": 1,
+//                   "motion": {"translate": [0.3,0,0], "rotate": [20, 0,1,0], "scale": 1}} ],
 //     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4 }
 // Meshes: {"sphere": {radius, slices, stacks}}, {"torus": {major, minor, rings, sides}},
 // {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
@@ -58,6 +72,9 @@ struct Scene {
 // Paths are relative to the scene file; "$deps/..." is a file that scripts/setup.sh fetched
 // (e.g. the Stanford bunny from npm), found in $PASSLAB_DEPS or the build tree's _deps. Camera space is RenderMan's (eye at the origin looking
 // down +z), which the light setups next to the shaders use; the default camera is exactly that.
+// Motion: over one unit of time the camera goes from its pose to its "end" pose, and an object
+// moves by its "motion" (added to its translation, rotation about its own origin, and scale);
+// the shutter sees times shutter[0] to shutter[1] of that unit.
 // Every problem is reported with its line and column in the JSON (or in a mesh file).
 std::optional<Scene> load_scene(const std::string& path, Problems* problems);
 

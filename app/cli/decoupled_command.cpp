@@ -1,0 +1,210 @@
+// passlab-cli render --spp N ...: a scene with its lens and motion rendered by decoupled sampling
+// (or its supersampled and multisampled references), its measures, its error against a
+// reference, a heat map of where shading happened, and sweeps of its parameters as CSV.
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/pipeline/render_job.h"
+#include "core/sim/heat.h"
+#include "core/sim/sampling_sweep.h"
+
+namespace passlab::cli {
+
+namespace {
+
+sim::Shading shading_of(const std::string& s) {
+  if (s == "supersample") return sim::Shading::Supersample;
+  if (s == "msaa") return sim::Shading::Msaa;
+  if (s == "opportunistic") return sim::Shading::Opportunistic;
+  return sim::Shading::Decoupled;
+}
+
+nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::DecoupledStats& s, bool timing) {
+  nlohmann::ordered_json j;
+  j["shading"] = to_string(o.shading);
+  j["width"] = s.width;
+  j["height"] = s.height;
+  j["spp"] = s.spp;
+  j["cache"] = o.cache;
+  j["cache_scope"] = to_string(o.scope);
+  j["block"] = o.quads ? "quad" : "sample";
+  j["reconstruct"] = to_string(o.reconstruct);
+  j["rate"] = o.rate;
+  j["adaptive"] = o.adaptive;
+  j["blur"] = o.blur;
+  j["visibility_samples"] = s.visibility_samples;
+  j["covered_pixels"] = s.covered_pixels;
+  j["covered_samples"] = s.covered_samples;
+  j["samples_tested"] = s.samples_tested;
+  j["shader_runs"] = s.shader_runs;
+  j["shading_rate"] = std::round(s.shading_rate() * 1e4) / 1e4;
+  j["savings"] = std::round(s.savings() * 1e3) / 1e3;
+  j["blur_area"] = std::round(s.blur_area * 1e3) / 1e3;
+  j["cache_lookups"] = s.cache.lookups;
+  j["cache_hits"] = s.cache.hits;
+  j["cache_misses"] = s.cache.misses;
+  j["cache_evictions"] = s.cache.evictions;
+  j["hit_rate"] = std::round(s.cache.hit_rate() * 1e4) / 1e4;
+  j["triangles"] = {{"static", s.triangles[0]}, {"moving", s.triangles[1]}, {"defocused", s.triangles[2]}, {"both", s.triangles[3]}};
+  j["reference_fallbacks"] = s.reference_fallbacks;
+  j["barycentric_grids"] = s.barycentric_grids;
+  j["passes"] = s.passes;
+  j["slot_passes"] = s.slot_passes;
+  if (timing) {
+    j["milliseconds"] = std::round(s.milliseconds * 10) / 10;
+    j["raster_ms"] = std::round(s.raster_ms * 10) / 10;
+    j["shade_ms"] = std::round(s.shade_ms * 10) / 10;
+    j["resolve_ms"] = std::round(s.resolve_ms * 10) / 10;
+  }
+  return j;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary);
+    if (!(out << text)) return false;
+  }
+  return std::rename(temp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
+  pipeline::RenderRequest req;
+  req.shader = o.file;
+  req.lights = o.lights;
+  req.include_paths = o.include_paths;
+  req.target = r.target;
+  req.cost = r.cost;
+  req.algorithm = r.algo;
+  req.shading.hardware_precision = r.precision == "hardware";
+  req.options.storage = r.store == "single" ? sim::Storage::SinglePass : r.store == "rtt" ? sim::Storage::RenderToTexture : sim::Storage::FBuffer;
+  if (req.options.storage == sim::Storage::RenderToTexture) {
+    std::cerr << "passlab-cli: decoupled sampling keeps a partitioned shader's values per shading sample (an F-buffer): use --store fbuffer or single\n";
+    return kUsage;
+  }
+  if (r.supersample != 1 || r.multisample != 1) {
+    std::cerr << "passlab-cli: --supersample and --msaa are the pinhole renderer's; with --spp use --shading supersample or msaa\n";
+    return kUsage;
+  }
+  sim::DecoupledOptions opt;
+  opt.spp = r.spp > 0 ? r.spp : 27;
+  opt.shading = shading_of(r.shading);
+  opt.cache = r.cache;
+  opt.scope = r.cache_scope == "tile" ? sim::CacheScope::Tile : sim::CacheScope::Global;
+  opt.reconstruct = r.reconstruct == "bilinear" ? sim::Reconstruct::Bilinear : sim::Reconstruct::Nearest;
+  opt.rate = r.rate;
+  opt.adaptive = r.adaptive;
+  opt.quads = !r.no_quads;
+  opt.blur = r.blur;
+  opt.seed = r.seed;
+  opt.threads = r.threads;
+  if (!r.size.empty()) {
+    std::smatch m;
+    if (!std::regex_match(r.size, m, std::regex(R"((\d{1,5})x(\d{1,5}))")) || std::stoi(m[1]) < 1 || std::stoi(m[2]) < 1 ||
+        std::stoi(m[1]) > 16384 || std::stoi(m[2]) > 16384) {
+      std::cerr << "passlab-cli: --size must be WxH with sides from 1 to 16384, not \"" << r.size << "\"\n";
+      return kUsage;
+    }
+    opt.width = std::stoi(m[1]);
+    opt.height = std::stoi(m[2]);
+  }
+  std::vector<sim::SweepAxis> axes;
+  for (const std::string& a : r.sweep_axes) {
+    sim::SweepAxis axis;
+    if (sim::parse_sweep_axis(a, &axis)) axes.push_back(axis);
+  }
+  if (axes.empty()) axes = {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur};
+
+  sim::Problems problems;
+  auto scene = sim::load_scene(r.scene, &problems);
+  if (!scene) {
+    for (const auto& p : problems) std::cerr << p.text() << '\n';
+    return kDiagnostics;
+  }
+  std::string diagnostics;
+  auto shaders = pipeline::SceneShaders::build(*scene, req, &diagnostics);
+  if (!diagnostics.empty()) std::cerr << diagnostics;
+  if (!shaders) return kDiagnostics;
+  const std::vector<const sim::FragmentShader*> per_object(shaders->per_object().begin(), shaders->per_object().end());
+
+  sim::DecoupledCapture capture;
+  capture.heat = !r.heat.empty();
+  if (capture.heat) opt.capture = &capture;
+  sim::DecoupledStats stats;
+  std::string error;
+  auto image = sim::render_decoupled(*scene, per_object, opt, &stats, &error);
+  if (!image) {
+    std::cerr << r.scene << ": error: " << error << '\n';
+    return kDiagnostics;
+  }
+  if (!sim::write_png(r.output, *image, &error)) {
+    std::cerr << "passlab-cli: " << error << '\n';
+    return kDiagnostics;
+  }
+  if (capture.heat) {
+    // Runs per pixel on a scale up to 4 (the paper's heat maps saturate there too).
+    if (!sim::write_png(r.heat, sim::heat_image(capture.shading_heat, capture.width, capture.height, 4.0f), &error)) {
+      std::cerr << "passlab-cli: " << error << '\n';
+      return kDiagnostics;
+    }
+  }
+  nlohmann::ordered_json j = stats_json(opt, stats, r.timing);
+  if (!r.reference.empty()) {
+    sim::DecoupledOptions ref = opt;
+    ref.capture = nullptr;
+    ref.shading = shading_of(r.reference);
+    sim::DecoupledStats ref_stats;
+    auto reference = sim::render_decoupled(*scene, per_object, ref, &ref_stats, &error);
+    if (!reference) {
+      std::cerr << r.scene << ": error: " << error << '\n';
+      return kDiagnostics;
+    }
+    if (!r.reference_output.empty() && !sim::write_png(r.reference_output, *reference, &error)) {
+      std::cerr << "passlab-cli: " << error << '\n';
+      return kDiagnostics;
+    }
+    const sim::ImageError e = sim::image_error(*image, *reference);
+    j["reference"] = {{"shading", r.reference},
+                      {"shader_runs", ref_stats.shader_runs},
+                      {"rmse", std::round(e.rmse * 1e6) / 1e6},
+                      {"psnr_db", std::isfinite(e.psnr) ? std::round(e.psnr * 100) / 100 : 999.0},
+                      {"max_abs", std::round(e.max_abs * 1e6) / 1e6}};
+  }
+  if (!r.sweep.empty()) {
+    auto rows = sim::sweep(*scene, per_object, opt, axes, [](int i, int n) {
+      std::cerr << fmt::format("\rsweep: render {} of {}", i + 1, n) << std::flush;
+      return true;
+    }, &error);
+    std::cerr << '\n';
+    if (rows.empty()) {
+      std::cerr << r.scene << ": error: " << error << '\n';
+      return kDiagnostics;
+    }
+    if (!write_text(r.sweep, sim::sweep_csv(rows, r.timing))) {
+      std::cerr << "passlab-cli: cannot write " << r.sweep << '\n';
+      return kDiagnostics;
+    }
+  }
+  if (r.stats == "json") {
+    std::cout << j.dump(2) << '\n';
+  } else if (r.stats == "text") {
+    std::cout << fmt::format("{}x{} {} at {} spp: {} shader runs for {} covered pixels (shading rate {:.3f}), {} samples tested "
+                             "(savings {:.2f}x), blur area {:.2f} px, cache hit rate {:.1f}% ({} {} samples), {} passes, {:.1f} ms\n",
+                             stats.width, stats.height, to_string(opt.shading), stats.spp, stats.shader_runs, stats.covered_pixels,
+                             stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, 100 * stats.cache.hit_rate(),
+                             to_string(opt.scope), opt.cache, stats.passes, stats.milliseconds);
+    if (j.contains("reference"))
+      std::cout << fmt::format("error against {}: RMSE {:.5f}, PSNR {:.2f} dB\n", r.reference, j["reference"]["rmse"].get<double>(),
+                               j["reference"]["psnr_db"].get<double>());
+  }
+  return kOk;
+}
+
+}  // namespace passlab::cli

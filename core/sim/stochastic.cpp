@@ -1,0 +1,381 @@
+#include "core/sim/stochastic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace passlab::sim {
+
+namespace {
+
+// splitmix64: a small, well-mixed generator for the sample tables.
+struct Random {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  template <class T>
+  void shuffle(std::vector<T>& v) {
+    for (int i = static_cast<int>(v.size()) - 1; i > 0; --i) std::swap(v[static_cast<std::size_t>(i)], v[static_cast<std::size_t>(below(i + 1))]);
+  }
+};
+
+// Shirley and Chiu's concentric map from the unit square to the unit disc.
+std::array<float, 2> concentric_disc(float a, float b) {
+  const float x = 2 * a - 1, y = 2 * b - 1;
+  if (x == 0 && y == 0) return {0, 0};
+  constexpr float quarter = std::numbers::pi_v<float> / 4;
+  if (std::abs(x) > std::abs(y)) return {x * std::cos(quarter * y / x), x * std::sin(quarter * y / x)};
+  return {y * std::sin(quarter * x / y), y * std::cos(quarter * x / y)};
+}
+
+int cube_root(int n) {
+  for (int r = 1; r * r * r <= n; ++r)
+    if (r * r * r == n) return r;
+  return 0;
+}
+
+Vec3 lerp(const Vec3& a, const Vec3& b, float f) { return a + (b - a) * f; }
+
+// The clip-space corner (X, Y, W) of camera-space point p seen from lens point (u, v).
+Vec3 sheared(const Vec3& p, const LensCamera& c, float u, float v) {
+  const float k = c.aperture * (p.z / c.focus - 1);
+  return {p.x + u * k, p.y + v * k, p.z};
+}
+
+// Which side claims a sample exactly on an edge: of the two triangles sharing it, whose oriented
+// edge normals are exact negatives, exactly one.
+bool claims_tie(const Vec3& n) { return n.x > 0 || (n.x == 0 && n.y > 0); }
+
+// The coverage decision from the three edge normals and the determinant of the clip corners,
+// with few branches (which way a sample goes is unpredictable): the edge values oriented by the
+// determinant's sign, all tested at once; ties (a value of exactly 0) go the slow way.
+inline bool decide(const Vec3 n[3], float det, bool cull_back, const LensCamera& camera, float px, float py, Hit* hit) {
+  const float sign = det < 0 ? -1.0f : 1.0f;
+  const float e0 = sign * (n[0].x * px + n[0].y * py + n[0].z), e1 = sign * (n[1].x * px + n[1].y * py + n[1].z),
+              e2 = sign * (n[2].x * px + n[2].y * py + n[2].z);
+  const bool outside = (e0 < 0) | (e1 < 0) | (e2 < 0) | (det == 0) | (cull_back & (det > 0));
+  if (outside) return false;  // edge on, a back face (front faces have det < 0), or outside an edge
+  if ((e0 == 0) | (e1 == 0) | (e2 == 0)) {
+    const float e[3] = {e0, e1, e2};
+    for (int i = 0; i < 3; ++i)
+      if (e[i] == 0 && !claims_tie(n[i] * sign)) return false;
+  }
+  const float sum = e0 + e1 + e2;
+  const float z = std::abs(det) / sum;  // W = det / sum of the unnormalized edge values
+  if (!(z >= camera.near) || !(sum > 0) || !std::isfinite(z)) return false;
+  const float inv = 1 / sum;
+  hit->b1 = e1 * inv;
+  hit->b2 = e2 * inv;
+  hit->z = z;
+  return true;
+}
+
+}  // namespace
+
+float LensCamera::circle_of_confusion(float z) const {
+  if (aperture <= 0 || z <= 0) return 0;
+  return 2 * aperture * focal * std::abs(1 / focus - 1 / z);
+}
+
+SamplePattern::SamplePattern(int spp, std::uint32_t seed) : spp_(std::max(1, spp)) {
+  // Positions: the standard multisample patterns where they exist, else the R2 sequence
+  // (Roberts 2018), kept a thirty-second of a pixel from the borders.
+  const std::vector<std::array<float, 2>> standard = sample_pattern(spp_);
+  if (!standard.empty()) {
+    xy_ = standard;
+  } else {
+    const double g = 1.32471795724474602596, a1 = 1 / g, a2 = 1 / (g * g);
+    for (int k = 0; k < spp_; ++k) {
+      const double x = std::fmod(0.5 + a1 * (k + 1), 1.0), y = std::fmod(0.5 + a2 * (k + 1), 1.0);
+      xy_.push_back({static_cast<float>(1.0 / 32 + x * 30 / 32), static_cast<float>(1.0 / 32 + y * 30 / 32)});
+    }
+  }
+  const int n = cube_root(spp_);
+  strata_ = n > 0 ? n : std::max(1, static_cast<int>(std::lround(std::cbrt(static_cast<double>(spp_)))));
+  uvt_.resize(static_cast<std::size_t>(32 * 32) * static_cast<std::size_t>(spp_));
+  cell_.resize(uvt_.size());
+  std::vector<int> cells(static_cast<std::size_t>(spp_)), pu(cells.size()), pv(cells.size()), pt(cells.size());
+  for (int pixel = 0; pixel < 32 * 32; ++pixel) {
+    Random rng{(static_cast<std::uint64_t>(seed) << 32) ^ static_cast<std::uint64_t>(pixel) * 0x2545f4914f6cdd1dull};
+    for (int k = 0; k < spp_; ++k) cells[static_cast<std::size_t>(k)] = pu[static_cast<std::size_t>(k)] = pv[static_cast<std::size_t>(k)] = pt[static_cast<std::size_t>(k)] = k;
+    rng.shuffle(cells);
+    rng.shuffle(pu);
+    rng.shuffle(pv);
+    rng.shuffle(pt);
+    for (int k = 0; k < spp_; ++k) {
+      float a, b, t;
+      if (n > 0) {  // a jittered 3D grid: sample k takes cell cells[k] of n x n x n
+        const int c = cells[static_cast<std::size_t>(k)];
+        a = (static_cast<float>(c % n) + rng.uniform()) / static_cast<float>(n);
+        b = (static_cast<float>(c / n % n) + rng.uniform()) / static_cast<float>(n);
+        t = (static_cast<float>(c / (n * n)) + rng.uniform()) / static_cast<float>(n);
+      } else {  // a Latin hypercube: each of u, v and t stratified into spp strata
+        const float inv = 1.0f / static_cast<float>(spp_);
+        a = (static_cast<float>(pu[static_cast<std::size_t>(k)]) + rng.uniform()) * inv;
+        b = (static_cast<float>(pv[static_cast<std::size_t>(k)]) + rng.uniform()) * inv;
+        t = (static_cast<float>(pt[static_cast<std::size_t>(k)]) + rng.uniform()) * inv;
+      }
+      const auto disc = concentric_disc(a, b);
+      const std::size_t at = static_cast<std::size_t>(pixel) * static_cast<std::size_t>(spp_) + static_cast<std::size_t>(k);
+      uvt_[at] = {disc[0], disc[1], std::min(t, 0.99999994f)};
+      // The coarse stratum (m per dimension) the sample's lens point and time fall in.
+      auto coarse = [&](float x) { return std::min(strata_ - 1, static_cast<int>(x * static_cast<float>(strata_))); };
+      cell_[at] = static_cast<std::uint8_t>(coarse(a) + strata_ * (coarse(b) + strata_ * coarse(std::min(t, 0.99999994f))));
+    }
+  }
+  measure_lens_cells();
+  // Each pixel's samples grouped by cell (spp <= 256, so a sample index fits a byte).
+  const int n_cells = strata_ * strata_ * strata_;
+  by_cell_.resize(uvt_.size());
+  cell_start_.assign(static_cast<std::size_t>(32 * 32) * static_cast<std::size_t>(n_cells + 1), 0);
+  for (int pixel = 0; pixel < 32 * 32; ++pixel) {
+    std::uint16_t* start = cell_start_.data() + static_cast<std::size_t>(pixel) * static_cast<std::size_t>(n_cells + 1);
+    const std::size_t base = static_cast<std::size_t>(pixel) * static_cast<std::size_t>(spp_);
+    for (int k = 0; k < spp_; ++k) ++start[cell_[base + static_cast<std::size_t>(k)] + 1];
+    for (int c = 0; c < n_cells; ++c) start[c + 1] = static_cast<std::uint16_t>(start[c + 1] + start[c]);
+    std::vector<std::uint16_t> next(start, start + n_cells);
+    for (int k = 0; k < spp_; ++k) by_cell_[base + next[cell_[base + static_cast<std::size_t>(k)]]++] = static_cast<std::uint8_t>(k);
+  }
+}
+
+// The lens cells' extents on the disc: each square cell's image under the concentric map,
+// bounded by mapping its outline finely, padded by more than the map moves between the points.
+void SamplePattern::measure_lens_cells() {
+  lens_range_.assign(static_cast<std::size_t>(strata_ * strata_), {0, 0, 0, 0});
+  const float step = 1.0f / static_cast<float>(strata_);
+  constexpr int kPoints = 64;
+  for (int iv = 0; iv < strata_; ++iv)
+    for (int iu = 0; iu < strata_; ++iu) {
+      std::array<float, 4> r{1e9f, -1e9f, 1e9f, -1e9f};
+      for (int e = 0; e < 4; ++e)
+        for (int i = 0; i <= kPoints; ++i) {
+          const float f = static_cast<float>(i) / kPoints;
+          const float a = static_cast<float>(iu) * step + (e == 0 ? f * step : e == 1 ? step : e == 2 ? f * step : 0.0f);
+          const float b = static_cast<float>(iv) * step + (e == 0 ? 0.0f : e == 1 ? f * step : e == 2 ? step : f * step);
+          const auto d = concentric_disc(std::min(a, 1.0f), std::min(b, 1.0f));
+          r[0] = std::min(r[0], d[0]);
+          r[1] = std::max(r[1], d[0]);
+          r[2] = std::min(r[2], d[1]);
+          r[3] = std::max(r[3], d[1]);
+        }
+      const float pad = 2.0f * step / kPoints;
+      lens_range_[static_cast<std::size_t>(iv * strata_ + iu)] = {std::max(-1.0f, r[0] - pad), std::min(1.0f, r[1] + pad),
+                                                                    std::max(-1.0f, r[2] - pad), std::min(1.0f, r[3] + pad)};
+    }
+}
+
+const char* to_string(Blur b) {
+  switch (b) {
+    case Blur::Static: return "static";
+    case Blur::Moving: return "moving";
+    case Blur::Defocused: return "defocused";
+    case Blur::Both: return "both";
+  }
+  return "?";
+}
+
+// The pixels the triangle may cover at times [t0, t1] of the shutter through lens points
+// [u0, u1] x [v0, v1]. Every point the triangle takes in that time is a convex combination of its
+// corners at the two ends, so its part in front of the near plane lies in the hull of those six
+// corners (where in front) and of where the segments between them cross the plane. Through a
+// lens point the projection is linear-fractional, so its extremes are at those points and at the
+// corners of the lens rectangle.
+PixelRect bounds_over(const TriangleSetup& s, const LensCamera& camera, float t0, float t1, float u0, float u1, float v0, float v1) {
+  Vec3 ends[6];
+  for (int i = 0; i < 3; ++i) {
+    ends[i] = s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * t0;
+    ends[3 + i] = s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * t1;
+  }
+  const bool moving = s.kind == Blur::Moving || s.kind == Blur::Both;
+  const int distinct = moving ? 6 : 3;
+  Vec3 hull[6 + 15];
+  int n = 0;
+  for (int i = 0; i < distinct; ++i) {
+    if (ends[i].z >= camera.near) hull[n++] = ends[i];
+    for (int j = i + 1; j < distinct; ++j)
+      if ((ends[i].z < camera.near) != (ends[j].z < camera.near)) {
+        const float f = (camera.near - ends[i].z) / (ends[j].z - ends[i].z);
+        Vec3 p = ends[i] + (ends[j] - ends[i]) * f;
+        p.z = camera.near;
+        hull[n++] = p;
+      }
+  }
+  if (n == 0) return {0, 0, 0, 0};
+  float x0 = std::numeric_limits<float>::infinity(), y0 = x0, x1 = -x0, y1 = -x0;
+  const bool lens = camera.aperture > 0;
+  for (int h = 0; h < n; ++h)
+    for (int l = 0; l < (lens ? 4 : 1); ++l) {
+      const Vec3 c = lens ? sheared(hull[h], camera, l & 1 ? u1 : u0, l & 2 ? v1 : v0) : hull[h];
+      const float sx = camera.cx() + camera.focal * c.x / c.z, sy = camera.cy() - camera.focal * c.y / c.z;
+      x0 = std::min(x0, sx);
+      x1 = std::max(x1, sx);
+      y0 = std::min(y0, sy);
+      y1 = std::max(y1, sy);
+    }
+  const float w = static_cast<float>(camera.width), h = static_cast<float>(camera.height);
+  // (NaN from a degenerate corner falls to the whole image.)
+  PixelRect r{static_cast<int>(std::clamp(std::floor(x0), 0.0f, w)), static_cast<int>(std::clamp(std::floor(y0), 0.0f, h)),
+              static_cast<int>(std::clamp(std::floor(x1) + 1, 0.0f, w)), static_cast<int>(std::clamp(std::floor(y1) + 1, 0.0f, h))};
+  if (std::isnan(x0) || std::isnan(x1) || std::isnan(y0) || std::isnan(y1)) r = {0, 0, camera.width, camera.height};
+  return r.empty() ? PixelRect{0, 0, 0, 0} : r;
+}
+
+TriangleSetup setup_triangle(const std::array<Vec3, 3>& start, const std::array<Vec3, 3>& end, bool cull_back, const LensCamera& camera) {
+  TriangleSetup s;
+  s.cull_back = cull_back;
+  bool moving = false;
+  for (int i = 0; i < 3; ++i) {
+    s.open[static_cast<std::size_t>(i)] = lerp(start[static_cast<std::size_t>(i)], end[static_cast<std::size_t>(i)], camera.shutter0);
+    const Vec3 close = lerp(start[static_cast<std::size_t>(i)], end[static_cast<std::size_t>(i)], camera.shutter1);
+    s.move[static_cast<std::size_t>(i)] = close - s.open[static_cast<std::size_t>(i)];
+    moving = moving || !(s.move[static_cast<std::size_t>(i)] == Vec3{0, 0, 0});
+  }
+  bool defocused = false;
+  for (int i = 0; i < 3; ++i) {
+    s.lens[static_cast<std::size_t>(i)] = camera.aperture * (s.open[static_cast<std::size_t>(i)].z / camera.focus - 1);
+    defocused = defocused || s.lens[static_cast<std::size_t>(i)] != 0;
+  }
+  if (camera.aperture > 0 && moving) defocused = true;
+  s.kind = moving ? (defocused ? Blur::Both : Blur::Moving) : (defocused ? Blur::Defocused : Blur::Static);
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t j = static_cast<std::size_t>((i + 1) % 3), k = static_cast<std::size_t>((i + 2) % 3);
+    auto& e = s.edge[static_cast<std::size_t>(i)];
+    const Vec3& a = s.open[j];
+    const Vec3& b = s.open[k];
+    switch (s.kind) {
+      case Blur::Static: {
+        const Vec3 n = cross(a, b);
+        e = {n.x, n.y, n.z, 0, 0, 0, 0, 0, 0};
+        break;
+      }
+      case Blur::Moving: {  // (a + t da) x (b + t db) = a x b + t (da x b + a x db) + t² (da x db)
+        const Vec3& da = s.move[j];
+        const Vec3& db = s.move[k];
+        const Vec3 n0 = cross(a, b), n1 = cross(da, b) + cross(a, db), n2 = cross(da, db);
+        e = {n0.x, n0.y, n0.z, n1.x, n1.y, n1.z, n2.x, n2.y, n2.z};
+        break;
+      }
+      case Blur::Defocused: {  // with ka, kb the corners' lens shears (see the header)
+        const float ka = s.lens[j], kb = s.lens[k];
+        e = {a.y * b.z - a.z * b.y, ka * b.z - a.z * kb,   // x: B + A v
+             a.z * b.x - a.x * b.z, a.z * kb - ka * b.z,   // y: D + C u
+             a.x * b.y - a.y * b.x, ka * b.y - a.y * kb,   // z: G + E u + F v
+             a.x * kb - ka * b.x, 0, 0};
+        break;
+      }
+      case Blur::Both: break;  // warped per sample
+    }
+  }
+  s.bounds = bounds_over(s, camera, 0, 1, -1, 1, -1, 1);
+  return s;
+}
+
+bool cover(const TriangleSetup& s, const LensCamera& camera, float px, float py, float u, float v, float t, Hit* hit) {
+  Vec3 n[3];
+  Vec3 c0;
+  switch (s.kind) {
+    case Blur::Static:
+      for (int i = 0; i < 3; ++i) {
+        const auto& e = s.edge[static_cast<std::size_t>(i)];
+        n[i] = {e[0], e[1], e[2]};
+      }
+      c0 = s.open[0];
+      break;
+    case Blur::Moving:
+      for (int i = 0; i < 3; ++i) {
+        const auto& e = s.edge[static_cast<std::size_t>(i)];
+        n[i] = {e[0] + t * (e[3] + t * e[6]), e[1] + t * (e[4] + t * e[7]), e[2] + t * (e[5] + t * e[8])};
+      }
+      c0 = s.open[0] + s.move[0] * t;
+      break;
+    case Blur::Defocused:
+      for (int i = 0; i < 3; ++i) {
+        const auto& e = s.edge[static_cast<std::size_t>(i)];
+        n[i] = {e[0] + e[1] * v, e[2] + e[3] * u, e[4] + e[5] * u + e[6] * v};
+      }
+      c0 = {s.open[0].x + u * s.lens[0], s.open[0].y + v * s.lens[0], s.open[0].z};
+      break;
+    case Blur::Both: {
+      Vec3 c[3];
+      for (int i = 0; i < 3; ++i) c[i] = sheared(s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * t, camera, u, v);
+      for (int i = 0; i < 3; ++i) n[i] = cross(c[(i + 1) % 3], c[(i + 2) % 3]);
+      c0 = c[0];
+      break;
+    }
+  }
+  const float det = dot(c0, n[0]);
+  return decide(n, det, s.cull_back, camera, px, py, hit);
+}
+
+bool cover_warped(const std::array<Vec3, 3>& start, const std::array<Vec3, 3>& end, bool cull_back, const LensCamera& camera,
+                  float px, float py, float u, float v, float t, Hit* hit) {
+  // In double precision, from scratch: the corners at the sample's time through its lens point.
+  const double time = camera.shutter0 + static_cast<double>(t) * (camera.shutter1 - camera.shutter0);
+  double X[3], Y[3], W[3];
+  for (int i = 0; i < 3; ++i) {
+    const auto& a = start[static_cast<std::size_t>(i)];
+    const auto& b = end[static_cast<std::size_t>(i)];
+    const double x = a.x + (static_cast<double>(b.x) - a.x) * time, y = a.y + (static_cast<double>(b.y) - a.y) * time,
+                 z = a.z + (static_cast<double>(b.z) - a.z) * time;
+    const double k = camera.aperture * (z / camera.focus - 1);
+    X[i] = x + u * k;
+    Y[i] = y + v * k;
+    W[i] = z;
+    if (W[i] < camera.near) return false;  // (this reference handles triangles in front of the eye)
+  }
+  // On the image plane (x/w, y/w): 2D barycentrics, then perspective-correct ones.
+  double sx[3], sy[3];
+  for (int i = 0; i < 3; ++i) {
+    sx[i] = X[i] / W[i];
+    sy[i] = Y[i] / W[i];
+  }
+  auto signed_area = [](double ax, double ay, double bx, double by, double cx, double cy) { return (bx - ax) * (cy - ay) - (cx - ax) * (by - ay); };
+  const double area = signed_area(sx[0], sy[0], sx[1], sy[1], sx[2], sy[2]);
+  if (area == 0) return false;
+  const double l[3] = {signed_area(px, py, sx[1], sy[1], sx[2], sy[2]) / area, signed_area(sx[0], sy[0], px, py, sx[2], sy[2]) / area,
+                       signed_area(sx[0], sy[0], sx[1], sy[1], px, py) / area};
+  if (l[0] < 0 || l[1] < 0 || l[2] < 0) return false;
+  const double det = X[0] * (Y[1] * W[2] - W[1] * Y[2]) + Y[0] * (W[1] * X[2] - X[1] * W[2]) + W[0] * (X[1] * Y[2] - Y[1] * X[2]);
+  if (cull_back && det > 0) return false;
+  const double q[3] = {l[0] / W[0], l[1] / W[1], l[2] / W[2]};
+  const double sum = q[0] + q[1] + q[2];
+  hit->b1 = static_cast<float>(q[1] / sum);
+  hit->b2 = static_cast<float>(q[2] / sum);
+  hit->z = static_cast<float>(1 / sum);
+  return true;
+}
+
+void strata_bounds(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, PixelRect* out) {
+  const int m = pattern.strata();
+  const bool lens = camera.aperture > 0 && (s.kind == Blur::Defocused || s.kind == Blur::Both);
+  const bool time = s.kind == Blur::Moving || s.kind == Blur::Both;
+  for (int it = 0; it < m; ++it)
+    for (int iv = 0; iv < m; ++iv)
+      for (int iu = 0; iu < m; ++iu) {
+        const int cell = iu + m * (iv + m * it);
+        if (!lens && !time) {
+          out[cell] = s.bounds;
+          continue;
+        }
+        if ((!lens && (iu > 0 || iv > 0)) || (!time && it > 0)) {  // the same as a cell computed already
+          out[cell] = out[lens ? iu + m * iv : (time ? m * m * it : 0)];
+          continue;
+        }
+        const auto& r = pattern.lens_range(iu, iv);
+        const float t0 = time ? static_cast<float>(it) / static_cast<float>(m) : 0.0f, t1 = time ? static_cast<float>(it + 1) / static_cast<float>(m) : 1.0f;
+        out[cell] = lens ? bounds_over(s, camera, t0, t1, r[0], r[1], r[2], r[3]) : bounds_over(s, camera, t0, t1, 0, 0, 0, 0);
+        // Within the whole triangle's bounds (both are conservative).
+        PixelRect& b = out[cell];
+        b = {std::max(b.x0, s.bounds.x0), std::max(b.y0, s.bounds.y0), std::min(b.x1, s.bounds.x1), std::min(b.y1, s.bounds.y1)};
+        if (b.empty()) b = {0, 0, 0, 0};
+      }
+}
+
+}  // namespace passlab::sim

@@ -1,0 +1,251 @@
+// Decoupled sampling end to end on real shaders: without blur it is multisampling exactly; its
+// picture does not depend on the order samples are looked up in or the cache's size (an
+// opportunistic cache's does); supersampling shades every visible sample; a partitioned shader's
+// passes run once per shading sample; scene files give lens, shutter and motion.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "app/pipeline/render_job.h"
+#include "core/sim/decoupled.h"
+
+namespace passlab {
+namespace {
+
+const std::string kSamples = PASSLAB_SAMPLES_DIR;
+
+sim::Scene scene(const std::string& name, int size) {
+  sim::Problems problems;
+  auto s = sim::load_scene(kSamples + "/scenes/" + name + ".json", &problems);
+  EXPECT_TRUE(s) << (problems.empty() ? "" : problems.front().text());
+  if (!s) return {};
+  s.value().width = s.value().height = size;
+  return *s;
+}
+
+struct Frame {
+  std::optional<sim::Image> image;
+  sim::DecoupledStats stats;
+  std::string diagnostics;
+};
+
+Frame render(const sim::Scene& s, const sim::DecoupledOptions& o, sim::Storage store = sim::Storage::SinglePass) {
+  pipeline::RenderRequest req;
+  req.options.storage = store;
+  req.decoupled = o;
+  req.decoupled->threads = 2;
+  auto out = pipeline::render_scene(s, req);
+  return {out.image, out.decoupled, out.diagnostics};
+}
+
+bool same(const sim::Image& a, const sim::Image& b) { return a.width == b.width && a.height == b.height && a.rgba == b.rgba; }
+
+long differing_pixels(const sim::Image& a, const sim::Image& b) {
+  long n = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); i += 4)
+    for (std::size_t c = 0; c < 3; ++c)
+      if (a.rgba[i + c] != b.rgba[i + c]) {
+        ++n;
+        break;
+      }
+  return n;
+}
+
+// The paper's claim: with no blur, the standard mapping sends every sample of a pixel to that
+// pixel's centre, so decoupled sampling is multisampling, bit for bit, whatever the cache.
+TEST(Decoupled, WithoutBlurEqualsMultisamplingExactly) {
+  sim::Scene s = scene("ds_defocus", 96);
+  s.aperture = 0;
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  o.shading = sim::Shading::Msaa;
+  const Frame msaa = render(s, o);
+  ASSERT_TRUE(msaa.image) << msaa.diagnostics;
+  for (const bool quads : {true, false})
+    for (const long cache : {16L, 4096L, 0L}) {
+      o.shading = sim::Shading::Decoupled;
+      o.quads = quads;
+      o.cache = cache;
+      const Frame ds = render(s, o);
+      ASSERT_TRUE(ds.image) << ds.diagnostics;
+      EXPECT_TRUE(same(*ds.image, *msaa.image)) << "quads " << quads << " cache " << cache << ": "
+                                                << differing_pixels(*ds.image, *msaa.image) << " pixels differ";
+      EXPECT_EQ(ds.stats.triangles[0], ds.stats.triangles[0] + ds.stats.triangles[1] + ds.stats.triangles[2] + ds.stats.triangles[3]);
+    }
+  // And the pinhole renderer's 8x multisampling (its own rasterizer, the same sample positions)
+  // agrees to within rounding away from the few samples exactly on edges.
+  pipeline::RenderRequest req;
+  req.options.storage = sim::Storage::SinglePass;
+  req.options.multisample = 8;
+  const auto pinhole = pipeline::render_scene(s, req);
+  ASSERT_TRUE(pinhole.image);
+  const sim::ImageError e = sim::image_error(*msaa.image, *pinhole.image);
+  EXPECT_GT(e.psnr, 45.0) << "rmse " << e.rmse;
+}
+
+// Shading happens at the grid point, not where the miss happened: the picture is the same for
+// any order of lookups and any cache size (only the work changes). An opportunistic cache, which
+// shades where the miss happened, changes its picture with the order.
+TEST(Decoupled, ThePictureDoesNotDependOnLookupOrderOrCacheSizeButAnOpportunisticCachesDoes) {
+  const sim::Scene s = scene("ds_defocus", 80);
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  o.cache = 4096;
+  const Frame base = render(s, o);
+  ASSERT_TRUE(base.image) << base.diagnostics;
+  o.shuffle = 12345;
+  const Frame shuffled = render(s, o);
+  o.shuffle = 0;
+  o.cache = 64;
+  const Frame small = render(s, o);
+  o.cache = 0;
+  o.scope = sim::CacheScope::Tile;
+  const Frame tiles = render(s, o);
+  for (const Frame* f : {&shuffled, &small, &tiles}) {
+    ASSERT_TRUE(f->image);
+    EXPECT_TRUE(same(*f->image, *base.image)) << differing_pixels(*f->image, *base.image) << " pixels differ";
+  }
+  EXPECT_GT(small.stats.shader_runs, base.stats.shader_runs);  // a smaller cache shades more
+  EXPECT_GT(small.stats.cache.evictions, 0);
+  EXPECT_NE(shuffled.stats.cache.misses, 0);
+
+  o = {};
+  o.spp = 8;
+  o.shading = sim::Shading::Opportunistic;
+  const Frame opp = render(s, o);
+  o.shuffle = 12345;
+  const Frame opp_shuffled = render(s, o);
+  ASSERT_TRUE(opp.image && opp_shuffled.image);
+  EXPECT_GT(differing_pixels(*opp.image, *opp_shuffled.image), 100);
+}
+
+TEST(Decoupled, SupersamplingShadesEveryVisibleSampleAndDecouplingSavesMostOfIt) {
+  const sim::Scene s = scene("ds_defocus", 160);
+  sim::DecoupledOptions o;
+  o.spp = 27;
+  o.shading = sim::Shading::Supersample;
+  const Frame ss = render(s, o);
+  ASSERT_TRUE(ss.image) << ss.diagnostics;
+  EXPECT_EQ(ss.stats.shader_runs, ss.stats.samples_tested);
+  EXPECT_EQ(ss.stats.visibility_samples, 160L * 160 * 27);
+  o.shading = sim::Shading::Decoupled;
+  const Frame ds = render(s, o);
+  ASSERT_TRUE(ds.image);
+  EXPECT_EQ(ds.stats.samples_tested, ss.stats.samples_tested);  // the same visibility
+  EXPECT_GT(ds.stats.savings(), 4.0);
+  EXPECT_LT(ds.stats.shading_rate(), 27 / 4.0);  // (small triangles at this size: quads overshade)
+  EXPECT_GT(ds.stats.blur_area, 2.0);  // the defocused objects spread each shading over pixels
+  // Shading constant over the lens is the method's approximation; the picture stays close.
+  EXPECT_GT(sim::image_error(*ds.image, *ss.image).psnr, 30.0);
+  // Bilinear reconstruction and the adaptive rate change the work, not the picture much.
+  o.reconstruct = sim::Reconstruct::Bilinear;
+  o.adaptive = true;
+  const Frame smooth = render(s, o);
+  ASSERT_TRUE(smooth.image);
+  EXPECT_LT(smooth.stats.shader_runs, ds.stats.shader_runs * 2);
+  EXPECT_GT(sim::image_error(*smooth.image, *ss.image).psnr, 30.0);
+}
+
+// Beyond the paper: a partitioned shader's passes run over an F-buffer with a slot per shading
+// sample, and give the single pass's picture bit for bit.
+TEST(Decoupled, PartitionedShadersRunTheirPassesOncePerShadingSample) {
+  sim::Scene s = scene("wood", 96);
+  s.aperture = 0.2f;
+  s.focus = 4;
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  o.quads = false;  // (a pin 40 pixels tall has triangles smaller than a quad)
+  const Frame one = render(s, o, sim::Storage::SinglePass);
+  const Frame passes = render(s, o, sim::Storage::FBuffer);
+  ASSERT_TRUE(one.image && passes.image) << passes.diagnostics;
+  EXPECT_EQ(one.stats.passes, 1);
+  EXPECT_GT(passes.stats.passes, 10);
+  EXPECT_TRUE(same(*one.image, *passes.image)) << differing_pixels(*one.image, *passes.image);
+  EXPECT_EQ(passes.stats.slot_passes, passes.stats.shader_runs * passes.stats.passes);
+  o.shading = sim::Shading::Supersample;
+  const Frame ss = render(s, o, sim::Storage::FBuffer);
+  ASSERT_TRUE(ss.image);
+  EXPECT_GT(ss.stats.slot_passes, 2 * passes.stats.slot_passes);
+}
+
+TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
+  const auto dir = std::filesystem::temp_directory_path() / "passlab_decoupled_scene";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "white.sl") << "surface white() { Oi = Os; Ci = Os; }\n";
+  std::ofstream(dir / "scene.json") << R"({"size": [48, 48], "background": [0, 0, 0, 1],
+    "camera": {"aperture": 0, "focus": 4, "shutter": [0, 1]},
+    "objects": [{"mesh": {"sphere": {"radius": 0.5}}, "translate": [-1, 0, 4], "shader": "white.sl",
+                 "motion": {"translate": [2, 0, 0]}}]})";
+  sim::Problems problems;
+  auto s = sim::load_scene((dir / "scene.json").string(), &problems);
+  ASSERT_TRUE(s) << problems.front().text();
+  EXPECT_TRUE(s->objects[0].moving);
+  EXPECT_TRUE(s->blurred());
+  sim::DecoupledOptions o;
+  o.spp = 16;
+  const Frame f = render(*s, o);
+  ASSERT_TRUE(f.image) << f.diagnostics;
+  EXPECT_EQ(f.stats.triangles[1], f.stats.triangles[0] + f.stats.triangles[1]);  // all moving
+  // The ball sweeps across the middle row: grey streaks, brightest nowhere at full white.
+  int grey = 0;
+  for (int x = 0; x < 48; ++x) {
+    const float v = f.image->at(x, 24)[0];
+    grey += v > 0.05f && v < 0.95f;
+  }
+  EXPECT_GT(grey, 20);
+  // A shutter closed at its opening is a still frame.
+  s->shutter = {0.5f, 0.5f};
+  EXPECT_FALSE(s->blurred());
+
+  std::ofstream(dir / "bad.json") << R"({"camera": {"shutter": [0.8, 0.2]},
+    "objects": [{"mesh": {"sphere": {}}, "shader": "white.sl", "motion": {"spin": 3}}]})";
+  problems.clear();
+  EXPECT_FALSE(sim::load_scene((dir / "bad.json").string(), &problems));
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].line, 1);
+  EXPECT_NE(problems[0].message.find("0 ≤ open ≤ close ≤ 1"), std::string::npos) << problems[0].message;
+  EXPECT_EQ(problems[1].line, 2);
+  EXPECT_NE(problems[1].message.find("unknown motion key \"spin\""), std::string::npos) << problems[1].message;
+
+  o.spp = 300;
+  const Frame bad = render(*s, o);
+  EXPECT_FALSE(bad.image);
+  EXPECT_NE(bad.diagnostics.find("1 to 256"), std::string::npos) << bad.diagnostics;
+}
+
+TEST(Decoupled, TracesAPixelsSamplesAndTheShadingPointsTheyUsed) {
+  const sim::Scene s = scene("ds_defocus", 64);
+  sim::DecoupledCapture cap;
+  cap.probe_x = 20;
+  cap.probe_y = 44;  // on the near ball, out of focus
+  cap.heat = true;
+  sim::DecoupledOptions o;
+  o.spp = 27;
+  o.capture = &cap;
+  const Frame f = render(s, o);
+  ASSERT_TRUE(f.image);
+  ASSERT_GE(cap.samples.size(), 27u);
+  float mean[3] = {};
+  int visible = 0;
+  for (const auto& t : cap.samples) {
+    EXPECT_GE(t.sx, 20.0f);
+    EXPECT_LT(t.sx, 21.0f);
+    EXPECT_TRUE(std::isfinite(t.shading_points[0][0]));
+    if (!t.visible) continue;
+    ++visible;
+    for (int c = 0; c < 3; ++c) mean[c] += t.colour[static_cast<std::size_t>(c)];
+  }
+  EXPECT_LE(visible, 27);
+  // The visible samples (over the background's) make the pixel.
+  EXPECT_EQ(visible, 27);  // nothing shows through at this pixel
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(mean[c] / 27, f.image->at(20, 44)[c], 1e-5f);
+  // Where shading happened adds up to all of it.
+  double total = 0;
+  for (float v : cap.shading_heat) total += v;
+  EXPECT_LE(total, static_cast<double>(f.stats.shader_runs));
+  EXPECT_GT(total, 0.8 * static_cast<double>(f.stats.shader_runs));
+}
+
+}  // namespace
+}  // namespace passlab
