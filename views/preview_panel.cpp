@@ -3,6 +3,7 @@
 // probed pixel's rows. The panel only shows what the worker hands back, and each new request
 // cancels the one before, so edits never queue stale renders behind each other.
 #include "views/preview_panel.h"
+#include "views/pixel_view.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,36 +108,6 @@ using ProbeRow = PreviewFrame::ProbeRow;
 const char* const kStorageNames[2] = {"Render to texture", "F-buffer"};
 
 // A channel as a frame buffer stores it: clamped to [0, 1] and rounded; NaN is 0.
-uchar to_byte(float v) {
-  if (!(v > 0)) return 0;
-  if (v >= 1) return 255;
-  return static_cast<uchar>(std::lround(v * 255));
-}
-
-// The picture of an image's RGB, opaque: clamped to [0, 1], or with the image's smallest..largest
-// finite value mapped to 0..1 (`normalize`) so that small values can be seen.
-QImage to_qimage(const sim::Image& image, bool normalize, std::pair<float, float>* range) {
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  for (std::size_t i = 0; i < image.rgba.size(); ++i)
-    if (i % 4 != 3 && std::isfinite(image.rgba[i])) {
-      lo = std::min(lo, image.rgba[i]);
-      hi = std::max(hi, image.rgba[i]);
-    }
-  if (lo > hi) lo = hi = 0;
-  if (range) *range = {lo, hi};
-  const float offset = normalize && hi > lo ? lo : 0, scale = normalize && hi > lo ? 1 / (hi - lo) : 1;
-  QImage out(image.width, image.height, QImage::Format_RGBX8888);
-  for (int y = 0; y < image.height; ++y) {
-    uchar* line = out.scanLine(y);
-    for (int x = 0; x < image.width; ++x) {
-      const float* p = image.at(x, y);
-      for (int c = 0; c < 3; ++c) line[x * 4 + c] = to_byte((p[c] - offset) * scale);
-      line[x * 4 + 3] = 255;
-    }
-  }
-  return out;
-}
-
 // The F-buffer picture dimmed to grey, with every pixel whose value is not bit for bit the same in
 // both renders in magenta (brighter for larger differences).
 QImage difference_image(const sim::Image& rtt, const sim::Image& fbuf, long* count, float* largest) {
@@ -345,82 +316,6 @@ void probe_job(QPromise<PreviewFrame>& promise, const RenderInput& in, quint64 r
 
 // An image drawn as large as fits, its aspect kept, each pixel a crisp block (nearest neighbour);
 // a click says where, in fractions of the image's width and height.
-class PixelView : public QWidget {
- public:
-  PixelView(QWidget* parent, int side) : QWidget(parent), side_(side) {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-    setMinimumSize(64, 64);
-    setCursor(Qt::CrossCursor);
-  }
-  void set_image(const QImage& image) {
-    image_ = image;
-    update();
-  }
-  const QImage& image() const { return image_; }
-  void set_placeholder(const QString& text) {
-    placeholder_ = text;
-    if (image_.isNull()) update();
-  }
-  // The probed pixel, in fractions of the image; empty: none.
-  void set_marker(const QRectF& marker) {
-    if (marker == marker_) return;
-    marker_ = marker;
-    update();
-  }
-  void set_stale(bool stale) {
-    if (stale == stale_) return;
-    stale_ = stale;
-    update();
-  }
-  QSize sizeHint() const override { return {side_, side_}; }
-  std::function<void(QPointF)> on_click;
-
- protected:
-  void paintEvent(QPaintEvent*) override {
-    QPainter p(this);
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    p.fillRect(rect(), dark ? QColor(24, 25, 28) : QColor(58, 60, 64));
-    if (image_.isNull()) {
-      p.setPen(QColor(200, 200, 200));
-      p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
-      return;
-    }
-    const QRect t = target();
-    if (stale_) p.setOpacity(0.4);
-    p.drawImage(t, image_);  // without SmoothPixmapTransform: nearest neighbour
-    p.setOpacity(1);
-    if (marker_.isEmpty()) return;
-    const QRectF m(t.x() + marker_.x() * t.width(), t.y() + marker_.y() * t.height(), marker_.width() * t.width(),
-                   marker_.height() * t.height());
-    // The pixel's outline, at least a few screen pixels wide so a small pixel can be found.
-    const qreal w = std::max<qreal>(m.width(), 9), h = std::max<qreal>(m.height(), 9);
-    const QRectF box(m.center().x() - w / 2, m.center().y() - h / 2, w, h);
-    p.setPen(QPen(Qt::black, 3));
-    p.drawRect(box.adjusted(-1, -1, 1, 1));
-    p.setPen(QPen(QColor(255, 225, 0), 1));
-    p.drawRect(box);
-  }
-  void mousePressEvent(QMouseEvent* e) override {
-    const QRect t = target();
-    const QPointF at = e->position();
-    if (e->button() != Qt::LeftButton || !on_click || !t.contains(at.toPoint())) return;
-    on_click({(at.x() - t.x()) / t.width(), (at.y() - t.y()) / t.height()});
-  }
-
- private:
-  QRect target() const {
-    if (image_.isNull()) return {};
-    const QSize s = image_.size().scaled(size(), Qt::KeepAspectRatio);
-    return {QPoint((width() - s.width()) / 2, (height() - s.height()) / 2), s};
-  }
-
-  QImage image_;
-  QString placeholder_;
-  QRectF marker_;
-  bool stale_ = false;
-  int side_;
-};
-
 PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   pool_.setMaxThreadCount(1);
   pool_.setExpiryTimeout(-1);  // the worker stays: a thread per render would cost its start-up each time

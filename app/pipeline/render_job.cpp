@@ -163,6 +163,25 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
                               const sim::RenderOptions& options, const sim::TextureSet* given, const ShaderOptions& shading) {
+  return render_snapshot(scene, snapshot, run, options, nullptr, given, shading);
+}
+
+std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, const AlgorithmRun* run, sim::Storage storage,
+                                                     const sim::TextureSet& textures, const ShaderOptions& shading, std::string* why) {
+  if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
+    *why = "the shader has no DAG to render";
+    return nullptr;
+  }
+  ir::EvalContext ctx;
+  ctx.spaces = snapshot.program->binding.spaces;
+  ctx.textures = &textures;
+  const bool whole = !run || storage == sim::Storage::SinglePass;
+  return snapshot.target->shader(whole ? nullptr : &run->partition, ctx, why, shading);
+}
+
+RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
+                              const sim::RenderOptions& options, const sim::DecoupledOptions* decoupled, const sim::TextureSet* given,
+                              const ShaderOptions& shading) {
   RenderOutcome out;
   if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
     out.diagnostics = "the shader has no DAG to render\n";
@@ -174,12 +193,9 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
     if (!loaded.load(scene.textures, &problems))
       for (const auto& p : problems) out.diagnostics += p.text() + "\n";
   }
-  ir::EvalContext ctx;
-  ctx.spaces = snapshot.program->binding.spaces;
-  ctx.textures = given ? given : &loaded;
   const bool whole = !run || options.storage == sim::Storage::SinglePass;
   std::string why;
-  std::unique_ptr<sim::FragmentShader> owned = snapshot.target->shader(whole ? nullptr : &run->partition, ctx, &why, shading);
+  std::unique_ptr<sim::FragmentShader> owned = snapshot_shader(snapshot, run, options.storage, given ? *given : loaded, shading, &why);
   if (!owned) {
     out.diagnostics += why + "\n";
     return out;
@@ -193,7 +209,8 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
   out.shaders.push_back(report);
   std::vector<const sim::FragmentShader*> shaders(scene.objects.size(), &shader);
   std::string error;
-  out.image = sim::render(scene, shaders, options, &out.stats, &error);
+  if (decoupled) out.image = sim::render_decoupled(scene, shaders, *decoupled, &out.decoupled, &error);
+  else out.image = sim::render(scene, shaders, options, &out.stats, &error);
   if (!out.image) out.diagnostics += error + "\n";
   return out;
 }

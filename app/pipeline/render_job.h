@@ -79,6 +79,16 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 // (their problems reported). The snapshot must have a DAG.
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
                               const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr, const ShaderOptions& shading = {});
+// The same with the scene's lens and motion by decoupled sampling (`decoupled` set; options
+// chooses one pass or the partition's passes), its measures in the outcome's `decoupled`.
+RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
+                              const sim::RenderOptions& options, const sim::DecoupledOptions* decoupled,
+                              const sim::TextureSet* textures = nullptr, const ShaderOptions& shading = {});
+
+// The snapshot's shader as the renderer runs it: whole (run == null or the single-pass store) or
+// in run's passes, sampling `textures` (which must outlive it). Null with *why when it cannot.
+std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, const AlgorithmRun* run, sim::Storage storage,
+                                                     const sim::TextureSet& textures, const ShaderOptions& shading, std::string* why);
 
 // The scene a shader is shown in when it has none: samples/scenes/<stem>.json next to the
 // shader's folder if there is one, else a lit sphere.

@@ -53,6 +53,7 @@
 #include "views/rpu_session.h"
 #include "views/timeline_panel.h"
 #include "views/preview_panel.h"
+#include "views/sampling_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
 
@@ -167,6 +168,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             if (passes_->algorithm() == "optimal") {
               graphs_[0]->set_run(passes_->current_run());
               preview_->set_run(passes_->current_run());
+              sampling_->set_run(passes_->current_run());
             }
           });
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
@@ -239,6 +241,13 @@ void MainWindow::build_docks() {
   preview_ = new views::PreviewPanel(this);
   timeline_ = new views::TimelinePanel(this);
   preview_->set_scene_folder(QDir(samples_dir() + "/../scenes").absolutePath());
+  sampling_ = new views::SamplingPanel(this);
+  sampling_->set_scene_folder(QDir(samples_dir() + "/../scenes").absolutePath());
+  preview_tabs_ = new QTabWidget(this);
+  preview_tabs_->setObjectName("preview-tabs");
+  preview_tabs_->setDocumentMode(true);
+  preview_tabs_->addTab(preview_, tr("Passes"));
+  preview_tabs_->addTab(sampling_, tr("Sampling (motion and defocus blur)"));
   target_panel_ = new views::TargetPanel(this);
   rpu_session_ = new views::RpuSession(this);
   rpu_code_ = new views::RpuCodePanel(rpu_session_, this);
@@ -253,7 +262,7 @@ void MainWindow::build_docks() {
   auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
   auto* t = dock(tr("Trace player"), "dock-trace", trace_, Qt::BottomDockWidgetArea);
   auto* tg = dock(tr("Target and cost"), "dock-target", target_panel_, Qt::RightDockWidgetArea);
-  auto* pv = dock(tr("Preview"), "dock-preview", preview_, Qt::RightDockWidgetArea);
+  auto* pv = dock(tr("Preview"), "dock-preview", preview_tabs_, Qt::RightDockWidgetArea);
   auto* tl = dock(tr("Timeline"), "dock-timeline", timeline_, Qt::BottomDockWidgetArea);
   auto* rc = dock(tr("RPU code"), "dock-rpu-code", rpu_code_, Qt::RightDockWidgetArea);
   auto* rr = dock(tr("RPU render"), "dock-rpu-render", rpu_render_, Qt::RightDockWidgetArea);
@@ -290,12 +299,22 @@ void MainWindow::build_docks() {
   });
   connect(rpu_session_, &views::RpuSession::debugger_changed, this, [this] { show_rpu_debug_line(); });
   connect(c, &QDockWidget::visibilityChanged, compare_, &views::ComparePanel::set_on_screen);
-  connect(pv, &QDockWidget::visibilityChanged, preview_, &views::PreviewPanel::set_on_screen);
+  // Each of the preview's tabs works only while it can be seen.
+  connect(pv, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    preview_->set_on_screen(visible && preview_tabs_->currentWidget() == preview_);
+    sampling_->set_on_screen(visible && preview_tabs_->currentWidget() == sampling_);
+  });
+  connect(preview_tabs_, &QTabWidget::currentChanged, this, [this, pv] {
+    const bool visible = pv->isVisible();
+    preview_->set_on_screen(visible && preview_tabs_->currentWidget() == preview_);
+    sampling_->set_on_screen(visible && preview_tabs_->currentWidget() == sampling_);
+  });
   p->raise();
   d->raise();
   connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
     for (auto* gv : graphs_) gv->set_run(passes_->current_run());
     preview_->set_run(passes_->current_run());
+    sampling_->set_run(passes_->current_run());
     timeline_->set_algorithm(passes_->algorithm());
   });
   connect(timeline_, &views::TimelinePanel::nodes_selected, this, [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, timeline_); });
@@ -830,6 +849,7 @@ void MainWindow::show_next_stage() {
       case 3:
         // Takes the snapshot and, when on screen, starts rendering it on the panel's worker.
         preview_->show_snapshot(r->snapshot, passes_->current_run());
+        sampling_->show_snapshot(r->snapshot, passes_->current_run());
         break;
       case 4:
         trace_->show_snapshot(r->snapshot);

@@ -26,6 +26,7 @@ class DiagnosticsPanel;
 class GraphView;
 class PassesPanel;
 class PreviewPanel;
+class SamplingPanel;
 class RpuCodePanel;
 class RpuDebuggerPanel;
 class RpuDecisionsPanel;
@@ -88,6 +89,8 @@ class MainWindow : public QMainWindow {
   views::DiagnosticsPanel* diagnostics() const { return diagnostics_; }
   views::TracePlayer* trace() const { return trace_; }
   views::PreviewPanel* preview() const { return preview_; }
+  views::SamplingPanel* sampling() const { return sampling_; }
+  QTabWidget* preview_tabs() const { return preview_tabs_; }
   views::TimelinePanel* timeline() const { return timeline_; }
   // The RPU target's panels (shown in place of the fragment pipeline's while the target is RPU).
   views::RpuSession* rpu_session() const { return rpu_session_; }
@@ -147,6 +150,8 @@ class MainWindow : public QMainWindow {
   views::DiagnosticsPanel* diagnostics_;
   views::TracePlayer* trace_;
   views::PreviewPanel* preview_;
+  views::SamplingPanel* sampling_;
+  QTabWidget* preview_tabs_;  // the preview dock: the passes' preview and the Sampling view
   views::TimelinePanel* timeline_;
   views::TargetPanel* target_panel_;
   views::RpuSession* rpu_session_;

@@ -25,6 +25,7 @@
 #include "views/graph_view.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
+#include "views/sampling_panel.h"
 #include "views/rpu_decisions_panel.h"
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
@@ -62,8 +63,9 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       return d;
     };
     w->resize(1600, 1000);
-    const bool only_rpu = qgetenv("PASSLAB_SHOTS") == "rpu";
-    if (!only_rpu) {
+    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "rpu" or "sampling": only that section
+    const bool only_rpu = only == "rpu", only_sampling = only == "sampling";
+    if (!only_rpu && !only_sampling) {
       wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
       settle(300);
       w->dag_view()->fit();
@@ -215,6 +217,59 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       save(w, "studio_dark");
       w->set_dark(false);
       settle(200);
+    }
+    // The Sampling view: wood.sl under the defocus scene's lens by decoupled sampling, a
+    // defocused pixel's samples and shading points, the heat map of where shading went, the sweeps.
+    if (!only_rpu) {
+      const QString original = w->file_path();
+      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/wood.sl"));
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      auto* pv = dock("dock-preview");
+      pv->setFloating(true);
+      pv->resize(1500, 950);
+      auto* sampling = w->sampling();
+      w->preview_tabs()->setCurrentWidget(sampling);
+      auto* scenes = sampling->findChild<QComboBox*>("sampling-scene");
+      scenes->setCurrentIndex(std::max(0, scenes->findText("ds_defocus")));
+      sampling->findChild<QComboBox*>("sampling-size")->setCurrentIndex(2);  // 512 px
+      auto done = [sampling] { return !sampling->busy() && !sampling->image().isNull() && sampling->stats().width == 512; };
+      wait_until(done, 60000);
+      // The near ball's edge, out of focus: the first covered pixel left of the middle on row 400.
+      QPoint pick(150, 400);
+      const QImage& im = sampling->image();
+      for (int x = 10; x < 256; ++x)
+        if (im.pixel(x, 400) != im.pixel(2, 400)) {
+          pick = QPoint(x + 6, 400);
+          break;
+        }
+      sampling->probe(pick);
+      wait_until([sampling, done] { return done() && !sampling->traced().empty(); }, 60000);
+      settle(400);
+      save(pv, "sampling");
+      sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(1);
+      settle(300);
+      save(pv, "sampling_heat");
+      sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(0);
+      sampling->findChild<QComboBox*>("sampling-size")->setCurrentIndex(1);  // sweeps at 256 px
+      wait_until(done, 1000);
+      wait_until([sampling] { return !sampling->busy() && sampling->stats().width == 256; }, 60000);
+      bool swept = false;
+      QObject::connect(sampling, &views::SamplingPanel::sweep_done, [&swept] { swept = true; });
+      sampling->run_sweep();
+      auto* tabs = sampling->findChild<QTabWidget*>("sampling-tabs");
+      tabs->setCurrentIndex(1);
+      wait_until([&swept] { return swept; }, 600000);
+      settle(400);
+      save(pv, "sampling_sweeps");
+      tabs->setCurrentIndex(0);
+      w->preview_tabs()->setCurrentIndex(0);
+      pv->setFloating(false);
+      w->open_file(original);
+    }
+    if (only_sampling) {
+      w->editor()->setModified(false);
+      QApplication::quit();
+      return;
     }
     // The RPU: the ceramic scene's shader debugged at a pixel, its costs as heat maps, the
     // compiler's decisions, and the thesis's scheduling example.
