@@ -301,7 +301,6 @@ class DecoupledRenderer {
       for (int qx = (x0 - u.tx * kTile) / 2; qx <= (x1 - 1 - u.tx * kTile) / 2; ++qx)
         quads[count++] = morton(static_cast<std::uint32_t>(qx), static_cast<std::uint32_t>(qy));
     std::sort(quads, quads + count);
-    const float cx = cam_.cx(), cy = cam_.cy();
     for (int q = 0; q < count; ++q) {
       // Decode the quad's position from its Morton code.
       std::uint32_t qx = 0, qy = 0;
@@ -313,13 +312,20 @@ class DecoupledRenderer {
         const int x = u.tx * kTile + static_cast<int>(qx) * 2 + (p & 1), y = u.ty * kTile + static_cast<int>(qy) * 2 + (p >> 1);
         if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
         const std::uint32_t first = (static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(width_) + static_cast<std::uint32_t>(x)) * static_cast<std::uint32_t>(spp_);
-        auto test = [&](int k) {
-          const auto& xy = pattern_.xy(k);
-          const auto& uvt = pattern_.uvt(x, y, k);
-          const float px = (static_cast<float>(x) + xy[0] - cx) * inv_focal_, py = (cy - (static_cast<float>(y) + xy[1])) * inv_focal_;
-          Hit hit;
-          if (!cover(s, cam_, px, py, uvt[0], uvt[1], uvt[2], &hit)) return;
-          Covered c{first + static_cast<std::uint32_t>(k), hit.z, hit.b1, hit.b2, 0, 0};
+        if (boxes) {  // no stratum can see the triangle from this pixel
+          bool seen = false;
+          for (int cell = 0; cell < cells && !seen; ++cell) {
+            const PixelRect& b = boxes[cell];
+            seen = x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1;
+          }
+          if (!seen) continue;
+        }
+        Hit hits[256];
+        std::uint8_t ks[256];
+        const int count = cover_pixel(s, cam_, pattern_, x, y, hits, ks);
+        for (int i = 0; i < count; ++i) {
+          const Hit& hit = hits[i];
+          Covered c{first + ks[i], hit.z, hit.b1, hit.b2, 0, 0};
           if (ref.view < 2) {
             const float b0 = 1 - hit.b1 - hit.b2;
             const auto& m = ref.m;
@@ -328,19 +334,6 @@ class DecoupledRenderer {
             c.sy = (m[3] * b0 + m[4] * hit.b1 + m[5] * hit.b2) / w;
           }
           out.push_back(c);
-        };
-        if (!boxes) {
-          for (int k = 0; k < spp_; ++k) test(k);
-          continue;
-        }
-        // Blurred: only the samples of strata that can see the triangle from this pixel, a
-        // stratum at a time.
-        const std::uint8_t* by_cell = pattern_.by_cell(x, y);
-        const std::uint16_t* start = pattern_.cell_start(x, y);
-        for (int cell = 0; cell < cells; ++cell) {
-          const PixelRect& b = boxes[cell];
-          if (x < b.x0 || x >= b.x1 || y < b.y0 || y >= b.y1) continue;
-          for (int i = start[cell]; i < start[cell + 1]; ++i) test(by_cell[i]);
         }
       }
     }

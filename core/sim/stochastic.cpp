@@ -5,6 +5,8 @@
 #include <limits>
 #include <numbers>
 
+#include "core/ir/value.h"  // PASSLAB_HOT_CLONES
+
 namespace passlab::sim {
 
 namespace {
@@ -131,6 +133,15 @@ SamplePattern::SamplePattern(int spp, std::uint32_t seed) : spp_(std::max(1, spp
     }
   }
   measure_lens_cells();
+  for (const auto& p : xy_) {
+    ox_.push_back(p[0]);
+    oy_.push_back(p[1]);
+  }
+  for (const auto& p : uvt_) {
+    us_.push_back(p[0]);
+    vs_.push_back(p[1]);
+    ts_.push_back(p[2]);
+  }
   // Each pixel's samples grouped by cell (spp <= 256, so a sample index fits a byte).
   const int n_cells = strata_ * strata_ * strata_;
   by_cell_.resize(uvt_.size());
@@ -376,6 +387,111 @@ void strata_bounds(const TriangleSetup& s, const LensCamera& camera, const Sampl
         b = {std::max(b.x0, s.bounds.x0), std::max(b.y0, s.bounds.y0), std::min(b.x1, s.bounds.x1), std::min(b.y1, s.bounds.y1)};
         if (b.empty()) b = {0, 0, 0, 0};
       }
+}
+
+PASSLAB_HOT_CLONES int cover_pixel(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y,
+                                    Hit* hits, std::uint8_t* ks) {
+  const int n = pattern.spp();
+  const float* ox = pattern.offset_x();
+  const float* oy = pattern.offset_y();
+  const float* us = pattern.lens_u(x, y);
+  const float* vs = pattern.lens_v(x, y);
+  const float* ts = pattern.time(x, y);
+  const float inv = 1.0f / camera.focal, cx = camera.cx(), cy = camera.cy();
+  const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+  alignas(32) float e0[256], e1[256], e2[256], dt[256];
+  // Each sample's edge values and determinant, by the triangle's class (see cover()).
+  switch (s.kind) {
+    case Blur::Static: {
+      const auto& a = s.edge[0];
+      const auto& b = s.edge[1];
+      const auto& c = s.edge[2];
+      const float det = dot(s.open[0], Vec3{a[0], a[1], a[2]});
+      for (int k = 0; k < n; ++k) {
+        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
+        e0[k] = a[0] * px + a[1] * py + a[2];
+        e1[k] = b[0] * px + b[1] * py + b[2];
+        e2[k] = c[0] * px + c[1] * py + c[2];
+        dt[k] = det;
+      }
+      break;
+    }
+    case Blur::Moving: {
+      const auto& a = s.edge[0];
+      const auto& b = s.edge[1];
+      const auto& c = s.edge[2];
+      const Vec3 o = s.open[0], m = s.move[0];
+      for (int k = 0; k < n; ++k) {
+        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv, t = ts[k];
+        const float ax = a[0] + t * (a[3] + t * a[6]), ay = a[1] + t * (a[4] + t * a[7]), az = a[2] + t * (a[5] + t * a[8]);
+        const float bx = b[0] + t * (b[3] + t * b[6]), by = b[1] + t * (b[4] + t * b[7]), bz = b[2] + t * (b[5] + t * b[8]);
+        const float cx2 = c[0] + t * (c[3] + t * c[6]), cy2 = c[1] + t * (c[4] + t * c[7]), cz2 = c[2] + t * (c[5] + t * c[8]);
+        e0[k] = ax * px + ay * py + az;
+        e1[k] = bx * px + by * py + bz;
+        e2[k] = cx2 * px + cy2 * py + cz2;
+        dt[k] = (o.x + m.x * t) * ax + (o.y + m.y * t) * ay + (o.z + m.z * t) * az;
+      }
+      break;
+    }
+    case Blur::Defocused: {
+      const auto& a = s.edge[0];
+      const auto& b = s.edge[1];
+      const auto& c = s.edge[2];
+      const Vec3 o = s.open[0];
+      const float k0 = s.lens[0];
+      for (int k = 0; k < n; ++k) {
+        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv, u = us[k], v = vs[k];
+        const float ax = a[0] + a[1] * v, ay = a[2] + a[3] * u, az = a[4] + a[5] * u + a[6] * v;
+        e0[k] = ax * px + ay * py + az;
+        e1[k] = (b[0] + b[1] * v) * px + (b[2] + b[3] * u) * py + (b[4] + b[5] * u + b[6] * v);
+        e2[k] = (c[0] + c[1] * v) * px + (c[2] + c[3] * u) * py + (c[4] + c[5] * u + c[6] * v);
+        dt[k] = (o.x + u * k0) * ax + (o.y + v * k0) * ay + o.z * az;
+      }
+      break;
+    }
+    case Blur::Both:
+      for (int k = 0; k < n; ++k) {
+        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
+        Vec3 c[3];
+        for (int i = 0; i < 3; ++i) c[i] = sheared(s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * ts[k], camera, us[k], vs[k]);
+        const Vec3 n0 = cross(c[1], c[2]), n1 = cross(c[2], c[0]), n2 = cross(c[0], c[1]);
+        e0[k] = n0.x * px + n0.y * py + n0.z;
+        e1[k] = n1.x * px + n1.y * py + n1.z;
+        e2[k] = n2.x * px + n2.y * py + n2.z;
+        dt[k] = dot(c[0], n0);
+      }
+      break;
+  }
+  // Which are inside (ties and the near plane settled below), as bits.
+  std::uint64_t inside[4] = {0, 0, 0, 0};
+  for (int k = 0; k < n; ++k) {
+    const float sign = dt[k] < 0 ? -1.0f : 1.0f;
+    e0[k] *= sign;
+    e1[k] *= sign;
+    e2[k] *= sign;
+    const bool in = (e0[k] >= 0) & (e1[k] >= 0) & (e2[k] >= 0) & (dt[k] != 0) & !(s.cull_back & (dt[k] > 0));
+    inside[k >> 6] |= static_cast<std::uint64_t>(in) << (k & 63);
+  }
+  int count = 0;
+  for (int w = 0; w < 4; ++w)
+    for (std::uint64_t bits = inside[w]; bits; bits &= bits - 1) {
+      const int k = w * 64 + __builtin_ctzll(bits);
+      if ((e0[k] == 0) | (e1[k] == 0) | (e2[k] == 0)) {  // on an edge: the tie rule, as cover() decides it
+        Hit h;
+        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
+        if (!cover(s, camera, px, py, us[k], vs[k], ts[k], &h)) continue;
+        hits[count] = h;
+        ks[count++] = static_cast<std::uint8_t>(k);
+        continue;
+      }
+      const float sum = e0[k] + e1[k] + e2[k];
+      const float z = std::abs(dt[k]) / sum;
+      if (!(z >= camera.near) || !(sum > 0) || !std::isfinite(z)) continue;
+      const float r = 1 / sum;
+      hits[count] = {e1[k] * r, e2[k] * r, z};
+      ks[count++] = static_cast<std::uint8_t>(k);
+    }
+  return count;
 }
 
 }  // namespace passlab::sim

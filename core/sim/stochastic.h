@@ -53,6 +53,13 @@ class SamplePattern {
     return cell_start_.data() + (static_cast<std::size_t>(y & 31) * 32 + static_cast<std::size_t>(x & 31)) * static_cast<std::size_t>(cells() + 1);
   }
   int cells() const { return strata_ * strata_ * strata_; }
+  // The same in structure-of-arrays form for testing a pixel's samples at once: each sample's
+  // offset in x and y, and for pixel (x, y) its samples' u, v and t.
+  const float* offset_x() const { return ox_.data(); }
+  const float* offset_y() const { return oy_.data(); }
+  const float* lens_u(int x, int y) const { return us_.data() + index(x, y, 0); }
+  const float* lens_v(int x, int y) const { return vs_.data() + index(x, y, 0); }
+  const float* time(int x, int y) const { return ts_.data() + index(x, y, 0); }
 
  private:
   std::size_t index(int x, int y, int k) const {
@@ -64,6 +71,7 @@ class SamplePattern {
   std::vector<std::array<float, 2>> xy_;
   std::vector<std::array<float, 3>> uvt_;
   std::vector<std::uint8_t> cell_, by_cell_;
+  std::vector<float> ox_, oy_, us_, vs_, ts_;
   std::vector<std::uint16_t> cell_start_;
   std::vector<std::array<float, 4>> lens_range_;
 };
@@ -103,6 +111,12 @@ struct Hit {
 // Whether the triangle covers image-plane point (px, py) seen from lens point (u, v) at time t.
 // Edges shared by two triangles of one class give each sample on them to exactly one.
 bool cover(const TriangleSetup& s, const LensCamera& camera, float px, float py, float u, float v, float t, Hit* hit);
+
+// Tests every sample of pixel (x, y) against the triangle at once (the arithmetic vectorized):
+// writes the covered samples' indices, in increasing order, to ks and their hits to hits (room for
+// pattern.spp() each) and returns how many. The same decisions as cover() sample by sample.
+int cover_pixel(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y, Hit* hits,
+                std::uint8_t* ks);
 
 // The same test by brute force, for checking: the corners moved to time t, projected through
 // the lens point onto the screen, and tested there with 2D edge functions.

@@ -111,6 +111,46 @@ TEST(EdgeFunctions, SharedEdgesGiveEverySampleToExactlyOneTriangle) {
     }
 }
 
+// The renderer tests a pixel's samples at once (vectorized); it must decide exactly as cover().
+TEST(EdgeFunctions, APixelAtOnceDecidesAsSampleBySample) {
+  std::mt19937 rng(5);
+  const SamplePattern pattern(27, 9);
+  std::uniform_real_distribution<float> shift(-0.6f, 0.6f);
+  long hits = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const LensCamera cam = camera(trial % 4 >= 2 ? 0.4f : 0.0f);
+    const auto start = random_triangle(rng);
+    auto end = start;
+    if (trial % 2)
+      for (auto& p : end) p = p + Vec3{shift(rng), shift(rng), shift(rng)};
+    const TriangleSetup s = setup_triangle(start, end, trial % 3 == 0, cam);
+    for (int y = s.bounds.y0; y < s.bounds.y1; y += 2)
+      for (int x = s.bounds.x0; x < s.bounds.x1; x += 2) {
+        Hit at_once[256];
+        std::uint8_t ks[256];
+        const int n = cover_pixel(s, cam, pattern, x, y, at_once, ks);
+        int next = 0;
+        for (int k = 0; k < pattern.spp(); ++k) {
+          const auto& uvt = pattern.uvt(x, y, k);
+          const float px = (static_cast<float>(x) + pattern.xy(k)[0] - cam.cx()) * (1.0f / cam.focal);
+          const float py = (cam.cy() - (static_cast<float>(y) + pattern.xy(k)[1])) * (1.0f / cam.focal);
+          Hit one;
+          const bool covered = cover(s, cam, px, py, uvt[0], uvt[1], uvt[2], &one);
+          const bool listed = next < n && ks[next] == k;
+          ASSERT_EQ(covered, listed) << to_string(s.kind) << " pixel " << x << "," << y << " sample " << k;
+          if (!covered) continue;
+          EXPECT_NEAR(at_once[next].b1, one.b1, 1e-6f);
+          EXPECT_NEAR(at_once[next].b2, one.b2, 1e-6f);
+          EXPECT_NEAR(at_once[next].z, one.z, 1e-6f * one.z);
+          ++next;
+          ++hits;
+        }
+        EXPECT_EQ(next, n);
+      }
+  }
+  EXPECT_GT(hits, 5000);
+}
+
 TEST(StrataBounds, NeverCullACoveredSample) {
   std::mt19937 rng(11);
   const SamplePattern pattern(27);
