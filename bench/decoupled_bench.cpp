@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "app/pipeline/render_job.h"
+#include "core/sim/render.h"
 #include "core/sim/sampling_sweep.h"
 
 using namespace passlab;
@@ -125,8 +126,8 @@ int main(int argc, char** argv) {
   }
 
   std::cout << fmt::format("\n## Frame time, {}x{}, {} threads, median of {} runs (ms)\n\n", size, size, std::thread::hardware_concurrency(), runs)
-            << "| scene | 1 spp | 27 spp decoupled | ratio | 27 spp supersampled | ratio | 27 spp: rasterize / shade / resolve |\n"
-               "|---|---:|---:|---:|---:|---:|---|\n";
+            << "| scene | pinhole renderer, 1 spp | 1 spp | 27 spp decoupled | ratio to 1 spp | ratio to pinhole | 27 spp supersampled | ratio to 1 spp | 27 spp: rasterize / shade / resolve |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const std::string& name : scenes) {
     const Loaded l = load(name, size);
     auto timed = [&](int spp, sim::Shading shading, sim::DecoupledStats* last) {
@@ -141,11 +142,26 @@ int main(int argc, char** argv) {
       }
       return median(t);
     };
+    // The same frame through the pinhole renderer (sim/render.h): no lens, no motion, one sample.
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+      sim::RenderOptions o;
+      o.storage = sim::Storage::SinglePass;
+      sim::RenderStats stats;
+      std::string error;
+      const auto start = std::chrono::steady_clock::now();
+      if (!sim::render(l.scene, l.per_object, o, &stats, &error)) {
+        std::cerr << error << '\n';
+        return 1;
+      }
+      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    const double pinhole = median(t);
     sim::DecoupledStats s1, s27, ss;
     const double one = timed(1, sim::Shading::Decoupled, &s1), ds = timed(27, sim::Shading::Decoupled, &s27),
                  super = timed(27, sim::Shading::Supersample, &ss);
-    std::cout << fmt::format("| {} | {:.0f} | {:.0f} | {:.2f}x | {:.0f} | {:.2f}x | {:.0f} / {:.0f} / {:.0f} |\n", name, one, ds, ds / one, super,
-                             super / one, s27.raster_ms, s27.shade_ms, s27.resolve_ms);
+    std::cout << fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.2f}x | {:.2f}x | {:.0f} | {:.2f}x | {:.0f} / {:.0f} / {:.0f} |\n", name, pinhole,
+                             one, ds, ds / one, ds / pinhole, super, super / one, s27.raster_ms, s27.shade_ms, s27.resolve_ms);
   }
 
   if (!csv_dir.empty()) {

@@ -295,6 +295,10 @@ class DecoupledRenderer {
     if (x0 >= x1 || y0 >= y1) return;
     const PixelRect* boxes = box_of_[tri] == kNone ? nullptr : boxes_.data() + box_of_[tri];
     const int cells = pattern_.cells();
+    thread_local std::vector<Hit> hits;  // a pixel's covered samples (kept: Hit's constructor zeroes)
+    thread_local std::vector<std::uint8_t> ks;
+    hits.resize(static_cast<std::size_t>(spp_));
+    ks.resize(static_cast<std::size_t>(spp_));
     std::uint32_t quads[256];
     int count = 0;
     for (int qy = (y0 - u.ty * kTile) / 2; qy <= (y1 - 1 - u.ty * kTile) / 2; ++qy)
@@ -320,9 +324,7 @@ class DecoupledRenderer {
           }
           if (!seen) continue;
         }
-        Hit hits[256];
-        std::uint8_t ks[256];
-        const int count = cover_pixel(s, cam_, pattern_, x, y, hits, ks);
+        const int count = cover_pixel(s, cam_, pattern_, x, y, hits.data(), ks.data());
         for (int i = 0; i < count; ++i) {
           const Hit& hit = hits[i];
           Covered c{first + ks[i], hit.z, hit.b1, hit.b2, 0, 0};
