@@ -33,6 +33,7 @@
 #include <QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/pipeline/background.h"
 #include "app/pipeline/render_job.h"
 #include "core/sim/heat.h"
 #include "core/sim/texture.h"
@@ -154,6 +155,7 @@ QImage heat_picture(const sim::DecoupledCapture& c) {
 void render_job(QPromise<SamplingFrame>& promise, quint64 serial, pipeline::SnapshotPtr snapshot,
                 std::shared_ptr<const pipeline::AlgorithmRun> run, std::string scene_path, int size, sim::DecoupledOptions o,
                 QPoint probe, bool sweep, std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
+  pipeline::run_in_background();  // (the UI thread keeps the CPU it needs to paint)
   SamplingFrame f;
   f.serial = serial;
   f.sweep = sweep;
@@ -402,6 +404,7 @@ void SamplingPanel::set_run(const pipeline::AlgorithmRun* run) { show_snapshot(s
 
 void SamplingPanel::set_on_screen(bool on_screen) {
   on_screen_ = on_screen;
+  if (on_screen && !snapshot_ && image_.isNull()) view_->set_placeholder(tr("Waiting for the shader to compile…"));
   if (on_screen && dirty_) request_render();
   if (!on_screen && running_ && !sweeping_) {
     cancel();
@@ -412,6 +415,7 @@ void SamplingPanel::set_on_screen(bool on_screen) {
 bool SamplingPanel::busy() const { return running_ || settle_->isActive(); }
 
 void SamplingPanel::request_render() {
+  if (on_screen_ && !snapshot_ && image_.isNull()) view_->set_placeholder(tr("Waiting for the shader to compile…"));
   if (!on_screen_ || !snapshot_) {
     dirty_ = true;
     return;

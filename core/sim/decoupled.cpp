@@ -48,6 +48,7 @@ struct Covered {
   std::uint32_t sample;  // (y * width + x) * spp + k
   float z, b1, b2;
   float sx, sy;          // where its material point is on screen from the reference view
+  std::uint16_t x, y;    // its pixel (so the ordered stage divides nothing)
 };
 
 // A piece of a triangle's traversal: its samples in one 32 x 32 tile.
@@ -327,7 +328,7 @@ class DecoupledRenderer {
         const int count = cover_pixel(s, cam_, pattern_, x, y, hits.data(), ks.data());
         for (int i = 0; i < count; ++i) {
           const Hit& hit = hits[i];
-          Covered c{first + ks[i], hit.z, hit.b1, hit.b2, 0, 0};
+          Covered c{first + ks[i], hit.z, hit.b1, hit.b2, 0, 0, static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y)};
           if (ref.view < 2) {
             const float b0 = 1 - hit.b1 - hit.b2;
             const auto& m = ref.m;
@@ -503,8 +504,7 @@ class DecoupledRenderer {
       if (!(c.z < depth_[c.sample])) continue;
       if (opaque) depth_[c.sample] = c.z;
       ++stats_.samples_tested;
-      const std::uint32_t pixel = c.sample / static_cast<std::uint32_t>(spp_);
-      const std::uint32_t px = pixel % static_cast<std::uint32_t>(width_), py = pixel / static_cast<std::uint32_t>(width_);
+      const std::uint32_t px = c.x, py = c.y, pixel = py * static_cast<std::uint32_t>(width_) + px;
       bool hit = false;
       const std::uint32_t ref = shade_sample(tri, c, px, py, &hit);
       if (opaque) front_[c.sample] = ref;
