@@ -19,7 +19,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
-#include <QLogValueAxis>
+#include <QCategoryAxis>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPromise>
@@ -564,11 +564,11 @@ void SamplingPanel::show_charts() {
   rx->setRange(0, 70);
   auto* ry = new QValueAxis;
   ry->setTitleText(tr("shader runs per pixel"));
-  auto* sx = new QLogValueAxis;
+  // Cache sizes on a log scale: x is log2(size), labelled with the sizes.
+  auto* sx = new QCategoryAxis;
   sx->setTitleText(tr("cache size (shading samples)"));
-  sx->setBase(2);
-  sx->setLabelFormat("%g");
-  sx->setLabelsAngle(-45);
+  sx->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  for (int e = 5; e <= 14; ++e) sx->append(e >= 10 ? QString("%1k").arg(1 << (e - 10)) : QString::number(1 << e), e);
   auto* sy = new QValueAxis;
   sy->setTitleText(tr("× fewer runs"));
   rate->addAxis(rx, Qt::AlignBottom);
@@ -600,7 +600,7 @@ void SamplingPanel::show_charts() {
         s->setName(r.options.quads ? tr("quads") : tr("single samples"));
         s->setPointsVisible(true);
       }
-      s->append(static_cast<double>(r.options.cache), r.stats.savings());
+      s->append(std::log2(static_cast<double>(r.options.cache)), r.stats.savings());
       savings_max = std::max(savings_max, r.stats.savings());
     }
   }
@@ -612,10 +612,9 @@ void SamplingPanel::show_charts() {
   auto hline = [&](const QString& name, double y, Qt::PenStyle style) {
     auto* l = new QLineSeries;
     l->setName(name);
-    l->append(32, y);
-    l->append(16384, y);
-    QPen pen = l->pen();
-    pen.setStyle(style);
+    l->append(5, y);
+    l->append(14, y);
+    QPen pen(QColor(128, 128, 128), 1.5, style);
     l->setPen(pen);
     savings->addSeries(l);
     l->attachAxis(sx);
@@ -635,7 +634,7 @@ void SamplingPanel::show_charts() {
       }
   }
   ry->setRange(0, rate_max * 1.1);
-  sx->setRange(32, 16384);
+  sx->setRange(5, 14);
   sy->setRange(0, savings_max * 1.1);
   for (QChart* c : {rate, savings}) {
     c->legend()->setAlignment(Qt::AlignRight);
