@@ -138,7 +138,22 @@ class DecoupledRenderer {
 
   std::optional<Image> run(const std::vector<const FragmentShader*>& shaders, std::string* error) {
     const auto start = Clock::now();
-    const std::size_t samples = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * static_cast<std::size_t>(spp_);
+    // The sample buffers of this thread's last render, reused (first touching fresh pages costs
+    // tens of milliseconds a frame on a virtual machine), and kept for the next when not huge.
+    thread_local std::vector<std::uint32_t> kept_front;
+    thread_local std::vector<float> kept_depth;
+    front_.swap(kept_front);
+    depth_.swap(kept_depth);
+    struct GiveBack {
+      DecoupledRenderer& r;
+      ~GiveBack() {
+        constexpr std::size_t kKeep = std::size_t{256} << 20;
+        if (r.front_.capacity() * sizeof(std::uint32_t) <= kKeep) kept_front.swap(r.front_);
+        if (r.depth_.capacity() * sizeof(float) <= kKeep) kept_depth.swap(r.depth_);
+      }
+    } give_back{*this};
+    // Per visibility sample, a 32 x 32 tile's pixels together in Morton order (slot()).
+    const std::size_t samples = static_cast<std::size_t>(tiles_x_) * static_cast<std::size_t>(tiles_y_) * kTile * kTile * static_cast<std::size_t>(spp_);
     reserve_large(front_, samples);
     front_.assign(samples, kNone);
     reserve_large(depth_, samples);
@@ -239,6 +254,13 @@ class DecoupledRenderer {
     stats_.raster_ms += ms_since(raster_start) - shade_ms;
   }
 
+  // Where pixel (x, y)'s samples are kept: by 32 x 32 tile, and in Morton order inside it, so
+  // that the samples a triangle's traversal touches lie together.
+  std::uint32_t slot(int x, int y) const {
+    return (static_cast<std::uint32_t>(y / kTile) * static_cast<std::uint32_t>(tiles_x_) + static_cast<std::uint32_t>(x / kTile)) * kTile * kTile +
+           morton(static_cast<std::uint32_t>(x % kTile), static_cast<std::uint32_t>(y % kTile));
+  }
+
   long unit_area(const Unit& u) const {
     const PixelRect& r = setups_[u.triangle].bounds;
     const int x0 = std::max(r.x0, u.tx * kTile), x1 = std::min(r.x1, (u.tx + 1) * kTile);
@@ -316,7 +338,7 @@ class DecoupledRenderer {
       for (int p = 0; p < 4; ++p) {
         const int x = u.tx * kTile + static_cast<int>(qx) * 2 + (p & 1), y = u.ty * kTile + static_cast<int>(qy) * 2 + (p >> 1);
         if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
-        const std::uint32_t first = (static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(width_) + static_cast<std::uint32_t>(x)) * static_cast<std::uint32_t>(spp_);
+        const std::uint32_t first = slot(x, y) * static_cast<std::uint32_t>(spp_);
         if (boxes) {  // no stratum can see the triangle from this pixel
           bool seen = false;
           for (int cell = 0; cell < cells && !seen; ++cell) {
@@ -534,10 +556,9 @@ class DecoupledRenderer {
   void trace(std::uint32_t tri, const Covered& c, std::uint32_t ref, bool hit) {
     SampleTrace s;
     s.k = static_cast<int>(c.sample % static_cast<std::uint32_t>(spp_));
-    const std::uint32_t pixel = c.sample / static_cast<std::uint32_t>(spp_);
-    s.sx = static_cast<float>(pixel % static_cast<std::uint32_t>(width_)) + pattern_.xy(s.k)[0];
-    s.sy = static_cast<float>(pixel / static_cast<std::uint32_t>(width_)) + pattern_.xy(s.k)[1];
-    const auto& uvt = pattern_.uvt(static_cast<int>(pixel % static_cast<std::uint32_t>(width_)), static_cast<int>(pixel / static_cast<std::uint32_t>(width_)), s.k);
+    s.sx = static_cast<float>(c.x) + pattern_.xy(s.k)[0];
+    s.sy = static_cast<float>(c.y) + pattern_.xy(s.k)[1];
+    const auto& uvt = pattern_.uvt(c.x, c.y, s.k);
     s.u = uvt[0];
     s.v = uvt[1];
     s.t = uvt[2];
@@ -657,9 +678,10 @@ class DecoupledRenderer {
   Image resolve() {
     // The transparent writes by pixel, in drawing order.
     const std::size_t pixels = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
-    std::vector<std::uint32_t> start(pixels + 1, 0), order(clear_writes_.size());
+    const std::size_t slots = static_cast<std::size_t>(tiles_x_) * static_cast<std::size_t>(tiles_y_) * kTile * kTile;
+    std::vector<std::uint32_t> start(slots + 1, 0), order(clear_writes_.size());
     for (const auto& w : clear_writes_) ++start[w.first / static_cast<std::uint32_t>(spp_) + 1];
-    for (std::size_t i = 0; i < pixels; ++i) start[i + 1] += start[i];
+    for (std::size_t i = 0; i < slots; ++i) start[i + 1] += start[i];
     {
       std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
       for (std::uint32_t i = 0; i < clear_writes_.size(); ++i) order[next[clear_writes_[i].first / static_cast<std::uint32_t>(spp_)]++] = i;
@@ -675,10 +697,11 @@ class DecoupledRenderer {
       for (int y = block * 16; y < std::min(height_, block * 16 + 16); ++y)
         for (int x = 0; x < width_; ++x) {
           const std::size_t pixel = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x);
+          const std::size_t at = slot(x, y);
           for (int k = 0; k < spp_; ++k) {
             float* c = colour.data() + static_cast<std::size_t>(k) * 4;
             std::copy(bg.begin(), bg.end(), c);
-            const std::uint32_t ref = front_[pixel * static_cast<std::size_t>(spp_) + static_cast<std::size_t>(k)];
+            const std::uint32_t ref = front_[at * static_cast<std::size_t>(spp_) + static_cast<std::size_t>(k)];
             hit[static_cast<std::size_t>(k)] = ref != kNone;
             if (ref != kNone) {
               float v[4];
@@ -686,7 +709,7 @@ class DecoupledRenderer {
               for (int comp = 0; comp < 4; ++comp) c[comp] = v[comp] + (1 - v[3]) * c[comp];
             }
           }
-          for (std::uint32_t i = start[pixel]; i < start[pixel + 1]; ++i) {
+          for (std::uint32_t i = start[at]; i < start[at + 1]; ++i) {
             const auto& w = clear_writes_[order[i]];
             float v[4];
             value_of(w.second, v);
