@@ -46,7 +46,7 @@ int cube_root(int n) {
 Vec3 lerp(const Vec3& a, const Vec3& b, float f) { return a + (b - a) * f; }
 
 // The clip-space corner (X, Y, W) of camera-space point p seen from lens point (u, v).
-Vec3 sheared(const Vec3& p, const LensCamera& c, float u, float v) {
+[[gnu::always_inline]] inline Vec3 sheared(const Vec3& p, const LensCamera& c, float u, float v) {
   const float k = c.aperture * (p.z / c.focus - 1);
   return {p.x + u * k, p.y + v * k, p.z};
 }
@@ -54,6 +54,19 @@ Vec3 sheared(const Vec3& p, const LensCamera& c, float u, float v) {
 // Which side claims a sample exactly on an edge: of the two triangles sharing it, whose oriented
 // edge normals are exact negatives, exactly one.
 bool claims_tie(const Vec3& n) { return n.x > 0 || (n.x == 0 && n.y > 0); }
+
+// A sample's hit from its edge values oriented by the determinant's sign (all ≥ 0, ties
+// settled): W = |det| / their sum, in front of the near plane; barycentrics are their shares.
+inline bool hit_from(float e0, float e1, float e2, float det, float near, Hit* hit) {
+  const float sum = e0 + e1 + e2;
+  const float z = std::abs(det) / sum;
+  if (!(z >= near) || !(sum > 0) || !std::isfinite(z)) return false;
+  const float inv = 1 / sum;
+  hit->b1 = e1 * inv;
+  hit->b2 = e2 * inv;
+  hit->z = z;
+  return true;
+}
 
 // The coverage decision from the three edge normals and the determinant of the clip corners,
 // with few branches (which way a sample goes is unpredictable): the edge values oriented by the
@@ -69,14 +82,70 @@ inline bool decide(const Vec3 n[3], float det, bool cull_back, const LensCamera&
     for (int i = 0; i < 3; ++i)
       if (e[i] == 0 && !claims_tie(n[i] * sign)) return false;
   }
-  const float sum = e0 + e1 + e2;
-  const float z = std::abs(det) / sum;  // W = det / sum of the unnormalized edge values
-  if (!(z >= camera.near) || !(sum > 0) || !std::isfinite(z)) return false;
-  const float inv = 1 / sum;
-  hit->b1 = e1 * inv;
-  hit->b2 = e2 * inv;
-  hit->z = z;
-  return true;
+  return hit_from(e0, e1, e2, det, camera.near, hit);
+}
+
+// A class's edge normals n_i (e_i = n_i . (px, py, 1)) seen from lens point (u, v) at time t, and
+// the determinant of the clip corners (c_0 . n_0): what cover() and cover_pixel() both evaluate,
+// so that they decide alike to the bit. (Written out without loops or arrays so that a pixel's
+// samples vectorize.)
+struct Edges {
+  Vec3 n0, n1, n2;
+  float det;
+};
+template <Blur K>
+[[gnu::always_inline]] inline Edges edges_at(const TriangleSetup& s, const LensCamera& camera, float u, float v, float t) {
+  const auto& a = s.edge[0];
+  const auto& b = s.edge[1];
+  const auto& c = s.edge[2];
+  Edges r;
+  Vec3 c0;
+  if constexpr (K == Blur::Static) {
+    r.n0 = {a[0], a[1], a[2]};
+    r.n1 = {b[0], b[1], b[2]};
+    r.n2 = {c[0], c[1], c[2]};
+    c0 = s.open[0];
+  } else if constexpr (K == Blur::Moving) {
+    r.n0 = {a[0] + t * (a[3] + t * a[6]), a[1] + t * (a[4] + t * a[7]), a[2] + t * (a[5] + t * a[8])};
+    r.n1 = {b[0] + t * (b[3] + t * b[6]), b[1] + t * (b[4] + t * b[7]), b[2] + t * (b[5] + t * b[8])};
+    r.n2 = {c[0] + t * (c[3] + t * c[6]), c[1] + t * (c[4] + t * c[7]), c[2] + t * (c[5] + t * c[8])};
+    c0 = s.open[0] + s.move[0] * t;
+  } else if constexpr (K == Blur::Defocused) {
+    r.n0 = {a[0] + a[1] * v, a[2] + a[3] * u, a[4] + a[5] * u + a[6] * v};
+    r.n1 = {b[0] + b[1] * v, b[2] + b[3] * u, b[4] + b[5] * u + b[6] * v};
+    r.n2 = {c[0] + c[1] * v, c[2] + c[3] * u, c[4] + c[5] * u + c[6] * v};
+    c0 = {s.open[0].x + u * s.lens[0], s.open[0].y + v * s.lens[0], s.open[0].z};
+  } else {
+    c0 = sheared(s.open[0] + s.move[0] * t, camera, u, v);
+    const Vec3 c1 = sheared(s.open[1] + s.move[1] * t, camera, u, v), c2 = sheared(s.open[2] + s.move[2] * t, camera, u, v);
+    r.n0 = cross(c1, c2);
+    r.n1 = cross(c2, c0);
+    r.n2 = cross(c0, c1);
+  }
+  r.det = dot(c0, r.n0);
+  return r;
+}
+
+// A pixel's samples' edge values and determinants for class K, into the arrays (vectorized).
+template <Blur K>
+inline void pixel_edges(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y, float* __restrict e0,
+                        float* __restrict e1, float* __restrict e2, float* __restrict dt) {
+  const int n = pattern.spp();
+  const float* ox = pattern.offset_x();
+  const float* oy = pattern.offset_y();
+  const float* us = pattern.lens_u(x, y);
+  const float* vs = pattern.lens_v(x, y);
+  const float* ts = pattern.time(x, y);
+  const float inv = 1.0f / camera.focal, cx = camera.cx(), cy = camera.cy();
+  const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+  for (int k = 0; k < n; ++k) {
+    const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
+    const Edges g = edges_at<K>(s, camera, us[k], vs[k], ts[k]);
+    e0[k] = g.n0.x * px + g.n0.y * py + g.n0.z;
+    e1[k] = g.n1.x * px + g.n1.y * py + g.n1.z;
+    e2[k] = g.n2.x * px + g.n2.y * py + g.n2.z;
+    dt[k] = g.det;
+  }
 }
 
 }  // namespace
@@ -289,40 +358,15 @@ TriangleSetup setup_triangle(const std::array<Vec3, 3>& start, const std::array<
 }
 
 bool cover(const TriangleSetup& s, const LensCamera& camera, float px, float py, float u, float v, float t, Hit* hit) {
-  Vec3 n[3];
-  Vec3 c0;
+  Edges g;
   switch (s.kind) {
-    case Blur::Static:
-      for (int i = 0; i < 3; ++i) {
-        const auto& e = s.edge[static_cast<std::size_t>(i)];
-        n[i] = {e[0], e[1], e[2]};
-      }
-      c0 = s.open[0];
-      break;
-    case Blur::Moving:
-      for (int i = 0; i < 3; ++i) {
-        const auto& e = s.edge[static_cast<std::size_t>(i)];
-        n[i] = {e[0] + t * (e[3] + t * e[6]), e[1] + t * (e[4] + t * e[7]), e[2] + t * (e[5] + t * e[8])};
-      }
-      c0 = s.open[0] + s.move[0] * t;
-      break;
-    case Blur::Defocused:
-      for (int i = 0; i < 3; ++i) {
-        const auto& e = s.edge[static_cast<std::size_t>(i)];
-        n[i] = {e[0] + e[1] * v, e[2] + e[3] * u, e[4] + e[5] * u + e[6] * v};
-      }
-      c0 = {s.open[0].x + u * s.lens[0], s.open[0].y + v * s.lens[0], s.open[0].z};
-      break;
-    case Blur::Both: {
-      Vec3 c[3];
-      for (int i = 0; i < 3; ++i) c[i] = sheared(s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * t, camera, u, v);
-      for (int i = 0; i < 3; ++i) n[i] = cross(c[(i + 1) % 3], c[(i + 2) % 3]);
-      c0 = c[0];
-      break;
-    }
+    case Blur::Static: g = edges_at<Blur::Static>(s, camera, u, v, t); break;
+    case Blur::Moving: g = edges_at<Blur::Moving>(s, camera, u, v, t); break;
+    case Blur::Defocused: g = edges_at<Blur::Defocused>(s, camera, u, v, t); break;
+    case Blur::Both: g = edges_at<Blur::Both>(s, camera, u, v, t); break;
   }
-  const float det = dot(c0, n[0]);
-  return decide(n, det, s.cull_back, camera, px, py, hit);
+  const Vec3 n[3] = {g.n0, g.n1, g.n2};
+  return decide(n, g.det, s.cull_back, camera, px, py, hit);
 }
 
 bool cover_warped(const std::array<Vec3, 3>& start, const std::array<Vec3, 3>& end, bool cull_back, const LensCamera& camera,
@@ -392,75 +436,12 @@ void strata_bounds(const TriangleSetup& s, const LensCamera& camera, const Sampl
 PASSLAB_HOT_CLONES int cover_pixel(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y,
                                     Hit* hits, std::uint8_t* ks) {
   const int n = pattern.spp();
-  const float* ox = pattern.offset_x();
-  const float* oy = pattern.offset_y();
-  const float* us = pattern.lens_u(x, y);
-  const float* vs = pattern.lens_v(x, y);
-  const float* ts = pattern.time(x, y);
-  const float inv = 1.0f / camera.focal, cx = camera.cx(), cy = camera.cy();
-  const float fx = static_cast<float>(x), fy = static_cast<float>(y);
   alignas(32) float e0[256], e1[256], e2[256], dt[256];
-  // Each sample's edge values and determinant, by the triangle's class (see cover()).
   switch (s.kind) {
-    case Blur::Static: {
-      const auto& a = s.edge[0];
-      const auto& b = s.edge[1];
-      const auto& c = s.edge[2];
-      const float det = dot(s.open[0], Vec3{a[0], a[1], a[2]});
-      for (int k = 0; k < n; ++k) {
-        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
-        e0[k] = a[0] * px + a[1] * py + a[2];
-        e1[k] = b[0] * px + b[1] * py + b[2];
-        e2[k] = c[0] * px + c[1] * py + c[2];
-        dt[k] = det;
-      }
-      break;
-    }
-    case Blur::Moving: {
-      const auto& a = s.edge[0];
-      const auto& b = s.edge[1];
-      const auto& c = s.edge[2];
-      const Vec3 o = s.open[0], m = s.move[0];
-      for (int k = 0; k < n; ++k) {
-        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv, t = ts[k];
-        const float ax = a[0] + t * (a[3] + t * a[6]), ay = a[1] + t * (a[4] + t * a[7]), az = a[2] + t * (a[5] + t * a[8]);
-        const float bx = b[0] + t * (b[3] + t * b[6]), by = b[1] + t * (b[4] + t * b[7]), bz = b[2] + t * (b[5] + t * b[8]);
-        const float cx2 = c[0] + t * (c[3] + t * c[6]), cy2 = c[1] + t * (c[4] + t * c[7]), cz2 = c[2] + t * (c[5] + t * c[8]);
-        e0[k] = ax * px + ay * py + az;
-        e1[k] = bx * px + by * py + bz;
-        e2[k] = cx2 * px + cy2 * py + cz2;
-        dt[k] = (o.x + m.x * t) * ax + (o.y + m.y * t) * ay + (o.z + m.z * t) * az;
-      }
-      break;
-    }
-    case Blur::Defocused: {
-      const auto& a = s.edge[0];
-      const auto& b = s.edge[1];
-      const auto& c = s.edge[2];
-      const Vec3 o = s.open[0];
-      const float k0 = s.lens[0];
-      for (int k = 0; k < n; ++k) {
-        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv, u = us[k], v = vs[k];
-        const float ax = a[0] + a[1] * v, ay = a[2] + a[3] * u, az = a[4] + a[5] * u + a[6] * v;
-        e0[k] = ax * px + ay * py + az;
-        e1[k] = (b[0] + b[1] * v) * px + (b[2] + b[3] * u) * py + (b[4] + b[5] * u + b[6] * v);
-        e2[k] = (c[0] + c[1] * v) * px + (c[2] + c[3] * u) * py + (c[4] + c[5] * u + c[6] * v);
-        dt[k] = (o.x + u * k0) * ax + (o.y + v * k0) * ay + o.z * az;
-      }
-      break;
-    }
-    case Blur::Both:
-      for (int k = 0; k < n; ++k) {
-        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
-        Vec3 c[3];
-        for (int i = 0; i < 3; ++i) c[i] = sheared(s.open[static_cast<std::size_t>(i)] + s.move[static_cast<std::size_t>(i)] * ts[k], camera, us[k], vs[k]);
-        const Vec3 n0 = cross(c[1], c[2]), n1 = cross(c[2], c[0]), n2 = cross(c[0], c[1]);
-        e0[k] = n0.x * px + n0.y * py + n0.z;
-        e1[k] = n1.x * px + n1.y * py + n1.z;
-        e2[k] = n2.x * px + n2.y * py + n2.z;
-        dt[k] = dot(c[0], n0);
-      }
-      break;
+    case Blur::Static: pixel_edges<Blur::Static>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
+    case Blur::Moving: pixel_edges<Blur::Moving>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
+    case Blur::Defocused: pixel_edges<Blur::Defocused>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
+    case Blur::Both: pixel_edges<Blur::Both>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
   }
   // Which are inside (ties and the near plane settled below), as bits.
   std::uint64_t inside[4] = {0, 0, 0, 0};
@@ -477,19 +458,13 @@ PASSLAB_HOT_CLONES int cover_pixel(const TriangleSetup& s, const LensCamera& cam
     for (std::uint64_t bits = inside[w]; bits; bits &= bits - 1) {
       const int k = w * 64 + __builtin_ctzll(bits);
       if ((e0[k] == 0) | (e1[k] == 0) | (e2[k] == 0)) {  // on an edge: the tie rule, as cover() decides it
-        Hit h;
-        const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
-        if (!cover(s, camera, px, py, us[k], vs[k], ts[k], &h)) continue;
-        hits[count] = h;
-        ks[count++] = static_cast<std::uint8_t>(k);
+        const float px = (static_cast<float>(x) + pattern.offset_x()[k] - camera.cx()) * (1.0f / camera.focal);
+        const float py = (camera.cy() - (static_cast<float>(y) + pattern.offset_y()[k])) * (1.0f / camera.focal);
+        const auto& uvt = pattern.uvt(x, y, k);
+        if (cover(s, camera, px, py, uvt[0], uvt[1], uvt[2], &hits[count])) ks[count++] = static_cast<std::uint8_t>(k);
         continue;
       }
-      const float sum = e0[k] + e1[k] + e2[k];
-      const float z = std::abs(dt[k]) / sum;
-      if (!(z >= camera.near) || !(sum > 0) || !std::isfinite(z)) continue;
-      const float r = 1 / sum;
-      hits[count] = {e1[k] * r, e2[k] * r, z};
-      ks[count++] = static_cast<std::uint8_t>(k);
+      if (hit_from(e0[k], e1[k], e2[k], dt[k], camera.near, &hits[count])) ks[count++] = static_cast<std::uint8_t>(k);
     }
   return count;
 }
