@@ -3,12 +3,12 @@
 // reference, a heat map of where shading happened, and sweeps of its parameters as CSV.
 #include <fstream>
 #include <iostream>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/render_request.h"
 #include "app/pipeline/render_job.h"
 #include "core/sim/heat.h"
 #include "core/sim/sampling_sweep.h"
@@ -77,14 +77,7 @@ bool write_text(const std::string& path, const std::string& text) {
 
 int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   pipeline::RenderRequest req;
-  req.shader = o.file;
-  req.lights = o.lights;
-  req.include_paths = o.include_paths;
-  req.target = r.target;
-  req.cost = r.cost;
-  req.algorithm = r.algo;
-  req.shading.hardware_precision = r.precision == "hardware";
-  req.options.storage = r.store == "single" ? sim::Storage::SinglePass : r.store == "rtt" ? sim::Storage::RenderToTexture : sim::Storage::FBuffer;
+  if (!render_request(o, r, &req)) return kUsage;
   if (req.options.storage == sim::Storage::RenderToTexture) {
     std::cerr << "passlab-cli: decoupled sampling keeps a partitioned shader's values per shading sample (an F-buffer): use --store fbuffer or single\n";
     return kUsage;
@@ -104,17 +97,9 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   opt.quads = !r.no_quads;
   opt.blur = r.blur;
   opt.seed = r.seed;
-  opt.threads = r.threads;
-  if (!r.size.empty()) {
-    std::smatch m;
-    if (!std::regex_match(r.size, m, std::regex(R"((\d{1,5})x(\d{1,5}))")) || std::stoi(m[1]) < 1 || std::stoi(m[2]) < 1 ||
-        std::stoi(m[1]) > 16384 || std::stoi(m[2]) > 16384) {
-      std::cerr << "passlab-cli: --size must be WxH with sides from 1 to 16384, not \"" << r.size << "\"\n";
-      return kUsage;
-    }
-    opt.width = std::stoi(m[1]);
-    opt.height = std::stoi(m[2]);
-  }
+  opt.threads = req.options.threads;
+  opt.width = req.options.width;
+  opt.height = req.options.height;
   std::vector<sim::SweepAxis> axes;
   for (const std::string& a : r.sweep_axes) {
     sim::SweepAxis axis;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/render_request.h"
 #include "app/pipeline/render_job.h"
 
 namespace passlab::cli {
@@ -31,9 +32,8 @@ bool parse_count(const std::string& text, long* n, long* w = nullptr, long* h = 
 
 }  // namespace
 
-int run_render(const CommonOptions& o, const RenderCliOptions& r) {
-  if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty()) return run_decoupled_render(o, r);
-  pipeline::RenderRequest req;
+bool render_request(const CommonOptions& o, const RenderCliOptions& r, pipeline::RenderRequest* request) {
+  pipeline::RenderRequest& req = *request;
   req.shader = o.file;
   req.lights = o.lights;
   req.include_paths = o.include_paths;
@@ -49,17 +49,25 @@ int run_render(const CommonOptions& o, const RenderCliOptions& r) {
   opt.threads = r.threads;
   if (!r.fbuffer_size.empty() && !parse_count(r.fbuffer_size, &opt.fbuffer_slots)) {
     std::cerr << "passlab-cli: --fbuffer-size must be a number of fragments or WxH, not \"" << r.fbuffer_size << "\"\n";
-    return kUsage;
+    return false;
   }
   if (!r.size.empty()) {
     long n = 0, w = 0, h = 0;
     if (!parse_count(r.size, &n, &w, &h) || w < 1 || h < 1 || w > 16384 || h > 16384) {
       std::cerr << "passlab-cli: --size must be WxH with sides from 1 to 16384, not \"" << r.size << "\"\n";
-      return kUsage;
+      return false;
     }
     opt.width = static_cast<int>(w);
     opt.height = static_cast<int>(h);
   }
+  return true;
+}
+
+int run_render(const CommonOptions& o, const RenderCliOptions& r) {
+  if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty()) return run_decoupled_render(o, r);
+  pipeline::RenderRequest req;
+  if (!render_request(o, r, &req)) return kUsage;
+  const auto& opt = req.options;
   pipeline::RenderOutcome out = pipeline::render_scene(r.scene, req);
   if (!out.diagnostics.empty()) std::cerr << out.diagnostics;
   if (!out.image) return kDiagnostics;
