@@ -1,5 +1,6 @@
 // The reference interpreter: runs a module on one fragment. The semantic oracle for later stages.
 #include "core/ir/interpreter.h"
+#include "core/ir/splitmix.h"
 
 #include <cmath>
 
@@ -111,18 +112,7 @@ class Interpreter {
   std::map<std::pair<const Function*, ValueId>, std::vector<Value>> tuples_;
 };
 
-// SplitMix64: tiny, seedable, identical everywhere.
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  float uniform() { return static_cast<float>(next() >> 40) / static_cast<float>(1 << 24); }
-  float range(float lo, float hi) { return lo + (hi - lo) * uniform(); }
-};
+using Rng = SplitMix64;
 
 }  // namespace
 

@@ -5,28 +5,14 @@
 #include <limits>
 #include <numbers>
 
+#include "core/ir/splitmix.h"
 #include "core/ir/value.h"  // PASSLAB_HOT_CLONES
 
 namespace passlab::sim {
 
 namespace {
 
-// splitmix64: a small, well-mixed generator for the sample tables.
-struct Random {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  float uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  template <class T>
-  void shuffle(std::vector<T>& v) {
-    for (int i = static_cast<int>(v.size()) - 1; i > 0; --i) std::swap(v[static_cast<std::size_t>(i)], v[static_cast<std::size_t>(below(i + 1))]);
-  }
-};
+using Random = ir::SplitMix64;  // the sample tables' generator
 
 // Shirley and Chiu's concentric map from the unit square to the unit disc.
 std::array<float, 2> concentric_disc(float a, float b) {
