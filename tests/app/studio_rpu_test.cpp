@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "app/studio/main_window.h"
+#include "tests/app/studio_test_support.h"
 #include "editors/shader_editor.h"
 #include "views/rpu_chunk_view.h"
 #include "views/rpu_code_panel.h"
@@ -35,13 +36,7 @@ class StudioRpuTest : public QObject {
  private:
   QTemporaryDir dir_;
 
-  StudioOptions options() const {
-    StudioOptions o;
-    o.settings_file = dir_.filePath("settings.ini");
-    o.autosave_dir = dir_.filePath("autosave");
-    o.ask_before_recovery = false;
-    return o;
-  }
+  StudioOptions options() const { return passlab::studio::test_options(dir_); }
   static QString rpu_sample(const char* name) { return QString(PASSLAB_SAMPLES_DIR "/rpu/%1.sl").arg(name); }
   static bool dock_visible(MainWindow& w, const char* name) { return w.dock_widget(name)->isVisible(); }
   // Opens an RPU sample on the RPU target and waits for its program.

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "app/studio/main_window.h"
+#include "tests/app/studio_test_support.h"
 #include "views/sampling_panel.h"
 
 using passlab::studio::MainWindow;
@@ -25,13 +26,7 @@ class StudioSamplingTest : public QObject {
  private:
   QTemporaryDir dir_;
 
-  StudioOptions options() const {
-    StudioOptions o;
-    o.settings_file = dir_.filePath("settings.ini");
-    o.autosave_dir = dir_.filePath("autosave");
-    o.ask_before_recovery = false;
-    return o;
-  }
+  StudioOptions options() const { return passlab::studio::test_options(dir_); }
   // Opens a sample, shows the Sampling tab and waits for its first render.
   static bool open_sampling(MainWindow& w, const char* sample) {
     if (!w.open_file(QString(PASSLAB_SAMPLES_DIR "/shaders/%1.sl").arg(sample))) return false;

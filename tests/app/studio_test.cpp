@@ -28,6 +28,7 @@
 
 #include "app/pipeline/render_job.h"
 #include "app/studio/main_window.h"
+#include "tests/app/studio_test_support.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
@@ -47,13 +48,7 @@ class StudioTest : public QObject {
  private:
   QTemporaryDir dir_;
 
-  StudioOptions options() const {
-    StudioOptions o;
-    o.settings_file = dir_.filePath("settings.ini");
-    o.autosave_dir = dir_.filePath("autosave");
-    o.ask_before_recovery = false;
-    return o;
-  }
+  StudioOptions options() const { return passlab::studio::test_options(dir_); }
   static QString sample(const char* name) { return QString(PASSLAB_SAMPLES_DIR "/shaders/%1.sl").arg(name); }
   // Waits until the window shows a snapshot newer than `after` and nothing is pending.
   static bool wait_for_panels(MainWindow& w, quint64 after = 0) {
