@@ -7,6 +7,7 @@
 
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/vm.h"
+#include "core/ir/splitmix.h"
 
 namespace passlab::rpu::test {
 
@@ -128,16 +129,11 @@ inline bool close(float a, float b, float rel, float abs) {
   return std::fabs(a - b) <= abs + rel * std::fabs(b);
 }
 
-// SplitMix64: the tests' random inputs, the same on every machine.
+// The tests' random inputs, the same on every machine (SplitMix64).
 struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  float uniform(float lo, float hi) { return lo + (hi - lo) * static_cast<float>(next() >> 40) / static_cast<float>(1 << 24); }
+  ir::SplitMix64 g;
+  std::uint64_t next() { return g.next(); }
+  float uniform(float lo, float hi) { return g.range(lo, hi); }
 };
 
 }  // namespace passlab::rpu::test
