@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "core/sim/render.h"
 #include "core/sim/sampling_sweep.h"
 
@@ -27,7 +27,7 @@ namespace {
 
 struct Loaded {
   sim::Scene scene;
-  std::unique_ptr<pipeline::SceneShaders> shaders;
+  std::unique_ptr<session::SceneShaders> shaders;
   std::vector<const sim::FragmentShader*> per_object;
 };
 
@@ -41,11 +41,11 @@ Loaded load(const std::string& name, int size) {
   }
   l.scene = *s;
   if (size > 0) l.scene.width = l.scene.height = size;
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.shader = std::string(PASSLAB_SAMPLES_DIR) + "/shaders/plastic.sl";
   req.options.storage = sim::Storage::SinglePass;
   std::string diagnostics;
-  l.shaders = pipeline::SceneShaders::build(l.scene, req, &diagnostics);
+  l.shaders = session::SceneShaders::build(l.scene, req, &diagnostics);
   if (!l.shaders) {
     std::cerr << diagnostics;
     std::exit(1);

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 
 using namespace passlab;
 
@@ -29,11 +29,11 @@ struct Measure {
   std::string error;
 };
 
-Measure measure(const sim::Scene& scene, pipeline::RenderRequest req, int repeat) {
+Measure measure(const sim::Scene& scene, session::RenderRequest req, int repeat) {
   std::vector<double> times;
   Measure m;
   for (int i = 0; i < repeat; ++i) {
-    const auto out = pipeline::render_scene(scene, req);
+    const auto out = session::render_scene(scene, req);
     if (!out.image) {
       m.error = out.diagnostics;
       return m;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     scene->width = scene->height = size;
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.target = target;
     req.options.threads = threads;
     req.options.storage = sim::Storage::SinglePass;

@@ -189,7 +189,7 @@ void ShaderEditor::clear_mark(const Mark& m) {
   SendScintilla(SCI_INDICATORCLEARRANGE, static_cast<unsigned long>(a), b - a);
 }
 
-void ShaderEditor::set_diagnostics(const std::vector<pipeline::Message>& messages) {
+void ShaderEditor::set_diagnostics(const std::vector<session::Message>& messages) {
   messages_ = messages;
   const long len = SendScintilla(SCI_GETLENGTH);
   std::vector<Mark> next;

@@ -7,7 +7,7 @@
 
 #include <Qsci/qsciscintilla.h>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "editors/syntax_tree.h"
 
 namespace passlab::editors {
@@ -24,7 +24,7 @@ class ShaderEditor : public QsciScintilla {
   void set_grammar(Grammar g);
   void set_dark(bool dark);
   // Squiggles and margin markers for the main file's diagnostics.
-  void set_diagnostics(const std::vector<pipeline::Message>& messages);
+  void set_diagnostics(const std::vector<session::Message>& messages);
   // Highlights source spans (byte offset, length), e.g. of the DAG nodes selected elsewhere.
   void set_span_highlights(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans);
   int span_highlight_count() const { return static_cast<int>(spans_.size()); }
@@ -55,7 +55,7 @@ class ShaderEditor : public QsciScintilla {
   int last_line_ = -1;
   int execution_line_ = 0;
   std::vector<int> breakpoint_lines_;
-  std::vector<pipeline::Message> messages_;
+  std::vector<session::Message> messages_;
   // What is drawn now, so that a change clears only those ranges: clearing the whole document
   // would repaint the whole editor on every keystroke.
   // Their positions follow the text as it is edited, as Scintilla moves the marks themselves.

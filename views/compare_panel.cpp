@@ -116,7 +116,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
 
 double ComparePanel::budget_seconds() const { return budget_->value(); }
 
-void ComparePanel::show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
+void ComparePanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
                                  std::shared_ptr<const Layout> layout) {
   snapshot_ = std::move(snapshot);
   graph_ = std::move(graph);
@@ -182,7 +182,7 @@ void ComparePanel::optimal_progress(double fraction, double best, double bound) 
   optimal_status_->setText(tr("Searching… best %1, no partition below %2").arg(best, 0, 'f', 2).arg(bound, 0, 'f', 2));
 }
 
-void ComparePanel::optimal_finished(std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled) {
+void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun> run, bool cancelled) {
   cancel_->setEnabled(false);
   run_->setEnabled(snapshot_ && snapshot_->has_dag());
   optimal_ = std::move(run);
@@ -209,7 +209,7 @@ QString ComparePanel::cell(int row, int column) {
 }
 
 void ComparePanel::refill() {
-  const pipeline::AlgorithmRun* runs[3] = {nullptr, nullptr, nullptr};
+  const session::AlgorithmRun* runs[3] = {nullptr, nullptr, nullptr};
   if (snapshot_) {
     runs[0] = snapshot_->run("rdsh");
     runs[1] = snapshot_->run("rds");

@@ -6,7 +6,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/draw_graph.h"
 #include "views/status_label.h"
 
@@ -30,7 +30,7 @@ class ComparePanel : public QWidget {
 
  public:
   explicit ComparePanel(QWidget* parent = nullptr);
-  void show_snapshot(pipeline::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
+  void show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<const DrawGraph> graph,
                      std::shared_ptr<const Layout> layout);
   // Shows the next piece of a new result (one small DAG, or the table and chart) if the panel is
   // visible; true while pieces remain. The main window spreads them over its update slices.
@@ -43,8 +43,8 @@ class ComparePanel : public QWidget {
   // The optimal search, run elsewhere on demand.
   void optimal_started();
   void optimal_progress(double fraction, double best, double bound);
-  void optimal_finished(std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled = false);
-  std::shared_ptr<const pipeline::AlgorithmRun> optimal_run() const { return optimal_; }
+  void optimal_finished(std::shared_ptr<const session::AlgorithmRun> run, bool cancelled = false);
+  std::shared_ptr<const session::AlgorithmRun> optimal_run() const { return optimal_; }
   double budget_seconds() const;
   // The table's text for cell (metric row, algorithm column 0..2), for tests.
   QString cell(int row, int column);
@@ -60,10 +60,10 @@ class ComparePanel : public QWidget {
   void apply_pending();
   void showEvent(QShowEvent* e) override;
 
-  pipeline::SnapshotPtr snapshot_;
+  session::SnapshotPtr snapshot_;
   std::shared_ptr<const DrawGraph> graph_;
   std::shared_ptr<const Layout> layout_;
-  std::shared_ptr<const pipeline::AlgorithmRun> optimal_;
+  std::shared_ptr<const session::AlgorithmRun> optimal_;
   GraphView* graphs_[3];
   StatusLabel* titles_[3];
   QTableWidget* table_;

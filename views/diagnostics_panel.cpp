@@ -27,7 +27,7 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
 
 int DiagnosticsPanel::count() const { return list_->topLevelItemCount(); }
 
-void DiagnosticsPanel::show_snapshot(const pipeline::Snapshot& s) {
+void DiagnosticsPanel::show_snapshot(const session::Snapshot& s) {
   std::vector<Row> rows;
   for (const auto& m : s.messages)
     rows.push_back({m.severity == lang::Severity::Error     ? tr("error")

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 
 class QTreeWidget;
 
@@ -16,7 +16,7 @@ class DiagnosticsPanel : public QWidget {
 
  public:
   explicit DiagnosticsPanel(QWidget* parent = nullptr);
-  void show_snapshot(const pipeline::Snapshot& snapshot);
+  void show_snapshot(const session::Snapshot& snapshot);
   int count() const;
   QTreeWidget* list() const { return list_; }
 

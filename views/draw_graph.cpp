@@ -9,25 +9,25 @@ namespace passlab::views {
 
 namespace {
 
-DrawNode make_node(const pipeline::TargetGraph& t, std::uint32_t id, const std::vector<int>& parents) {
-  const pipeline::GraphNode& n = t.nodes[id];
+DrawNode make_node(const session::TargetGraph& t, std::uint32_t id, const std::vector<int>& parents) {
+  const session::GraphNode& n = t.nodes[id];
   DrawNode d;
   d.id = id;
   d.label = n.label;
   switch (n.kind) {
-    case pipeline::GraphNode::Kind::Instruction:
+    case session::GraphNode::Kind::Instruction:
       d.kind = "instruction";
       d.shape = Shape::Ellipse;
       break;
-    case pipeline::GraphNode::Kind::Texture:
+    case session::GraphNode::Kind::Texture:
       d.kind = "texture";
       d.shape = Shape::Diamond;
       break;
-    case pipeline::GraphNode::Kind::Interpolant:
+    case session::GraphNode::Kind::Interpolant:
       d.kind = "interpolant";
       d.shape = Shape::Triangle;
       break;
-    case pipeline::GraphNode::Kind::Constant:
+    case session::GraphNode::Kind::Constant:
       d.kind = "constant";
       d.shape = Shape::Square;
       break;
@@ -63,10 +63,10 @@ LayoutRequest DrawGraph::layout_request() const {
   return r;
 }
 
-DrawGraph make_draw_graph(const pipeline::Snapshot& s, GraphKind kind) {
+DrawGraph make_draw_graph(const session::Snapshot& s, GraphKind kind) {
   DrawGraph g;
   g.kind = kind;
-  const pipeline::TargetGraph& t = s.graph();
+  const session::TargetGraph& t = s.graph();
   if (t.empty()) return g;
   std::vector<int> parents(t.size(), 0);
   for (const auto& n : t.nodes)

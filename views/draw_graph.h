@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/graph_layout.h"
 
 namespace passlab::views {
@@ -34,6 +34,6 @@ struct DrawGraph {
   LayoutRequest layout_request() const;
 };
 
-DrawGraph make_draw_graph(const pipeline::Snapshot& s, GraphKind kind);
+DrawGraph make_draw_graph(const session::Snapshot& s, GraphKind kind);
 
 }  // namespace passlab::views

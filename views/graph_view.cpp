@@ -358,7 +358,7 @@ GraphView::~GraphView() {
 }
 
 void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                           pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
+                           session::SnapshotPtr snapshot, const session::AlgorithmRun* run) {
   if (!isVisible() && graph_) {
     pending_ = Pending{std::move(graph), std::move(layout), std::move(snapshot), run};
     return;
@@ -380,7 +380,7 @@ void GraphView::showEvent(QShowEvent* e) {
 }
 
 void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                         pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
+                         session::SnapshotPtr snapshot, const session::AlgorithmRun* run) {
   // The same layout, or one derived from it (stable_layout keeps unchanged nodes in place): the
   // view keeps its zoom and position.
   const bool same_layout = layout_ && layout && graph_ && graph &&
@@ -459,7 +459,7 @@ void GraphView::rebuild() {
   // Styled once, by the select_nodes() that follows in show_now().
 }
 
-void GraphView::set_run(const pipeline::AlgorithmRun* run) {
+void GraphView::set_run(const session::AlgorithmRun* run) {
   if (pending_) {
     pending_->run = run;
     return;

@@ -8,7 +8,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/draw_graph.h"
 
 class QComboBox;
@@ -34,9 +34,9 @@ class GraphView : public QWidget {
   // coloured by `run` (one of the snapshot's, or null). A view behind another tab keeps it and
   // draws it when it is shown.
   void show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                  pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run = nullptr);
+                  session::SnapshotPtr snapshot, const session::AlgorithmRun* run = nullptr);
   // Colours nodes by the passes of this run (null: no colouring).
-  void set_run(const pipeline::AlgorithmRun* run);
+  void set_run(const session::AlgorithmRun* run);
   void set_stale(bool stale);
   // Selects target-DAG nodes without emitting nodes_selected (cross-highlighting from elsewhere).
   void select_nodes(const std::vector<std::uint32_t>& ids);
@@ -61,7 +61,7 @@ class GraphView : public QWidget {
 
  private:
   void show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
-                pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run);
+                session::SnapshotPtr snapshot, const session::AlgorithmRun* run);
   void apply_pending();
   void rebuild();
   void restyle();
@@ -72,8 +72,8 @@ class GraphView : public QWidget {
   GraphKind kind_;
   std::shared_ptr<const DrawGraph> graph_;
   std::shared_ptr<const Layout> layout_;
-  pipeline::SnapshotPtr snapshot_;
-  const pipeline::AlgorithmRun* run_ = nullptr;
+  session::SnapshotPtr snapshot_;
+  const session::AlgorithmRun* run_ = nullptr;
   std::vector<int> pass_of_;     // draw-node index -> pass, -1 none
   std::vector<char> recomputed_;
   std::vector<char> marked_;
@@ -89,8 +89,8 @@ class GraphView : public QWidget {
   struct Pending {
     std::shared_ptr<const DrawGraph> graph;
     std::shared_ptr<const Layout> layout;
-    pipeline::SnapshotPtr snapshot;
-    const pipeline::AlgorithmRun* run = nullptr;
+    session::SnapshotPtr snapshot;
+    const session::AlgorithmRun* run = nullptr;
   };
   std::optional<Pending> pending_;  // a result that arrived while the view was hidden
   bool muting_ = false;

@@ -80,18 +80,18 @@ void PassesPanel::set_algorithm(const QString& algorithm) {
   if (i >= 0) algorithm_->setCurrentIndex(i);
 }
 
-void PassesPanel::show_snapshot(pipeline::SnapshotPtr snapshot) {
+void PassesPanel::show_snapshot(session::SnapshotPtr snapshot) {
   snapshot_ = std::move(snapshot);
   extra_.reset();
   refill();
 }
 
-void PassesPanel::set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run) {
+void PassesPanel::set_extra_run(std::shared_ptr<const session::AlgorithmRun> run) {
   extra_ = std::move(run);
   refill();
 }
 
-const pipeline::AlgorithmRun* PassesPanel::current_run() const {
+const session::AlgorithmRun* PassesPanel::current_run() const {
   const QString a = algorithm();
   if (extra_ && QString::fromStdString(extra_->algorithm) == a) return extra_.get();
   return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;

@@ -3,7 +3,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/status_label.h"
 
 class QComboBox;
@@ -17,7 +17,7 @@ class PassesPanel : public QWidget {
 
  public:
   explicit PassesPanel(QWidget* parent = nullptr);
-  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  void show_snapshot(session::SnapshotPtr snapshot);
   void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
   QString algorithm() const;
   void set_stale(bool stale);
@@ -27,9 +27,9 @@ class PassesPanel : public QWidget {
   QString listing_text() const;
   QTableWidget* table() const { return table_; }
   // A run the snapshot does not hold (the optimal search's, run on demand).
-  void set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run);
-  const std::shared_ptr<const pipeline::AlgorithmRun>& extra_run() const { return extra_; }
-  const pipeline::AlgorithmRun* current_run() const;
+  void set_extra_run(std::shared_ptr<const session::AlgorithmRun> run);
+  const std::shared_ptr<const session::AlgorithmRun>& extra_run() const { return extra_; }
+  const session::AlgorithmRun* current_run() const;
 
  signals:
   void algorithm_changed(const QString& algorithm);
@@ -39,8 +39,8 @@ class PassesPanel : public QWidget {
   void refill();
   void show_listing(int pass);
 
-  pipeline::SnapshotPtr snapshot_;
-  std::shared_ptr<const pipeline::AlgorithmRun> extra_;
+  session::SnapshotPtr snapshot_;
+  std::shared_ptr<const session::AlgorithmRun> extra_;
   QComboBox* algorithm_;
   StatusLabel* summary_;
   QTableWidget* table_;

@@ -36,8 +36,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "app/pipeline/background.h"
-#include "app/pipeline/render_job.h"
+#include "session/background.h"
+#include "session/render_job.h"
 #include "core/sim/render.h"
 #include "views/pass_colors.h"
 
@@ -86,8 +86,8 @@ struct PreviewFrame {
 
 // Everything a job needs, copied from the panel so the worker never reads a widget.
 struct RenderInput {
-  pipeline::SnapshotPtr snapshot;
-  std::shared_ptr<const pipeline::AlgorithmRun> run;
+  session::SnapshotPtr snapshot;
+  std::shared_ptr<const session::AlgorithmRun> run;
   std::shared_ptr<const sim::Scene> scene;  // null: load it
   QString scene_key;
   std::string scene_path;  // "": the shader's own scene
@@ -192,7 +192,7 @@ QSize image_size(const sim::Scene& scene, int side) {
 }
 
 std::shared_ptr<const sim::Scene> load_scene(const RenderInput& in, QString* problem) {
-  if (in.scene_path.empty()) return std::make_shared<const sim::Scene>(pipeline::default_scene_for(in.snapshot->request.path));
+  if (in.scene_path.empty()) return std::make_shared<const sim::Scene>(session::default_scene_for(in.snapshot->request.path));
   sim::Problems problems;
   auto scene = sim::load_scene(in.scene_path, &problems);
   if (!scene) {
@@ -236,7 +236,7 @@ PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, const s
     o.multisample = in.multisample;
     o.cancel = in.cancel.get();
     o.capture = &capture;
-    pipeline::RenderOutcome out = pipeline::render_snapshot(scene, *in.snapshot, in.run.get(), o, textures);
+    session::RenderOutcome out = session::render_snapshot(scene, *in.snapshot, in.run.get(), o, textures);
     if (in.cancel->load()) return f;
     Picture& p = f.pictures[s];
     p.stats = out.stats;
@@ -260,7 +260,7 @@ PreviewFrame render_both(const RenderInput& in, const sim::Scene& scene, const s
 
 // A quick look at a quarter of the size, then the full size, each handed back when done.
 void render_job(QPromise<PreviewFrame>& promise, const RenderInput& in) {
-  pipeline::run_in_background();
+  session::run_in_background();
   if (in.cancel->load()) return;
   QString problem;
   std::shared_ptr<const sim::Scene> scene = in.scene ? in.scene : load_scene(in, &problem);
@@ -296,7 +296,7 @@ void render_job(QPromise<PreviewFrame>& promise, const RenderInput& in) {
 
 // The probed pixel's fragments in both storages, at full size, without pictures.
 void probe_job(QPromise<PreviewFrame>& promise, const RenderInput& in, quint64 render_id) {
-  pipeline::run_in_background();
+  session::run_in_background();
   QString problem;
   std::shared_ptr<const sim::Scene> scene = in.scene ? in.scene : load_scene(in, &problem);
   if (!scene || in.cancel->load()) return;
@@ -533,16 +533,16 @@ QString PreviewPanel::scene_key() const {
 namespace {
 
 // The partition a render needs (the trace and listings can be large and stay with the snapshot).
-std::shared_ptr<const pipeline::AlgorithmRun> copy_partition(const pipeline::AlgorithmRun* run) {
+std::shared_ptr<const session::AlgorithmRun> copy_partition(const session::AlgorithmRun* run) {
   if (!run || !run->partition.valid) return nullptr;
-  auto copy = std::make_shared<pipeline::AlgorithmRun>();
+  auto copy = std::make_shared<session::AlgorithmRun>();
   copy->algorithm = run->algorithm;
   copy->partition = run->partition;
   copy->problems = run->problems;
   return copy;
 }
 
-bool same_partition(const pipeline::AlgorithmRun* a, const pipeline::AlgorithmRun* b) {
+bool same_partition(const session::AlgorithmRun* a, const session::AlgorithmRun* b) {
   const bool valid_a = a && a->partition.valid, valid_b = b && b->partition.valid;
   if (valid_a != valid_b) return false;
   return !valid_a || (a->algorithm == b->algorithm && a->partition.marked == b->partition.marked);
@@ -557,7 +557,7 @@ void PreviewPanel::clear_probe() {
   probe_caption_[1]->set_text(QString());
 }
 
-void PreviewPanel::show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
+void PreviewPanel::show_snapshot(session::SnapshotPtr snapshot, const session::AlgorithmRun* run) {
   if (!snapshot || !snapshot->has_dag()) return;
   if (snapshot == snapshot_ && same_partition(run, run_.get())) return;  // shown again (a theme change)
   if (snapshot_ && snapshot_->request.path != snapshot->request.path) {
@@ -568,7 +568,7 @@ void PreviewPanel::show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline:
   request_render();
 }
 
-void PreviewPanel::set_run(const pipeline::AlgorithmRun* run) {
+void PreviewPanel::set_run(const session::AlgorithmRun* run) {
   if (same_partition(run, run_.get())) return;
   run_ = copy_partition(run);
   request_render();

@@ -12,7 +12,7 @@
 #include <QThreadPool>
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "core/sim/scene.h"
 #include "views/status_label.h"
 
@@ -40,9 +40,9 @@ class PreviewPanel : public QWidget {
   // A new snapshot, rendered in `run`'s passes (null: the whole shader in one pass). The panel
   // keeps its own copy of the partition, so `run` need not outlive the call. Re-renders in the
   // background when the panel is on screen, else when it is shown.
-  void show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run);
+  void show_snapshot(session::SnapshotPtr snapshot, const session::AlgorithmRun* run);
   // The user chose another partition (the passes panel's algorithm, or a finished optimal search).
-  void set_run(const pipeline::AlgorithmRun* run);
+  void set_run(const session::AlgorithmRun* run);
   // Whether the panel can be seen (QDockWidget::visibilityChanged): behind another tab it does no
   // work, and the render in flight is cancelled until it is shown again.
   void set_on_screen(bool on_screen);
@@ -82,8 +82,8 @@ class PreviewPanel : public QWidget {
   QString scene_key() const;
   void showEvent(QShowEvent* e) override;
 
-  pipeline::SnapshotPtr snapshot_;
-  std::shared_ptr<const pipeline::AlgorithmRun> run_;  // a copy of the partition: no trace, no listings
+  session::SnapshotPtr snapshot_;
+  std::shared_ptr<const session::AlgorithmRun> run_;  // a copy of the partition: no trace, no listings
   std::shared_ptr<const sim::Scene> scene_;            // loaded by the worker, kept for the next render
   QString loaded_key_;                                 // what scene_ is
   bool on_screen_ = true;

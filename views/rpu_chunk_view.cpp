@@ -143,7 +143,7 @@ void RpuChunkView::paintEvent(QPaintEvent*) {
   QString where;
   if (d->position() < d->step_count()) {
     const rpu::Step& st = d->step(d->position());
-    const pipeline::RpuFunction* f = b ? b->function_at(st.pc) : nullptr;
+    const session::RpuFunction* f = b ? b->function_at(st.pc) : nullptr;
     where = tr("next: word %1%2, cycle %3").arg(st.pc).arg(f ? QString(" in %1").arg(QString::fromStdString(f->name)) : QString()).arg(st.cycle);
   } else {
     where = tr("the chunk has finished");

@@ -74,7 +74,7 @@ class RpuCodePanel : public QWidget {
   CodeListing* asm_;
   QLabel* ir_title_;
   QLabel* asm_title_;
-  const pipeline::RpuBuild* shown_ = nullptr;
+  const session::RpuBuild* shown_ = nullptr;
 };
 
 }  // namespace passlab::views

@@ -92,7 +92,7 @@ void RpuDebuggerPanel::refresh_status() {
   const auto& px = d->run().chunk.pixel[static_cast<std::size_t>(d->lane())];
   QString where;
   if (t.status == rpu::ThreadStatus::Running && b) {
-    const pipeline::RpuFunction* f = b->function_at(t.pc);
+    const session::RpuFunction* f = b->function_at(t.pc);
     const std::uint32_t line = t.pc < b->word_source_line.size() ? b->word_source_line[t.pc] : 0;
     where = tr("word %1%2%3").arg(t.pc).arg(f ? tr(" in %1").arg(QString::fromStdString(f->name)) : QString())
                 .arg(line ? tr(", line %1").arg(line) : QString());

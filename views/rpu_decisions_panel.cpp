@@ -264,7 +264,7 @@ void RpuDecisionsPanel::rebuild() {
   if (b && b->ok()) {
     // The file's own functions first, then the runtime's and the generated main.
     for (int pass = 0; pass < 2; ++pass)
-      for (const pipeline::RpuFunction& f : b->functions)
+      for (const session::RpuFunction& f : b->functions)
         if (f.main_file == (pass == 0)) function_->addItem(QString::fromStdString(f.name), QString::fromStdString(f.label));
   }
   const int i = function_->findText(keep);
@@ -477,18 +477,18 @@ void RpuDecisionsPanel::show_frame(const TraceFrame& f) {
   if (fi >= 0 && fi != function_->currentIndex()) function_->setCurrentIndex(fi);
   const std::uint32_t where = f.nodes.empty() ? 0 : f.nodes.front();
   switch (f.stage) {
-    case pipeline::kRpuForward:
+    case session::kRpuForward:
       tabs_->setCurrentIndex(2);
       forwarding_->selectRow(static_cast<int>(where));
       break;
-    case pipeline::kRpuRemove:
-    case pipeline::kRpuColour: {
+    case session::kRpuRemove:
+    case session::kRpuColour: {
       tabs_->setCurrentIndex(1);
       show_allocation();
       auto it = b->compiled().allocations.find(label.toStdString());
       if (it == b->compiled().allocations.end()) break;
       const rpu::Allocation& a = it->second;
-      if (f.stage == pipeline::kRpuRemove) {
+      if (f.stage == session::kRpuRemove) {
         for (std::size_t i = 0; i < a.order.size(); ++i)
           if (a.order[i].vreg == where) removals_->selectRow(static_cast<int>(i));
       } else {
@@ -497,7 +497,7 @@ void RpuDecisionsPanel::show_frame(const TraceFrame& f) {
       }
       break;
     }
-    case pipeline::kRpuCycle:
+    case session::kRpuCycle:
       tabs_->setCurrentIndex(0);
       if (f.nodes.size() >= 2) {
         if (piece_->currentIndex() != static_cast<int>(f.nodes[0])) piece_->setCurrentIndex(static_cast<int>(f.nodes[0]));

@@ -59,7 +59,7 @@ class RpuDecisionsPanel : public QWidget {
   QTableWidget* colours_;
   QTableWidget* forwarding_;
   QTableWidget* facts_;
-  const pipeline::RpuBuild* shown_ = nullptr;
+  const session::RpuBuild* shown_ = nullptr;
   std::string interference_for_;  // the function whose interference graph is drawn
 };
 

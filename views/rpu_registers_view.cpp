@@ -89,7 +89,7 @@ void RpuRegistersView::refresh() {
   set(a, 1, QString::number(t.a[3]), ch.a);
   set(a + 1, 0, QString::number(t.hit_tri), ch.hit_address);
   set(a + 2, 0, QString::number(t.hit_obj), ch.hit_address);
-  const pipeline::RpuFunction* f = b ? b->function_at(t.pc) : nullptr;
+  const session::RpuFunction* f = b ? b->function_at(t.pc) : nullptr;
   set(a + 3, 0, QString("%1%2").arg(t.pc).arg(f ? QString(" (%1)").arg(QString::fromStdString(f->name)) : QString()), false);
   const char* status[] = {"running", "done", "faulted"};
   set(a + 4, 0, t.status == rpu::ThreadStatus::Faulted ? QString::fromStdString(t.fault) : tr(status[static_cast<int>(t.status)]), false);

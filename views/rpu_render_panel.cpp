@@ -44,7 +44,7 @@ QString mode_name(int m) { return QCoreApplication::translate("RpuRenderPanel", 
 
 }  // namespace
 
-std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const pipeline::RpuBuild> build, rpu::RenderResult result, double ms) {
+std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const session::RpuBuild> build, rpu::RenderResult result, double ms) {
   auto f = std::make_shared<RpuFrame>();
   f->build = std::move(build);
   f->result = std::move(result);
@@ -216,7 +216,7 @@ int RpuRenderPanel::mode() const { return mode_->currentData().toInt(); }
 void RpuRenderPanel::set_mode(int m) { mode_->setCurrentIndex(std::clamp(m, 0, RpuFrame::kModes - 1)); }
 
 void RpuRenderPanel::start_render() {
-  std::shared_ptr<const pipeline::RpuBuild> build = session_->build_ptr();
+  std::shared_ptr<const session::RpuBuild> build = session_->build_ptr();
   rendered_ = build;
   if (cancel_flag_) cancel_flag_->store(true);
   if (!build || !build->ok()) {
@@ -246,7 +246,7 @@ void RpuRenderPanel::start_render() {
   });
   watcher->setFuture(QtConcurrent::run([build, flag] {
     const auto t0 = std::chrono::steady_clock::now();
-    rpu::RenderResult r = pipeline::render_rpu(*build, flag.get());
+    rpu::RenderResult r = session::render_rpu(*build, flag.get());
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return make_rpu_frame(build, std::move(r), ms);
   }));

@@ -23,7 +23,7 @@ namespace passlab::views {
 
 // One rendered frame with its images: the colour and a heat map per statistic.
 struct RpuFrame {
-  std::shared_ptr<const pipeline::RpuBuild> build;
+  std::shared_ptr<const session::RpuBuild> build;
   rpu::RenderResult result;
   enum Mode { Image, Instructions, Cycles, Stalls, Divergence, Occupancy, kModes };
   std::array<QImage, kModes> images;
@@ -33,7 +33,7 @@ struct RpuFrame {
 };
 
 // Makes the frame's images (a worker may call it).
-std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const pipeline::RpuBuild> build, rpu::RenderResult result, double ms);
+std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const session::RpuBuild> build, rpu::RenderResult result, double ms);
 
 class RpuImageView : public QWidget {
   Q_OBJECT
@@ -92,7 +92,7 @@ class RpuRenderPanel : public QWidget {
   QBarSeries* series_;
   std::shared_ptr<RpuFrame> frame_;
   std::shared_ptr<std::atomic<bool>> cancel_flag_;
-  std::shared_ptr<const pipeline::RpuBuild> rendered_;  // the build of the frame shown or in flight
+  std::shared_ptr<const session::RpuBuild> rendered_;  // the build of the frame shown or in flight
   bool on_screen_ = false;
   int running_ = 0;
 };

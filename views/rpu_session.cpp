@@ -11,7 +11,7 @@ RpuSession::RpuSession(QObject* parent) : QObject(parent) {}
 
 RpuSession::~RpuSession() = default;
 
-void RpuSession::set_build(std::shared_ptr<const pipeline::RpuBuild> build) {
+void RpuSession::set_build(std::shared_ptr<const session::RpuBuild> build) {
   if (build == build_) return;
   build_ = std::move(build);
   emit build_changed();
@@ -26,7 +26,7 @@ void RpuSession::set_build(std::shared_ptr<const pipeline::RpuBuild> build) {
   if (pixel_) pick_pixel(pixel_->x(), pixel_->y());
 }
 
-void RpuSession::install(std::shared_ptr<const pipeline::RpuBuild> build, rpu::ChunkRun run, QPoint pixel, std::size_t position, int lane) {
+void RpuSession::install(std::shared_ptr<const session::RpuBuild> build, rpu::ChunkRun run, QPoint pixel, std::size_t position, int lane) {
   if (build != build_) return;  // recorded for an older program
   pixel_ = pixel;
   debugger_ = std::make_unique<rpu::Debugger>(std::move(run));
@@ -47,9 +47,9 @@ void RpuSession::pick_pixel(int x, int y) {
   const quint64 id = ++request_;
   if (recording_++ == 0) emit recording_changed(true);
   QPointer<RpuSession> self(this);
-  std::shared_ptr<const pipeline::RpuBuild> build = build_;
+  std::shared_ptr<const session::RpuBuild> build = build_;
   QThreadPool::globalInstance()->start([self, build, x, y, position, lane, id] {
-    auto run = std::make_shared<rpu::ChunkRun>(pipeline::record_rpu_pixel(*build, x, y));
+    auto run = std::make_shared<rpu::ChunkRun>(session::record_rpu_pixel(*build, x, y));
     if (!self) return;
     QTimer::singleShot(0, self.data(), [self, build, run, x, y, position, lane, id] {
       if (!self) return;
@@ -62,7 +62,7 @@ void RpuSession::pick_pixel(int x, int y) {
 bool RpuSession::pick_pixel_now(int x, int y) {
   if (!build_ || !build_->ok()) return false;
   ++request_;
-  install(build_, pipeline::record_rpu_pixel(*build_, x, y), QPoint(x, y), 0, -1);
+  install(build_, session::record_rpu_pixel(*build_, x, y), QPoint(x, y), 0, -1);
   return debugger_ != nullptr;
 }
 
@@ -110,7 +110,7 @@ bool RpuSession::run_to_word(std::uint32_t word, bool backwards) {
 
 bool RpuSession::run_to_line(std::uint32_t line, bool backwards) {
   if (!debugger_ || !build_) return false;
-  const pipeline::RpuBuild& b = *build_;
+  const session::RpuBuild& b = *build_;
   auto at = [&b, line](std::uint32_t pc) {
     return pc < b.word_source_line.size() && b.word_source_line[pc] == line && (pc == 0 || b.word_source_line[pc - 1] != line);
   };

@@ -10,7 +10,7 @@
 #include <QObject>
 #include <QPoint>
 
-#include "app/pipeline/rpu_build.h"
+#include "session/rpu_build.h"
 #include "backends/rpu/debugger.h"
 
 namespace passlab::views {
@@ -26,9 +26,9 @@ class RpuSession : public QObject {
 
   // A new compile. The pixel being debugged is recorded again with the new program, and the
   // debugger returns to the same step where the run still has it.
-  void set_build(std::shared_ptr<const pipeline::RpuBuild> build);
-  const pipeline::RpuBuild* build() const { return build_.get(); }
-  std::shared_ptr<const pipeline::RpuBuild> build_ptr() const { return build_; }
+  void set_build(std::shared_ptr<const session::RpuBuild> build);
+  const session::RpuBuild* build() const { return build_.get(); }
+  std::shared_ptr<const session::RpuBuild> build_ptr() const { return build_; }
 
   // Debugs the thread that shades pixel (x, y) and its chunk: recorded on a worker thread,
   // then `debugger_changed` (pick_pixel_now records on the caller's thread).
@@ -64,9 +64,9 @@ class RpuSession : public QObject {
   void recording_changed(bool recording);
 
  private:
-  void install(std::shared_ptr<const pipeline::RpuBuild> build, rpu::ChunkRun run, QPoint pixel, std::size_t position, int lane);
+  void install(std::shared_ptr<const session::RpuBuild> build, rpu::ChunkRun run, QPoint pixel, std::size_t position, int lane);
 
-  std::shared_ptr<const pipeline::RpuBuild> build_;
+  std::shared_ptr<const session::RpuBuild> build_;
   std::unique_ptr<rpu::Debugger> debugger_;
   std::optional<QPoint> pixel_;
   std::set<std::uint32_t> word_breakpoints_, line_breakpoints_;

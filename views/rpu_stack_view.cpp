@@ -104,7 +104,7 @@ void RpuStackCanvas::paintEvent(QPaintEvent* e) {
     p.setPen(c.darker(170));
     p.drawRect(box);
     p.setPen(Qt::black);
-    const pipeline::RpuFunction* fn = b ? b->function_at(f.return_address) : nullptr;
+    const session::RpuFunction* fn = b ? b->function_at(f.return_address) : nullptr;
     p.drawText(box.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
                tr("#%1 return to %2%3, shift %4").arg(k).arg(f.return_address)
                    .arg(fn ? QString(" (%1)").arg(QString::fromStdString(fn->name)) : QString()).arg(f.push));

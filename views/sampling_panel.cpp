@@ -33,8 +33,8 @@
 #include <QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "app/pipeline/background.h"
-#include "app/pipeline/render_job.h"
+#include "session/background.h"
+#include "session/render_job.h"
 #include "core/sim/heat.h"
 #include "core/sim/texture.h"
 #include "views/pixel_view.h"
@@ -152,16 +152,16 @@ QImage heat_picture(const sim::DecoupledCapture& c) {
   return to_qimage(sim::heat_image(c.shading_heat, c.width, c.height, 4.0f), false, nullptr);
 }
 
-void render_job(QPromise<SamplingFrame>& promise, quint64 serial, pipeline::SnapshotPtr snapshot,
-                std::shared_ptr<const pipeline::AlgorithmRun> run, std::string scene_path, int size, sim::DecoupledOptions o,
+void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::SnapshotPtr snapshot,
+                std::shared_ptr<const session::AlgorithmRun> run, std::string scene_path, int size, sim::DecoupledOptions o,
                 QPoint probe, bool sweep, std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
-  pipeline::run_in_background();  // (the UI thread keeps the CPU it needs to paint)
+  session::run_in_background();  // (the UI thread keeps the CPU it needs to paint)
   SamplingFrame f;
   f.serial = serial;
   f.sweep = sweep;
   const auto start = std::chrono::steady_clock::now();
   sim::Problems problems;
-  std::optional<sim::Scene> scene = scene_path.empty() ? std::optional<sim::Scene>(pipeline::default_scene_for(snapshot->request.path))
+  std::optional<sim::Scene> scene = scene_path.empty() ? std::optional<sim::Scene>(session::default_scene_for(snapshot->request.path))
                                                        : sim::load_scene(scene_path, &problems);
   if (!scene) {
     f.error = QString::fromStdString(problems.empty() ? "cannot read the scene" : problems.front().text());
@@ -175,7 +175,7 @@ void render_job(QPromise<SamplingFrame>& promise, quint64 serial, pipeline::Snap
   textures.load(scene->textures, &problems);
   std::string why;
   const sim::Storage storage = run ? sim::Storage::FBuffer : sim::Storage::SinglePass;
-  auto shader = pipeline::snapshot_shader(*snapshot, run.get(), storage, textures, {}, &why);
+  auto shader = session::snapshot_shader(*snapshot, run.get(), storage, textures, {}, &why);
   if (!shader) {
     f.error = QString::fromStdString(why);
     promise.addResult(std::move(f));
@@ -387,11 +387,11 @@ sim::DecoupledOptions SamplingPanel::options() const {
   return o;
 }
 
-void SamplingPanel::show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run) {
+void SamplingPanel::show_snapshot(session::SnapshotPtr snapshot, const session::AlgorithmRun* run) {
   snapshot_ = std::move(snapshot);
-  std::shared_ptr<pipeline::AlgorithmRun> copy;
+  std::shared_ptr<session::AlgorithmRun> copy;
   if (run) {  // the partition only: no trace, no listings
-    copy = std::make_shared<pipeline::AlgorithmRun>();
+    copy = std::make_shared<session::AlgorithmRun>();
     copy->algorithm = run->algorithm;
     copy->partition = run->partition;
     copy->problems = run->problems;
@@ -400,7 +400,7 @@ void SamplingPanel::show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline
   request_render();
 }
 
-void SamplingPanel::set_run(const pipeline::AlgorithmRun* run) { show_snapshot(snapshot_, run); }
+void SamplingPanel::set_run(const session::AlgorithmRun* run) { show_snapshot(snapshot_, run); }
 
 void SamplingPanel::set_on_screen(bool on_screen) {
   on_screen_ = on_screen;

@@ -14,7 +14,7 @@
 #include <QThreadPool>
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "core/sim/decoupled.h"
 #include "core/sim/sampling_sweep.h"
 
@@ -42,8 +42,8 @@ class SamplingPanel : public QWidget {
   ~SamplingPanel() override;  // cancels the work in flight and waits for it
 
   // A new snapshot (its shader on every object of the chosen scene, in run's passes when given).
-  void show_snapshot(pipeline::SnapshotPtr snapshot, const pipeline::AlgorithmRun* run);
-  void set_run(const pipeline::AlgorithmRun* run);
+  void show_snapshot(session::SnapshotPtr snapshot, const session::AlgorithmRun* run);
+  void set_run(const session::AlgorithmRun* run);
   // Whether the view can be seen: hidden, it does no work (what is in flight is cancelled).
   void set_on_screen(bool on_screen);
   // The scenes offered (every *.json of the folder; the blurred ones, ds_*, first).
@@ -77,8 +77,8 @@ class SamplingPanel : public QWidget {
   sim::DecoupledOptions options() const;
   QString scene_path() const;
 
-  pipeline::SnapshotPtr snapshot_;
-  std::shared_ptr<const pipeline::AlgorithmRun> run_;
+  session::SnapshotPtr snapshot_;
+  std::shared_ptr<const session::AlgorithmRun> run_;
   bool on_screen_ = false;
   bool dirty_ = false;
   QString scene_folder_;

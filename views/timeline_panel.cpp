@@ -77,14 +77,14 @@ bool intersects(const std::vector<std::uint32_t>& a, const std::vector<std::uint
   return false;
 }
 
-QColor unit_color(pipeline::TimelineUnit::Kind k, bool dark) {
+QColor unit_color(session::TimelineUnit::Kind k, bool dark) {
   QColor c;
   switch (k) {
-    case pipeline::TimelineUnit::Kind::Input: c = QColor(236, 236, 228); break;
-    case pipeline::TimelineUnit::Kind::Product: c = QColor(253, 205, 150); break;
-    case pipeline::TimelineUnit::Kind::Combine: c = QColor(160, 200, 240); break;
-    case pipeline::TimelineUnit::Kind::OutMap: c = QColor(210, 180, 235); break;
-    case pipeline::TimelineUnit::Kind::Output: c = QColor(180, 225, 170); break;
+    case session::TimelineUnit::Kind::Input: c = QColor(236, 236, 228); break;
+    case session::TimelineUnit::Kind::Product: c = QColor(253, 205, 150); break;
+    case session::TimelineUnit::Kind::Combine: c = QColor(160, 200, 240); break;
+    case session::TimelineUnit::Kind::OutMap: c = QColor(210, 180, 235); break;
+    case session::TimelineUnit::Kind::Output: c = QColor(180, 225, 170); break;
   }
   return dark ? c.darker(220) : c;
 }
@@ -122,7 +122,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     const QString role = it->data(kRole).toString();
     if (role == "pass") {
       select_pass(it->data(kIndex).toInt());
-      const pipeline::Timeline* t = timeline();
+      const session::Timeline* t = timeline();
       if (t && pass_ < static_cast<int>(t->passes.size())) emit nodes_selected(t->passes[static_cast<std::size_t>(pass_)].members);
     } else if (role == "unit") {
       const QVariantList ids = it->data(kIndex).toList();
@@ -144,7 +144,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(view_, 1);
 }
 
-void TimelinePanel::show_snapshot(pipeline::SnapshotPtr snapshot) {
+void TimelinePanel::show_snapshot(session::SnapshotPtr snapshot) {
   const bool same_shader = snapshot_ && snapshot && snapshot_->request.path == snapshot->request.path;
   snapshot_ = std::move(snapshot);
   extra_.reset();
@@ -164,19 +164,19 @@ void TimelinePanel::set_algorithm(const QString& algorithm) {
   if (i >= 0) algorithm_->setCurrentIndex(i);
 }
 
-void TimelinePanel::set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run) {
+void TimelinePanel::set_extra_run(std::shared_ptr<const session::AlgorithmRun> run) {
   extra_ = std::move(run);
   redraw();
 }
 
-const pipeline::AlgorithmRun* TimelinePanel::run() const {
+const session::AlgorithmRun* TimelinePanel::run() const {
   const QString a = algorithm_->currentData().toString();
   if (extra_ && QString::fromStdString(extra_->algorithm) == a) return extra_.get();
   return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;
 }
 
-const pipeline::Timeline* TimelinePanel::timeline() const {
-  const pipeline::AlgorithmRun* r = run();
+const session::Timeline* TimelinePanel::timeline() const {
+  const session::AlgorithmRun* r = run();
   return r ? &r->timeline : nullptr;
 }
 
@@ -188,7 +188,7 @@ void TimelinePanel::select_pass(int pass) {
 
 void TimelinePanel::select_nodes(const std::vector<std::uint32_t>& ids) {
   selection_ = ids;
-  const pipeline::Timeline* t = timeline();
+  const session::Timeline* t = timeline();
   if (t && !ids.empty())
     for (std::size_t p = 0; p < t->passes.size(); ++p)
       if (intersects(ids, t->passes[p].members)) {
@@ -214,7 +214,7 @@ void TimelinePanel::show_frame(const TraceFrame& frame) {
 
 QStringList TimelinePanel::unit_labels(int stage, bool rgb) const {
   QStringList out;
-  const pipeline::Timeline* t = timeline();
+  const session::Timeline* t = timeline();
   if (!t || pass_ >= static_cast<int>(t->passes.size())) return out;
   const auto& stages = t->passes[static_cast<std::size_t>(pass_)].stages;
   if (stage < 0 || stage >= static_cast<int>(stages.size())) return out;
@@ -263,8 +263,8 @@ void TimelinePanel::draw() {
     t->setPos(x, y);
     return t;
   };
-  const pipeline::AlgorithmRun* r = run();
-  const pipeline::Timeline* t = r ? &r->timeline : nullptr;
+  const session::AlgorithmRun* r = run();
+  const session::Timeline* t = r ? &r->timeline : nullptr;
   if (!t || t->passes.empty()) {
     summary_->setText(snapshot_ && snapshot_->has_dag() ? tr("No passes for this algorithm yet") : tr("No shader compiled yet"));
     text(summary_->text(), 0, 0, font());
@@ -387,7 +387,7 @@ void TimelinePanel::draw() {
   for (std::size_t u = 0; u < p.texture_units.size(); ++u)
     text(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u])), x0, rgb_y + static_cast<double>(u) * kUnitHeight, mono);
   // Portions, unit by unit.
-  auto portion = [&](const pipeline::TimelinePortion& po, double px, double py, double ph) {
+  auto portion = [&](const session::TimelinePortion& po, double px, double py, double ph) {
     if (po.kind.empty()) {
       text(tr("(unused)"), px + 4, py + 4, font(), QColor(150, 150, 150));
       return;

@@ -8,7 +8,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 
 class QComboBox;
 class QGraphicsScene;
@@ -24,14 +24,14 @@ class TimelinePanel : public QWidget {
 
  public:
   explicit TimelinePanel(QWidget* parent = nullptr);
-  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  void show_snapshot(session::SnapshotPtr snapshot);
   void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
-  void set_extra_run(std::shared_ptr<const pipeline::AlgorithmRun> run);  // the optimal search's
+  void set_extra_run(std::shared_ptr<const session::AlgorithmRun> run);  // the optimal search's
   void select_nodes(const std::vector<std::uint32_t>& ids);
   void show_frame(const TraceFrame& frame);
   void select_pass(int pass);
   int selected_pass() const { return pass_; }
-  const pipeline::Timeline* timeline() const;
+  const session::Timeline* timeline() const;
   // What the panel draws, for tests: units of the selected pass's stages, and lit ones.
   int stage_columns() const { return stage_columns_; }
   int lit_units() const { return lit_; }
@@ -44,12 +44,12 @@ class TimelinePanel : public QWidget {
   void nodes_selected(const std::vector<std::uint32_t>& ids);
 
  private:
-  const pipeline::AlgorithmRun* run() const;
+  const session::AlgorithmRun* run() const;
   void redraw();  // draw(), then size the scene and fit it once per pass shown
   void draw();
 
-  pipeline::SnapshotPtr snapshot_;
-  std::shared_ptr<const pipeline::AlgorithmRun> extra_;
+  session::SnapshotPtr snapshot_;
+  std::shared_ptr<const session::AlgorithmRun> extra_;
   QComboBox* algorithm_;
   QLabel* summary_;
   QGraphicsScene* scene_;

@@ -151,7 +151,7 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   layout->addWidget(events_, 1);
 }
 
-const pipeline::AlgorithmRun* TracePlayer::run() const {
+const session::AlgorithmRun* TracePlayer::run() const {
   return snapshot_ ? snapshot_->run(algorithm_->currentData().toString().toStdString()) : nullptr;
 }
 
@@ -160,7 +160,7 @@ int TracePlayer::event_count() const {
   return r ? static_cast<int>(r->trace.size()) : 0;
 }
 
-void TracePlayer::show_snapshot(pipeline::SnapshotPtr snapshot) {
+void TracePlayer::show_snapshot(session::SnapshotPtr snapshot) {
   snapshot_ = std::move(snapshot);
   // The RPU's code generator records its own decisions; the fragment targets, two partitionings.
   const bool rpu = snapshot_ && snapshot_->is_rpu();

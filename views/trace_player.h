@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/status_label.h"
 
 class QComboBox;
@@ -32,7 +32,7 @@ class TracePlayer : public QWidget {
 
  public:
   explicit TracePlayer(QWidget* parent = nullptr);
-  void show_snapshot(pipeline::SnapshotPtr snapshot);
+  void show_snapshot(session::SnapshotPtr snapshot);
   int position() const { return position_; }
   int event_count() const;
   void set_position(int index);
@@ -45,10 +45,10 @@ class TracePlayer : public QWidget {
   void frame_changed(const passlab::views::TraceFrame& frame);
 
  private:
-  const pipeline::AlgorithmRun* run() const;
+  const session::AlgorithmRun* run() const;
   void reload();
 
-  pipeline::SnapshotPtr snapshot_;
+  session::SnapshotPtr snapshot_;
   int position_ = -1;
   QComboBox* algorithm_;
   QComboBox* kinds_;

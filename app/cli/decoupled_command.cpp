@@ -9,7 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/render_request.h"
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "core/sim/heat.h"
 #include "core/sim/sampling_sweep.h"
 
@@ -76,7 +76,7 @@ bool write_text(const std::string& path, const std::string& text) {
 }  // namespace
 
 int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   if (!render_request(o, r, &req)) return kUsage;
   if (req.options.storage == sim::Storage::RenderToTexture) {
     std::cerr << "passlab-cli: decoupled sampling keeps a partitioned shader's values per shading sample (an F-buffer): use --store fbuffer or single\n";
@@ -114,7 +114,7 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
     return kDiagnostics;
   }
   std::string diagnostics;
-  auto shaders = pipeline::SceneShaders::build(*scene, req, &diagnostics);
+  auto shaders = session::SceneShaders::build(*scene, req, &diagnostics);
   if (!diagnostics.empty()) std::cerr << diagnostics;
   if (!shaders) return kDiagnostics;
   const std::vector<const sim::FragmentShader*> per_object(shaders->per_object().begin(), shaders->per_object().end());

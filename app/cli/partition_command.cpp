@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/pipeline/target_program.h"
+#include "session/target_program.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
@@ -68,7 +68,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::string diag = lang::format_text(prog->diagnostics.items(), *prog->sources);
   if (!diag.empty()) std::cerr << diag;
   if (!fdag) return kDiagnostics;
-  auto program = pipeline::TargetProgram::make(*fdag, *target, &error);
+  auto program = session::TargetProgram::make(*fdag, *target, &error);
   if (!program) {
     std::cerr << o.file << ": error: " << error << '\n';
     return kDiagnostics;

@@ -8,7 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/render_request.h"
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 
 namespace passlab::cli {
 
@@ -32,8 +32,8 @@ bool parse_count(const std::string& text, long* n, long* w = nullptr, long* h = 
 
 }  // namespace
 
-bool render_request(const CommonOptions& o, const RenderCliOptions& r, pipeline::RenderRequest* request) {
-  pipeline::RenderRequest& req = *request;
+bool render_request(const CommonOptions& o, const RenderCliOptions& r, session::RenderRequest* request) {
+  session::RenderRequest& req = *request;
   req.shader = o.file;
   req.lights = o.lights;
   req.include_paths = o.include_paths;
@@ -65,10 +65,10 @@ bool render_request(const CommonOptions& o, const RenderCliOptions& r, pipeline:
 
 int run_render(const CommonOptions& o, const RenderCliOptions& r) {
   if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty()) return run_decoupled_render(o, r);
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   if (!render_request(o, r, &req)) return kUsage;
   const auto& opt = req.options;
-  pipeline::RenderOutcome out = pipeline::render_scene(r.scene, req);
+  session::RenderOutcome out = session::render_scene(r.scene, req);
   if (!out.diagnostics.empty()) std::cerr << out.diagnostics;
   if (!out.image) return kDiagnostics;
   std::string error;

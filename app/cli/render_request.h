@@ -3,12 +3,12 @@
 #pragma once
 
 #include "app/cli/commands.h"
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 
 namespace passlab::cli {
 
 // Fills *req from the options; false (having said why on standard error) when --size or
 // --fbuffer-size is malformed.
-bool render_request(const CommonOptions& o, const RenderCliOptions& r, pipeline::RenderRequest* req);
+bool render_request(const CommonOptions& o, const RenderCliOptions& r, session::RenderRequest* req);
 
 }  // namespace passlab::cli

@@ -9,7 +9,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
-#include "app/pipeline/background.h"
+#include "session/background.h"
 #include "views/stable_layout.h"
 
 
@@ -64,7 +64,7 @@ CompileService::~CompileService() {
   QThreadPool::globalInstance()->waitForDone();
 }
 
-void CompileService::set_request(const pipeline::Request& base) {
+void CompileService::set_request(const session::Request& base) {
   base_ = base;
   text_ = QString::fromStdString(base.text);
 }
@@ -88,7 +88,7 @@ void CompileService::start() {
   if (cancel_) cancel_->store(true);  // the previous run's result would be stale
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;
-  pipeline::Request request = base_;
+  session::Request request = base_;
   request.text = text_.toStdString();
   auto cancel = cancel_;
   auto cache = cache_;
@@ -99,8 +99,8 @@ void CompileService::start() {
   ++running_;
   emit compile_started(generation);
   QThreadPool::globalInstance()->start([self, request, cancel, cache, generation, previous, fresh] {
-    pipeline::run_in_background();
-    auto snapshot = pipeline::build_snapshot(request, cancel.get());
+    session::run_in_background();
+    auto snapshot = session::build_snapshot(request, cancel.get());
     snapshot->generation = generation;
     auto result = std::make_shared<StudioResult>();
     if (!snapshot->cancelled && snapshot->has_dag()) {
@@ -131,14 +131,14 @@ void CompileService::start() {
   });
 }
 
-void CompileService::run_optimal(pipeline::SnapshotPtr snapshot, double budget_seconds) {
+void CompileService::run_optimal(session::SnapshotPtr snapshot, double budget_seconds) {
   cancel_optimal();
   if (!snapshot || !snapshot->has_dag()) return;
   optimal_cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = optimal_cancel_;
   QPointer<CompileService> self(this);
   QThreadPool::globalInstance()->start([self, snapshot, budget_seconds, cancel] {
-    pipeline::run_in_background();
+    session::run_in_background();
     partition::OptimalOptions so;
     so.budget_seconds = budget_seconds;
     so.cancel = cancel.get();
@@ -151,7 +151,7 @@ void CompileService::run_optimal(pipeline::SnapshotPtr snapshot, double budget_s
           QCoreApplication::instance(), [self, fraction, best, bound] { if (self) emit self->optimal_progress(fraction, best, bound); },
           Qt::QueuedConnection);
     };
-    auto run = std::make_shared<const pipeline::AlgorithmRun>(pipeline::run_algorithm(*snapshot, "optimal", so));
+    auto run = std::make_shared<const session::AlgorithmRun>(session::run_algorithm(*snapshot, "optimal", so));
     const bool cancelled = cancel->load();
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),

@@ -10,14 +10,14 @@
 #include <QObject>
 #include <QTimer>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 #include "views/draw_graph.h"
 
 namespace passlab::studio {
 
 // A snapshot with its graphs laid out: what every panel draws.
 struct StudioResult {
-  pipeline::SnapshotPtr snapshot;
+  session::SnapshotPtr snapshot;
   std::shared_ptr<const views::DrawGraph> graphs[3];  // DAG, dominator tree, PDT
   std::shared_ptr<const views::Layout> layouts[3];
   double layout_ms = 0;
@@ -32,8 +32,8 @@ class CompileService : public QObject {
   ~CompileService() override;
 
   // What to compile besides the text: file name, lights, target and cost model.
-  void set_request(const pipeline::Request& base);
-  const pipeline::Request& request() const { return base_; }
+  void set_request(const session::Request& base);
+  const session::Request& request() const { return base_; }
   // The editor's text changed: compile after the debounce delay (unless in manual mode).
   void text_changed(const QString& text);
   void compile_now();
@@ -47,19 +47,19 @@ class CompileService : public QObject {
   std::uint64_t generation() const { return generation_; }
 
   // The optimal search on the latest snapshot, with progress; one at a time.
-  void run_optimal(pipeline::SnapshotPtr snapshot, double budget_seconds);
+  void run_optimal(session::SnapshotPtr snapshot, double budget_seconds);
   void cancel_optimal();
 
  signals:
   void compile_started(quint64 generation);
   void compiled(passlab::studio::ResultPtr result);
   void optimal_progress(double fraction, double best, double bound);
-  void optimal_finished(pipeline::SnapshotPtr snapshot, std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled);
+  void optimal_finished(session::SnapshotPtr snapshot, std::shared_ptr<const session::AlgorithmRun> run, bool cancelled);
 
  private:
   void start();
 
-  pipeline::Request base_;
+  session::Request base_;
   QString text_;
   QTimer timer_;
   bool manual_ = false;

@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "app/studio/main_window.h"
+#include "app/studio/samples.h"
 #include "app/studio/screenshots.h"
 
 int main(int argc, char** argv) {
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   if (cli.isSet(dark)) w.set_dark(true);
   const QStringList args = cli.positionalArguments();
   if (!args.isEmpty() && args.front().endsWith(".passlab")) w.open_project(args.front());
-  else w.open_file(args.isEmpty() ? QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/bowling_pin.sl") : args.front());
+  else w.open_file(args.isEmpty() ? passlab::studio::samples_path("shaders/bowling_pin.sl") : args.front());
   w.show();
   if (cli.isSet(startup)) {
     QObject::connect(&w, &passlab::studio::MainWindow::panels_updated, &app, [&] {

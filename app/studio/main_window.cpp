@@ -38,8 +38,9 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "app/pipeline/hover.h"
+#include "session/hover.h"
 #include "app/studio/project.h"
+#include "app/studio/samples.h"
 #include "editors/find_bar.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
@@ -61,11 +62,7 @@ namespace passlab::studio {
 
 namespace {
 
-QString samples_dir() {
-  QByteArray env = qgetenv("PASSLAB_SAMPLES");
-  if (!env.isEmpty()) return QString::fromLocal8Bit(env);
-  return QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders");
-}
+QString samples_dir() { return samples_path("shaders"); }
 
 // The RPU targets in the target box: what it shows and the machine preset each loads.
 const std::pair<const char*, const char*> kRpuTargets[] = {{"RPU", "rpu"}, {"RPU (thesis example)", "thesis_example"}};
@@ -160,7 +157,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   connect(service_, &CompileService::compiled, this, [this](ResultPtr r) { show_result(std::move(r)); });
   connect(service_, &CompileService::optimal_progress, compare_, &views::ComparePanel::optimal_progress);
   connect(service_, &CompileService::optimal_finished, this,
-          [this](pipeline::SnapshotPtr s, std::shared_ptr<const pipeline::AlgorithmRun> run, bool cancelled) {
+          [this](session::SnapshotPtr s, std::shared_ptr<const session::AlgorithmRun> run, bool cancelled) {
             if (!result_ || s != result_->snapshot) return;  // a search of an older version
             compare_->optimal_finished(run, cancelled);
             passes_->set_extra_run(run);
@@ -530,7 +527,7 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::request_changed() {
-  pipeline::Request r = service_->request();
+  session::Request r = service_->request();
   r.target = target_;
   r.model = model_;
   r.text = editor_->text_utf8();
@@ -595,7 +592,7 @@ bool MainWindow::open_file(const QString& path) {
   editor_->setModified(false);
   editor_->SendScintilla(QsciScintillaBase::SCI_EMPTYUNDOBUFFER);
   loading_ = false;
-  pipeline::Request r = service_->request();
+  session::Request r = service_->request();
   r.path = path_.toStdString();
   r.text = bytes.toStdString();
   r.lights_path.clear();  // the light setup beside the shader, unless a project names another
@@ -629,7 +626,7 @@ bool MainWindow::save_as(const QString& path) {
   if (abs != path_) {
     if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
     path_ = abs;
-    pipeline::Request r = service_->request();
+    session::Request r = service_->request();
     r.path = path_.toStdString();
     service_->set_request(r);
     add_recent(path_);
@@ -643,7 +640,7 @@ bool MainWindow::save_as(const QString& path) {
 }
 
 void MainWindow::set_lights(const QString& path) {
-  pipeline::Request r = service_->request();
+  session::Request r = service_->request();
   r.lights_path = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
   r.text = editor_->text_utf8();
   service_->set_request(r);
@@ -654,7 +651,7 @@ void MainWindow::set_lights(const QString& path) {
 }
 
 void MainWindow::set_rpu_scene(const QString& path) {
-  pipeline::Request r = service_->request();
+  session::Request r = service_->request();
   r.rpu.scene = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
   r.text = editor_->text_utf8();
   service_->set_request(r);
@@ -917,7 +914,7 @@ void MainWindow::on_cursor_line(int line) {
     return;
   }
   if (!result_) return;
-  auto ids = pipeline::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line));
+  auto ids = session::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line));
   selection_ = ids;
   for (auto* g : graphs_) g->select_nodes(ids);
   passes_->select_nodes(ids);
@@ -928,11 +925,11 @@ void MainWindow::on_cursor_line(int line) {
 
 void MainWindow::on_hover(int position, const QPoint& global) {
   QString text;
-  for (const auto& m : result_ ? result_->snapshot->messages : std::vector<pipeline::Message>{})
+  for (const auto& m : result_ ? result_->snapshot->messages : std::vector<session::Message>{})
     if (m.in_main_file && position >= static_cast<int>(m.offset) && position <= static_cast<int>(m.offset + m.length))
       text += QString("%1: %2\n").arg(lang::to_string(m.severity), QString::fromStdString(m.message));
   if (result_)
-    if (auto h = pipeline::hover_at(*result_->snapshot, static_cast<std::uint32_t>(position)))
+    if (auto h = session::hover_at(*result_->snapshot, static_cast<std::uint32_t>(position)))
       text += QString("<b>%1</b>: %2 (%3)").arg(QString::fromStdString(h->name), QString::fromStdString(h->type),
                                                 QString::fromStdString(h->kind));
   if (!text.isEmpty()) QToolTip::showText(global, text.trimmed().replace("\n", "<br>"), editor_);

@@ -177,7 +177,7 @@ class MainWindow : public QMainWindow {
   int stage_ = 0;
   quint64 shown_generation_ = 0;
   std::vector<ResultPtr> retired_;  // results the panels showed before, freed off the UI thread
-  std::vector<std::shared_ptr<const pipeline::AlgorithmRun>> retired_runs_;  // their optimal runs
+  std::vector<std::shared_ptr<const session::AlgorithmRun>> retired_runs_;  // their optimal runs
   std::vector<double> stage_ms_;
   bool compare_in_progress_ = false;  // the compare panel took the staged result and shows it piece by piece
   ResultPtr result_;

@@ -20,6 +20,7 @@
 #include <QTimer>
 
 #include "app/studio/main_window.h"
+#include "app/studio/samples.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
@@ -134,7 +135,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       {
         const QString original = w->file_path();
         QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
-        if (!QFileInfo::exists(plastic)) plastic = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/plastic.sl");
+        if (!QFileInfo::exists(plastic)) plastic = samples_path("shaders/plastic.sl");
         w->open_file(plastic);
         wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
         auto* pv = dock("dock-preview");
@@ -164,7 +165,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       {
         const QString original = w->file_path();
         const QString original_target = w->target_name();
-        QString pin = QStringLiteral(PASSLAB_SOURCE_DIR "/samples/combiners/fig4_pin.sl");
+        QString pin = samples_path("combiners/fig4_pin.sl");
         w->open_file(pin);
         w->set_target("geforce3");
         auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
@@ -222,7 +223,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     // defocused pixel's samples and shading points, the heat map of where shading went, the sweeps.
     if (!only_rpu) {
       const QString original = w->file_path();
-      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/shaders/wood.sl"));
+      w->open_file(samples_path("shaders/wood.sl"));
       wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
       auto* pv = dock("dock-preview");
       pv->setFloating(true);
@@ -277,7 +278,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       const QString original = w->file_path();
       const QString original_target = w->target_name();
       w->set_target("RPU");
-      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/rpu/ceramic.sl"));
+      w->open_file(samples_path("rpu/ceramic.sl"));
       auto built = [w] { return w->rpu_session()->build() && w->rpu_session()->build()->ok() && !w->service()->busy(); };
       wait_until(built, 30000);
       dock("dock-rpu-render");
@@ -351,7 +352,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       save(dec, "rpu_forwarding");
       // The thesis's Figure 9.1, a cycle stepped in the trace player.
       w->set_target("RPU (thesis example)");
-      w->open_file(QStringLiteral(PASSLAB_SOURCE_DIR "/samples/rpu/schedule_example.sl"));
+      w->open_file(samples_path("rpu/schedule_example.sl"));
       wait_until([w, built] { return built() && w->rpu_session()->build()->machine_name == "thesis_example" &&
                                      w->rpu_session()->build()->function_index("SUBROUTINE_ENTRY_fig91") >= 0; }, 30000);
       settle(300);
@@ -360,7 +361,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       if (const auto* run = w->result() ? w->result()->snapshot->run("rpu") : nullptr) {
         const int fig91 = w->rpu_session()->build()->function_index("SUBROUTINE_ENTRY_fig91");
         for (std::size_t i = 0; i < run->trace.size(); ++i)
-          if (run->trace[i].pass == fig91 && run->trace[i].stage == pipeline::kRpuCycle && run->trace[i].nodes.size() == 2 && run->trace[i].nodes[1] == 6) {
+          if (run->trace[i].pass == fig91 && run->trace[i].stage == session::kRpuCycle && run->trace[i].nodes.size() == 2 && run->trace[i].nodes[1] == 6) {
             w->trace()->set_position(static_cast<int>(i));
             break;
           }

@@ -11,9 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#ifndef PASSLAB_SOURCE_RESOURCES_DIR
-#define PASSLAB_SOURCE_RESOURCES_DIR "resources"
-#endif
+#include "core/paths/data_dir.h"
 
 namespace passlab::rpu {
 
@@ -114,10 +112,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
 
 }  // namespace
 
-std::string machines_dir() {
-  if (const char* env = std::getenv("PASSLAB_RESOURCES"); env && *env) return std::string(env) + "/rpu";
-  return std::string(PASSLAB_SOURCE_RESOURCES_DIR) + "/rpu";
-}
+std::string machines_dir() { return paths::data_dirs().resources + "/rpu"; }
 
 std::optional<Machine> load_machine(const std::string& name_or_path, std::string* error) {
   fs::path path = name_or_path;

@@ -28,7 +28,7 @@ struct Machine {
   int latency_of(Opcode op) const { return latency[static_cast<std::size_t>(op)]; }
 };
 
-// The folder holding the presets: $PASSLAB_RESOURCES/rpu, else the source tree's.
+// The folder holding the presets: rpu/ of the data folder (core/paths/data_dir.h).
 std::string machines_dir();
 // A preset name ("rpu", "thesis_example") or a path to a .json file. On failure: nullopt and
 // *error says what is wrong and where.

@@ -14,9 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#ifndef PASSLAB_SOURCE_RESOURCES_DIR
-#define PASSLAB_SOURCE_RESOURCES_DIR "resources"
-#endif
+#include "core/paths/data_dir.h"
 
 namespace passlab::partition {
 
@@ -213,10 +211,7 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
   return t;
 }
 
-std::string targets_dir() {
-  if (const char* env = std::getenv("PASSLAB_RESOURCES"); env && *env) return std::string(env) + "/targets";
-  return std::string(PASSLAB_SOURCE_RESOURCES_DIR) + "/targets";
-}
+std::string targets_dir() { return paths::data_dirs().resources + "/targets"; }
 
 std::vector<std::string> preset_targets() {
   std::vector<std::string> names;

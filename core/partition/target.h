@@ -59,7 +59,7 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
 // The JSON load_target reads, keys in a fixed order (limits in the order above; null = unlimited).
 std::string target_to_json(const TargetDesc& t);
 std::vector<std::string> preset_targets();  // sorted names of the files in resources/targets
-std::string targets_dir();                   // where presets are looked up (PASSLAB_RESOURCES or the source tree)
+std::string targets_dir();                   // where presets are looked up (core/paths/data_dir.h)
 
 // cost = per_pass * passes + per_texture * texture fetches + per_instruction * other instructions
 struct CostModel {

@@ -8,9 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#ifndef PASSLAB_DEPS_DIR
-#define PASSLAB_DEPS_DIR "build/_deps"
-#endif
+#include "core/paths/data_dir.h"
 
 namespace passlab::sim {
 
@@ -413,9 +411,6 @@ bool Scene::blurred() const {
   return false;
 }
 
-std::string deps_dir() {
-  if (const char* env = std::getenv("PASSLAB_DEPS"); env && *env) return env;
-  return PASSLAB_DEPS_DIR;
-}
+std::string deps_dir() { return paths::data_dirs().deps; }
 
 }  // namespace passlab::sim

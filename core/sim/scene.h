@@ -70,7 +70,7 @@ struct Scene {
 // {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
 // {"lathe": {profile: [[r, y], ...], segments}}, or a path to an OBJ or PLY file.
 // Paths are relative to the scene file; "$deps/..." is a file that scripts/setup.sh fetched
-// (e.g. the Stanford bunny from npm), found in $PASSLAB_DEPS or the build tree's _deps. Camera space is RenderMan's (eye at the origin looking
+// (e.g. the Stanford bunny from npm), found in deps/ of the data folder (core/paths/data_dir.h). Camera space is RenderMan's (eye at the origin looking
 // down +z), which the light setups next to the shaders use; the default camera is exactly that.
 // Motion: over one unit of time the camera goes from its pose to its "end" pose, and an object
 // moves by its "motion" (added to its translation, rotation about its own origin, and scale);
@@ -78,7 +78,7 @@ struct Scene {
 // Every problem is reported with its line and column in the JSON (or in a mesh file).
 std::optional<Scene> load_scene(const std::string& path, Problems* problems);
 
-// Where "$deps/" paths point: $PASSLAB_DEPS, else the build tree's _deps folder.
+// Where "$deps/" paths point: deps/ of the data folder, or the build tree's _deps.
 std::string deps_dir();
 
 }  // namespace passlab::sim

@@ -241,7 +241,7 @@ class StudioRpuTest : public QObject {
     QVERIFY(fig91 >= 0);
     int event = -1;
     for (std::size_t i = 0; i < run->trace.size() && event < 0; ++i)
-      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::pipeline::kRpuCycle && run->trace[i].nodes.size() == 2 &&
+      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::session::kRpuCycle && run->trace[i].nodes.size() == 2 &&
           run->trace[i].nodes[1] == 6)
         event = static_cast<int>(i);
     QVERIFY(event >= 0);
@@ -254,7 +254,7 @@ class StudioRpuTest : public QObject {
     // A register-allocation event opens the interference graph and its row.
     int colour = -1;
     for (std::size_t i = 0; i < run->trace.size() && colour < 0; ++i)
-      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::pipeline::kRpuColour) colour = static_cast<int>(i);
+      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::session::kRpuColour) colour = static_cast<int>(i);
     QVERIFY(colour >= 0);
     w.trace()->set_position(colour);
     QCOMPARE(dec->tabs()->currentIndex(), 1);

@@ -26,7 +26,7 @@
 #include <QTest>
 #include <QTreeWidget>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "app/studio/main_window.h"
 #include "tests/app/studio_test_support.h"
 #include "editors/shader_editor.h"
@@ -82,11 +82,11 @@ class StudioTest : public QObject {
   }
   // A picture rendered here directly from the window's snapshot, at the preview's default size.
   static QImage render_directly(MainWindow& w, const passlab::sim::Scene& scene, passlab::sim::Storage storage,
-                                const passlab::pipeline::AlgorithmRun* run) {
+                                const passlab::session::AlgorithmRun* run) {
     passlab::sim::RenderOptions o;
     o.width = o.height = 256;
     o.storage = storage;
-    const auto out = passlab::pipeline::render_snapshot(scene, *w.result()->snapshot, run, o);
+    const auto out = passlab::session::render_snapshot(scene, *w.result()->snapshot, run, o);
     return out.image ? eight_bit(*out.image) : QImage();
   }
   // Opens a sample with the preview in front and waits for the panels and the preview's render.
@@ -158,11 +158,11 @@ class StudioTest : public QObject {
     passlab::editors::ShaderEditor e;
     e.setText("surface s() {\n  Ci = bad + Cs;\n}\n");
     auto error_at = [](std::uint32_t offset, std::uint32_t length, std::uint32_t line) {
-      passlab::pipeline::Message m;
+      passlab::session::Message m;
       m.line = line;
       m.offset = offset;
       m.length = length;
-      return std::vector<passlab::pipeline::Message>{m};
+      return std::vector<passlab::session::Message>{m};
     };
     auto range = [](long from, long n) {
       std::vector<long> v;
@@ -522,7 +522,7 @@ class StudioTest : public QObject {
     const QImage image = w.preview()->fbuffer_image();
     QCOMPARE(image.size(), QSize(256, 256));  // samples/scenes/bowling_pin.json is square
     QCOMPARE(w.preview()->rtt_image().size(), QSize(256, 256));
-    const auto bg = passlab::pipeline::default_scene_for(sample("bowling_pin").toStdString()).background;
+    const auto bg = passlab::session::default_scene_for(sample("bowling_pin").toStdString()).background;
     passlab::sim::Image flat(1, 1, bg);
     const QRgb background = eight_bit(flat).pixel(0, 0);
     QCOMPARE(image.pixel(0, 0), background);
@@ -634,7 +634,7 @@ class StudioTest : public QObject {
       QTest::qWait(i * 15);
     }
     QVERIFY(wait_for_preview(w));
-    const auto scene = passlab::pipeline::default_scene_for(sample("bowling_pin").toStdString());
+    const auto scene = passlab::session::default_scene_for(sample("bowling_pin").toStdString());
     const QImage newest = render_directly(w, scene, passlab::sim::Storage::FBuffer, w.passes()->current_run());
     QCOMPARE(w.preview()->fbuffer_image(), newest);
     QVERIFY(newest != before);

@@ -5,7 +5,7 @@
 // functions that llvmpipe approximates), and the mean difference stays under 0.002.
 #include <gtest/gtest.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "tools/glcompare/compare.h"
 #include "tools/glcompare/gl_render.h"
 
@@ -35,11 +35,11 @@ TEST_P(GlSample, LlvmpipeMatchesTheSimulatorInOnePassAndInPasses) {
   ASSERT_TRUE(scene);
   scene->width = scene->height = 64;
   for (const auto store : {sim::Storage::SinglePass, sim::Storage::RenderToTexture}) {
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.target = "PC4";
     req.options.storage = store;
     std::string diagnostics, error;
-    auto shaders = pipeline::SceneShaders::build(*scene, req, &diagnostics);
+    auto shaders = session::SceneShaders::build(*scene, req, &diagnostics);
     ASSERT_TRUE(shaders) << diagnostics;
     const std::vector<const sim::FragmentShader*> per(shaders->per_object().begin(), shaders->per_object().end());
     sim::RenderOptions o;

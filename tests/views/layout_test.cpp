@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/pipeline/hover.h"
-#include "app/pipeline/snapshot.h"
+#include "session/hover.h"
+#include "session/snapshot.h"
 #include "views/draw_graph.h"
 #include "views/graph_layout.h"
 #include "views/stable_layout.h"
@@ -23,8 +23,8 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
-pipeline::Request sample_request(const std::string& name, const std::string& target) {
-  pipeline::Request r;
+session::Request sample_request(const std::string& name, const std::string& target) {
+  session::Request r;
   r.path = std::string(PASSLAB_SAMPLES_DIR) + "/shaders/" + name + ".sl";
   r.text = read(r.path);
   std::string error;
@@ -58,7 +58,7 @@ TEST(GraphLayout, RejectsEdgesToMissingNodes) {
 }
 
 TEST(DrawGraph, MirrorsTheTargetDagAndItsDominatorTrees) {
-  auto s = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto s = session::build_snapshot(sample_request("bowling_pin", "PC5"));
   ASSERT_TRUE(s->has_dag());
   DrawGraph dag = make_draw_graph(*s, GraphKind::Dag);
   EXPECT_EQ(dag.nodes.size(), s->graph().size());
@@ -76,13 +76,13 @@ TEST(DrawGraph, MirrorsTheTargetDagAndItsDominatorTrees) {
 }
 
 TEST(Snapshot, PartitionsLikeTheCliAndKeepsDiagnostics) {
-  auto good = pipeline::build_snapshot(sample_request("wood", "PC4"));
+  auto good = session::build_snapshot(sample_request("wood", "PC4"));
   ASSERT_NE(good->run("rds"), nullptr);
   EXPECT_TRUE(good->run("rds")->problems.empty());
   EXPECT_EQ(good->run("rds")->listings.size(), good->run("rds")->partition.passes.size());
   auto req = sample_request("wood", "PC4");
   req.text.insert(req.text.rfind('}'), "  Ci = undefined_thing;\n");
-  auto bad = pipeline::build_snapshot(req);
+  auto bad = session::build_snapshot(req);
   EXPECT_FALSE(bad->has_dag());
   ASSERT_GT(bad->errors, 0u);
   EXPECT_TRUE(bad->messages.front().in_main_file);
@@ -90,31 +90,31 @@ TEST(Snapshot, PartitionsLikeTheCliAndKeepsDiagnostics) {
 }
 
 TEST(Hover, ShowsTypeAndFrequencyOfNames) {
-  auto s = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto s = session::build_snapshot(sample_request("bowling_pin", "PC5"));
   const std::string& text = s->request.text;
   auto at = static_cast<std::uint32_t>(text.find("Pobj = transform"));
-  auto h = pipeline::hover_at(*s, at + 1);
+  auto h = session::hover_at(*s, at + 1);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->name, "Pobj");
   EXPECT_NE(h->type.find("point"), std::string::npos);
   EXPECT_NE(h->type.find("varying"), std::string::npos);
-  auto call = pipeline::hover_at(*s, static_cast<std::uint32_t>(text.find("faceforward")) + 2);
+  auto call = session::hover_at(*s, static_cast<std::uint32_t>(text.find("faceforward")) + 2);
   ASSERT_TRUE(call.has_value());
   EXPECT_EQ(call->kind, "builtin function");
 }
 
 
 // Replaces the first occurrence of `from` in a sample's text and builds the snapshot.
-pipeline::SnapshotPtr edited(const std::string& name, const std::string& from, const std::string& to) {
+session::SnapshotPtr edited(const std::string& name, const std::string& from, const std::string& to) {
   auto r = sample_request(name, "PC5");
   const auto at = r.text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   r.text.replace(at, from.size(), to);
-  return pipeline::build_snapshot(r);
+  return session::build_snapshot(r);
 }
 
 TEST(StableLayout, AnEditedConstantKeepsEveryNodeInPlace) {
-  auto before = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto before = session::build_snapshot(sample_request("bowling_pin", "PC5"));
   auto after = edited("bowling_pin", "float Kd = .5;", "float Kd = .6;");
   ASSERT_TRUE(before->has_dag() && after->has_dag());
   const DrawGraph gb = make_draw_graph(*before, GraphKind::Dag), ga = make_draw_graph(*after, GraphKind::Dag);
@@ -137,7 +137,7 @@ TEST(StableLayout, AnEditedConstantKeepsEveryNodeInPlace) {
 }
 
 TEST(StableLayout, ANewStatementPlacesOnlyTheNewNodesAndKeepsTheRest) {
-  auto before = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto before = session::build_snapshot(sample_request("bowling_pin", "PC5"));
   auto after = edited("bowling_pin", "Ci = (Base * Label) * (Marks * Cd) + Cspec;",
                       "Ci = ((Base * Label) * (Marks * Cd) + Cspec) * 0.5;");
   ASSERT_TRUE(before->has_dag() && after->has_dag());
@@ -177,8 +177,8 @@ TEST(StableLayout, ANewStatementPlacesOnlyTheNewNodesAndKeepsTheRest) {
 }
 
 TEST(StableLayout, ADifferentShaderIsLaidOutAfresh) {
-  auto a = pipeline::build_snapshot(sample_request("bowling_pin", "PC5"));
-  auto b = pipeline::build_snapshot(sample_request("wood", "PC5"));
+  auto a = session::build_snapshot(sample_request("bowling_pin", "PC5"));
+  auto b = session::build_snapshot(sample_request("wood", "PC5"));
   const DrawGraph ga = make_draw_graph(*a, GraphKind::Dag), gb = make_draw_graph(*b, GraphKind::Dag);
   const Layout la = layout_graph(ga.layout_request());
   EXPECT_FALSE(stable_layout(ga, la, gb).has_value());

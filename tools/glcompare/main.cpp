@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "tools/glcompare/compare.h"
 #include "tools/glcompare/gl_render.h"
 
@@ -74,19 +74,19 @@ int main(int argc, char** argv) {
       return 1;
     }
     scene->width = scene->height = size;
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.target = target;
     req.algorithm = algo;
     std::string diagnostics;
     req.options.storage = sim::Storage::SinglePass;
-    auto single = pipeline::SceneShaders::build(*scene, req, &diagnostics);
+    auto single = session::SceneShaders::build(*scene, req, &diagnostics);
     req.options.storage = sim::Storage::RenderToTexture;
-    auto multi = single ? pipeline::SceneShaders::build(*scene, req, &diagnostics) : nullptr;
+    auto multi = single ? session::SceneShaders::build(*scene, req, &diagnostics) : nullptr;
     if (!single || !multi) {
       std::fprintf(stderr, "%s", diagnostics.c_str());
       return 1;
     }
-    auto sim_render = [&](const pipeline::SceneShaders& s, sim::Storage store, sim::RenderStats* stats) {
+    auto sim_render = [&](const session::SceneShaders& s, sim::Storage store, sim::RenderStats* stats) {
       sim::RenderOptions o;
       o.storage = store;
       const std::vector<const sim::FragmentShader*> per(s.per_object().begin(), s.per_object().end());

@@ -21,13 +21,13 @@ using ::testing::HasSubstr;
 
 constexpr int U = kUnlimited;
 
-// Runs each test with PASSLAB_RESOURCES unset (so presets come from the source tree) and gives it
+// Runs each test with PASSLAB_DATA_DIR unset (so presets come from the source tree) and gives it
 // a private scratch directory; restores the environment afterwards.
 class TargetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (const char* env = std::getenv("PASSLAB_RESOURCES")) saved_env_ = env;
-    ::unsetenv("PASSLAB_RESOURCES");
+    if (const char* env = std::getenv("PASSLAB_DATA_DIR")) saved_env_ = env;
+    ::unsetenv("PASSLAB_DATA_DIR");
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     scratch_ = fs::temp_directory_path() /
                ("passlab_target_test_" + std::to_string(::getpid()) + "_" + info->name());
@@ -36,9 +36,9 @@ class TargetTest : public ::testing::Test {
   }
   void TearDown() override {
     if (saved_env_)
-      ::setenv("PASSLAB_RESOURCES", saved_env_->c_str(), 1);
+      ::setenv("PASSLAB_DATA_DIR", saved_env_->c_str(), 1);
     else
-      ::unsetenv("PASSLAB_RESOURCES");
+      ::unsetenv("PASSLAB_DATA_DIR");
     std::error_code ec;
     fs::remove_all(scratch_, ec);
   }
@@ -184,9 +184,9 @@ TEST_F(TargetTest, NullErrorPointerIsAllowed) {
   EXPECT_FALSE(parse_cost_model("garbage", nullptr));
 }
 
-TEST_F(TargetTest, ResourcesEnvironmentVariableMovesThePresetDirectory) {
+TEST_F(TargetTest, DataDirEnvironmentVariableMovesThePresetDirectory) {
   write("res/targets/Mine.json", R"({"name": "Mine", "limits": {"operations": 10}})");
-  ::setenv("PASSLAB_RESOURCES", (scratch_ / "res").c_str(), 1);
+  ::setenv("PASSLAB_DATA_DIR", (scratch_ / "res").c_str(), 1);
   EXPECT_EQ(targets_dir(), (scratch_ / "res").string() + "/targets");
   EXPECT_EQ(preset_targets(), std::vector<std::string>{"Mine"});
   std::string error;
@@ -196,12 +196,12 @@ TEST_F(TargetTest, ResourcesEnvironmentVariableMovesThePresetDirectory) {
   EXPECT_FALSE(load_target("PC1", &error));
   EXPECT_THAT(error, HasSubstr("available: Mine"));
 
-  ::setenv("PASSLAB_RESOURCES", (scratch_ / "empty").c_str(), 1);
+  ::setenv("PASSLAB_DATA_DIR", (scratch_ / "empty").c_str(), 1);
   EXPECT_TRUE(preset_targets().empty());
   EXPECT_FALSE(load_target("PC1", &error));
   EXPECT_THAT(error, HasSubstr("no presets found"));
 
-  ::unsetenv("PASSLAB_RESOURCES");
+  ::unsetenv("PASSLAB_DATA_DIR");
   EXPECT_THAT(targets_dir(), HasSubstr("resources/targets"));
 }
 
@@ -290,7 +290,7 @@ TEST_F(TargetTest, ValidationErrorsNameTheFileAndTheKey) {
 
 TEST_F(TargetTest, BadPresetFileInTheDirectoryNamesItsPath) {
   write("res/targets/Bad.json", R"({"name": "Bad", "limits": {"operations": -1}})");
-  ::setenv("PASSLAB_RESOURCES", (scratch_ / "res").c_str(), 1);
+  ::setenv("PASSLAB_DATA_DIR", (scratch_ / "res").c_str(), 1);
   std::string error;
   EXPECT_FALSE(load_target("bad", &error));
   EXPECT_THAT(error, HasSubstr("Bad.json"));

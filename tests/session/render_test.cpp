@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "core/partition/target.h"
 #include "core/sim/raster.h"
 
@@ -28,15 +28,15 @@ sim::Scene scene(const std::string& name, int size) {
   return *s;
 }
 
-pipeline::RenderOutcome render(const sim::Scene& s, sim::Storage store, const std::string& target = "PC5",
+session::RenderOutcome render(const sim::Scene& s, sim::Storage store, const std::string& target = "PC5",
                                const std::string& algo = "rds") {
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.target = target;
   req.algorithm = algo;
   req.optimal_budget = 0.3;
   req.options.storage = store;
   req.options.threads = 2;
-  return pipeline::render_scene(s, req);
+  return session::render_scene(s, req);
 }
 
 class EverySample : public testing::TestWithParam<std::string> {};
@@ -77,15 +77,15 @@ INSTANTIATE_TEST_SUITE_P(Samples, EverySample,
 TEST(Multisampling, FBufferPassesEqualTheSinglePass) {
   for (const std::string name : {"bowling_pin", "plastic", "transparent"}) {
     const sim::Scene s = scene(name, 40);
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.target = "PC4";
     req.options.multisample = 4;
     req.options.threads = 2;
     req.options.storage = sim::Storage::SinglePass;
-    const auto single = pipeline::render_scene(s, req);
+    const auto single = session::render_scene(s, req);
     ASSERT_TRUE(single.image) << single.diagnostics;
     req.options.storage = sim::Storage::FBuffer;
-    const auto multi = pipeline::render_scene(s, req);
+    const auto multi = session::render_scene(s, req);
     ASSERT_TRUE(multi.image) << multi.diagnostics;
     EXPECT_GT(multi.stats.passes, 1) << name;
     EXPECT_EQ(std::memcmp(multi.image->rgba.data(), single.image->rgba.data(), single.image->rgba.size() * sizeof(float)), 0) << name;
@@ -96,9 +96,9 @@ TEST(Multisampling, FBufferPassesEqualTheSinglePass) {
       // finely tessellated sphere are many of its pixels.
       const sim::Scene larger = scene(name, 64);
       req.options.storage = sim::Storage::SinglePass;
-      const auto one = pipeline::render_scene(larger, req);
+      const auto one = session::render_scene(larger, req);
       req.options.storage = sim::Storage::RenderToTexture;
-      const auto rtt = pipeline::render_scene(larger, req);
+      const auto rtt = session::render_scene(larger, req);
       ASSERT_TRUE(one.image && rtt.image) << rtt.diagnostics;
       int wrong = 0;
       for (std::size_t i = 0; i < rtt.image->rgba.size(); i += 4) wrong += std::memcmp(&rtt.image->rgba[i], &one.image->rgba[i], 16) != 0;
@@ -106,7 +106,7 @@ TEST(Multisampling, FBufferPassesEqualTheSinglePass) {
     }
     req.options.storage = sim::Storage::FBuffer;
     req.options.multisample = 1;
-    const auto aliased = pipeline::render_scene(s, req);
+    const auto aliased = session::render_scene(s, req);
     ASSERT_TRUE(aliased.image);
     EXPECT_GT(multi.stats.fragments_rasterized, aliased.stats.fragments_rasterized) << "pixels on edges have a fragment per triangle";
   }
@@ -121,11 +121,11 @@ TEST(Multisampling, SilhouettePixelsAreTheFractionOfSamplesCovered) {
   std::ofstream(dir / "white.sl") << "surface white() { Oi = Os; Ci = Os; }\n";
   std::ofstream(dir / "scene.json") << R"({"size": [64, 64], "background": [0, 0, 0, 1],
     "objects": [{"mesh": {"sphere": {"radius": 1}}, "translate": [0, 0, 4], "shader": "white.sl"}]})";
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = sim::Storage::SinglePass;
   auto count = [&](int samples) {
     req.options.multisample = samples;
-    const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+    const auto out = session::render_scene((dir / "scene.json").string(), req);
     EXPECT_TRUE(out.image) << out.diagnostics;
     // Pixels by quarters of white (interpolating a constant over a triangle may be off by an ulp).
     std::map<float, int> values;
@@ -150,7 +150,7 @@ TEST(Multisampling, SilhouettePixelsAreTheFractionOfSamplesCovered) {
   };
   EXPECT_NEAR(area(four), area(one), 30.0);
   req.options.multisample = 3;
-  const auto bad = pipeline::render_scene((dir / "scene.json").string(), req);
+  const auto bad = session::render_scene((dir / "scene.json").string(), req);
   EXPECT_FALSE(bad.image);
   EXPECT_NE(bad.diagnostics.find("1, 2, 4 or 8"), std::string::npos) << bad.diagnostics;
 }
@@ -213,14 +213,14 @@ TEST(FBufferOverflow, TheArithmeticOfTheAtiPaper) {
     long side, overflows, submissions;
   };
   for (const Case c : {Case{64, 162, 489}, Case{256, 10, 33}}) {
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.target = "PC4";  // where RDS splits plastic into 3 passes
     req.algorithm = "rds";
     req.options.storage = sim::Storage::FBuffer;
     req.options.overflow = sim::Overflow::Window;
     req.options.fbuffer_slots = c.side * c.side;
     req.options.threads = 2;
-    const auto out = pipeline::render_scene(s, req);
+    const auto out = session::render_scene(s, req);
     ASSERT_TRUE(out.image) << out.diagnostics;
     ASSERT_EQ(out.stats.passes, 3) << "the scene's shader must take 3 passes on PC4";
     EXPECT_EQ(out.stats.overflows, c.overflows) << c.side << "x" << c.side;
@@ -236,15 +236,15 @@ TEST(FBufferOverflow, TheArithmeticOfTheAtiPaper) {
 // is the same, the wasted first passes show in the statistics.
 TEST(FBufferOverflow, RestartResubmitsSmallerBatchesAndKeepsThePicture) {
   const sim::Scene s = scene("plastic", 128);
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.target = "PC4";
   req.options.threads = 2;
   req.options.storage = sim::Storage::SinglePass;
-  const auto single = pipeline::render_scene(s, req);
+  const auto single = session::render_scene(s, req);
   req.options.storage = sim::Storage::FBuffer;
   req.options.overflow = sim::Overflow::Restart;
   req.options.fbuffer_slots = 1500;
-  const auto restart = pipeline::render_scene(s, req);
+  const auto restart = session::render_scene(s, req);
   ASSERT_TRUE(single.image && restart.image) << single.diagnostics << restart.diagnostics;
   EXPECT_EQ(std::memcmp(restart.image->rgba.data(), single.image->rgba.data(), single.image->rgba.size() * sizeof(float)), 0);
   const long fragments = single.stats.fragments_rasterized;
@@ -255,7 +255,7 @@ TEST(FBufferOverflow, RestartResubmitsSmallerBatchesAndKeepsThePicture) {
   EXPECT_GE(restart.stats.windows, (fragments + 1499) / 1500);
   // A triangle bigger than the F-buffer cannot be split further: a clear error, no picture.
   req.options.fbuffer_slots = 4;
-  const auto tiny = pipeline::render_scene(s, req);
+  const auto tiny = session::render_scene(s, req);
   EXPECT_FALSE(tiny.image);
   EXPECT_NE(tiny.diagnostics.find("one triangle alone covers"), std::string::npos) << tiny.diagnostics;
 }
@@ -264,12 +264,12 @@ TEST(FBufferOverflow, RestartResubmitsSmallerBatchesAndKeepsThePicture) {
 TEST(Determinism, ThreadsDoNotChangeThePicture) {
   const sim::Scene s = scene("wood", 64);
   for (const auto store : {sim::Storage::SinglePass, sim::Storage::RenderToTexture, sim::Storage::FBuffer}) {
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.options.storage = store;
     req.options.threads = 1;
-    const auto one = pipeline::render_scene(s, req);
+    const auto one = session::render_scene(s, req);
     req.options.threads = 3;
-    const auto three = pipeline::render_scene(s, req);
+    const auto three = session::render_scene(s, req);
     ASSERT_TRUE(one.image && three.image) << one.diagnostics;
     EXPECT_EQ(one.image->rgba, three.image->rgba) << sim::to_string(store);
   }
@@ -294,10 +294,10 @@ TEST(Capture, PassPicturesAndAProbedPixelsFragments) {
     c.pass_images = true;
     c.probe_x = px;
     c.probe_y = py;
-    pipeline::RenderRequest req;
+    session::RenderRequest req;
     req.options.storage = store;
     req.options.capture = &c;
-    auto out = pipeline::render_scene(s, req);
+    auto out = session::render_scene(s, req);
     EXPECT_TRUE(out.image) << out.diagnostics;
     return std::make_pair(std::move(out), std::move(c));
   };
@@ -329,28 +329,28 @@ TEST(Capture, PassPicturesAndAProbedPixelsFragments) {
 
 // The Studio renders the snapshot it already has: its passes give the single pass's picture too.
 TEST(Snapshot, RendersTheStudiosSnapshotInItsPasses) {
-  pipeline::Request r;
+  session::Request r;
   r.path = kSamples + "/shaders/bowling_pin.sl";
   std::ifstream in(r.path);
   r.text.assign(std::istreambuf_iterator<char>(in), {});
   std::string error;
   r.target = *partition::load_target("PC4", &error);
   r.model = *partition::parse_cost_model("15p+5t+i", &error);
-  const auto snap = pipeline::build_snapshot(r);
+  const auto snap = session::build_snapshot(r);
   ASSERT_TRUE(snap->has_dag());
-  sim::Scene s = pipeline::default_scene_for(r.path);
+  sim::Scene s = session::default_scene_for(r.path);
   ASSERT_EQ(s.objects.size(), 1u);  // samples/scenes/bowling_pin.json
   s.width = s.height = 48;
   sim::RenderOptions o;
   o.storage = sim::Storage::SinglePass;
-  const auto single = pipeline::render_snapshot(s, *snap, nullptr, o);
+  const auto single = session::render_snapshot(s, *snap, nullptr, o);
   o.storage = sim::Storage::FBuffer;
-  const auto passes = pipeline::render_snapshot(s, *snap, snap->run("rds"), o);
+  const auto passes = session::render_snapshot(s, *snap, snap->run("rds"), o);
   ASSERT_TRUE(single.image && passes.image) << single.diagnostics << passes.diagnostics;
   EXPECT_GT(passes.stats.passes, 1);
   EXPECT_EQ(single.image->rgba, passes.image->rgba);
   // A shader without a scene of its own is shown on a sphere.
-  EXPECT_EQ(pipeline::default_scene_for("/tmp/nowhere/mine.sl").objects.front().name, "sphere");
+  EXPECT_EQ(session::default_scene_for("/tmp/nowhere/mine.sl").objects.front().name, "sphere");
 }
 
 // A scene's PNG textures and mesh files are what shaders sample and draw (not stand-ins).
@@ -363,9 +363,9 @@ TEST(SceneFiles, PngTexturesAndObjMeshesReachTheShader) {
     "objects": [{"mesh": "quad.obj", "translate": [0, 0, 4], "shader": "tex.sl"}]})";
   std::string error;
   ASSERT_TRUE(sim::write_png((dir / "swatch.png").string(), sim::Image(1, 1, {0.2f, 0.6f, 0.4f, 1}), &error)) << error;
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = sim::Storage::SinglePass;
-  const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+  const auto out = session::render_scene((dir / "scene.json").string(), req);
   ASSERT_TRUE(out.image) << out.diagnostics;
   const float* centre = out.image->at(12, 12);
   EXPECT_FLOAT_EQ(centre[0], 51.0f / 255);  // the PNG's 8-bit values
@@ -374,7 +374,7 @@ TEST(SceneFiles, PngTexturesAndObjMeshesReachTheShader) {
   EXPECT_FLOAT_EQ(out.image->at(0, 0)[0], 0.0f);  // the quad does not reach the corner
   // A missing texture file is named, with no picture.
   std::filesystem::remove(dir / "swatch.png");
-  const auto missing = pipeline::render_scene((dir / "scene.json").string(), req);
+  const auto missing = session::render_scene((dir / "scene.json").string(), req);
   EXPECT_FALSE(missing.image);
   EXPECT_NE(missing.diagnostics.find("swatch.png"), std::string::npos) << missing.diagnostics;
 }
@@ -398,9 +398,9 @@ TEST(Mipmaps, AFloorOfFineChecksTurnsGreyInTheDistance) {
     }
   std::string error;
   ASSERT_TRUE(sim::write_png((dir / "checks.png").string(), checks, &error)) << error;
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = sim::Storage::SinglePass;
-  const auto out = pipeline::render_scene((dir / "scene.json").string(), req);
+  const auto out = session::render_scene((dir / "scene.json").string(), req);
   ASSERT_TRUE(out.image) << out.diagnostics;
   // The floor's rows: from the horizon (the first row drawn) down to the bottom of the picture.
   int horizon = -1;
@@ -429,9 +429,9 @@ TEST(Mipmaps, AFloorOfFineChecksTurnsGreyInTheDistance) {
 TEST(Capture, ACancelledRenderStopsWithoutAPicture) {
   const sim::Scene s = scene("wood", 64);
   std::atomic<bool> cancel{true};
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.cancel = &cancel;
-  const auto out = pipeline::render_scene(s, req);
+  const auto out = session::render_scene(s, req);
   EXPECT_FALSE(out.image);
   EXPECT_NE(out.diagnostics.find("cancelled"), std::string::npos) << out.diagnostics;
 }

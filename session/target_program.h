@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/pipeline/timeline.h"
+#include "session/timeline.h"
 #include "core/dag/fragment_dag.h"
 #include "core/ir/binding.h"
 #include "core/partition/partition.h"
@@ -23,7 +23,7 @@ namespace passlab::combiners {
 struct Machine;
 }
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 // One node of the partitioned DAG as the graph views draw it.
 struct GraphNode {
@@ -63,7 +63,7 @@ class TargetProgram {
   // reference. Empty when the partition is sound.
   virtual std::vector<std::string> check(const partition::Partition& part, const partition::CostModel& model, const ir::Binding& binding) const = 0;
   // One listing per pass; with `line_nodes`, per pass and line the node it computes (or
-  // pipeline::kNoNode, checks.h).
+  // session::kNoNode, checks.h).
   virtual std::vector<std::string> listings(const partition::Partition& part, std::vector<std::vector<std::uint32_t>>* line_nodes) const = 0;
   virtual std::string listing_extension() const = 0;  // "fp", "rc"
   // The renderer's shader: the passes of `part`, or the whole program as one pass (nullptr). For
@@ -88,4 +88,4 @@ class TargetProgram {
 // The nodes of `g` with a span on line `line` (1-based) of the file `path` in `sources`.
 std::vector<std::uint32_t> nodes_on_line(const TargetGraph& g, const lang::SourceManager& sources, const std::string& path, std::uint32_t line);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "app/pipeline/rpu_build.h"
-#include "app/pipeline/target_program.h"
+#include "session/rpu_build.h"
+#include "session/target_program.h"
 #include "core/dag/dominators.h"
 #include "core/dag/fragment_dag.h"
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 struct Request {
   std::string path;  // the shader's file name: diagnostics, includes and the default light setup
@@ -91,4 +91,4 @@ AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, cons
 // The nodes of the partitioned DAG that come from the main file's line `line` (1-based).
 std::vector<std::uint32_t> nodes_on_line(const Snapshot& s, std::uint32_t line);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

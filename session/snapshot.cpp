@@ -1,5 +1,5 @@
 // Builds compile snapshots for the Studio: the same stages, in the same order, as passlab-cli.
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 
 #include <chrono>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "core/dag/flatten.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 namespace {
 
@@ -162,4 +162,4 @@ std::vector<std::uint32_t> nodes_on_line(const Snapshot& s, std::uint32_t line) 
   return nodes_on_line(s.target->graph(), *s.program->sources, s.request.path, line);
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

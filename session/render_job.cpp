@@ -1,4 +1,4 @@
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 
 #include <filesystem>
 #include <map>
@@ -10,7 +10,7 @@
 #include "core/partition/algorithms.h"
 #include "core/sim/texture.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 // One shader compiled for the render; the pass shader refers to the DAGs, so they stay put.
 struct SceneShaders::Built {
@@ -237,4 +237,4 @@ sim::Scene default_scene_for(const std::string& shader_path) {
   return s;
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -20,7 +20,7 @@
 #include "core/partition/trace.h"
 #include "core/sim/scene.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 struct Message;
 
@@ -98,4 +98,4 @@ std::string rpu_scene_for(const std::string& shader_path);
 enum : int { kRpuForward = 0, kRpuRemove = 1, kRpuColour = 2, kRpuCycle = 3 };
 std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -1,4 +1,4 @@
-#include "app/pipeline/background.h"
+#include "session/background.h"
 
 #ifdef __linux__
 #include <sched.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 #endif
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 void run_in_background() {
 #ifdef __linux__
@@ -22,4 +22,4 @@ void run_in_background() {
 #endif
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -10,7 +10,7 @@
 
 #include "core/partition/target.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 // One unit of a combiner portion: an input mapping, a DOT/MUL, the ADD/MUX, the OUTMAP, or an
 // output, with the DAG nodes it computes.
@@ -64,4 +64,4 @@ struct Timeline {
   std::vector<TimelinePass> passes;
 };
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

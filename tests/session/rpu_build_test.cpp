@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "app/pipeline/rpu_build.h"
-#include "app/pipeline/snapshot.h"
+#include "session/rpu_build.h"
+#include "session/snapshot.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 namespace {
 
 std::string read(const std::string& path) {
@@ -93,4 +93,4 @@ TEST(RpuBuild, TheSnapshotOfAnRpuTargetHoldsTheProgramAndItsDecisions) {
 }
 
 }  // namespace
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

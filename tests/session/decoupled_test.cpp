@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "core/sim/decoupled.h"
 
 namespace passlab {
@@ -31,11 +31,11 @@ struct Frame {
 };
 
 Frame render(const sim::Scene& s, const sim::DecoupledOptions& o, sim::Storage store = sim::Storage::SinglePass) {
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = store;
   req.decoupled = o;
   req.decoupled->threads = 2;
-  auto out = pipeline::render_scene(s, req);
+  auto out = session::render_scene(s, req);
   return {out.image, out.decoupled, out.diagnostics};
 }
 
@@ -75,10 +75,10 @@ TEST(Decoupled, WithoutBlurEqualsMultisamplingExactly) {
     }
   // And the pinhole renderer's 8x multisampling (its own rasterizer, the same sample positions)
   // agrees to within rounding away from the few samples exactly on edges.
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = sim::Storage::SinglePass;
   req.options.multisample = 8;
-  const auto pinhole = pipeline::render_scene(s, req);
+  const auto pinhole = session::render_scene(s, req);
   ASSERT_TRUE(pinhole.image);
   const sim::ImageError e = sim::image_error(*msaa.image, *pinhole.image);
   EXPECT_GT(e.psnr, 45.0) << "rmse " << e.rmse;

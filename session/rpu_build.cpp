@@ -1,5 +1,5 @@
 // The shader on the RPU for the Studio: scene, compile, code maps and the compiler's decisions.
-#include "app/pipeline/rpu_build.h"
+#include "session/rpu_build.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/render_job.h"
-#include "app/pipeline/snapshot.h"
+#include "session/render_job.h"
+#include "session/snapshot.h"
 #include "backends/rpu/isa.h"
 #include "core/ir/printer.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 namespace fs = std::filesystem;
 
@@ -296,4 +296,4 @@ std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build) {
   return out;
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -1,5 +1,5 @@
 // The partition checks and listings shared by passlab-cli and the Studio.
-#include "app/pipeline/checks.h"
+#include "session/checks.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include "backends/fp/execute.h"
 #include "core/partition/validate.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 std::vector<std::string> check_partition(const partition::Problem& problem, fp::FpBackend& backend,
                                          const dag::FragmentDag& fdag, const partition::Partition& part,
@@ -54,4 +54,4 @@ std::vector<std::string> listings(const fp::TargetDag& t, const partition::Parti
   return out;
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

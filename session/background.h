@@ -3,7 +3,7 @@
 // the UI's repaints while the user types.
 #pragma once
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 // Lowers the calling thread's priority once: on Linux to SCHED_IDLE (it runs only when no
 // ordinary thread wants the CPU, so the UI and the display server never wait for it; nice 10
@@ -11,4 +11,4 @@ namespace passlab::pipeline {
 // that be refused. Threads it starts inherit both. Elsewhere a no-op.
 void run_in_background();
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 struct HoverInfo {
   std::string name;
@@ -18,4 +18,4 @@ struct HoverInfo {
 // The innermost name or call at byte `offset` of the main file, if the last compile typed it.
 std::optional<HoverInfo> hover_at(const Snapshot& s, std::uint32_t offset);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -1,9 +1,9 @@
 // Finds the typed name under the cursor by walking the translation unit.
-#include "app/pipeline/hover.h"
+#include "session/hover.h"
 
 #include "core/lang/stdlib.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 namespace {
 
@@ -175,4 +175,4 @@ std::optional<HoverInfo> hover_at(const Snapshot& s, std::uint32_t offset) {
   return f.found;
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

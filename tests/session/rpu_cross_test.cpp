@@ -3,7 +3,7 @@
 // samples whose shaders stay inside the RPU's subset.
 #include <gtest/gtest.h>
 
-#include "app/pipeline/render_job.h"
+#include "session/render_job.h"
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
 
@@ -18,10 +18,10 @@ TEST_P(BothTargets, RayTracingOnTheRpuGivesTheRasterizersPicture) {
   ASSERT_TRUE(scene) << (problems.empty() ? "" : problems.front().text());
   const int size = 96;
   scene->width = scene->height = size;
-  pipeline::RenderRequest req;
+  session::RenderRequest req;
   req.options.storage = sim::Storage::SinglePass;
   req.options.threads = 2;
-  const pipeline::RenderOutcome raster = pipeline::render_scene(*scene, req);
+  const session::RenderOutcome raster = session::render_scene(*scene, req);
   ASSERT_TRUE(raster.image) << raster.diagnostics;
   const rpu::SceneProgram sp = rpu::compile_scene(*scene, size, size, "", "", "", {});
   ASSERT_TRUE(sp.ok()) << lang::format_text(sp.compiled->diagnostics.items(), *sp.compiled->sources);

@@ -9,7 +9,7 @@
 #include "core/ir/binding.h"
 #include "core/partition/partition.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 // The validator's findings, then the execution check's: the passes run in order with save and
 // restore on 16 random fragments must give the single-pass result bit for bit. Empty when sound.
@@ -24,4 +24,4 @@ std::vector<std::string> listings(const fp::TargetDag& t, const partition::Parti
                                   const partition::TargetDesc& target,
                                   std::vector<std::vector<std::uint32_t>>* line_nodes = nullptr);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

@@ -11,10 +11,10 @@
 #include "core/sim/render.h"
 #include "core/sim/scene.h"
 #include "core/sim/texture.h"
-#include "app/pipeline/snapshot.h"
+#include "session/snapshot.h"
 
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 struct RenderRequest {
   std::string shader;            // the shader of objects that name none
@@ -94,4 +94,4 @@ std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, c
 // shader's folder if there is one, else a lit sphere.
 sim::Scene default_scene_for(const std::string& shader_path);
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session

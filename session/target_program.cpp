@@ -1,5 +1,5 @@
 // The fp and register-combiner implementations of TargetProgram.
-#include "app/pipeline/target_program.h"
+#include "session/target_program.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "app/pipeline/checks.h"
+#include "session/checks.h"
 #include "backends/combiners/backend.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
@@ -17,7 +17,7 @@
 #include "core/dag/export.h"
 #include "core/partition/validate.h"
 
-namespace passlab::pipeline {
+namespace passlab::session {
 
 namespace {
 
@@ -69,7 +69,7 @@ class FpProgram : public TargetProgram {
     return check_partition(problem_, b, d_, part, model, binding);
   }
   std::vector<std::string> listings(const partition::Partition& part, std::vector<std::vector<std::uint32_t>>* line_nodes) const override {
-    return pipeline::listings(t_, part, target_, line_nodes);
+    return session::listings(t_, part, target_, line_nodes);
   }
   std::string listing_extension() const override { return "fp"; }
   std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string*,
@@ -410,4 +410,4 @@ std::vector<std::uint32_t> nodes_on_line(const TargetGraph& g, const lang::Sourc
   return out;
 }
 
-}  // namespace passlab::pipeline
+}  // namespace passlab::session
