@@ -9,8 +9,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
   libgraphviz-dev graphviz libtree-sitter-dev
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpng-dev
-  xvfb xauth
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpng-dev libassimp-dev
+  xvfb xauth help2man
   libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri
 )
 

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace passlab::cli;
   CLI::App app{"Passlab: shader compilation under hardware limits"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "passlab-cli 0.1.0");
+  app.set_version_flag("--version", "passlab-cli " PASSLAB_VERSION);
 
   CommonOptions o;
   bool optimize = false;

@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QIcon>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -16,7 +17,10 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("passlab");
   QApplication::setOrganizationName("Passlab");
-  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setApplicationVersion(PASSLAB_VERSION);
+  // The desktop entry and icon packaging/ installs (Wayland matches windows to entries by this).
+  QGuiApplication::setDesktopFileName("org.passlab.Passlab");
+  QApplication::setWindowIcon(QIcon::fromTheme("org.passlab.Passlab"));
   QCommandLineParser cli;
   cli.setApplicationDescription("Passlab Studio: shader compilation under hardware limits");
   cli.addHelpOption();

@@ -1,5 +1,5 @@
 // Triangle meshes with the per-vertex attributes the RSL globals come from, procedural shapes,
-// and OBJ and PLY files.
+// and mesh files (OBJ and PLY by our own readers, glTF, FBX, Collada and more through Assimp).
 #pragma once
 
 #include <array>
@@ -47,7 +47,17 @@ Mesh make_bowling_pin(int segments = 48);
 // or byte offset in `message` (binary PLY).
 std::optional<Mesh> load_obj(const std::string& path, Problems* problems);
 std::optional<Mesh> load_ply(const std::string& path, Problems* problems);
-// By extension (.obj, .ply).
+// The formats other tools export, read through Assimp (mesh_import.cpp): glTF 2.0 (.gltf, .glb),
+// FBX, Collada (.dae), STL, 3DS and the rest Assimp reads. Every mesh of the file's scene with its
+// node transform applied, polygons triangulated, corners that agree shared, points and lines
+// dropped; normals and the first texture coordinates (s = u, t = v) when the file has them.
+// Problems name the file (and the line and column of a .gltf file's JSON syntax error).
+std::optional<Mesh> import_mesh(const std::string& path, Problems* problems);
+// Whether import_mesh reads this file by its extension (.obj and .ply are not its).
+bool imported_extension(const std::string& path);
+// Every extension load_mesh takes (".obj", ".ply", then Assimp's, sorted), for dialogs and messages.
+std::vector<std::string> mesh_extensions();
+// By extension: .obj and .ply by the readers above, the rest through import_mesh.
 std::optional<Mesh> load_mesh(const std::string& path, Problems* problems);
 
 }  // namespace passlab::sim

@@ -849,11 +849,12 @@ std::optional<Mesh> load_mesh(const std::string& path, Problems* problems) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".obj") return load_obj(path, problems);
   if (extension == ".ply") return load_ply(path, problems);
+  if (imported_extension(path)) return import_mesh(path, problems);
   if (problems) {
+    const std::string known = "expected .obj, .ply, .gltf, .glb, .fbx, .dae, .stl or another format Assimp reads";
     problems->push_back({path, 0, 0,
-                         extension.empty()
-                             ? "unknown mesh format (the name has no extension; expected .obj or .ply)"
-                             : fmt::format("unknown mesh format '{}' (expected .obj or .ply)", extension)});
+                         extension.empty() ? fmt::format("unknown mesh format (the name has no extension; {})", known)
+                                           : fmt::format("unknown mesh format '{}' ({})", extension, known)});
   }
   return std::nullopt;
 }

@@ -68,7 +68,8 @@ struct Scene {
 //     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4 }
 // Meshes: {"sphere": {radius, slices, stacks}}, {"torus": {major, minor, rings, sides}},
 // {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
-// {"lathe": {profile: [[r, y], ...], segments}}, or a path to an OBJ or PLY file.
+// {"lathe": {profile: [[r, y], ...], segments}}, or a path to a mesh file (OBJ, PLY, glTF, GLB, FBX,
+// Collada, STL and the rest load_mesh reads).
 // Paths are relative to the scene file; "$deps/..." is a file that scripts/setup.sh fetched
 // (e.g. the Stanford bunny from npm), found in deps/ of the data folder (core/paths/data_dir.h). Camera space is RenderMan's (eye at the origin looking
 // down +z), which the light setups next to the shaders use; the default camera is exactly that.

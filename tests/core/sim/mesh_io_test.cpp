@@ -213,8 +213,8 @@ TEST_F(MeshFiles, LoadMeshChoosesByExtension) {
                           "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
                           "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
   EXPECT_EQ(load_ok("upper.Ply", ply).triangles.size(), 1u);
-  const Problems problems = load_fails("mesh.stl", obj);
-  EXPECT_NE(problems[0].message.find("unknown mesh format '.stl'"), std::string::npos);
+  const Problems problems = load_fails("mesh.xyz3", obj);
+  EXPECT_NE(problems[0].message.find("unknown mesh format '.xyz3'"), std::string::npos);
   EXPECT_NE(load_fails("mesh", obj)[0].message.find("unknown mesh format"), std::string::npos);
 }
 
