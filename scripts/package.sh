@@ -31,9 +31,13 @@ fi
 say "building in $build_dir (Release, with Debian's hardening flags)"
 # dpkg-buildflags: -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2, relro and now-binding.
 export DEB_BUILD_MAINT_OPTIONS=hardening=+all
-CFLAGS=$(dpkg-buildflags --get CFLAGS); CXXFLAGS=$(dpkg-buildflags --get CXXFLAGS); LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
+CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)
+CFLAGS="$(dpkg-buildflags --get CFLAGS) $CPPFLAGS"; CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $CPPFLAGS"
+LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
 export CFLAGS CXXFLAGS LDFLAGS
-cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPASSLAB_TESTS=OFF -DPASSLAB_BENCH=OFF >/dev/null
+# Passed explicitly: CMake reads the environment's flags only when it first configures a folder.
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPASSLAB_TESTS=OFF -DPASSLAB_BENCH=OFF \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_EXE_LINKER_FLAGS="$LDFLAGS" >/dev/null
 cmake --build "$build_dir" --target passlab passlab-cli passlab_docs
 rm -f "$build_dir"/passlab_*.deb
 (cd "$build_dir" && cpack -G DEB >/dev/null)

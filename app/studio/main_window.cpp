@@ -605,8 +605,15 @@ bool MainWindow::open_file(const QString& path) {
 }
 
 bool MainWindow::save() {
-  if (path_.isEmpty()) {
-    QString p = QFileDialog::getSaveFileName(this, tr("Save shader"), QString(), tr("Shaders (*.sl *.glsl)"));
+  // A file the user cannot write (an installed sample under /usr/share/passlab) is saved as a
+  // copy: the dialog opens in the home folder instead of failing with "permission denied".
+  const QFileInfo file(path_);
+  const bool read_only = !path_.isEmpty() && (file.exists() ? !file.isWritable() : !QFileInfo(file.absolutePath()).isWritable());
+  if (path_.isEmpty() || read_only) {
+    if (read_only) show_status(tr("%1 is read-only: save a copy").arg(path_));
+    const QString start = read_only ? QDir::home().filePath(file.fileName()) : QString();
+    QString p = QFileDialog::getSaveFileName(this, read_only ? tr("Save a copy of the shader") : tr("Save shader"), start,
+                                             tr("Shaders (*.sl *.glsl)"));
     return !p.isEmpty() && save_as(p);
   }
   return save_as(path_);
