@@ -1,8 +1,15 @@
 // studio_latency: edit-to-updated-panels latency and UI-thread stalls of the Studio.
 //
-//   studio_latency [--edits N] [--out FILE.md] [--explain] SHADER...
+//   studio_latency [--edits N] [--load N] [--studio PASSLAB] [--out FILE.md] [--explain] SHADER...
 //
-// For each shader it opens the Studio's main window (offscreen unless a display is set), then
+// --load N starts N busy processes (each spinning on a core, as a build beside the Studio does)
+// before measuring and stops them at the end; they die with the bench if it is killed.
+// --studio PASSLAB also times PASSLAB --startup-time SHADER, three runs per shader: the cold start
+// of the real program, under the same load.
+//
+// For each shader it opens the Studio's main window (offscreen unless a display is set), records
+// the time from creating the window to every panel showing the first snapshot (cold start in this
+// process: the application is already up), then
 //  1. applies N edits, each changing a numeric literal the way a user would (select it, type the
 //     new value), and measures the time from the edit to the moment every panel shows the
 //     snapshot of that edit and the window has repainted;
@@ -10,9 +17,15 @@
 //     versions with syntax errors, and records every UI-thread stall: a 2 ms probe timer that
 //     fires late by more than 16 ms means the event loop was blocked that long.
 // The debounce delay is the Studio's default and is included in the latency.
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -22,6 +35,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QTemporaryDir>
@@ -150,6 +164,39 @@ void run_events_for(int ms) {
   loop.exec();
 }
 
+// N processes that spin until killed; started before Qt makes threads. Each dies with the bench.
+std::vector<pid_t> start_load(int n) {
+  std::vector<pid_t> children;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      volatile unsigned long spin = 0;
+      for (;;) spin = spin + 1;
+    }
+    if (pid > 0) children.push_back(pid);
+  }
+  return children;
+}
+
+void stop_load(const std::vector<pid_t>& children) {
+  for (pid_t pid : children) kill(pid, SIGKILL);
+  for (pid_t pid : children) waitpid(pid, nullptr, 0);
+}
+
+// PASSLAB --startup-time SHADER: the milliseconds it prints, or -1.
+double studio_startup(const QString& passlab, const QString& shader) {
+  QProcess p;
+  p.start(passlab, {"--startup-time", shader});
+  if (!p.waitForFinished(300000)) {
+    p.kill();
+    return -1;
+  }
+  const QRegularExpression ms(R"(after (\d+) ms)");
+  const auto m = ms.match(QString::fromUtf8(p.readAllStandardOutput()));
+  return m.hasMatch() ? m.captured(1).toDouble() : -1;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -172,6 +219,8 @@ struct Row {
   int typing_stalls = 0;
   int typing_chars = 0;
   double edit_worst = 0;
+  double cold_ms = 0;
+  std::vector<double> startup;  // --studio: the real program's cold start, per run
 };
 
 Row measure(const QString& shader, int edits) {
@@ -181,14 +230,18 @@ Row measure(const QString& shader, int edits) {
   passlab::studio::StudioOptions o;
   o.settings_file = tmp.filePath("settings.ini");
   o.autosave_dir = tmp.filePath("autosave");
+  QElapsedTimer cold;
+  cold.start();
   MainWindow w(o);
   w.resize(1500, 920);
   w.show();
   w.open_file(shader);
-  if (!wait_panels(w, 0, 20000)) {
+  if (!wait_panels(w, 0, 120000)) {
     std::fprintf(stderr, "%s: no first snapshot\n", qPrintable(shader));
     return row;
   }
+  QCoreApplication::sendPostedEvents(&w, QEvent::UpdateRequest);
+  row.cold_ms = cold.nsecsElapsed() / 1e6;
   QCoreApplication::processEvents();
   if (w.result() && w.result()->graphs[0]) row.nodes = static_cast<int>(w.result()->graphs[0]->nodes.size());
   auto* ed = w.editor();
@@ -266,19 +319,26 @@ Row measure(const QString& shader, int edits) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The load first, before Qt starts threads of its own.
+  int load = 0;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--load") == 0) load = std::atoi(argv[i + 1]);
+  const std::vector<pid_t> busy = start_load(load);
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
   TimedApplication app(argc, argv);
   app.wall.start();
   QApplication::setApplicationName("passlab-bench");
   int edits = 21;
-  QString out;
+  QString out, studio;
   QStringList shaders;
   bool usage = false;
   const QStringList args = QCoreApplication::arguments().mid(1);
   for (int i = 0; i < args.size(); ++i) {
     if (args[i] == "--edits" && i + 1 < args.size()) edits = args[++i].toInt();
     else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
+    else if (args[i] == "--load" && i + 1 < args.size()) ++i;  // read above
+    else if (args[i] == "--studio" && i + 1 < args.size()) studio = args[++i];
     else if (args[i] == "--explain") app.explain = true;
     else if (args[i].startsWith("-")) usage = true;  // --help, or an option we do not know
     else shaders << args[i];
@@ -286,24 +346,37 @@ int main(int argc, char** argv) {
   for (const QString& s : shaders) {
     if (!QFileInfo(s).isFile()) {
       std::fprintf(stderr, "studio_latency: %s: no such file\n", qPrintable(s));
+      stop_load(busy);
       return 2;
     }
   }
   if (usage || shaders.isEmpty()) {
-    std::fprintf(stderr, "usage: studio_latency [--edits N] [--out FILE.md] [--explain] SHADER...\n");
+    std::fprintf(stderr, "usage: studio_latency [--edits N] [--load N] [--studio PASSLAB] [--out FILE.md] [--explain] SHADER...\n");
+    stop_load(busy);
     return 2;
   }
   QString table =
-      "| Sample | DAG nodes | Edits | Median latency (ms) | 90th pct (ms) | Max (ms) | Worst UI stall, edits (ms) | "
+      QString("Load: %1 busy process%2.\n\n").arg(load).arg(load == 1 ? "" : "es") +
+      "| Sample | DAG nodes | Cold start, in process (ms) | Cold start, passlab (ms) | Edits | Median latency (ms) | 90th pct (ms) | Max (ms) | Worst UI stall, edits (ms) | "
       "Typing: chars | Worst UI stall, typing (ms) | Stalls > 16 ms |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   QString breakdown;
   for (const QString& s : shaders) {
     Row r = measure(s, edits);
+    if (!studio.isEmpty())
+      for (int run = 0; run < 3; ++run) r.startup.push_back(studio_startup(studio, s));
     const double mx = r.latency.empty() ? 0 : *std::max_element(r.latency.begin(), r.latency.end());
-    table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 |\n")
+    QString startup = "–";
+    if (!r.startup.empty()) {
+      startup.clear();
+      for (double ms : r.startup) startup += QString(startup.isEmpty() ? "%1" : ", %1").arg(ms, 0, 'f', 0);
+      startup += QString(" (median %1)").arg(median(r.startup), 0, 'f', 0);
+    }
+    table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 | %11 | %12 |\n")
                  .arg(r.sample)
                  .arg(r.nodes)
+                 .arg(r.cold_ms, 0, 'f', 0)
+                 .arg(startup)
                  .arg(r.latency.size())
                  .arg(median(r.latency), 0, 'f', 1)
                  .arg(percentile(r.latency, 0.9), 0, 'f', 1)
@@ -322,6 +395,7 @@ int main(int argc, char** argv) {
     for (const auto& st : r.stages) breakdown += QString(" %1").arg(median(st), 0, 'f', 1);
   }
   table += QString("\nWhere the time goes (medians, ms): %1\n").arg(breakdown);
+  stop_load(busy);
   std::fputs(table.toUtf8().constData(), stdout);
   if (!out.isEmpty()) {
     QSaveFile f(out);

@@ -238,8 +238,8 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
   return b;
 }
 
-std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build) {
-  std::vector<partition::TraceEvent> out;
+partition::Trace rpu_decision_trace(const RpuBuild& build) {
+  partition::Trace out;
   if (!build.program.compiled) return out;
   const rpu::CompiledProgram& cp = *build.program.compiled;
   auto event = [&](int function, int stage, std::vector<std::uint32_t> where, std::string reason) {
@@ -247,9 +247,7 @@ std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build) {
     e.kind = partition::EventKind::Codegen;
     e.pass = function;
     e.stage = stage;
-    e.nodes = std::move(where);
-    e.reason = std::move(reason);
-    out.push_back(std::move(e));
+    out.add(e, where, reason);
   };
   for (std::size_t fi = 0; fi < build.functions.size(); ++fi) {
     const RpuFunction& f = build.functions[fi];

@@ -55,7 +55,7 @@ struct RpuBuild {
   // The constant registers a render of the scene loads (C0..C31).
   std::array<rpu::Vec4, 32> constants{};
   // The compiler's decisions as trace events (EventKind::Codegen; see rpu_decision_trace).
-  std::vector<partition::TraceEvent> decisions;
+  partition::Trace decisions;
 
   bool ok() const { return program.ok() && data != nullptr; }
   const rpu::CompiledProgram& compiled() const { return *program.compiled; }
@@ -96,6 +96,6 @@ std::string rpu_scene_for(const std::string& shader_path);
 // (kRpuForward, kRpuRemove, kRpuColour, kRpuCycle) and `nodes` = its place: the rewrite's index;
 // the virtual register; the scheduled piece and the cycle row.
 enum : int { kRpuForward = 0, kRpuRemove = 1, kRpuColour = 2, kRpuCycle = 3 };
-std::vector<partition::TraceEvent> rpu_decision_trace(const RpuBuild& build);
+partition::Trace rpu_decision_trace(const RpuBuild& build);
 
 }  // namespace passlab::session

@@ -148,7 +148,7 @@ AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, cons
     if (std::isfinite(seed.cost)) so.incumbent = &seed;
     run.partition = partition::optimal(s.problem, backend, ao, so);
   }
-  run.trace = std::move(trace.events);
+  run.trace = std::move(trace.trace);
   // The backend's decisions for each pass follow the partitioner's (the register combiners' five
   // stages; nothing for the fp target), so the trace player steps the scheduling too.
   run.timeline = s.target->timeline(run.partition, s.request.model, ao.trace ? &run.trace : nullptr);

@@ -44,7 +44,7 @@ std::vector<Message> to_messages(const std::vector<lang::Diagnostic>& diagnostic
 struct AlgorithmRun {
   std::string algorithm;  // "rdsh", "rds", "optimal"
   partition::Partition partition;
-  std::vector<partition::TraceEvent> trace;
+  partition::Trace trace;
   std::vector<std::string> listings;  // one listing per pass (`!!ARBfp1.0`, or `!!TS1.0`/`!!RC1.0`)
   std::vector<std::vector<std::uint32_t>> listing_nodes;  // per pass and listing line: the node (or kNoNode)
   std::vector<std::string> problems;  // the independent validator's and the execution check's findings

@@ -173,7 +173,7 @@ class CombinerProgram : public TargetProgram {
   }
   const combiners::Machine* combiner_machine() const override { return &machine_; }
 
-  Timeline timeline(const partition::Partition& part, const partition::CostModel& model, std::vector<partition::TraceEvent>* codegen) const override {
+  Timeline timeline(const partition::Partition& part, const partition::CostModel& model, partition::Trace* codegen) const override {
     Timeline t = TargetProgram::timeline(part, model, nullptr);
     t.combiners = true;
     t.stage_limit = machine_.general_stages;
@@ -184,12 +184,10 @@ class CombinerProgram : public TargetProgram {
         for (const combiners::CompileEvent& e : r.trace) {
           partition::TraceEvent ev;
           ev.kind = partition::EventKind::Codegen;
-          ev.nodes = e.nodes;
           ev.ok = e.kind != combiners::CEvent::Fail;
-          ev.reason = fmt::format("pass {}, {}", i + 1, combiners::reason(e, machine_));
           ev.pass = static_cast<int>(i);
           ev.stage = e.hw_stage;
-          codegen->push_back(std::move(ev));
+          codegen->add(ev, e.nodes, fmt::format("pass {}, {}", i + 1, combiners::reason(e, machine_)));
         }
       if (r.ok) fill_pass(t.passes[i], r.program);
       else if (t.passes[i].failure.empty()) {
@@ -368,7 +366,7 @@ class CombinerProgram : public TargetProgram {
 
 }  // namespace
 
-Timeline TargetProgram::timeline(const partition::Partition& part, const partition::CostModel& model, std::vector<partition::TraceEvent>*) const {
+Timeline TargetProgram::timeline(const partition::Partition& part, const partition::CostModel& model, partition::Trace*) const {
   Timeline t;
   t.target = target_.name;
   for (const partition::Pass& p : part.passes) {

@@ -74,7 +74,7 @@ class TargetProgram {
   // combiners, each pass's stages, units, register lifetimes and final combiner). With `codegen`,
   // the backend's decisions for each pass as trace events (EventKind::Codegen).
   virtual Timeline timeline(const partition::Partition& part, const partition::CostModel& model,
-                            std::vector<partition::TraceEvent>* codegen = nullptr) const;
+                            partition::Trace* codegen = nullptr) const;
   // The fp target DAG, for what only the fp pipeline has (GLSL emission); null elsewhere.
   virtual const fp::TargetDag* fp_dag() const { return nullptr; }
   virtual const combiners::Machine* combiner_machine() const { return nullptr; }

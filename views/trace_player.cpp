@@ -17,14 +17,14 @@
 
 namespace passlab::views {
 
-TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::size_t node_count, int index) {
+TraceFrame trace_frame(const partition::Trace& events, std::size_t node_count, int index) {
   TraceFrame f;
   f.marked.assign(node_count, 0);
   if (index < 0) return f;
   for (int i = 0; i <= index && i < static_cast<int>(events.size()); ++i) {
     const auto& e = events[i];
     if (e.kind == partition::EventKind::Mark || e.kind == partition::EventKind::Unmark)
-      for (auto n : e.nodes)
+      for (auto n : events.nodes(e))
         if (n < node_count) f.marked[n] = e.kind == partition::EventKind::Mark;
   }
   if (index < static_cast<int>(events.size())) {
@@ -32,11 +32,12 @@ TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::si
     f.ok = e.kind != partition::EventKind::ValidCheck || e.ok;
     f.pass = e.pass;
     f.stage = e.stage;
+    const auto nodes = events.concerned(e);
     if (e.kind == partition::EventKind::ValidCheck) {
-      if (!e.nodes.empty()) f.nodes.push_back(e.nodes.front());
-      f.region = e.nodes;
+      if (!nodes.empty()) f.nodes.push_back(nodes.front());
+      f.region.assign(nodes.begin(), nodes.end());
     } else {
-      f.nodes = e.nodes;
+      f.nodes.assign(nodes.begin(), nodes.end());
     }
   }
   return f;
@@ -48,7 +49,7 @@ class TracePlayer::EventModel : public QAbstractListModel {
  public:
   using QAbstractListModel::QAbstractListModel;
 
-  void reset(const std::vector<partition::TraceEvent>* events, int kind) {
+  void reset(const partition::Trace* events, int kind) {
     beginResetModel();
     events_ = events;
     rows_.clear();
@@ -70,13 +71,13 @@ class TracePlayer::EventModel : public QAbstractListModel {
     if (i < 0 || !events_) return {};
     const auto& e = (*events_)[i];
     if (role == Qt::DisplayRole)
-      return QString("%1  %2  %3").arg(i, 6).arg(partition::to_string(e.kind), -14).arg(QString::fromStdString(e.reason));
+      return QString("%1  %2  %3").arg(i, 6).arg(partition::to_string(e.kind), -14).arg(QString::fromStdString(events_->describe(e)));
     if (role == Qt::ForegroundRole && e.kind == partition::EventKind::ValidCheck && !e.ok) return QColor(200, 40, 40);
     return {};
   }
 
  private:
-  const std::vector<partition::TraceEvent>* events_ = nullptr;
+  const partition::Trace* events_ = nullptr;
   std::vector<int> rows_;  // event index per row
 };
 
@@ -201,7 +202,7 @@ void TracePlayer::set_position(int index) {
   index = std::clamp(index, 0, n - 1);
   position_ = index;
   const auto& e = r->trace[index];
-  QString text = QString("<b>%1 / %2 — %3</b><br>%4").arg(index + 1).arg(n).arg(partition::to_string(e.kind), QString::fromStdString(e.reason).toHtmlEscaped());
+  QString text = QString("<b>%1 / %2 — %3</b><br>%4").arg(index + 1).arg(n).arg(partition::to_string(e.kind), QString::fromStdString(r->trace.describe(e)).toHtmlEscaped());
   if (e.kind == partition::EventKind::SaveRecompute || e.kind == partition::EventKind::SearchTrial)
     text += tr("<br>cost if saved: %1 · cost if recomputed: %2").arg(e.cost_save, 0, 'f', 2).arg(e.cost_recompute, 0, 'f', 2);
   if (e.kind == partition::EventKind::ValidCheck)

@@ -25,7 +25,7 @@ struct TraceFrame {
 };
 
 // Replays events 0..index of a trace into the frame the graph draws.
-TraceFrame trace_frame(const std::vector<partition::TraceEvent>& events, std::size_t node_count, int index);
+TraceFrame trace_frame(const partition::Trace& events, std::size_t node_count, int index);
 
 class TracePlayer : public QWidget {
   Q_OBJECT

@@ -181,7 +181,11 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     j["results"] = rs;
     if (po.trace) {
       nlohmann::json ev = nlohmann::json::array();
-      for (const auto& e : trace.events) ev.push_back({{"kind", partition::to_string(e.kind)}, {"nodes", e.nodes}, {"ok", e.ok}, {"reason", e.reason}});
+      for (const auto& e : trace.trace) {
+        const auto nodes = trace.trace.concerned(e);
+        ev.push_back({{"kind", partition::to_string(e.kind)}, {"nodes", std::vector<std::uint32_t>(nodes.begin(), nodes.end())},
+                      {"ok", e.ok}, {"reason", trace.trace.describe(e)}});
+      }
       j["trace"] = ev;
     }
     std::cout << j.dump(1) << '\n';
@@ -189,8 +193,8 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   }
 
   if (po.trace)
-    for (std::size_t i = 0; i < trace.events.size(); ++i)
-      std::cout << fmt::format("{:6} {:<15} {}\n", i, partition::to_string(trace.events[i].kind), trace.events[i].reason);
+    for (std::size_t i = 0; i < trace.trace.size(); ++i)
+      std::cout << fmt::format("{:6} {:<15} {}\n", i, partition::to_string(trace.trace[i].kind), trace.trace.describe(trace.trace[i]));
   std::cout << fmt::format("{}: {} instructions ({} nodes) on {} ({}o/{}r/{}t/{}v), cost {}\n\n", o.file,
                            std::count(problem.is_op.begin(), problem.is_op.end(), 1), problem.is_op.size(), target->name,
                            limit_text(target->limits.operations), limit_text(target->limits.registers),

@@ -2,6 +2,7 @@
 #include "app/studio/screenshots.h"
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <memory>
 
@@ -49,6 +50,17 @@ void wait_until(const std::function<bool()>& done, int ms) {
 
 void settle(int ms) { wait_until([] { return false; }, ms); }
 
+// Waits like wait_until for what the next screenshots need. On a timeout it says what it waited
+// for and ends the tour with exit status 1, rather than going on to read a result that is not
+// there (under load a first compile can take longer than any fixed wait).
+bool wait_for(const std::function<bool()>& done, int ms, const char* what) {
+  wait_until(done, ms);
+  if (done()) return true;
+  std::fprintf(stderr, "screenshots: gave up after %d s waiting for %s; the tour stops here\n", ms / 1000, what);
+  QApplication::exit(1);
+  return false;
+}
+
 }  // namespace
 
 void take_screenshots(MainWindow* w, const QString& dir) {
@@ -67,7 +79,9 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "rpu" or "sampling": only that section
     const bool only_rpu = only == "rpu", only_sampling = only == "sampling";
     if (!only_rpu && !only_sampling) {
-      wait_until([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      if (!wait_for([w] { return w->result() != nullptr && w->shown_generation() == w->service()->generation() && !w->service()->busy(); },
+                    120000, "the first compile"))
+        return;
       settle(300);
       w->dag_view()->fit();
       settle(200);
@@ -113,7 +127,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       // The trace player on a failing validity check.
       auto* t = dock("dock-trace");
       int failing = -1;
-      const auto* run = w->result()->snapshot->run("rds");
+      const auto* run = w->result() ? w->result()->snapshot->run("rds") : nullptr;
       for (std::size_t i = 0; run && i < run->trace.size() && failing < 0; ++i)
         if (run->trace[i].kind == partition::EventKind::ValidCheck && !run->trace[i].ok) failing = static_cast<int>(i);
       w->trace()->set_position(std::max(failing, 0));
@@ -179,7 +193,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
         settle(200);
         save(tl, "timeline");
         // The trace player on the scheduler's decision for a stage.
-        const auto* run = w->result()->snapshot->run("rds");  // the trace player's
+        const auto* run = w->result() ? w->result()->snapshot->run("rds") : nullptr;  // the trace player's
         int step = -1;
         for (std::size_t i = 0; run && i < run->trace.size(); ++i)
           if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
@@ -361,7 +375,7 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       if (const auto* run = w->result() ? w->result()->snapshot->run("rpu") : nullptr) {
         const int fig91 = w->rpu_session()->build()->function_index("SUBROUTINE_ENTRY_fig91");
         for (std::size_t i = 0; i < run->trace.size(); ++i)
-          if (run->trace[i].pass == fig91 && run->trace[i].stage == session::kRpuCycle && run->trace[i].nodes.size() == 2 && run->trace[i].nodes[1] == 6) {
+          if (run->trace[i].pass == fig91 && run->trace[i].stage == session::kRpuCycle && run->trace.nodes(run->trace[i]).size() == 2 && run->trace.nodes(run->trace[i])[1] == 6) {
             w->trace()->set_position(static_cast<int>(i));
             break;
           }

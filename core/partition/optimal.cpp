@@ -33,7 +33,6 @@
 #include <limits>
 #include <unordered_map>
 
-#include <fmt/format.h>
 
 #include "core/partition/algorithms.h"
 #include "core/partition/memo.h"
@@ -125,11 +124,15 @@ class Search {
     part.stats.states_merged = transpositions_;
     part.stats.valid_calls = valid_calls_;
     part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (o_.trace && o_.trace->enabled())
-      o_.trace->record({EventKind::Done, {}, part.proven_optimal, {}, part.cost, part.lower_bound,
-                        part.proven_optimal ? fmt::format("proven optimal: cost {:g}", part.cost)
-                                            : fmt::format("best within budget: cost {:g}, no partition below {:g}", part.cost,
-                                                          part.lower_bound)});
+    if (o_.trace && o_.trace->enabled()) {
+      TraceEvent e;
+      e.kind = EventKind::Done;
+      e.ok = part.proven_optimal;
+      e.cost_save = part.cost;
+      e.cost_recompute = part.lower_bound;
+      e.why = part.proven_optimal ? Why::Proven : Why::BestWithinBudget;
+      o_.trace->record(e);
+    }
     return part;
   }
 
@@ -193,8 +196,14 @@ class Search {
           best_cost_ = cost;
           best_marks_ = marked_;
           best_marks_[root] = 1;
-          if (o_.trace && o_.trace->enabled())
-            o_.trace->record({EventKind::Bound, {}, true, {}, cost, 0, fmt::format("a partition costing {:g} found", cost)});
+          if (o_.trace && o_.trace->enabled()) {
+            TraceEvent e;
+            e.kind = EventKind::Bound;
+            e.ok = true;
+            e.cost_save = cost;
+            e.why = Why::Found;
+            o_.trace->record(e);
+          }
         }
       }
       done_ += share;

@@ -15,22 +15,6 @@
 
 namespace passlab::partition {
 
-const char* to_string(EventKind k) {
-  switch (k) {
-    case EventKind::Visit: return "visit";
-    case EventKind::ValidCheck: return "valid";
-    case EventKind::SaveRecompute: return "save-recompute";
-    case EventKind::MergeChoice: return "merge";
-    case EventKind::Mark: return "mark";
-    case EventKind::Unmark: return "unmark";
-    case EventKind::SearchTrial: return "search";
-    case EventKind::Bound: return "bound";
-    case EventKind::Done: return "done";
-    case EventKind::Codegen: return "codegen";
-  }
-  return "?";
-}
-
 void subregion(const Problem& p, NodeId n, const std::vector<char>& marked, std::vector<char>& seen,
                std::vector<NodeId>& out) {
   out.clear();

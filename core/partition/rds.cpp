@@ -9,7 +9,6 @@
 // either. Without MR nodes RDS is that one Subdivide, the same as RDSh.
 #include <chrono>
 
-#include <fmt/format.h>
 
 #include "core/partition/algorithms.h"
 #include "core/partition/memo.h"
@@ -46,10 +45,15 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
     fixed[m] = Fixed::Recompute;
     double cr = consider(s.run(fixed));
     fixed[m] = cs < cr ? Fixed::Save : Fixed::Recompute;
-    if (options.trace && options.trace->enabled())
-      options.trace->record({EventKind::SearchTrial, {m}, fixed[m] == Fixed::Save, {}, cs, cr,
-                             fmt::format("n{}: saving costs {:g}, recomputing costs {:g}: {}", m, cs, cr,
-                                         fixed[m] == Fixed::Save ? "save" : "recompute")});
+    if (options.trace && options.trace->enabled()) {
+      TraceEvent e;
+      e.kind = EventKind::SearchTrial;
+      e.ok = fixed[m] == Fixed::Save;
+      e.cost_save = cs;
+      e.cost_recompute = cr;
+      e.why = Why::Trial;
+      options.trace->record(e, {&m, 1});
+    }
   }
   Partition part = make_partition(p, memo, best, options.model);
   part.algorithm = "RDS";

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
 
 namespace passlab::partition {
 
@@ -37,22 +36,29 @@ Check Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
   if (trace_ && trace_->enabled()) {
     TraceEvent e;
     e.kind = EventKind::ValidCheck;
-    e.nodes.push_back(root);
+    trace_nodes_.clear();
+    trace_nodes_.push_back(root);
     for (NodeId m : members)
-      if (m != root) e.nodes.push_back(m);
+      if (m != root) trace_nodes_.push_back(m);
     e.ok = c.ok;
     e.resources = c.resources;
-    e.reason = c.ok ? fmt::format("the subregion of n{} ({} nodes) fits in one pass", root, members.size())
-                    : fmt::format("the subregion of n{} ({} nodes) does not fit: {}", root, members.size(), c.failure);
-    trace_->record(std::move(e));
+    e.why = c.ok ? Why::Fits : Why::DoesNotFit;
+    trace_->record(e, trace_nodes_, c.ok ? std::string_view() : std::string_view(c.failure));
   }
   return c;
 }
 
-void Subdivider::mark(NodeId n, const std::string& why) {
+void Subdivider::mark(NodeId n, Why why, NodeId user) {
   if (marked_[n]) return;
   marked_[n] = 1;
-  if (trace_ && trace_->enabled()) trace_->record({EventKind::Mark, {n}, true, {}, 0, 0, why});
+  if (trace_ && trace_->enabled()) {
+    TraceEvent e;
+    e.kind = EventKind::Mark;
+    e.ok = true;
+    e.why = why;
+    e.user = user;
+    trace_->record(e, {&n, 1});
+  }
 }
 
 const std::vector<NodeId>& Subdivider::region(NodeId n) {
@@ -66,15 +72,21 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
   ++runs_;
   marked_.assign(p_.graph.children.size(), 0);
   for (NodeId n = 0; n < fixed.size(); ++n)
-    if (fixed[n] == Fixed::Save) mark(n, fmt::format("n{} is fixed to be saved", n));
+    if (fixed[n] == Fixed::Save) mark(n, Why::FixedSave);
   subdivide(pdt_.root);
-  mark(p_.graph.root, "the output heads the last pass");
+  mark(p_.graph.root, Why::OutputLastPass);
   return marked_;
 }
 
 void Subdivider::subdivide(NodeId t) {
   ++subdivide_calls_;
-  if (trace_ && trace_->enabled()) trace_->record({EventKind::Visit, {t}, true, {}, 0, 0, fmt::format("Subdivide n{}", t)});
+  if (trace_ && trace_->enabled()) {
+    TraceEvent e;
+    e.kind = EventKind::Visit;
+    e.ok = true;
+    e.why = Why::Subdivide;
+    trace_->record(e, {&t, 1});
+  }
   Check whole = check(t, region(t));
   if (!whole.ok) {
     for (NodeId k : pdt_.children[t]) {
@@ -82,22 +94,28 @@ void Subdivider::subdivide(NodeId t) {
       if (!mr_[k]) continue;
       Fixed f = fixed_ && k < fixed_->size() ? (*fixed_)[k] : Fixed::None;
       bool save;
-      std::string why;
+      Why why;
       Resources r;
       if (f == Fixed::Save) {
         save = true;
-        why = fmt::format("n{} is fixed to be saved", k);
+        why = Why::FixedSave;
       } else if (f == Fixed::Recompute) {
         save = false;
-        why = fmt::format("n{} is fixed to be recomputed", k);
+        why = Why::FixedRecompute;
       } else {
         Check own = check(k, region(k));
         r = own.resources;
         save = !own.ok || !backend_.recompute(own.resources);
-        why = save ? fmt::format("save n{}: its subregion uses half or more of a resource", k)
-                   : fmt::format("recompute n{}: every resource of its subregion is below half the limit", k);
+        why = save ? Why::SaveHalf : Why::RecomputeBelowHalf;
       }
-      if (trace_ && trace_->enabled()) trace_->record({EventKind::SaveRecompute, {k}, save, r, 0, 0, why});
+      if (trace_ && trace_->enabled()) {
+        TraceEvent e;
+        e.kind = EventKind::SaveRecompute;
+        e.ok = save;
+        e.resources = r;
+        e.why = why;
+        trace_->record(e, {&k, 1});
+      }
       if (save) mark(k, why);
       else marked_[k] = 0;
     }
@@ -139,30 +157,26 @@ void Subdivider::merge_node(NodeId n) {
     if (trace_ && trace_->enabled()) {
       TraceEvent e;
       e.kind = EventKind::MergeChoice;
-      e.nodes.push_back(n);
-      std::string kept, left;
-      for (std::size_t i = 0; i < k; ++i) {
-        if (chosen >> i & 1u) {
-          e.nodes.push_back(kids[i]);
-          kept += fmt::format(" n{}", kids[i]);
-        } else {
-          left += fmt::format(" n{}", kids[i]);
-        }
-      }
+      trace_nodes_.clear();
+      trace_nodes_.push_back(n);
+      for (std::size_t i = 0; i < k; ++i)  // the kept operands, then the ones left out
+        if (chosen >> i & 1u) trace_nodes_.push_back(kids[i]);
+      e.kept = static_cast<std::uint32_t>(trace_nodes_.size() - 1);
+      for (std::size_t i = 0; i < k; ++i)
+        if (!(chosen >> i & 1u)) trace_nodes_.push_back(kids[i]);
       e.ok = true;
       e.resources = fits[pick];
-      e.reason = fmt::format("n{} merges with{}{}", n, kept.empty() ? " none of its operands" : kept,
-                             left.empty() ? "" : "; left out:" + left) +
-                 (fits.size() > 1 ? fmt::format(" (MERGE chose the smallest of {} candidates)", fits.size()) : "");
-      trace_->record(std::move(e));
+      e.why = Why::Merge;
+      e.candidates = static_cast<std::uint32_t>(fits.size());
+      trace_->record(e, trace_nodes_);
     }
     for (std::size_t i = 0; i < k; ++i)
-      if (!(chosen >> i & 1u)) mark(kids[i], fmt::format("n{} cannot join its user n{} in one pass", kids[i], n));
+      if (!(chosen >> i & 1u)) mark(kids[i], Why::CannotJoinUser, n);
     return;
   }
   // Not even the node alone fits: the target breaks the minimum-resource assumption. Mark the
   // operands anyway; the validator will report the pass that does not fit.
-  for (NodeId c : kids) mark(c, fmt::format("n{} alone does not fit the target", n));
+  for (NodeId c : kids) mark(c, Why::AloneDoesNotFit, n);
 }
 
 }  // namespace passlab::partition

@@ -29,7 +29,7 @@ class Subdivider {
   void merge_region(NodeId t);
   void merge_node(NodeId n);
   Check check(NodeId root, const std::vector<NodeId>& members);
-  void mark(NodeId n, const std::string& why);
+  void mark(NodeId n, Why why, NodeId user = 0);
 
   const Problem& p_;
   Backend& backend_;
@@ -40,6 +40,7 @@ class Subdivider {
   std::vector<char> marked_;
   std::vector<char> scratch_;
   std::vector<NodeId> members_;
+  std::vector<NodeId> trace_nodes_;  // the nodes of the event being recorded, reused: no allocation per event
   const std::vector<NodeId>& region(NodeId n);  // subregion(n) under the current marks, reused buffer
   const std::vector<Fixed>* fixed_ = nullptr;
   long subdivide_calls_ = 0;

@@ -1,8 +1,14 @@
 // The trace of a partitioning run: every decision as an event with its nodes and a reason.
+//
+// Recording is cheap (the Studio records on every compile): an event holds the decision's kind,
+// a code for its reason and its numbers; describe() writes the words only when someone reads
+// them (the trace player, `passlab-cli partition --trace`).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/partition/target.h"
@@ -24,14 +30,92 @@ enum class EventKind : std::uint8_t {
 constexpr int kEventKinds = static_cast<int>(EventKind::Codegen) + 1;
 const char* to_string(EventKind k);
 
+// Why: the reason of an event as a code; the nodes and numbers it speaks of are the event's.
+enum class Why : std::uint8_t {
+  Text,                // the producer's own words, `text` (the backends' code generators)
+  Subdivide,           // Subdivide reached nodes[0]
+  Fits,                // the subregion of nodes[0] (all of `nodes`) fits in one pass
+  DoesNotFit,          // ... does not fit; `text` is the backend's failure ("registers: 5 > 4")
+  FixedSave,           // the search fixed nodes[0] to be saved
+  FixedRecompute,      // ... to be recomputed
+  SaveHalf,            // RDSh: save nodes[0], its subregion uses half or more of a resource
+  RecomputeBelowHalf,  // RDSh: recompute nodes[0], every resource of its subregion below half
+  Merge,               // nodes[0] merges with the next `kept` nodes; the rest were left out; of `candidates`
+  CannotJoinUser,      // nodes[0] cannot join its user, `user`, in one pass
+  AloneDoesNotFit,     // `user` alone does not fit the target (nodes[0], its operand, is marked)
+  OutputLastPass,      // nodes[0], the output, heads the last pass
+  Trial,               // RDS: saving nodes[0] costs cost_save, recomputing it cost_recompute
+  Proven,              // the optimal search proved cost_save optimal
+  BestWithinBudget,    // ... stopped at cost_save with no partition below cost_recompute
+  Found,               // ... found a partition costing cost_save
+};
+
+// One decision. Plain data, no allocation: its nodes and words live in the Trace it belongs to.
 struct TraceEvent {
   EventKind kind = EventKind::Visit;
-  std::vector<std::uint32_t> nodes;  // the node(s) concerned; for ValidCheck the subregion root first
+  Why why = Why::Text;
   bool ok = false;
+  std::uint32_t nodes_chunk = 0, nodes_at = 0, nodes_size = 0;  // where its nodes are (Trace::nodes)
+  std::int32_t text = -1;                      // its words (Trace::text): Why::Text, or DoesNotFit's failure
+  std::uint32_t kept = 0, candidates = 0;      // Merge
+  std::uint32_t user = 0;                      // CannotJoinUser, AloneDoesNotFit: the node the marked one feeds
   Resources resources;
-  double cost_save = 0, cost_recompute = 0;  // SaveRecompute/SearchTrial
-  std::string reason;                         // in words, for the trace player and the CLI
-  int pass = -1, stage = -1;                  // Codegen: the pass of the result and the hardware stage concerned
+  double cost_save = 0, cost_recompute = 0;    // SaveRecompute/SearchTrial; the optimal search's costs
+  int pass = -1, stage = -1;                   // Codegen: the pass of the result and the hardware stage concerned
+};
+
+// A recorded run: the events, and the node lists and words they point into. Both grow by chunks
+// that never move, so recording never copies what it already holds (a growing vector copied
+// every event at each doubling), and a finished trace's chunks are kept for the next one (up to
+// 16 MB in all), so recording does not pay a page fault per 4 KB of fresh memory on every compile.
+class Trace {
+ public:
+  Trace() = default;
+  Trace(const Trace&) = default;
+  Trace(Trace&&) noexcept = default;
+  Trace& operator=(const Trace&) = default;
+  Trace& operator=(Trace&&) noexcept = default;
+  ~Trace();
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TraceEvent& operator[](std::size_t i) const { return events_[i / kEventChunk][i % kEventChunk]; }
+
+  class Iterator {
+   public:
+    Iterator(const Trace* t, std::size_t i) : t_(t), i_(i) {}
+    const TraceEvent& operator*() const { return (*t_)[i_]; }
+    Iterator& operator++() { ++i_; return *this; }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+   private:
+    const Trace* t_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size_}; }
+
+  // The node(s) the event concerns; for ValidCheck the subregion root first, then its members.
+  std::span<const std::uint32_t> nodes(const TraceEvent& e) const {
+    if (e.nodes_size == 0) return {};
+    return std::span<const std::uint32_t>(node_chunks_[e.nodes_chunk]).subspan(e.nodes_at, e.nodes_size);
+  }
+  const std::string& text(const TraceEvent& e) const;  // "" when it has none
+  std::size_t distinct_texts() const { return texts_.size(); }
+  // Appends `e` with its nodes and words (words equal to the previous ones are stored once).
+  void add(TraceEvent e, std::span<const std::uint32_t> nodes = {}, std::string_view words = {});
+  // The reason in words, as the trace player and the CLI show it.
+  std::string describe(const TraceEvent& e) const;
+  // The nodes the event is about, as the trace player highlights them: a merge's node and the
+  // operands it keeps (its nodes go on with the ones left out); every other event's nodes.
+  std::span<const std::uint32_t> concerned(const TraceEvent& e) const;
+
+ private:
+  static constexpr std::size_t kEventChunk = 4096;
+  static constexpr std::size_t kNodeChunk = std::size_t{1} << 18;
+  std::vector<std::vector<TraceEvent>> events_;          // each reserved to kEventChunk, never beyond
+  std::vector<std::vector<std::uint32_t>> node_chunks_;  // each an event's list whole, never beyond its reserve
+  std::vector<std::string> texts_;
+  std::size_t size_ = 0;
 };
 
 // Algorithms write to a sink; the null sink costs one virtual call and nothing else.
@@ -39,14 +123,16 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual bool enabled() const { return false; }
-  virtual void record(TraceEvent) {}
+  virtual void record(const TraceEvent&, std::span<const std::uint32_t> /*nodes*/ = {}, std::string_view /*words*/ = {}) {}
 };
 
 class TraceLog : public TraceSink {
  public:
   bool enabled() const override { return true; }
-  void record(TraceEvent e) override { events.push_back(std::move(e)); }
-  std::vector<TraceEvent> events;
+  void record(const TraceEvent& e, std::span<const std::uint32_t> nodes = {}, std::string_view words = {}) override {
+    trace.add(e, nodes, words);
+  }
+  Trace trace;
 };
 
 }  // namespace passlab::partition

@@ -241,8 +241,8 @@ class StudioRpuTest : public QObject {
     QVERIFY(fig91 >= 0);
     int event = -1;
     for (std::size_t i = 0; i < run->trace.size() && event < 0; ++i)
-      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::session::kRpuCycle && run->trace[i].nodes.size() == 2 &&
-          run->trace[i].nodes[1] == 6)
+      if (run->trace[i].pass == fig91 && run->trace[i].stage == passlab::session::kRpuCycle && run->trace.nodes(run->trace[i]).size() == 2 &&
+          run->trace.nodes(run->trace[i])[1] == 6)
         event = static_cast<int>(i);
     QVERIFY(event >= 0);
     dec->select_function("schedule_example");

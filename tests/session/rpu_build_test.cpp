@@ -62,7 +62,7 @@ TEST(RpuBuild, MapsWordsToAssemblyLinesAndSourceLines) {
     stages.insert(e.stage);
     ASSERT_GE(e.pass, 0);
     ASSERT_LT(e.pass, static_cast<int>(b->functions.size()));
-    EXPECT_EQ(e.reason.rfind(b->functions[static_cast<std::size_t>(e.pass)].name + ":", 0), 0u) << e.reason;
+    EXPECT_EQ(b->decisions.text(e).rfind(b->functions[static_cast<std::size_t>(e.pass)].name + ":", 0), 0u) << b->decisions.text(e);
   }
   EXPECT_EQ(stages, (std::set<int>{kRpuForward, kRpuRemove, kRpuColour, kRpuCycle}));
 }

@@ -1,6 +1,7 @@
 // The partition model and the algorithms on hand-built DAGs with a counting backend, and the
 // optimal search against brute force over every marking.
 #include <cmath>
+#include <memory>
 #include <functional>
 #include <limits>
 #include <random>
@@ -157,16 +158,102 @@ TEST(Algorithms, RdsCallsSubdivideTwicePerMrNodeAndTraces) {
   int mr = 2;  // D and H
   EXPECT_EQ(part.stats.subdivide_calls, 2 * mr + 1);  // the heuristic run, then two per MR node
   int trials = 0, checks = 0, marks = 0;
-  for (const auto& e : trace.events) {
+  for (const auto& e : trace.trace) {
     trials += e.kind == EventKind::SearchTrial;
     checks += e.kind == EventKind::ValidCheck;
     marks += e.kind == EventKind::Mark;
-    EXPECT_FALSE(e.reason.empty());
+    EXPECT_FALSE(trace.trace.describe(e).empty());
   }
   EXPECT_EQ(trials, mr);
   EXPECT_GT(checks, 0);
   EXPECT_GT(marks, 0);
   EXPECT_TRUE(validate(p, b, part, paper()).empty());
+}
+
+// Events hold codes and numbers, their nodes and words in the trace; the words of a reason are
+// written when read, and say what the event holds.
+TEST(Trace, WordsAreWrittenFromTheEventWhenRead) {
+  Trace trace;
+  TraceEvent merge;
+  merge.kind = EventKind::MergeChoice;
+  merge.why = Why::Merge;
+  merge.kept = 2;
+  merge.candidates = 3;
+  const std::vector<std::uint32_t> merged{7, 3, 5, 6};  // n7 keeps n3 and n5, leaves n6 out
+  trace.add(merge, merged);
+  merge.kept = 0;
+  merge.candidates = 1;
+  trace.add(merge, merged);
+  EXPECT_EQ(trace.describe(trace[0]), "n7 merges with n3 n5; left out: n6 (MERGE chose the smallest of 3 candidates)");
+  EXPECT_EQ(std::vector<std::uint32_t>(trace.concerned(trace[0]).begin(), trace.concerned(trace[0]).end()), (std::vector<std::uint32_t>{7, 3, 5}));
+  EXPECT_EQ(trace.describe(trace[1]), "n7 merges with none of its operands; left out: n3 n5 n6");
+  EXPECT_EQ(trace.nodes(trace[1]).size(), 4u);
+
+  TraceEvent check;
+  check.kind = EventKind::ValidCheck;
+  check.why = Why::DoesNotFit;
+  const std::vector<std::uint32_t> region{4, 1, 2};
+  trace.add(check, region, "registers: 5 > 4");
+  trace.add(check, region, "registers: 5 > 4");
+  trace.add(check, region, "textures: 3 > 2");
+  EXPECT_EQ(trace.describe(trace[2]), "the subregion of n4 (3 nodes) does not fit: registers: 5 > 4");
+  EXPECT_EQ(trace.concerned(trace[2]).size(), 3u);
+  EXPECT_EQ(trace.distinct_texts(), 2u);  // the repeated failure is stored once
+  EXPECT_EQ(trace.describe(trace[4]), "the subregion of n4 (3 nodes) does not fit: textures: 3 > 2");
+
+  TraceEvent mark;
+  mark.kind = EventKind::Mark;
+  mark.why = Why::CannotJoinUser;
+  mark.user = 9;
+  const std::uint32_t two = 2;
+  trace.add(mark, {&two, 1});
+  mark.why = Why::AloneDoesNotFit;
+  trace.add(mark, {&two, 1});
+  EXPECT_EQ(trace.describe(trace[5]), "n2 cannot join its user n9 in one pass");
+  EXPECT_EQ(trace.describe(trace[6]), "n9 alone does not fit the target");
+
+  TraceEvent trial;
+  trial.kind = EventKind::SearchTrial;
+  trial.why = Why::Trial;
+  trial.cost_save = 40.5;
+  trial.cost_recompute = 38;
+  const std::uint32_t twelve = 12;
+  trace.add(trial, {&twelve, 1});
+  EXPECT_EQ(trace.describe(trace[7]), "n12: saving costs 40.5, recomputing costs 38: recompute");
+  trace.add(TraceEvent{}, {}, "pass 2, stage 3: the final combiner");
+  EXPECT_EQ(trace.describe(trace[8]), "pass 2, stage 3: the final combiner");
+  EXPECT_TRUE(trace.nodes(trace[8]).empty());
+}
+
+// Traces grow by chunks that are handed on to later traces: a copy keeps its events and nodes
+// whatever happens to the original and to the traces recorded after it.
+TEST(Trace, ACopyOutlivesTheOriginalAndTheChunksItGaveBack) {
+  auto record = [](std::uint32_t salt, std::size_t n) {
+    auto t = std::make_unique<Trace>();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      TraceEvent e;
+      e.kind = EventKind::ValidCheck;
+      e.why = i % 3 ? Why::Fits : Why::DoesNotFit;
+      const std::vector<std::uint32_t> nodes(1 + i % 7, i ^ salt);
+      t->add(e, nodes, i % 3 ? std::string_view() : std::string_view(i % 2 ? "registers: 5 > 4" : "textures: 3 > 2"));
+    }
+    return t;
+  };
+  const std::size_t n = 3 * 4096 + 17;  // several chunks and a part of one
+  auto original = record(0, n);
+  const Trace copy = *original;
+  original.reset();              // its chunks go back to the pool
+  auto later = record(0xffff, n);  // and are filled again
+  ASSERT_EQ(copy.size(), n);
+  for (std::uint32_t i = 0; i < n; i += 97) {
+    const auto nodes = copy.nodes(copy[i]);
+    ASSERT_EQ(nodes.size(), 1 + i % 7u);
+    EXPECT_EQ(nodes.front(), i);
+    EXPECT_EQ(later->nodes((*later)[i]).front(), i ^ 0xffffu);
+    if (i % 3 == 0) {
+      EXPECT_EQ(copy.text(copy[i]), i % 2 ? "registers: 5 > 4" : "textures: 3 > 2");
+    }
+  }
 }
 
 // Brute force: every marking of the operations (root marked), cheapest valid one.

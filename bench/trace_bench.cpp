@@ -1,0 +1,68 @@
+// What recording the trace costs: RDSh and RDS on the samples (PC5, 15p+5t+i), without a trace
+// and with the Studio's TraceLog, each run on a fresh backend as a compile in the Studio does.
+// The target: RDS with the trace on Wood within 1.5x of RDS without it.
+//   trace_bench [--benchmark_repetitions=5 --benchmark_report_aggregates_only=true]
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backends/fp/codegen.h"
+#include "core/dag/flatten.h"
+#include "core/driver/program.h"
+#include "core/partition/algorithms.h"
+
+namespace {
+
+using namespace passlab;
+
+// The sample's fragment DAG selected for the fp backend, and the problem on it; built once.
+struct Sample {
+  std::unique_ptr<driver::Program> program;
+  std::optional<dag::FragmentDag> fdag;
+  std::optional<fp::TargetDag> tdag;
+  partition::Problem problem;
+};
+
+const Sample& sample(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Sample>> cache;
+  auto& s = cache[name];
+  if (!s) {
+    s = std::make_unique<Sample>();
+    s->program = driver::compile_file(std::string(PASSLAB_SAMPLES_DIR) + "/shaders/" + name + ".sl", {});
+    lang::DiagnosticList sink;
+    s->fdag = dag::flatten(*s->program->module, s->program->binding, sink);
+    std::string error;
+    s->tdag = fp::select(*s->fdag, &error);
+    s->problem = fp::make_problem(*s->tdag);
+  }
+  return *s;
+}
+
+void BM_Partition(benchmark::State& state, const std::string& name, bool heuristic_only, bool traced) {
+  const Sample& s = sample(name);
+  std::string error;
+  const auto target = partition::load_target("PC5", &error);
+  const auto model = partition::parse_cost_model("15p+5t+i", &error);
+  std::size_t events = 0;
+  for (auto _ : state) {
+    fp::FpBackend backend(*s.tdag, *target);
+    partition::TraceLog log;
+    partition::AlgorithmOptions options{*model, traced ? &log : nullptr};
+    auto part = heuristic_only ? partition::rdsh(s.problem, backend, options) : partition::rds(s.problem, backend, options);
+    benchmark::DoNotOptimize(part);
+    events = log.trace.size();
+  }
+  state.counters["events"] = static_cast<double>(events);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(BM_Partition, wood_rds, std::string("wood"), false, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Partition, wood_rds_traced, std::string("wood"), false, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Partition, wood_rdsh, std::string("wood"), true, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Partition, wood_rdsh_traced, std::string("wood"), true, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Partition, bowling_pin_rds, std::string("bowling_pin"), false, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Partition, bowling_pin_rds_traced, std::string("bowling_pin"), false, true)->Unit(benchmark::kMillisecond);
