@@ -48,17 +48,21 @@ Check Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
   return c;
 }
 
+void Subdivider::note(EventKind kind, Why why, NodeId n, bool ok, const Resources& r, NodeId user) {
+  if (!trace_ || !trace_->enabled()) return;
+  TraceEvent e;
+  e.kind = kind;
+  e.why = why;
+  e.ok = ok;
+  e.resources = r;
+  e.user = user;
+  trace_->record(e, {&n, 1});
+}
+
 void Subdivider::mark(NodeId n, Why why, NodeId user) {
   if (marked_[n]) return;
   marked_[n] = 1;
-  if (trace_ && trace_->enabled()) {
-    TraceEvent e;
-    e.kind = EventKind::Mark;
-    e.ok = true;
-    e.why = why;
-    e.user = user;
-    trace_->record(e, {&n, 1});
-  }
+  note(EventKind::Mark, why, n, true, {}, user);
 }
 
 const std::vector<NodeId>& Subdivider::region(NodeId n) {
@@ -80,13 +84,7 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
 
 void Subdivider::subdivide(NodeId t) {
   ++subdivide_calls_;
-  if (trace_ && trace_->enabled()) {
-    TraceEvent e;
-    e.kind = EventKind::Visit;
-    e.ok = true;
-    e.why = Why::Subdivide;
-    trace_->record(e, {&t, 1});
-  }
+  note(EventKind::Visit, Why::Subdivide, t, true);
   Check whole = check(t, region(t));
   if (!whole.ok) {
     for (NodeId k : pdt_.children[t]) {
@@ -108,14 +106,7 @@ void Subdivider::subdivide(NodeId t) {
         save = !own.ok || !backend_.recompute(own.resources);
         why = save ? Why::SaveHalf : Why::RecomputeBelowHalf;
       }
-      if (trace_ && trace_->enabled()) {
-        TraceEvent e;
-        e.kind = EventKind::SaveRecompute;
-        e.ok = save;
-        e.resources = r;
-        e.why = why;
-        trace_->record(e, {&k, 1});
-      }
+      note(EventKind::SaveRecompute, why, k, save, r);
       if (save) mark(k, why);
       else marked_[k] = 0;
     }

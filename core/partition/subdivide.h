@@ -30,6 +30,8 @@ class Subdivider {
   void merge_node(NodeId n);
   Check check(NodeId root, const std::vector<NodeId>& members);
   void mark(NodeId n, Why why, NodeId user = 0);
+  // Records an event about one node when a trace is on.
+  void note(EventKind kind, Why why, NodeId n, bool ok, const Resources& r = {}, NodeId user = 0);
 
   const Problem& p_;
   Backend& backend_;
