@@ -15,9 +15,9 @@ void run_in_background() {
   if (!lowered) {
     lowered = true;
     const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-    setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 10);
     sched_param none{};
-    sched_setscheduler(tid, SCHED_IDLE, &none);
+    sched_setscheduler(tid, SCHED_BATCH, &none);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 3);
   }
 #endif
 }
