@@ -5,6 +5,7 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QCheckBox>
 #include <QChart>
 #include <QChartView>
 #include <QDoubleSpinBox>
@@ -53,11 +54,12 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   chart_ = new QChart;
   chart_->setTitle(tr("Cost breakdown"));
+  // One word per part, so that the legend fits under the bars at the default window size (the
+  // longer names were cut to "Pass o…" and "Restor…"); the tooltip says what each one counts.
   chart_->legend()->setAlignment(Qt::AlignBottom);
   // One series for the panel's lifetime: a new result changes its values, not the chart's items.
   series_ = new QStackedBarSeries;
-  const QString parts[4] = {tr("Pass overhead"), tr("Restore fetches"), tr("Other texture fetches"),
-                            tr("Non-texture operations")};
+  const QString parts[4] = {tr("Passes"), tr("Restores"), tr("Fetches"), tr("Instructions")};
   for (int k = 0; k < 4; ++k) {
     sets_[k] = new QBarSet(parts[k]);
     *sets_[k] << 0 << 0 << 0;
@@ -74,6 +76,11 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   chart_view_ = new QChartView(chart_, this);
   chart_view_->setRenderHint(QPainter::Antialiasing);
   chart_view_->setMinimumHeight(220);
+  chart_view_->setToolTip(tr("Each bar is the cost of a partition under the cost model, in parts:\n"
+                             "Passes: the per-pass cost times the passes\n"
+                             "Restores: the texture fetches that restore saved values\n"
+                             "Fetches: the other texture fetches\n"
+                             "Instructions: the non-texture instructions"));
 
   run_ = new QPushButton(tr("Run optimal search"), this);
   run_->setToolTip(tr("Exact search over markings; proves optimality or reports the gap to a lower bound (Ctrl+Shift+O)"));
@@ -88,6 +95,15 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   progress_->setValue(0);
   optimal_status_ = new QLabel(tr("The optimal search runs on demand."), this);
   optimal_status_->setWordWrap(true);
+  link_ = new QCheckBox(tr("Link views"), this);
+  link_->setChecked(true);
+  link_->setToolTip(tr("Zooming or panning one of the three graphs moves the other two alike"));
+  for (int i = 0; i < 3; ++i)
+    connect(graphs_[i], &GraphView::view_moved, this, [this, i](double scale, QPointF centre) {
+      if (!link_->isChecked()) return;
+      for (int j = 0; j < 3; ++j)
+        if (j != i) graphs_[j]->follow(scale, centre);
+    });
   connect(run_, &QPushButton::clicked, this, [this] { emit optimal_requested(budget_->value()); });
   connect(cancel_, &QPushButton::clicked, this, [this] { emit optimal_cancel_requested(); });
   auto* controls = new QHBoxLayout;
@@ -95,6 +111,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   controls->addWidget(budget_);
   controls->addWidget(progress_, 1);
   controls->addWidget(cancel_);
+  controls->addWidget(link_);
 
   auto* bottom = new QSplitter(Qt::Horizontal, this);
   bottom->addWidget(table_);

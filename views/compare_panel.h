@@ -11,6 +11,7 @@
 #include "views/status_label.h"
 
 class QBarSet;
+class QCheckBox;
 class QChart;
 class QStackedBarSeries;
 class QValueAxis;
@@ -49,6 +50,7 @@ class ComparePanel : public QWidget {
   // The table's text for cell (metric row, algorithm column 0..2), for tests.
   QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
+  GraphView* graph(int i) const { return graphs_[i]; }  // 0 RDSh, 1 RDS, 2 optimal
 
  signals:
   void optimal_requested(double budget_seconds);
@@ -77,6 +79,7 @@ class ComparePanel : public QWidget {
   bool on_screen_ = true;
   QChartView* chart_view_;
   QPushButton* run_;
+  QCheckBox* link_;  // zooming one graph zooms the other two
   QPushButton* cancel_;
   QDoubleSpinBox* budget_;
   QProgressBar* progress_;

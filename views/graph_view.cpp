@@ -226,7 +226,11 @@ class GraphCanvas : public QGraphicsView {
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   }
   std::function<void()> on_view_changed;
+  std::function<void()> on_user_moved;  // the user zoomed or panned (wheel, drag, minimap, buttons)
   QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
+  void user_moved() {
+    if (on_user_moved) on_user_moved();
+  }
 
  protected:
   void resizeEvent(QResizeEvent* e) override {
@@ -241,10 +245,15 @@ class GraphCanvas : public QGraphicsView {
     double f = e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15;
     scale(f, f);
     if (on_view_changed) on_view_changed();
+    user_moved();
   }
   void scrollContentsBy(int dx, int dy) override {
     QGraphicsView::scrollContentsBy(dx, dy);
     if (on_view_changed) on_view_changed();
+  }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    QGraphicsView::mouseMoveEvent(e);
+    if ((e->buttons() & Qt::LeftButton) && dragMode() == QGraphicsView::ScrollHandDrag) user_moved();
   }
   void mousePressEvent(QMouseEvent* e) override {
     setDragMode(e->modifiers() & Qt::ShiftModifier ? QGraphicsView::RubberBandDrag : QGraphicsView::ScrollHandDrag);
@@ -281,8 +290,14 @@ class Minimap : public QWidget {
     p.setBrush(QColor(40, 130, 240, 40));
     p.drawRect(visible);
   }
-  void mousePressEvent(QMouseEvent* e) override { main_->centerOn(to_widget_.inverted().map(e->position())); }
-  void mouseMoveEvent(QMouseEvent* e) override { main_->centerOn(to_widget_.inverted().map(e->position())); }
+  void mousePressEvent(QMouseEvent* e) override {
+    main_->centerOn(to_widget_.inverted().map(e->position()));
+    main_->user_moved();
+  }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    main_->centerOn(to_widget_.inverted().map(e->position()));
+    main_->user_moved();
+  }
 
  private:
   void render() {
@@ -315,6 +330,10 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
   minimap_ = mini;
   view_->corner = mini;
   view_->on_view_changed = [mini] { mini->update(); };
+  view_->on_user_moved = [this] {
+    fitted_ = false;
+    emit view_moved(view_->transform().m11(), view_->mapToScene(view_->viewport()->rect().center()));
+  };
 
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(2, 2, 2, 2);
@@ -328,8 +347,8 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
     return b;
   };
   button(tr("Fit"), tr("Fit the whole graph (F)"), [this] { fit(); });
-  button(tr("+"), tr("Zoom in"), [this] { view_->scale(1.25, 1.25); minimap_->update(); });
-  button(tr("−"), tr("Zoom out"), [this] { view_->scale(0.8, 0.8); minimap_->update(); });
+  button(tr("+"), tr("Zoom in"), [this] { zoom_by(1.25); });
+  button(tr("−"), tr("Zoom out"), [this] { zoom_by(0.8); });
   filter_ = new QComboBox(this);
   filter_->addItems({tr("All nodes"), tr("Instructions"), tr("Textures"), tr("Interpolants"), tr("Constants"),
                      tr("Shared (MR)")});
@@ -377,6 +396,12 @@ void GraphView::apply_pending() {
 void GraphView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
   apply_pending();
+  if (fitted_) fit();  // a fit done while hidden used the wrong size
+}
+
+void GraphView::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  if (fitted_ && isVisible()) fit();
 }
 
 void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
@@ -393,11 +418,11 @@ void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr
   QTransform t = view_->transform();
   QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
   rebuild();
-  if (same_layout) {
+  if (same_layout && !fitted_) {
     view_->setTransform(t);
     view_->centerOn(centre);
   } else if (items_.size() > 0) {
-    fit();
+    fit();  // a new layout, or a view that was showing the whole graph: show the whole new one
   }
   select_nodes(keep);
 }
@@ -637,13 +662,35 @@ void GraphView::set_compact(bool compact) {
 }
 
 void GraphView::fit() {
+  fitted_ = true;
   if (items_.empty()) return;
+  // The whole graph, however big: far out, nodes are drawn as coloured shapes (by pass) without
+  // labels, which shows the structure; zooming in (wheel, +, the minimap) shows the labels.
   view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  // Huge graphs stay readable: never shrink below a quarter size; the minimap shows the rest.
-  if (view_->transform().m11() < 0.25) {
-    view_->setTransform(QTransform::fromScale(0.25, 0.25));
-    view_->centerOn(items_.front());
-  }
+  static_cast<Minimap*>(minimap_)->refit();
+}
+
+void GraphView::zoom_by(double factor) {
+  view_->scale(factor, factor);
+  minimap_->update();
+  view_->user_moved();
+}
+
+double GraphView::zoom() const { return view_->transform().m11(); }
+
+bool GraphView::shows_whole_graph() const {
+  if (items_.empty()) return false;
+  QRectF nodes;
+  for (const auto* it : items_) nodes |= it->sceneBoundingRect();
+  const QRectF visible = view_->mapToScene(view_->viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
+  return visible.contains(nodes);
+}
+
+void GraphView::follow(double scale, QPointF centre) {
+  if (items_.empty() || scale <= 0) return;
+  view_->setTransform(QTransform::fromScale(scale, scale));
+  view_->centerOn(centre);
+  fitted_ = false;
   static_cast<Minimap*>(minimap_)->refit();
 }
 

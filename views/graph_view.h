@@ -44,7 +44,16 @@ class GraphView : public QWidget {
   void set_focus(const std::vector<std::uint32_t>& event_nodes, const std::vector<std::uint32_t>& region,
                  const std::vector<char>& marked, bool ok);
   void clear_focus();
+  // Fits the whole graph; the view then stays fitted (through resizes, first showing and new
+  // layouts) until the user zooms or pans.
   void fit();
+  bool fitted() const { return fitted_; }
+  // Zooms by `factor` about the centre, as the + and − buttons do (a user's move: unfits, links).
+  void zoom_by(double factor);
+  double zoom() const;                      // the view's scale
+  bool shows_whole_graph() const;           // every node is inside the visible area
+  // Linked views (the compare panel's three DAGs): zoom and centre, as view_moved() reports them.
+  void follow(double scale, QPointF centre);
   // A small view (the compare panel's): only fit and zoom in its bar, so three fit side by side.
   void set_compact(bool compact);
   int node_count();  // of the latest graph (a hidden view draws it first)
@@ -55,9 +64,12 @@ class GraphView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
 
  signals:
   void nodes_selected(const std::vector<std::uint32_t>& ids);
+  // The user zoomed or panned: the new scale and the scene point at the centre.
+  void view_moved(double scale, QPointF centre);
 
  private:
   void show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr<const Layout> layout,
@@ -94,6 +106,7 @@ class GraphView : public QWidget {
   };
   std::optional<Pending> pending_;  // a result that arrived while the view was hidden
   bool muting_ = false;
+  bool fitted_ = true;     // showing the whole graph: refit on resize and on a new layout
 };
 
 }  // namespace passlab::views

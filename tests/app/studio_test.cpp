@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -275,6 +276,44 @@ class StudioTest : public QObject {
       QCOMPARE(w.compare()->cell(2, c), QString::number(r["restores"].toInt()));
       QCOMPARE(w.compare()->cell(3, c), QString::number(r["recomputed"].toInt()));
     }
+  }
+
+  // Wood (383 nodes, 91 passes): every graph shows the whole of itself when it first appears and
+  // after a resize, until the user zooms; the compare panel's three graphs zoom together when
+  // linked, and alone when not.
+  void bigGraphsFitAndTheCompareViewsZoomTogether() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    w.resize(1500, 920);
+    QVERIFY(w.open_file(sample("wood")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* dag = w.dag_view();
+    QVERIFY(QTest::qWaitFor([&] { return dag->node_count() == static_cast<int>(w.result()->snapshot->graph().size()); }, 20000));
+    QVERIFY(dag->fitted());
+    QVERIFY(dag->shows_whole_graph());
+    w.resize(1200, 800);
+    QVERIFY(QTest::qWaitFor([&] { return dag->shows_whole_graph(); }, 5000));
+    dag->zoom_by(2.0);
+    QVERIFY(!dag->fitted());
+    QVERIFY(!dag->shows_whole_graph());
+
+    static_cast<QDockWidget*>(w.dock_widget("dock-compare"))->raise();
+    auto* c = w.compare();
+    QVERIFY(QTest::qWaitFor([&] { return c->graph(0)->node_count() > 0 && c->graph(1)->node_count() > 0; }, 20000));
+    QVERIFY(QTest::qWaitFor([&] { return c->graph(0)->shows_whole_graph() && c->graph(1)->shows_whole_graph(); }, 5000));
+    const double fitted_zoom = c->graph(1)->zoom();
+    c->graph(0)->zoom_by(2.0);
+    QCOMPARE(c->graph(1)->zoom(), c->graph(0)->zoom());
+    QCOMPARE(c->graph(2)->zoom(), c->graph(0)->zoom());
+    QVERIFY(c->graph(1)->zoom() > 1.9 * fitted_zoom);
+    auto* link = c->findChild<QCheckBox*>();
+    QVERIFY(link);
+    link->setChecked(false);
+    const double linked = c->graph(1)->zoom();
+    c->graph(0)->zoom_by(2.0);
+    QCOMPARE(c->graph(1)->zoom(), linked);
+    QVERIFY(c->graph(0)->zoom() > 1.9 * linked);
   }
 
   void tracePlayerStepsBothWaysAndDrivesTheDag() {
