@@ -21,10 +21,10 @@ case $target in
     rm -f "$corpus"/*.epts ;;
   rpu_compile)
     dict=$here/tests/fuzz/rsl.dict
-    cp -n "$here"/samples/rpu/*.sl "$here"/resources/rpu/runtime.sl "$corpus"/ 2>/dev/null || true ;;
+    cp -n "$here"/samples/rpu/*.sl "$here"/resources/rpu/runtime.sl "$here"/tests/data/rsl/*.sl "$corpus"/ 2>/dev/null || true ;;
   *)
     dict=$here/tests/fuzz/rsl.dict
-    cp -n "$here"/samples/shaders/*.sl "$here"/samples/lights/*.sl "$corpus"/ 2>/dev/null || true ;;
+    cp -n "$here"/samples/shaders/*.sl "$here"/samples/lights/*.sl "$here"/tests/data/rsl/*.sl "$corpus"/ 2>/dev/null || true ;;
 esac
 cd "$build_dir"
 exec ./tests/fuzz/"${target}"_fuzz -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=4096 \

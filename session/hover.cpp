@@ -76,6 +76,13 @@ struct Finder {
         for (const auto& x : static_cast<const lang::TupleExpr*>(e)->elements) expr(x.get());
         return;
       case K::Convert: expr(static_cast<const lang::ConvertExpr*>(e)->operand.get()); return;
+      case K::Index:
+        expr(static_cast<const lang::IndexExpr*>(e)->base.get());
+        expr(static_cast<const lang::IndexExpr*>(e)->index.get());
+        return;
+      case K::ArrayLit:
+        for (const auto& x : static_cast<const lang::ArrayLitExpr*>(e)->elements) expr(x.get());
+        return;
     }
   }
 
@@ -137,6 +144,12 @@ struct Finder {
         expr(i->axis.get());
         expr(i->angle.get());
         stmt(i->body.get());
+        return;
+      }
+      case K::Function: {
+        const auto& f = *static_cast<const lang::FunctionStmt*>(s)->function;
+        params(f.params);
+        stmt(f.body.get());
         return;
       }
       default: return;

@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "core/lang/sema.h"
 #include "core/ir/cfg.h"
 
 namespace passlab::dag {
@@ -131,6 +132,13 @@ class Flattener {
   }
 
   FragmentDag run() {
+    if (m_.kind == lang::ShaderKind::Volume || m_.kind == lang::ShaderKind::Imager)
+      fail(shader_span(), "no-fragment-meaning",
+           m_.kind == lang::ShaderKind::Volume
+               ? "a volume shader attenuates light along rays between surfaces, which a fragment pipeline does not "
+                 "trace; Passlab checks it and lowers it to IR (passlab-cli ir)"
+               : "an imager shader runs once per finished pixel, after every fragment; no fragment target runs it; "
+                 "Passlab checks it and lowers it to IR (passlab-cli ir)");
     if (m_.kind != lang::ShaderKind::Surface)
       fail({}, "not-a-surface", std::string("a fragment DAG is built from a surface shader; this is a ") + lang::to_string(m_.kind) + " shader");
     for (const Instr& in : fn_.values)
@@ -325,9 +333,22 @@ class Flattener {
         if (sig.derivative)
           fail(in.span, "needs-derivatives",
                std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a fragment target does not provide");
-        if (sig.ray_traced)
+        if (sig.ray_traced) {
+          const bool rpu = id == lang::Builtin::Trace || id == lang::Builtin::Visibility || id == lang::Builtin::Raylevel;
           fail(in.span, "needs-ray-tracing",
-               std::string("'") + lang::to_string(id) + "' casts rays, which a fragment pipeline cannot do; the RPU target runs it (passlab-cli rpu)");
+               std::string("'") + lang::to_string(id) + "' casts rays, which a fragment pipeline cannot do; " +
+                   (rpu ? "the RPU target runs it (passlab-cli rpu)"
+                        : "a ray tracer runs it (the RPU traces rays with trace() and visibility(), not this)"));
+        }
+        if (sig.point_based)
+          fail(in.span, "needs-point-clouds",
+               std::string("'") + lang::to_string(id) + "' reads or writes point clouds or brick maps, which a renderer builds in its "
+                                                          "baking passes; no Passlab target runs it");
+        if (id == lang::Builtin::Format || id == lang::Builtin::Concat || id == lang::Builtin::Match)
+          for (const Sym& a : args)
+            if (!a.is_const)
+              fail(in.span, "string-not-constant",
+                   std::string("'") + lang::to_string(id) + "' needs strings known when the shader is compiled; a fragment program has no strings");
         if ((id == lang::Builtin::Transform || id == lang::Builtin::Vtransform || id == lang::Builtin::Ntransform) &&
             args[0].value.type == ir::BaseType::String) {
           // Resolve named spaces to one matrix on the host; the DAG keeps transform(matrix, p).
@@ -346,11 +367,25 @@ class Flattener {
     }
   }
 
+  // The shader's name, where lowering put its return.
+  lang::Span shader_span() const {
+    for (const Instr& in : fn_.values)
+      if (in.op == Op::Ret) return in.span;
+    return {};
+  }
+
   // The matrix a named-space transform applies (points are row vectors: p' = p * M).
   ir::Matrix space_matrix(const std::vector<Sym>& args, const Instr& in) {
     auto to_current = [&](const std::string& name) {
       if (name == "current" || name == "camera") return ir::identity_matrix();
       const ir::Matrix* m = ctx_.space(name);
+      if (!m && !lang::is_standard_space(name)) {
+        std::string known;
+        for (const auto& [n, _] : ctx_.spaces) known += (known.empty() ? "" : ", ") + n;
+        fail(in.span, "unknown-space",
+             "the light setup defines no coordinate system \"" + name + "\"" +
+                 (known.empty() ? "; add it under \"spaces\"" : " (it defines: " + known + ")"));
+      }
       return m ? *m : ir::identity_matrix();
     };
     auto from_current = [&](const std::string& name) {

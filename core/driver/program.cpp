@@ -31,7 +31,7 @@ void build(Program& prog, lang::FileId file, const std::string& path, const Prog
     prog.diagnostics.error("no-shader", {file, 0, 1, 1, 1}, "the file defines no shader (surface, light or displacement)");
     return;
   }
-  if (shader->kind == lang::ShaderKind::Surface) {
+  if (shader->kind == lang::ShaderKind::Surface || shader->kind == lang::ShaderKind::Volume) {  // both run illuminance
     prog.lights_file = options.lights_path.empty() ? default_lights_path(path) : options.lights_path;
     bool bound = prog.lights_file.empty()
                      ? default_light_setup(*prog.sources, &prog.binding, prog.diagnostics)

@@ -1,6 +1,8 @@
 // Lowering: a checked RSL syntax tree, bound to its lights, to SSA IR.
 #include "core/ir/lower.h"
 
+#include "core/lang/sema.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -64,6 +66,10 @@ bool category_matches(const std::string& wanted, const LightInstance& light) {
     if (named != negate) return true;
   }
   return split(wanted).empty();
+}
+
+bool takes_arrays(const FunctionDecl& f) {
+  return std::any_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.type.is_array(); });
 }
 
 class FunctionLowering {
@@ -211,6 +217,21 @@ class FunctionLowering {
   void stmt(const Stmt& s);
   ValueId expr(const Expr& e);
   ValueId call(const CallExpr& c);
+  ValueId local_call(const CallExpr& c);
+  ValueId library(const CallExpr& c, const Signature& sig);
+  ValueId spline(const CallExpr& c);
+  // Arrays: one SSA variable per element. A constant index picks one; a computed index, clamped
+  // to the array and truncated, becomes a chain of selects (reads) or one per element (writes).
+  void declare_array(const Symbol* s, int length);
+  std::vector<ValueId> array_values(const Expr& e);  // an array variable's or `{...}`'s elements
+  std::vector<ValueId> array_values_of(const Symbol* s);
+  void assign_array(const Symbol* s, const std::vector<ValueId>& values, const Span& span);
+  ValueId element_index(const Symbol* s, ValueId index, const Span& span, int* constant_index);
+  ValueId read_element(const Symbol* s, ValueId index, const Span& span);
+  void write_element(const Symbol* s, ValueId index, ValueId v, const Span& span);
+  ValueId color_space(ValueId c, ValueId space, bool to_rgb, const Span& sp);
+  ValueId color_space(ValueId c, const std::string& space, bool to_rgb, const Span& sp);
+  void write_output(const Expr& arg, ValueId v, const Span& sp);
   ValueId light_builtin(const CallExpr& c, const Signature& sig);
   void illuminance(const IlluminanceStmt& s);
   void light_statement(const Stmt& s, const TranslationUnit& light_unit);
@@ -240,6 +261,8 @@ class FunctionLowering {
   // Inside an inlined light: the light's unit and its L/active slots.
   const TranslationUnit* light_unit_ = nullptr;
   const void* light_active_ = nullptr;
+  std::set<const FunctionDecl*> inlining_;  // local functions being inlined (recursion guard)
+  std::map<const Symbol*, std::vector<const void*>> arrays_;  // each array's element variables
 
   const void* slot(BaseType t) {
     slots_.push_back({t});
@@ -285,15 +308,27 @@ const void* FunctionLowering::key(const Symbol* s) {
       BaseType t = s->type.base;
       init = [this, g, t]() -> ValueId {
         Instr in;
-        if (g == Global::Ci || g == Global::Cl) {
+        // What a light sees of its own surface: a point light sits at the origin of its shader
+        // space, which is the camera space here (light setups place lights by parameters), and
+        // has no surface (RI 3.2 §15.2.2). The renderer-wide globals are constants: Passlab
+        // shades at the shutter's opening (time 0) with three colour components.
+        const bool light = kind_ == ShaderKind::Light;
+        const bool light_surface = light && (g == Global::P || g == Global::N || g == Global::Ng || g == Global::dPdu ||
+                                             g == Global::dPdv || g == Global::du || g == Global::dv);
+        if (g == Global::Ci || g == Global::Cl || light_surface || g == Global::time || g == Global::dtime || g == Global::dPdtime) {
           in.op = Op::Const;
-          in.data = {0, 0, 0};
-        } else if (g == Global::Oi || g == Global::Ol) {
+          in.data.assign(static_cast<std::size_t>(std::max(1, component_count(t))), 0.0f);
+        } else if (g == Global::Oi || g == Global::Ol || g == Global::alpha) {
           in.op = Op::Const;  // an untouched opacity is opaque
-          in.data = {1, 1, 1};
+          in.data.assign(static_cast<std::size_t>(std::max(1, component_count(t))), 1.0f);
+        } else if (g == Global::ncomps) {
+          in.op = Op::Const;
+          in.data = {3};
         } else {
           in.op = Op::Global;
-          in.aux = static_cast<std::uint32_t>(g);
+          // A surface's Ps is its P; a light's Ns is the normal of the point it illuminates.
+          Global read = !light && g == Global::Ps ? Global::P : g == Global::Ns ? Global::N : g;
+          in.aux = static_cast<std::uint32_t>(read);
         }
         in.type = t;
         return fn_.insert_front(0, std::move(in));
@@ -312,8 +347,17 @@ void FunctionLowering::stmt(const Stmt& s) {
       for (const auto& st : static_cast<const BlockStmt&>(s).stmts) stmt(*st);
       return;
     case StmtKind::Empty: return;
+    case StmtKind::Function: return;  // inlined at each call
     case StmtKind::Decl:
+      if (static_cast<const DeclStmt&>(s).is_extern) return;  // names an existing variable
       for (const auto& v : static_cast<const DeclStmt&>(s).vars) {
+        if (v.symbol->type.is_array()) {
+          declare_array(v.symbol, v.symbol->type.array);
+          if (v.init) assign_array(v.symbol, array_values(*v.init), v.span);
+          else
+            for (const void* k : arrays_.at(v.symbol)) write(k, undef(v.symbol->type.base));
+          continue;
+        }
         const void* k = key(v.symbol);
         // Every declaration starts a fresh value, so a light inlined twice never sees the
         // previous instance's locals.
@@ -464,6 +508,16 @@ FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance
   // Parameters: the light setup's value, else the shader's default; runtime parameters read
   // their value when the shader runs.
   for (const Param& p : light.shader->params) {
+    if (p.symbol->type.is_array()) {  // each element bound as "name[k]", else its default
+      std::vector<ValueId> values = array_values(*p.default_value);
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        auto bound = light.params.find(p.name + "[" + std::to_string(k) + "]");
+        if (bound != light.params.end()) values[k] = constant(bound->second, p.span);
+      }
+      declare_array(p.symbol, static_cast<int>(values.size()));
+      assign_array(p.symbol, values, p.span);
+      continue;
+    }
     auto it = light.params.find(p.name);
     ValueId v = it != light.params.end() ? constant(it->second, p.span) : convert(expr(*p.default_value), p.type.base, p.span);
     if (light.runtime_params.count(p.name)) {
@@ -590,20 +644,31 @@ ValueId FunctionLowering::expr(const Expr& e) {
     }
     case ExprKind::Assign: {
       const auto& a = static_cast<const AssignExpr&>(e);
-      const auto& target = static_cast<const NameExpr&>(*a.target);
-      const void* k = key(target.symbol);
+      const auto& target = target_name(*a.target);
       BaseType t = target.symbol->type.base;
+      if (target.symbol->type.is_array() && a.target->kind == ExprKind::Name) {  // a whole array
+        assign_array(target.symbol, array_values(*a.value), e.span);
+        return constant(0.0f);
+      }
+      ValueId index = kNoValue;
+      if (a.target->kind == ExprKind::Index) index = expr(*static_cast<const IndexExpr&>(*a.target).index);
       ValueId v = expr(*a.value);
       if (a.op != AssignOp::Set) {
         static constexpr Op ops[] = {Op::Add, Op::Add, Op::Sub, Op::Mul, Op::Div};
-        ValueId old = read(k);
+        ValueId old = index != kNoValue ? read_element(target.symbol, index, a.target->span) : read(key(target.symbol));
         ValueId rhs = fn_.at(v).type == BaseType::Float && t != BaseType::Float ? convert(v, t, e.span) : v;
         v = emit(ops[static_cast<int>(a.op)], t, {old, rhs}, e.span);
       }
       v = convert(v, t, e.span);
-      write(k, v);
+      if (index != kNoValue) write_element(target.symbol, index, v, a.target->span);
+      else write(key(target.symbol), v);
       return v;
     }
+    case ExprKind::Index: {
+      const auto& x = static_cast<const IndexExpr&>(e);
+      return read_element(static_cast<const NameExpr&>(*x.base).symbol, expr(*x.index), e.span);
+    }
+    case ExprKind::ArrayLit: m_.fail(e.span, "internal", "an array's values reached lowering as a value");
     case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
     case ExprKind::Convert: return convert(expr(*static_cast<const ConvertExpr&>(e).operand), e.type.base, e.span);
     case ExprKind::Tuple: {
@@ -617,6 +682,7 @@ ValueId FunctionLowering::expr(const Expr& e) {
       ValueId v = expr(*c.operand);
       if (c.operand->kind == ExprKind::Tuple) fn_.at(v).type = c.to;
       v = convert(v, c.to, e.span);
+      if (!c.space.empty() && c.to == BaseType::Color) v = color_space(v, c.space, true, e.span);
       if (!c.space.empty() && is_pointlike(c.to) && c.space != "current" && c.space != "camera") {
         Builtin id = c.to == BaseType::Point ? Builtin::Transform : c.to == BaseType::Vector ? Builtin::Vtransform : Builtin::Ntransform;
         v = builtin(id, c.to, {constant(Value::string(c.space), c.space_span), constant(Value::string("current")), v}, e.span);
@@ -628,6 +694,8 @@ ValueId FunctionLowering::expr(const Expr& e) {
 }
 
 ValueId FunctionLowering::call(const CallExpr& c) {
+  // Local functions, and functions that take arrays (whose lengths each call decides), run inlined.
+  if (c.function && (c.function->local || takes_arrays(*c.function))) return local_call(c);
   if (c.function) {
     const FunctionDecl& f = *c.function;
     std::uint32_t index = m_.function_index(&f);
@@ -653,22 +721,39 @@ ValueId FunctionLowering::call(const CallExpr& c) {
   const Signature& sig = signature(c.builtin);
   if (sig.needs_lights) return light_builtin(c, sig);
   BaseType type = c.type.base;
-  if (sig.id == Builtin::Texture || sig.id == Builtin::Noise) {
+  if (sig.id == Builtin::Spline && (c.args[0]->type.base == BaseType::String || c.args.back()->type.is_array())) return spline(c);
+  if (sig.id >= Builtin::Cellnoise && sig.id < Builtin::Deriv) return library(c, sig);
+  const bool noise4 = sig.id == Builtin::Noise && sig.args.size() == 2 && sig.args[0] == ArgKind::Point;
+  if (sig.id == Builtin::Texture || (sig.id == Builtin::Noise && !noise4)) {
     std::vector<ValueId> args;
     std::size_t first = 0;
+    const std::size_t fixed = sig.args.size();  // optional "name", value pairs after these are hints
     if (sig.id == Builtin::Texture) {
       args.push_back(expr(*c.args[0]));
       first = 1;
-      if (c.args.size() == 1) {
+      if (fixed == 1) {
         args.push_back(read(key(global_symbol(unit_, Global::s))));
         args.push_back(read(key(global_symbol(unit_, Global::t))));
       }
     } else {
       args.push_back(constant(Value::string("$noise"), c.span));
     }
-    for (std::size_t i = first; i < c.args.size(); ++i) args.push_back(expr(*c.args[i]));
+    if (sig.id == Builtin::Texture && fixed == 9) {
+      // texture(name, s1, t1, ..., s4, t4): the quadrilateral's centre (no area filtering).
+      ValueId st[2];
+      for (int k = 0; k < 2; ++k) {
+        ValueId sum = expr(*c.args[1 + k]);
+        for (int q = 1; q < 4; ++q) sum = emit(Op::Add, BaseType::Float, {sum, expr(*c.args[1 + k + 2 * q])}, c.span);
+        st[k] = emit(Op::Mul, BaseType::Float, {sum, constant(0.25f)}, c.span);
+      }
+      args.push_back(st[0]);
+      args.push_back(st[1]);
+    } else {
+      for (std::size_t i = first; i < fixed; ++i) args.push_back(expr(*c.args[i]));
+    }
     return emit(Op::Texture, type, args, c.span, static_cast<std::uint32_t>(c.channel_index));
   }
+  if (noise4) return library(c, sig);
   std::vector<ValueId> args;
   for (const auto& a : c.args) args.push_back(expr(*a));
   if (sig.writes_first) {
@@ -678,6 +763,455 @@ ValueId FunctionLowering::call(const CallExpr& c) {
     return constant(Value::zero(BaseType::Float));
   }
   return builtin(sig.id, type, args, c.span);
+}
+
+// A local function runs where it is called: its parameters are written with the arguments (an
+// output parameter starts with its variable's value, RSL passing by reference), its body reads
+// and writes the enclosing variables through the same SSA names, and the output parameters are
+// copied back to the arguments at the end.
+ValueId FunctionLowering::local_call(const CallExpr& c) {
+  const FunctionDecl& f = *c.function;
+  // All evaluated before any is bound: f(a, f(b, c)) binds twice. An array passes its elements.
+  std::vector<ValueId> args;
+  std::vector<std::vector<ValueId>> arrays(c.args.size());
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (f.params[i].type.is_array()) arrays[i] = array_values(*c.args[i]);
+    else args.push_back(convert(expr(*c.args[i]), f.params[i].type.base, c.args[i]->span));
+  }
+  if (!inlining_.insert(&f).second)
+    m_.fail(c.span, "recursion", "function '" + f.name + "' calls itself; RSL does not allow recursion");
+  for (std::size_t i = 0, scalar = 0; i < c.args.size(); ++i) {
+    const Symbol* p = f.params[i].symbol;
+    if (f.params[i].type.is_array()) {
+      declare_array(p, static_cast<int>(arrays[i].size()));
+      assign_array(p, arrays[i], c.args[i]->span);
+    } else {
+      write(key(p), args[scalar++]);
+    }
+  }
+  const void* saved_key = return_key_;
+  BlockId saved_block = return_block_;
+  bool saved_in_function = in_function_;
+  auto saved_loops = std::move(loops_);
+  loops_.clear();
+  return_key_ = nullptr;
+  if (f.return_type.base != BaseType::Void) {
+    return_key_ = slot(f.return_type.base);
+    declare(return_key_, f.return_type.base);
+    write(return_key_, undef(f.return_type.base));
+  }
+  return_block_ = new_block();
+  in_function_ = true;
+  stmt(*f.body);
+  br(return_block_);
+  seal(return_block_);
+  cur_ = return_block_;
+  ValueId ret = return_key_ ? read(return_key_) : constant(Value::zero(BaseType::Float));
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (f.params[i].output) {
+      const auto& n = static_cast<const NameExpr&>(*c.args[i]);
+      if (f.params[i].type.is_array()) assign_array(n.symbol, array_values_of(f.params[i].symbol), c.span);
+      else write(key(n.symbol), convert(read(key(f.params[i].symbol)), n.symbol->type.base, c.span));
+    }
+  return_key_ = saved_key;
+  return_block_ = saved_block;
+  in_function_ = saved_in_function;
+  loops_ = std::move(saved_loops);
+  inlining_.erase(&f);
+  return ret;
+}
+
+// ---- arrays ----
+
+void FunctionLowering::declare_array(const Symbol* s, int length) {
+  std::vector<const void*> keys;
+  for (int k = 0; k < length; ++k) {
+    keys.push_back(slot(s->type.base));
+    declare(keys.back(), s->type.base);
+  }
+  arrays_[s] = std::move(keys);  // a new instance each declaration (and each inlined call)
+}
+
+std::vector<ValueId> FunctionLowering::array_values(const Expr& e) {
+  std::vector<ValueId> out;
+  if (e.kind == ExprKind::ArrayLit) {
+    for (const auto& el : static_cast<const ArrayLitExpr&>(e).elements) out.push_back(convert(expr(*el), e.type.base, el->span));
+    return out;
+  }
+  const auto& n = static_cast<const NameExpr&>(e);
+  if (!arrays_.count(n.symbol)) m_.fail(e.span, "internal", "array '" + n.name + "' has no elements in lowering");
+  return array_values_of(n.symbol);
+}
+
+std::vector<ValueId> FunctionLowering::array_values_of(const Symbol* s) {
+  std::vector<ValueId> out;
+  for (const void* k : arrays_.at(s)) out.push_back(read(k));
+  return out;
+}
+
+void FunctionLowering::assign_array(const Symbol* s, const std::vector<ValueId>& values, const Span& span) {
+  const auto& keys = arrays_.at(s);
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    write(keys[k], k < values.size() ? convert(values[k], s->type.base, span) : undef(s->type.base));
+}
+
+// The element an index selects: *constant_index when the index is known (reported if outside),
+// else -1 and the clamped, truncated index as a float value.
+ValueId FunctionLowering::element_index(const Symbol* s, ValueId index, const Span& span, int* constant_index) {
+  const int n = static_cast<int>(arrays_.at(s).size());
+  const Instr& in = fn_.at(index);
+  if (in.op == Op::Const && !in.data.empty()) {
+    const float k = std::floor(in.data[0]);
+    if (!(k >= 0 && k < static_cast<float>(n)))
+      m_.fail(span, "index-out-of-range",
+               "index " + std::to_string(static_cast<long long>(k)) + " is outside '" + s->name + "', which has " + std::to_string(n) +
+                   " element" + (n == 1 ? "" : "s"));
+    *constant_index = static_cast<int>(k);
+    return index;
+  }
+  *constant_index = -1;
+  ValueId i = builtin(Builtin::Floor, BaseType::Float, {convert(index, BaseType::Float, span)}, span);
+  return builtin(Builtin::Clamp, BaseType::Float, {i, constant(0.0f), constant(static_cast<float>(n - 1))}, span);
+}
+
+ValueId FunctionLowering::read_element(const Symbol* s, ValueId index, const Span& span) {
+  const auto& keys = arrays_.at(s);
+  int k = -1;
+  ValueId i = element_index(s, index, span, &k);
+  if (k >= 0) return read(keys[static_cast<std::size_t>(k)]);
+  ValueId out = read(keys[0]);
+  for (std::size_t e = 1; e < keys.size(); ++e) {
+    ValueId is = emit(Op::Eq, BaseType::Bool, {i, constant(static_cast<float>(e))}, span);
+    out = emit(Op::Select, s->type.base, {is, read(keys[e]), out}, span);
+  }
+  return out;
+}
+
+void FunctionLowering::write_element(const Symbol* s, ValueId index, ValueId v, const Span& span) {
+  const auto& keys = arrays_.at(s);
+  int k = -1;
+  ValueId i = element_index(s, index, span, &k);
+  if (k >= 0) {
+    write(keys[static_cast<std::size_t>(k)], v);
+    return;
+  }
+  for (std::size_t e = 0; e < keys.size(); ++e) {
+    ValueId is = emit(Op::Eq, BaseType::Bool, {i, constant(static_cast<float>(e))}, span);
+    write(keys[e], emit(Op::Select, s->type.base, {is, v, read(keys[e])}, span));
+  }
+}
+
+// spline with a basis name or an array of knots. Catmull-Rom stays the library's spline; the
+// other bases choose their segment's control points with selects and weight them by the basis
+// polynomials (RI 3.2 §15.4: b-spline and Catmull-Rom step one knot, Hermite two, Bezier three;
+// linear interpolates the knots between the first and the last, as Catmull-Rom does).
+ValueId FunctionLowering::spline(const CallExpr& c) {
+  const Span& sp = c.span;
+  const BaseType type = c.type.base;
+  std::size_t first = 0;
+  std::string basis = "catmull-rom";
+  if (c.args[0]->type.base == BaseType::String) {
+    first = 1;
+    if (c.args[0]->kind != ExprKind::String) m_.fail(c.args[0]->span, "basis-not-constant", "a spline's basis must be a string written in the shader");
+    basis = static_cast<const StringExpr&>(*c.args[0]).value;
+  }
+  ValueId x = expr(*c.args[first]);
+  std::vector<ValueId> knots;
+  if (c.args.back()->type.is_array()) knots = array_values(*c.args.back());
+  else
+    for (std::size_t i = first + 1; i < c.args.size(); ++i) knots.push_back(convert(expr(*c.args[i]), type, c.args[i]->span));
+  for (ValueId& k : knots) k = convert(k, type, sp);
+  const int n = static_cast<int>(knots.size());
+  if (basis == "catmull-rom" || basis == "catmullrom") {
+    std::vector<ValueId> args{x};
+    args.insert(args.end(), knots.begin(), knots.end());
+    return builtin(Builtin::Spline, type, args, sp);
+  }
+  int step = 1, points = 4, offset = 0, segments = n - 3;
+  if (basis == "linear") points = 2, offset = 1;
+  else if (basis == "hermite") step = 2, segments = (n - 2) / 2;
+  else if (basis == "bezier") step = 3, segments = (n - 1) / 3;
+  if (segments < 1 || (basis == "bezier" && (n - 1) % 3 != 0) || (basis == "hermite" && n % 2 != 0))
+    m_.fail(sp, "spline-knots",
+            "a " + basis + " spline of " + std::to_string(n) + " knots has no whole segments" +
+                (basis == "bezier" ? " (it takes 3k + 1 knots)" : basis == "hermite" ? " (it takes an even number)" : ""));
+  auto f = [&](float v) { return constant(v); };
+  auto fl = [&](Op o, ValueId a, ValueId b) { return emit(o, BaseType::Float, {a, b}, sp); };
+  ValueId pos = fl(Op::Mul, builtin(Builtin::Clamp, BaseType::Float, {x, f(0), f(1)}, sp), f(static_cast<float>(segments)));
+  ValueId seg = builtin(Builtin::Min, BaseType::Float, {builtin(Builtin::Floor, BaseType::Float, {pos}, sp), f(static_cast<float>(segments - 1))}, sp);
+  ValueId u = fl(Op::Sub, pos, seg), u2 = fl(Op::Mul, u, u), u3 = fl(Op::Mul, u2, u), v = fl(Op::Sub, f(1), u);
+  std::vector<ValueId> w;
+  if (basis == "linear") {
+    w = {v, u};
+  } else if (basis == "hermite") {  // P0, T0, P1, T1
+    w = {fl(Op::Add, fl(Op::Sub, fl(Op::Mul, f(2), u3), fl(Op::Mul, f(3), u2)), f(1)),
+         fl(Op::Add, fl(Op::Sub, u3, fl(Op::Mul, f(2), u2)), u), fl(Op::Add, fl(Op::Mul, f(-2), u3), fl(Op::Mul, f(3), u2)),
+         fl(Op::Sub, u3, u2)};
+  } else if (basis == "bezier") {
+    w = {fl(Op::Mul, fl(Op::Mul, v, v), v), fl(Op::Mul, f(3), fl(Op::Mul, u, fl(Op::Mul, v, v))),
+         fl(Op::Mul, f(3), fl(Op::Mul, u2, v)), u3};
+  } else {  // b-spline
+    const float sixth = 1.0f / 6;
+    w = {fl(Op::Mul, fl(Op::Mul, fl(Op::Mul, v, v), v), f(sixth)),
+         fl(Op::Mul, fl(Op::Add, fl(Op::Sub, fl(Op::Mul, f(3), u3), fl(Op::Mul, f(6), u2)), f(4)), f(sixth)),
+         fl(Op::Mul, fl(Op::Add, fl(Op::Add, fl(Op::Add, fl(Op::Mul, f(-3), u3), fl(Op::Mul, f(3), u2)), fl(Op::Mul, f(3), u)), f(1)), f(sixth)),
+         fl(Op::Mul, u3, f(sixth))};
+  }
+  ValueId out = kNoValue;
+  for (int j = 0; j < points; ++j) {
+    ValueId cp = knots[static_cast<std::size_t>(offset + j)];
+    for (int s = 1; s < segments; ++s) {
+      ValueId is = emit(Op::Eq, BaseType::Bool, {seg, f(static_cast<float>(s))}, sp);
+      cp = emit(Op::Select, type, {is, knots[static_cast<std::size_t>(s * step + offset + j)], cp}, sp);
+    }
+    ValueId term = emit(Op::Mul, type, {cp, convert(w[static_cast<std::size_t>(j)], type, sp)}, sp);
+    out = out == kNoValue ? term : emit(Op::Add, type, {out, term}, sp);
+  }
+  return out;
+}
+
+// ---- the library functions lowered to the operations every evaluator already has ----
+
+void FunctionLowering::write_output(const Expr& arg, ValueId v, const Span& sp) {
+  const auto& n = static_cast<const NameExpr&>(arg);
+  write(key(n.symbol), convert(v, n.symbol->type.base, sp));
+}
+
+ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
+  const Span& sp = c.span;
+  const BaseType type = c.type.base;
+  auto arg = [&](std::size_t i) { return expr(*c.args[i]); };
+  auto f = [&](float x) { return constant(x); };
+  auto bin = [&](Op o, ValueId a, ValueId b) { return emit(o, fn_.at(a).type == BaseType::Float ? fn_.at(b).type : fn_.at(a).type, {a, b}, sp); };
+  auto fl = [&](Op o, ValueId a, ValueId b) { return emit(o, BaseType::Float, {a, b}, sp); };
+  auto call1 = [&](Builtin id, ValueId a) { return builtin(id, fn_.at(a).type, {a}, sp); };
+  auto comp = [&](ValueId v, int i) { return builtin(Builtin::Comp, BaseType::Float, {v, f(static_cast<float>(i))}, sp); };
+  auto sel = [&](ValueId cond, ValueId a, ValueId b) { return emit(Op::Select, fn_.at(a).type, {cond, a, b}, sp); };
+  auto fract = [&](ValueId v) { return bin(Op::Sub, v, call1(Builtin::Floor, v)); };
+  auto lattice = [&](std::vector<ValueId> coords) {
+    coords.insert(coords.begin(), constant(Value::string("$noise"), sp));
+    return emit(Op::Texture, type, std::move(coords), sp);
+  };
+  // The fourth coordinate of 4D noise moves along a fixed irrational direction of the 3D lattice:
+  // smooth in all four, though not independent along that diagonal (documented in the manual).
+  auto fold4 = [&](ValueId p, ValueId w, float k) {
+    ValueId dir = constant(Value::triple(BaseType::Point, 0.5773f * k, 0.6180f * k, 0.4142f * k));
+    return bin(Op::Add, p, bin(Op::Mul, dir, convert(w, BaseType::Point, sp)));
+  };
+  switch (sig.id) {
+    case Builtin::Noise:  // noise(point, float)
+      return lattice({fold4(arg(0), arg(1), 1.0f)});
+    case Builtin::Cellnoise: {
+      // The noise lattice read at a cell's integer corner: one value in [0, 1) per unit cell.
+      std::vector<ValueId> coords;
+      if (sig.args[0] == ArgKind::Point) {
+        ValueId p = call1(Builtin::Floor, arg(0));
+        if (sig.args.size() == 2) p = bin(Op::Add, p, bin(Op::Mul, constant(Value::triple(BaseType::Point, 7, 13, 19)),
+                                                         convert(call1(Builtin::Floor, arg(1)), BaseType::Point, sp)));
+        coords.push_back(p);
+      } else {
+        for (std::size_t i = 0; i < c.args.size(); ++i) coords.push_back(call1(Builtin::Floor, arg(i)));
+      }
+      return lattice(coords);
+    }
+    case Builtin::Random: {
+      // A hash of the shading point, not a stream: the same fragment gets the same value on every
+      // run and every target. Two lattice cells at incommensurate scales, summed modulo 1 (still
+      // uniform), so the lattice's 32-cell period never shows; each call site its own offset.
+      ValueId P = convert(read(key(global_symbol(unit_, Global::P))), BaseType::Point, sp);
+      const float salt = static_cast<float>(c.span.offset % 997);
+      ValueId a = lattice({call1(Builtin::Floor, bin(Op::Add, bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 4099, 4099, 4099))),
+                                                    constant(Value::triple(BaseType::Point, salt, 0, 0))))});
+      ValueId b = lattice({call1(Builtin::Floor, bin(Op::Add, bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 6451, 6451, 6451))),
+                                                    constant(Value::triple(BaseType::Point, 0, salt, 0))))});
+      return fract(bin(Op::Add, a, b));
+    }
+    case Builtin::Fresnel: {
+      // RI 3.2 §15.6: Kr and Kt by the Fresnel equations for unpolarized light; eta is the ratio
+      // of the indices (incident over transmitted); total internal reflection gives Kr = 1.
+      ValueId I = call1(Builtin::Normalize, convert(arg(0), BaseType::Vector, sp));
+      ValueId N = call1(Builtin::Normalize, convert(arg(1), BaseType::Vector, sp));
+      ValueId eta = arg(2);
+      ValueId ci = emit(Op::Neg, BaseType::Float, {emit(Op::Dot, BaseType::Float, {I, N}, sp)}, sp);
+      ValueId k = fl(Op::Sub, f(1), fl(Op::Mul, fl(Op::Mul, eta, eta), fl(Op::Sub, f(1), fl(Op::Mul, ci, ci))));
+      ValueId tir = emit(Op::Lt, BaseType::Bool, {k, f(0)}, sp);
+      ValueId ct = builtin(Builtin::Sqrt, BaseType::Float, {builtin(Builtin::Max, BaseType::Float, {k, f(0)}, sp)}, sp);
+      ValueId ec = fl(Op::Mul, eta, ci), et = fl(Op::Mul, eta, ct);
+      ValueId rs = fl(Op::Div, fl(Op::Sub, ec, ct), fl(Op::Add, ec, ct));
+      ValueId rp = fl(Op::Div, fl(Op::Sub, ci, et), fl(Op::Add, ci, et));
+      ValueId kr = sel(tir, f(1), fl(Op::Mul, f(0.5f), fl(Op::Add, fl(Op::Mul, rs, rs), fl(Op::Mul, rp, rp))));
+      write_output(*c.args[3], kr, sp);
+      write_output(*c.args[4], fl(Op::Sub, f(1), kr), sp);
+      if (c.args.size() >= 7) {
+        write_output(*c.args[5], builtin(Builtin::Reflect, BaseType::Vector, {I, N}, sp), sp);
+        write_output(*c.args[6], builtin(Builtin::Refract, BaseType::Vector, {I, N, eta}, sp), sp);
+      }
+      return f(0);
+    }
+    case Builtin::Shadow: {
+      // A depth map: the point projected by the map's camera, which the light setup names as a
+      // coordinate system of the map's name (x, y in [0, 1], z its depth), its depth read and
+      // compared. 1 is in shadow. "bias" is honoured; blur, samples and width are hints.
+      ValueId name = arg(0);
+      ValueId q = builtin(Builtin::Transform, BaseType::Point, {name, convert(arg(1), BaseType::Point, sp)}, sp);
+      ValueId bias = f(0);
+      for (std::size_t i = 2; i + 1 < c.args.size(); i += 2)
+        if (c.args[i]->kind == ExprKind::String && static_cast<const StringExpr&>(*c.args[i]).value == "bias")
+          bias = convert(arg(i + 1), BaseType::Float, sp);
+      ValueId d = emit(Op::Texture, BaseType::Float, {name, comp(q, 0), comp(q, 1)}, sp);
+      return sel(emit(Op::Gt, BaseType::Bool, {comp(q, 2), fl(Op::Add, d, bias)}, sp), f(1), f(0));
+    }
+    case Builtin::Environment: {
+      // A latitude-longitude map: s around the y axis (s = 0.5 looks down -z), t from +y (0) to -y (1).
+      ValueId R = call1(Builtin::Normalize, convert(arg(1), BaseType::Vector, sp));
+      ValueId s_ = fl(Op::Add, f(0.5f), fl(Op::Mul, builtin(Builtin::Atan2, BaseType::Float, {comp(R, 0), emit(Op::Neg, BaseType::Float, {comp(R, 2)}, sp)}, sp),
+                                           f(0.15915494f)));
+      ValueId y = builtin(Builtin::Clamp, BaseType::Float, {comp(R, 1), f(-1), f(1)}, sp);
+      ValueId t_ = fl(Op::Mul, builtin(Builtin::Acos, BaseType::Float, {y}, sp), f(0.31830989f));
+      return emit(Op::Texture, type, {arg(0), s_, t_}, sp, static_cast<std::uint32_t>(c.channel_index));
+    }
+    case Builtin::Depth: {
+      // z in NDC space, which the light setup may define; by default the camera-space depth.
+      ValueId q = builtin(Builtin::Transform, BaseType::Point, {constant(Value::string("NDC"), sp), convert(arg(0), BaseType::Point, sp)}, sp);
+      return comp(q, 2);
+    }
+    case Builtin::Ctransform: {
+      if (c.args.size() == 2) return color_space(arg(1), arg(0), false, sp);
+      return color_space(color_space(arg(2), arg(0), true, sp), arg(1), false, sp);
+    }
+    case Builtin::Filterstep: {
+      // Without screen-space derivatives the filter width is zero: a step; with an interval
+      // [s1, s2], the box-filtered step over it.
+      ValueId edge = arg(0), s1 = arg(1);
+      ValueId step = builtin(Builtin::Step, BaseType::Float, {edge, s1}, sp);
+      if (sig.args.size() == 2) return step;
+      ValueId s2 = arg(2);
+      ValueId ramp = builtin(Builtin::Clamp, BaseType::Float, {fl(Op::Div, fl(Op::Sub, s2, edge), fl(Op::Sub, s2, s1)), f(0), f(1)}, sp);
+      return sel(emit(Op::Gt, BaseType::Bool, {s2, s1}, sp), ramp, step);
+    }
+    case Builtin::Printf: return f(0);  // a fragment has nowhere to print; the arguments have no effect
+    case Builtin::Arraylength: {
+      auto it = arrays_.find(static_cast<const NameExpr&>(*c.args[0]).symbol);
+      if (it == arrays_.end()) break;
+      return f(static_cast<float>(it->second.size()));
+    }
+    case Builtin::Format:
+    case Builtin::Concat:
+    case Builtin::Match: {
+      std::vector<ValueId> args;
+      for (std::size_t i = 0; i < c.args.size(); ++i) args.push_back(arg(i));
+      return builtin(sig.id, type, args, sp);
+    }
+    default: break;
+  }
+  m_.fail(sp, "internal", std::string("no lowering for '") + to_string(sig.id) + "'");
+}
+
+// Colour spaces (RI 3.2 §15.3's ctransform and `color "space" (...)`): hsv, hsl, xyz (CIE XYZ,
+// linear sRGB primaries, D65), xyY and YIQ, to or from rgb. A space named by a constant lowers
+// to its own arithmetic; one that is known only at binding (a string parameter) lowers to every
+// conversion under a select chain, which binding folds to one.
+ValueId FunctionLowering::color_space(ValueId c, ValueId space, bool to_rgb, const Span& sp) {
+  const Instr& in = fn_.at(space);
+  if (in.op == Op::Const) {
+    if (!is_color_space(in.text))
+      m_.fail(sp, "unknown-color-space", "unknown color space \"" + in.text + "\"; Passlab knows rgb, hsv, hsl, xyz, xyY and YIQ");
+    return color_space(c, in.text, to_rgb, sp);
+  }
+  ValueId out = c;  // rgb, and any name binding does not know (reported there)
+  for (const char* name : {"hsv", "hsl", "xyz", "xyY", "YIQ"}) {
+    ValueId is = emit(Op::Eq, BaseType::Bool, {space, constant(Value::string(name), sp)}, sp);
+    out = emit(Op::Select, BaseType::Color, {is, color_space(c, name, to_rgb, sp), out}, sp);
+  }
+  return out;
+}
+
+ValueId FunctionLowering::color_space(ValueId c, const std::string& name, bool to_rgb, const Span& sp) {
+  const std::string space = canonical_color_space(name);
+  auto f = [&](float x) { return constant(x); };
+  auto fl = [&](Op o, ValueId a, ValueId b) { return emit(o, BaseType::Float, {a, b}, sp); };
+  auto comp = [&](ValueId v, int i) { return builtin(Builtin::Comp, BaseType::Float, {v, f(static_cast<float>(i))}, sp); };
+  auto rgb = [&](ValueId r, ValueId g, ValueId b) { return emit(Op::MakeTriple, BaseType::Color, {r, g, b}, sp); };
+  auto linear = [&](const float (&m)[9]) {
+    ValueId v[3];
+    for (int row = 0; row < 3; ++row) {
+      ValueId acc = fl(Op::Mul, comp(c, 0), f(m[row * 3]));
+      for (int k = 1; k < 3; ++k) acc = fl(Op::Add, acc, fl(Op::Mul, comp(c, k), f(m[row * 3 + k])));
+      v[row] = acc;
+    }
+    return rgb(v[0], v[1], v[2]);
+  };
+  auto sel = [&](ValueId cond, ValueId a, ValueId b) { return emit(Op::Select, fn_.at(a).type, {cond, a, b}, sp); };
+  auto mx3 = [&](ValueId a, ValueId b, ValueId d) {
+    return builtin(Builtin::Max, BaseType::Float, {builtin(Builtin::Max, BaseType::Float, {a, b}, sp), d}, sp);
+  };
+  auto mn3 = [&](ValueId a, ValueId b, ValueId d) {
+    return builtin(Builtin::Min, BaseType::Float, {builtin(Builtin::Min, BaseType::Float, {a, b}, sp), d}, sp);
+  };
+  // The hue of an rgb colour in [0, 1), with its largest and smallest components.
+  auto hue = [&](ValueId r, ValueId g, ValueId b, ValueId hi, ValueId d) {
+    ValueId safe = sel(emit(Op::Gt, BaseType::Bool, {d, f(0)}, sp), d, f(1));
+    ValueId hr = builtin(Builtin::Mod, BaseType::Float, {fl(Op::Div, fl(Op::Sub, g, b), safe), f(6)}, sp);
+    ValueId hg = fl(Op::Add, fl(Op::Div, fl(Op::Sub, b, r), safe), f(2));
+    ValueId hb = fl(Op::Add, fl(Op::Div, fl(Op::Sub, r, g), safe), f(4));
+    ValueId h = sel(emit(Op::Eq, BaseType::Bool, {hi, r}, sp), hr, sel(emit(Op::Eq, BaseType::Bool, {hi, g}, sp), hg, hb));
+    return sel(emit(Op::Gt, BaseType::Bool, {d, f(0)}, sp), fl(Op::Div, h, f(6)), f(0));
+  };
+  if (space == "rgb") return c;
+  if (space == "xyz") {
+    static constexpr float from[9] = {3.2406f, -1.5372f, -0.4986f, -0.9689f, 1.8758f, 0.0415f, 0.0557f, -0.2040f, 1.0570f};
+    static constexpr float to[9] = {0.4124f, 0.3576f, 0.1805f, 0.2126f, 0.7152f, 0.0722f, 0.0193f, 0.1192f, 0.9505f};
+    return linear(to_rgb ? from : to);
+  }
+  if (space == "YIQ") {
+    static constexpr float from[9] = {1, 0.956f, 0.621f, 1, -0.272f, -0.647f, 1, -1.106f, 1.703f};
+    static constexpr float to[9] = {0.299f, 0.587f, 0.114f, 0.596f, -0.274f, -0.322f, 0.211f, -0.523f, 0.312f};
+    return linear(to_rgb ? from : to);
+  }
+  if (space == "xyY") {
+    if (to_rgb) {  // (x, y, Y) -> XYZ -> rgb
+      ValueId x = comp(c, 0), y = comp(c, 1), Y = comp(c, 2);
+      ValueId k = sel(emit(Op::Ne, BaseType::Bool, {y, f(0)}, sp), fl(Op::Div, Y, y), f(0));
+      ValueId X = fl(Op::Mul, x, k), Z = fl(Op::Mul, fl(Op::Sub, fl(Op::Sub, f(1), x), y), k);
+      return color_space(rgb(X, Y, Z), "xyz", true, sp);
+    }
+    ValueId xyz = color_space(c, "xyz", false, sp);
+    ValueId X = comp(xyz, 0), Y = comp(xyz, 1), Z = comp(xyz, 2);
+    ValueId sum = fl(Op::Add, fl(Op::Add, X, Y), Z);
+    ValueId nz = emit(Op::Ne, BaseType::Bool, {sum, f(0)}, sp);
+    return rgb(sel(nz, fl(Op::Div, X, sum), f(0)), sel(nz, fl(Op::Div, Y, sum), f(0)), Y);
+  }
+  // hsv and hsl, hue in [0, 1).
+  if (to_rgb) {
+    ValueId h = comp(c, 0), s_ = comp(c, 1), v = comp(c, 2);
+    ValueId ch[3];
+    static constexpr float hsv_n[3] = {5, 3, 1}, hsl_n[3] = {0, 8, 4};
+    for (int i = 0; i < 3; ++i) {
+      if (space == "hsv") {  // v - v s max(0, min(k, 4 - k, 1)), k = (n + 6h) mod 6
+        ValueId k = builtin(Builtin::Mod, BaseType::Float, {fl(Op::Add, f(hsv_n[i]), fl(Op::Mul, h, f(6))), f(6)}, sp);
+        ValueId m = builtin(Builtin::Max, BaseType::Float, {f(0), mn3(k, fl(Op::Sub, f(4), k), f(1))}, sp);
+        ch[i] = fl(Op::Sub, v, fl(Op::Mul, fl(Op::Mul, v, s_), m));
+      } else {  // l - a max(-1, min(k - 3, 9 - k, 1)), k = (n + 12h) mod 12, a = s min(l, 1 - l)
+        ValueId k = builtin(Builtin::Mod, BaseType::Float, {fl(Op::Add, f(hsl_n[i]), fl(Op::Mul, h, f(12))), f(12)}, sp);
+        ValueId a = fl(Op::Mul, s_, builtin(Builtin::Min, BaseType::Float, {v, fl(Op::Sub, f(1), v)}, sp));
+        ValueId m = builtin(Builtin::Max, BaseType::Float, {f(-1), mn3(fl(Op::Sub, k, f(3)), fl(Op::Sub, f(9), k), f(1))}, sp);
+        ch[i] = fl(Op::Sub, v, fl(Op::Mul, a, m));
+      }
+    }
+    return rgb(ch[0], ch[1], ch[2]);
+  }
+  ValueId r = comp(c, 0), g = comp(c, 1), b = comp(c, 2);
+  ValueId hi = mx3(r, g, b), lo = mn3(r, g, b), d = fl(Op::Sub, hi, lo);
+  ValueId h = hue(r, g, b, hi, d);
+  if (space == "hsv") {
+    ValueId s_ = sel(emit(Op::Gt, BaseType::Bool, {hi, f(0)}, sp), fl(Op::Div, d, sel(emit(Op::Gt, BaseType::Bool, {hi, f(0)}, sp), hi, f(1))), f(0));
+    return rgb(h, s_, hi);
+  }
+  ValueId l = fl(Op::Mul, fl(Op::Add, hi, lo), f(0.5f));
+  ValueId den = fl(Op::Sub, f(1), builtin(Builtin::Abs, BaseType::Float, {fl(Op::Sub, fl(Op::Mul, l, f(2)), f(1))}, sp));
+  ValueId ok = emit(Op::Gt, BaseType::Bool, {den, f(0)}, sp);
+  ValueId s_ = sel(ok, fl(Op::Div, d, sel(ok, den, f(1))), f(0));
+  return rgb(h, s_, l);
 }
 
 ValueId FunctionLowering::light_builtin(const CallExpr& c, const Signature& sig) {
@@ -794,15 +1328,24 @@ std::uint32_t ModuleLowering::shader_index(const ShaderDecl& shader) {
   fl.kind_ = shader.kind;
   for (std::size_t i = 0; i < shader.params.size(); ++i) {
     const Param& p = shader.params[i];
-    ValueId def = fl.convert(fl.expr(*p.default_value), p.type.base, p.span);
-    Instr in;
-    in.op = Op::ShaderParam;
-    in.type = p.type.base;
-    in.aux = static_cast<std::uint32_t>(i);
-    in.text = p.name;
-    in.args = {def};
-    in.span = p.span;
-    fl.write(fl.key(p.symbol), fn.append(fl.cur_, std::move(in)));
+    auto param = [&](const std::string& name, ValueId def) {
+      Instr in;
+      in.op = Op::ShaderParam;
+      in.type = p.type.base;
+      in.aux = static_cast<std::uint32_t>(i);
+      in.text = name;
+      in.args = {fl.convert(def, p.type.base, p.span)};
+      in.span = p.span;
+      return fn.append(fl.cur_, std::move(in));
+    };
+    if (p.symbol->type.is_array()) {  // one parameter per element, named "knots[2]" for binding
+      std::vector<ValueId> defs = fl.array_values(*p.default_value);
+      for (std::size_t k = 0; k < defs.size(); ++k) defs[k] = param(p.name + "[" + std::to_string(k) + "]", defs[k]);
+      fl.declare_array(p.symbol, static_cast<int>(defs.size()));
+      fl.assign_array(p.symbol, defs, p.span);
+      continue;
+    }
+    fl.write(fl.key(p.symbol), param(p.name, fl.expr(*p.default_value)));
   }
   fl.stmt(*shader.body);
   std::vector<Global> outputs;
@@ -818,12 +1361,21 @@ std::uint32_t ModuleLowering::shader_index(const ShaderDecl& shader) {
     fn.result_types.push_back(s->type.base);
     fn.result_names.push_back(to_string(g));
   }
-  for (const Param& p : shader.params)
-    if (p.output) {
-      results.push_back(fl.read(fl.key(p.symbol)));
-      fn.result_types.push_back(p.type.base);
-      fn.result_names.push_back(p.name);
+  for (const Param& p : shader.params) {
+    if (!p.output) continue;
+    if (p.symbol->type.is_array()) {
+      std::vector<ValueId> elements = fl.array_values_of(p.symbol);
+      for (std::size_t k = 0; k < elements.size(); ++k) {
+        results.push_back(elements[k]);
+        fn.result_types.push_back(p.type.base);
+        fn.result_names.push_back(p.name + "[" + std::to_string(k) + "]");
+      }
+      continue;
     }
+    results.push_back(fl.read(fl.key(p.symbol)));
+    fn.result_types.push_back(p.type.base);
+    fn.result_names.push_back(p.name);
+  }
   fl.emit(Op::Ret, BaseType::Void, results, shader.span);
   module_.functions[index] = std::move(fn);
   return index;
@@ -837,7 +1389,8 @@ std::optional<Module> ModuleLowering::run(bool everything) {
   }
   try {
     if (everything)
-      for (const auto& f : unit_.functions) function_index(f.get());
+      for (const auto& f : unit_.functions)
+        if (!takes_arrays(*f)) function_index(f.get());  // those run inlined at each call
     if (shader) {
       module_.kind = shader->kind;
       module_.shader_name = shader->name;

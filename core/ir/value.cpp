@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace passlab::ir {
@@ -186,6 +188,100 @@ Value spline(BaseType type, const std::vector<const Value*>& a) {
   return r;
 }
 
+// RSL's format: %f %g %e %d %i (numbers), %s (strings), %c %p %n %v (triples, as "x y z"),
+// %m (matrices), %%; anything else is copied.
+std::string format_rsl(const std::vector<const Value*>& a) {
+  const std::string& f = a[0]->s;
+  std::string out;
+  std::size_t next = 1;
+  char buf[64];
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%' || i + 1 >= f.size()) {
+      out += f[i];
+      continue;
+    }
+    std::size_t j = i + 1;  // flags, width and precision pass through to snprintf
+    while (j < f.size() && std::strchr("-+ #0123456789.", f[j])) ++j;
+    if (j >= f.size()) break;
+    const char conv = f[j];
+    const std::string spec = f.substr(i, j - i);
+    i = j;
+    if (conv == '%') {
+      out += '%';
+      continue;
+    }
+    if (next >= a.size()) continue;
+    const Value& v = *a[next++];
+    auto number = [&](float x, char c) {
+      if (c == 'd' || c == 'i') std::snprintf(buf, sizeof buf, (spec + "d").c_str(), static_cast<int>(x));
+      else std::snprintf(buf, sizeof buf, (spec + c).c_str(), static_cast<double>(x));
+      return std::string(buf);
+    };
+    if (conv == 's') out += v.type == BaseType::String ? v.s : number(v.f[0], 'g');
+    else if (conv == 'c' || conv == 'p' || conv == 'n' || conv == 'v' || conv == 'm') {
+      int n = v.type == BaseType::Matrix ? 16 : lang::is_triple(v.type) ? 3 : 1;
+      for (int k = 0; k < n; ++k) out += (k ? " " : "") + number(v.f[k], 'g');
+    } else if (std::strchr("fgeEGdi", conv)) out += number(v.f[0], conv);
+  }
+  return out;
+}
+
+// match(pattern, subject): whether the pattern occurs in the subject. Patterns are the simple
+// regular expressions shaders use: literal characters, '.', '*' after either, '^' and '$'
+// anchors, '\\' to quote. Matched by dynamic programming, O(pattern × subject): no input can make
+// it slow (a backtracking regex engine can be made exponential).
+bool match_rsl(const std::string& pattern, const std::string& subject) {
+  struct Atom {
+    char c;
+    bool any, star;
+  };
+  std::vector<Atom> atoms;
+  std::size_t i = 0;
+  const bool head = !pattern.empty() && pattern[0] == '^';
+  if (head) i = 1;
+  bool tail = false;
+  for (; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '$' && i + 1 == pattern.size()) {
+      tail = true;
+      break;
+    }
+    bool any = c == '.';
+    if (c == '\\' && i + 1 < pattern.size()) {
+      c = pattern[++i];
+      any = false;
+    }
+    if (c == '*' && !atoms.empty() && !atoms.back().star) {
+      atoms.back().star = true;
+      continue;
+    }
+    atoms.push_back({c, any, false});
+  }
+  // reach[k]: the first k atoms can match a piece of the subject that ends here.
+  const std::size_t n = atoms.size();
+  std::vector<char> reach(n + 1, 0), next(n + 1, 0);
+  auto close = [&](std::vector<char>& r) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (r[k] && atoms[k].star) r[k + 1] = 1;
+  };
+  reach[0] = 1;
+  close(reach);
+  if (reach[n] && !tail) return true;
+  for (std::size_t p = 0; p < subject.size(); ++p) {
+    std::fill(next.begin(), next.end(), 0);
+    if (!head) next[0] = 1;  // unanchored: a match may start at any character
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!reach[k]) continue;
+      const Atom& a = atoms[k];
+      if (a.any || a.c == subject[p]) next[a.star ? k : k + 1] = 1;
+    }
+    close(next);
+    reach.swap(next);
+    if (reach[n] && (!tail || p + 1 == subject.size())) return true;
+  }
+  return false;
+}
+
 float fmod_rsl(float a, float b) {
   // RSL mod is always non-negative for positive b (like GLSL's mod): a - b * floor(a / b).
   return a - b * std::floor(a / b);
@@ -310,6 +406,13 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
       return r;
     }
     case Builtin::Spline: return spline(type, a);
+    case Builtin::Format: return Value::string(format_rsl(a));
+    case Builtin::Concat: {
+      std::string out;
+      for (const Value* v : a) out += v->s;
+      return Value::string(out);
+    }
+    case Builtin::Match: return Value::scalar(match_rsl(a[0]->s, a[1]->s) ? 1.0f : 0.0f);
     default: break;
   }
   return Value::zero(type);  // light and derivative functions never reach evaluation (lowered away)

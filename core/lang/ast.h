@@ -11,9 +11,12 @@
 
 namespace passlab::lang {
 
-// Globals visible to shaders (RI 3.2 §11, Table 11.x). Ps is the light shader's surface point.
+// Globals visible to shaders (RI 3.2 §15.2, Tables 15.1-15.5). Ps is the point a light shader
+// illuminates and Ns its normal (PRMan's name); time, dtime, dPdtime and ncomps exist in every
+// kind; alpha is the imager's coverage. Which kind sees which is sema's table.
 enum class Global : std::uint8_t {
   P, N, Ng, I, E, s, t, u, v, du, dv, dPdu, dPdv, L, Cl, Ol, Ci, Oi, Cs, Os, Ps,
+  time, dtime, dPdtime, ncomps, alpha, Ns,
   Count
 };
 const char* to_string(Global g);
@@ -35,7 +38,7 @@ struct Symbol {
 
 // ---- expressions ----------------------------------------------------------------------------
 
-enum class ExprKind : std::uint8_t { Number, String, Name, Unary, Binary, Ternary, Assign, Call, Cast, Tuple, Convert };
+enum class ExprKind : std::uint8_t { Number, String, Name, Unary, Binary, Ternary, Assign, Call, Cast, Tuple, Convert, Index, ArrayLit };
 
 struct Expr {
   Expr(ExprKind k, Span s) : kind(k), span(s) {}
@@ -89,9 +92,28 @@ struct AssignExpr : Expr {
   AssignExpr(Span s, AssignOp o, ExprPtr t, ExprPtr v)
       : Expr(ExprKind::Assign, s), op(o), target(std::move(t)), value(std::move(v)) {}
   AssignOp op;
-  ExprPtr target;  // a NameExpr (the parser reports anything else)
+  ExprPtr target;  // a NameExpr or an IndexExpr of one (the parser reports anything else)
   ExprPtr value;
 };
+
+// `a[i]`: an element of an array variable.
+struct IndexExpr : Expr {
+  IndexExpr(Span s, ExprPtr b, ExprPtr i) : Expr(ExprKind::Index, s), base(std::move(b)), index(std::move(i)) {}
+  ExprPtr base;  // a NameExpr
+  ExprPtr index;
+};
+
+// `{a, b, c}`: the values of an array, in an initializer or a parameter's default.
+struct ArrayLitExpr : Expr {
+  explicit ArrayLitExpr(Span s) : Expr(ExprKind::ArrayLit, s) {}
+  std::vector<ExprPtr> elements;
+};
+
+// The variable an assignment target names: `x` or `x[i]`.
+inline const NameExpr& target_name(const Expr& target) {
+  const Expr& e = target.kind == ExprKind::Index ? *static_cast<const IndexExpr&>(target).base : target;
+  return static_cast<const NameExpr&>(e);
+}
 
 struct FunctionDecl;
 struct CallExpr : Expr {
@@ -129,7 +151,7 @@ struct ConvertExpr : Expr {
 // ---- statements -----------------------------------------------------------------------------
 
 enum class StmtKind : std::uint8_t {
-  Block, Decl, Expr, If, While, For, Break, Continue, Return, Illuminance, Illuminate, Solar, Empty
+  Block, Decl, Expr, If, While, For, Break, Continue, Return, Illuminance, Illuminate, Solar, Empty, Function
 };
 
 struct Stmt {
@@ -149,6 +171,7 @@ struct VarDecl {
   std::string name;
   Span span;
   ExprPtr init;
+  int array = 0;             // `float a[3]`: 3; `float a[] = {...}`: Type::kAnyLength until sema counts
   Symbol* symbol = nullptr;  // sema
 };
 
@@ -156,6 +179,9 @@ struct DeclStmt : Stmt {
   DeclStmt(Span s, Type t) : Stmt(StmtKind::Decl, s), type(t) {}
   Type type;
   std::vector<VarDecl> vars;
+  // `extern float x;`: no new variable; each name refers to the enclosing function's or
+  // shader's variable, or the global, of that name (sema binds VarDecl::symbol to it).
+  bool is_extern = false;
 };
 
 struct ExprStmt : Stmt {
@@ -217,6 +243,16 @@ struct EmptyStmt : Stmt {
   explicit EmptyStmt(Span s) : Stmt(StmtKind::Empty, s) {}
 };
 
+struct FunctionDecl;
+// A function defined inside a shader or another function (an RSL local function): visible from
+// its definition to the end of the enclosing block, it reads and writes the enclosing variables
+// by name, and every call is inlined where it is made.
+struct FunctionStmt : Stmt {
+  FunctionStmt(Span s, std::unique_ptr<FunctionDecl> f);
+  ~FunctionStmt() override;
+  std::unique_ptr<FunctionDecl> function;
+};
+
 // ---- definitions ----------------------------------------------------------------------------
 
 struct Param {
@@ -235,7 +271,11 @@ struct FunctionDecl {
   std::vector<Param> params;
   std::unique_ptr<BlockStmt> body;
   bool prelude = false;  // part of the built-in RSL prelude (diffuse, specular, ...)
+  bool local = false;    // defined inside a shader or function (a FunctionStmt)
 };
+
+inline FunctionStmt::FunctionStmt(Span s, std::unique_ptr<FunctionDecl> f) : Stmt(StmtKind::Function, s), function(std::move(f)) {}
+inline FunctionStmt::~FunctionStmt() = default;
 
 enum class ShaderKind : std::uint8_t { Surface, Light, Displacement, Volume, Imager };
 const char* to_string(ShaderKind k);

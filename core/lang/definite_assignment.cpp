@@ -37,7 +37,9 @@ class Assignment {
  private:
   void read(const NameExpr& n, const State& st) {
     const Symbol* s = n.symbol;
-    if (!s || s->kind != SymbolKind::Local || st.dead || st.assigned.count(s->id) || warned_.count(s->id)) return;
+    // Arrays are assigned element by element, which this analysis does not follow: not checked.
+    if (!s || s->kind != SymbolKind::Local || s->type.is_array() || st.dead || st.assigned.count(s->id) || warned_.count(s->id))
+      return;
     warned_.insert(s->id);
     sink_.report({Severity::Warning, "maybe-uninitialized", "variable '" + s->name + "' may be used before it is assigned",
                   n.span, {{s->decl_span, "'" + s->name + "' is declared here"}}});
@@ -58,6 +60,13 @@ class Assignment {
       case ExprKind::Cast: return expr(*static_cast<CastExpr&>(e).operand, st);
       case ExprKind::Tuple:
         for (auto& el : static_cast<TupleExpr&>(e).elements) expr(*el, st);
+        return;
+      case ExprKind::ArrayLit:
+        for (auto& el : static_cast<ArrayLitExpr&>(e).elements) expr(*el, st);
+        return;
+      case ExprKind::Index:
+        expr(*static_cast<IndexExpr&>(e).base, st);
+        expr(*static_cast<IndexExpr&>(e).index, st);
         return;
       case ExprKind::Binary: {
         auto& b = static_cast<BinaryExpr&>(e);
@@ -81,20 +90,24 @@ class Assignment {
       }
       case ExprKind::Assign: {
         auto& a = static_cast<AssignExpr&>(e);
-        if (a.op != AssignOp::Set) expr(*a.target, st);
+        if (a.target->kind == ExprKind::Index) expr(*static_cast<IndexExpr&>(*a.target).index, st);
+        else if (a.op != AssignOp::Set) expr(*a.target, st);
         expr(*a.value, st);
         write(*a.target, st);
         return;
       }
       case ExprKind::Call: {
         auto& c = static_cast<CallExpr&>(e);
+        auto output_only = [&](std::size_t i) {
+          if (c.function) return i < c.function->params.size() && c.function->params[i].output;
+          if (c.builtin < 0) return false;
+          const Signature& sig = signature(c.builtin);
+          return sig.outputs_from >= 0 && i >= static_cast<std::size_t>(sig.outputs_from) && i < sig.args.size();
+        };
+        for (std::size_t i = 0; i < c.args.size(); ++i)
+          if (!output_only(i)) expr(*c.args[i], st);
         for (std::size_t i = 0; i < c.args.size(); ++i) {
-          bool out_only = c.function && i < c.function->params.size() && c.function->params[i].output;
-          if (!out_only) expr(*c.args[i], st);
-        }
-        for (std::size_t i = 0; i < c.args.size(); ++i) {
-          bool out = (c.function && i < c.function->params.size() && c.function->params[i].output) ||
-                     (i == 0 && c.builtin >= 0 && signature(c.builtin).writes_first);
+          bool out = output_only(i) || (i == 0 && c.builtin >= 0 && signature(c.builtin).writes_first);
           if (out) write(*c.args[i], st);
         }
         return;
@@ -118,6 +131,12 @@ class Assignment {
         for (auto& x : static_cast<BlockStmt&>(s).stmts) stmt(*x, st);
         return;
       case StmtKind::Empty: return;
+      case StmtKind::Function: {
+        // A local function's body, as if called here: it sees what is assigned so far.
+        State inside = st;
+        if (auto& f = static_cast<FunctionStmt&>(s).function; f->body) stmt(*f->body, inside);
+        return;
+      }
       case StmtKind::Decl:
         for (auto& v : static_cast<DeclStmt&>(s).vars)
           if (v.init) {

@@ -3,7 +3,12 @@
 // A local declared without `uniform`/`varying` becomes varying when a varying value, or a
 // varying condition, reaches any of its assignments. Function parameters without a detail are
 // polymorphic: the body is analysed as if they were uniform and each call joins its arguments.
+// A local function is analysed at each call, as it is inlined there: its parameters take the
+// join of their arguments, and what it assigns to enclosing variables happens under the call's
+// control. A variable declared uniform that is assigned under a varying condition (a loop with a
+// varying `break`) becomes varying with a warning, as PRMan does.
 #include <map>
+#include <set>
 
 #include "core/lang/ast.h"
 #include "core/lang/diagnostic.h"
@@ -25,8 +30,10 @@ class Frequency {
     }
     final_ = true;
     walk_all();
-    for (Symbol& s : unit_.symbols)
+    for (Symbol& s : unit_.symbols) {
       if (s.kind == SymbolKind::Local && s.type.detail == Detail::Unspecified) s.type.detail = local(&s);
+      if (promoted_.count(&s)) s.type.detail = Detail::Varying;
+    }
   }
 
  private:
@@ -56,6 +63,11 @@ class Frequency {
 
   Detail of(const Symbol* s) {
     if (!s) return Detail::Uniform;
+    if (promoted_.count(s)) return Detail::Varying;
+    if (s->kind == SymbolKind::FunctionParam && s->type.detail == Detail::Unspecified) {
+      auto it = local_params_.find(s);
+      if (it != local_params_.end()) return it->second;
+    }
     if (s->type.detail != Detail::Unspecified && !(s->kind == SymbolKind::Local && final_ && inferred_.count(s)))
       return s->type.detail;
     switch (s->kind) {
@@ -65,8 +77,30 @@ class Frequency {
     }
   }
 
+  void widen(Detail& x, Detail d) {
+    if (d == Detail::Varying && x != Detail::Varying) {
+      x = Detail::Varying;
+      changed_ = true;
+    }
+  }
+
   void assign(const Symbol* s, Detail d, const Span& span, bool under_control) {
     if (!s) return;
+    if (s->kind == SymbolKind::FunctionParam && s->type.detail == Detail::Unspecified && local_params_.count(s)) {
+      widen(local_params_[s], d);
+      return;
+    }
+    if (s->kind == SymbolKind::Local && s->type.detail == Detail::Uniform && (under_control || promoted_.count(s))) {
+      if (!promoted_.count(s)) {
+        promoted_.emplace(s, span);  // the assignment that promotes it, reported once at the end
+        changed_ = true;
+      }
+      if (final_ && warned_.insert(s).second)
+        sink_.report({Severity::Warning, "uniform-promoted",
+                      "uniform variable '" + s->name + "' is assigned under a varying condition, so it becomes varying",
+                      promoted_.at(s), {{s->decl_span, "'" + s->name + "' is declared uniform here"}}});
+      return;
+    }
     if (s->kind == SymbolKind::FunctionParam && s->output && current_ && s->type.detail == Detail::Unspecified) {
       // What the body writes to an output parameter reaches the caller's variable (see Call).
       Detail& out = outputs_[{current_, s->index}];
@@ -113,10 +147,20 @@ class Frequency {
       case ExprKind::Tuple:
         for (auto& el : static_cast<TupleExpr&>(e).elements) d = join(d, expr(*el, control));
         break;
+      case ExprKind::ArrayLit:
+        for (auto& el : static_cast<ArrayLitExpr&>(e).elements) d = join(d, expr(*el, control));
+        break;
+      case ExprKind::Index: {
+        auto& x = static_cast<IndexExpr&>(e);
+        d = join(expr(*x.base, control), expr(*x.index, control));
+        break;
+      }
       case ExprKind::Assign: {
         auto& a = static_cast<AssignExpr&>(e);
-        auto& target = static_cast<NameExpr&>(*a.target);
+        auto& target = const_cast<NameExpr&>(target_name(*a.target));
         Detail v = expr(*a.value, control);
+        // An element chosen by a varying index is a varying choice: the whole array varies.
+        if (a.target->kind == ExprKind::Index) v = join(v, expr(*static_cast<IndexExpr&>(*a.target).index, control));
         if (a.op != AssignOp::Set) v = join(v, of(target.symbol));
         assign(target.symbol, join(v, control), a.span, control == Detail::Varying && v == Detail::Uniform);
         d = join(v, of(target.symbol));
@@ -125,8 +169,14 @@ class Frequency {
       }
       case ExprKind::Call: {
         auto& c = static_cast<CallExpr&>(e);
-        for (auto& a : c.args) d = join(d, expr(*a, control));
-        if (c.function) {
+        std::vector<Detail> args;
+        for (auto& a : c.args) {
+          args.push_back(expr(*a, control));
+          d = join(d, args.back());
+        }
+        if (c.function && c.function->local) {
+          d = local_call(c, args, control);
+        } else if (c.function) {
           Detail inputs = d;
           d = join(d, returns_[c.function]);
           for (std::size_t i = 0; i < c.args.size() && i < c.function->params.size(); ++i) {
@@ -137,9 +187,15 @@ class Frequency {
           }
         } else if (c.builtin >= 0) {
           const Signature& sig = signature(c.builtin);
-          if (sig.needs_lights || sig.derivative || sig.ray_traced || (sig.id == Builtin::Texture && c.args.size() == 1)) d = Detail::Varying;
+          if (sig.needs_lights || sig.derivative || sig.ray_traced || sig.point_based || sig.id == Builtin::Random ||
+              (sig.id == Builtin::Texture && c.args.size() == 1))
+            d = Detail::Varying;
           if (sig.writes_first && !c.args.empty() && c.args[0]->kind == ExprKind::Name)
             assign(static_cast<NameExpr&>(*c.args[0]).symbol, join(d, control), c.args[0]->span, false);
+          if (sig.outputs_from >= 0)
+            for (std::size_t i = static_cast<std::size_t>(sig.outputs_from); i < c.args.size() && i < sig.args.size(); ++i)
+              if (c.args[i]->kind == ExprKind::Name)
+                assign(static_cast<NameExpr&>(*c.args[i]).symbol, join(d, control), c.args[i]->span, false);
         }
         break;
       }
@@ -148,8 +204,30 @@ class Frequency {
     return d;
   }
 
+  // A local function's body, walked where it is called (and inlined).
+  Detail local_call(CallExpr& c, const std::vector<Detail>& args, Detail control) {
+    const FunctionDecl* f = c.function;
+    if (!f->body || active_.count(f)) return Detail::Varying;  // recursion: sema reports it
+    active_.insert(f);
+    for (std::size_t i = 0; i < args.size() && i < f->params.size(); ++i)
+      if (f->params[i].symbol) widen(local_params_[f->params[i].symbol], args[i]);
+    Detail saved = ret_;
+    ret_ = Detail::Uniform;
+    stmt(*f->body, control);
+    Detail r = ret_;
+    ret_ = saved;
+    for (std::size_t i = 0; i < c.args.size() && i < f->params.size(); ++i) {
+      const Param& p = f->params[i];
+      if (p.output && c.args[i]->kind == ExprKind::Name)
+        assign(static_cast<NameExpr&>(*c.args[i]).symbol, join(of(p.symbol), control), c.args[i]->span, false);
+    }
+    active_.erase(f);
+    return r;
+  }
+
   void stmt(Stmt& s, Detail control) {
     switch (s.kind) {
+      case StmtKind::Function: break;  // walked at each call
       case StmtKind::Block:
         for (auto& st : static_cast<BlockStmt&>(s).stmts) stmt(*st, control);
         break;
@@ -236,6 +314,10 @@ class Frequency {
   std::map<const FunctionDecl*, Detail> returns_;
   std::map<std::pair<const FunctionDecl*, int>, Detail> outputs_;  // detail written to each output parameter
   std::map<const Stmt*, bool> varying_exit_;
+  std::map<const Symbol*, Detail> local_params_;  // a local function's parameters: the join of their arguments
+  std::map<const Symbol*, Span> promoted_;        // uniform variables assigned under varying control, and where
+  std::set<const Symbol*> warned_;
+  std::set<const FunctionDecl*> active_;          // local functions being walked
   std::vector<const Stmt*> loops_;
   const FunctionDecl* current_ = nullptr;
   Detail ret_ = Detail::Uniform;

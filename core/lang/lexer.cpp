@@ -63,8 +63,12 @@ bool is_keyword(std::string_view s) {
       "surface", "light", "displacement", "volume", "imager",
       "if", "else", "for", "while", "break", "continue", "return",
       "illuminance", "illuminate", "solar", "gather", "texture", "environment"};
+  // texture and environment are library calls; the shader kinds are keywords only where a
+  // definition starts (PRMan and Aqsis accept `float light = ...` in a body), so not reserved.
   for (auto w : words)
-    if (w == s) return w != "texture" && w != "environment";  // library calls, not reserved
+    if (w == s)
+      return w != "texture" && w != "environment" && w != "surface" && w != "light" && w != "displacement" &&
+             w != "volume" && w != "imager";
   return false;
 }
 

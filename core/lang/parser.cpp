@@ -179,6 +179,11 @@ class Parser {
       fail(peek().span, "expected-definition",
            "expected a shader ('surface', 'light', 'displacement') or a function definition, found " + describe(peek()));
     advance();
+    unit.functions.push_back(function_rest(ret));
+  }
+
+  // After the return type: name '(' params ')' block.
+  std::unique_ptr<FunctionDecl> function_rest(Type ret) {
     auto f = std::make_unique<FunctionDecl>();
     f->return_type = ret;
     f->span = peek().span;
@@ -187,7 +192,29 @@ class Parser {
     params(f->params, false);
     expect(Tok::RParen, "after the parameter list");
     f->body = block();
-    unit.functions.push_back(std::move(f));
+    return f;
+  }
+
+  // `[uniform|varying] type name (` inside a body starts a local function.
+  bool at_local_function() const {
+    std::size_t k = 0;
+    if (peek().is_identifier("uniform") || peek().is_identifier("varying")) k = 1;
+    return peek(k).kind == Tok::Identifier && base_type_from_name(peek(k).text) != BaseType::Error &&
+           peek(k + 1).kind == Tok::Identifier && peek(k + 2).kind == Tok::LParen;
+  }
+
+  StmtPtr local_function() {
+    Span start = peek().span;
+    Type ret{BaseType::Error, Detail::Unspecified};
+    if (at_word("uniform") || at_word("varying")) {
+      ret.detail = at_word("uniform") ? Detail::Uniform : Detail::Varying;
+      advance();
+    }
+    ret.base = base_type_from_name(advance().text);
+    auto f = function_rest(ret);
+    f->local = true;
+    Span all = join(start, f->body->span);
+    return std::make_unique<FunctionStmt>(all, std::move(f));
   }
 
   void params(std::vector<Param>& out, bool shader) {
@@ -211,8 +238,9 @@ class Parser {
         p.output = output;
         p.span = peek().span;
         p.name = expect_name("a parameter name");
+        if (at(Tok::LBracket)) p.type.array = array_suffix(true);
         if (accept(Tok::Assign)) {
-          p.default_value = assignment();  // a ',' here starts the next parameter
+          p.default_value = at(Tok::LBrace) ? array_literal() : assignment();  // a ',' here starts the next parameter
           if (!shader) sink_.error("function-param-default", p.default_value->span,
                                    "function parameters cannot have default values");
         } else if (shader) {
@@ -223,6 +251,39 @@ class Parser {
       }
       if (!accept(Tok::Semicolon)) break;
     }
+  }
+
+  // `[n]` after a declared name: n elements, a whole number from 1 to kMaxArray; `[]` (when
+  // `open` allows it) leaves the length to the initializer or, for a parameter, to the argument.
+  static constexpr int kMaxArray = 4096;
+  int array_suffix(bool open) {
+    advance();
+    if (open && accept(Tok::RBracket)) return Type::kAnyLength;
+    if (!at(Tok::Number)) fail(peek().span, "array-size", "an array's length must be a number written in the shader");
+    const Token& n = advance();
+    int size = 0;
+    if (!(n.number >= 1 && n.number <= kMaxArray) || n.number != static_cast<int>(n.number))
+      sink_.error("array-size", n.span, "an array's length must be a whole number from 1 to " + std::to_string(kMaxArray));
+    else
+      size = static_cast<int>(n.number);
+    expect(Tok::RBracket, "to close the array length");
+    return size == 0 ? 1 : size;  // after a reported error, one element keeps checking going
+  }
+
+  // `{ a, b, ... }`
+  ExprPtr array_literal() {
+    Span open = advance().span;
+    DepthGuard guard(*this, open);
+    auto lit = std::make_unique<ArrayLitExpr>(open);
+    if (!at(Tok::RBrace)) {
+      do {
+        lit->elements.push_back(assignment());
+        if (lit->elements.size() > static_cast<std::size_t>(kMaxArray))
+          fail(lit->elements.back()->span, "array-size", "an array literal holds at most " + std::to_string(kMaxArray) + " values");
+      } while (accept(Tok::Comma));
+    }
+    lit->span = join(open, expect(Tok::RBrace, "to close the array's values").span);
+    return lit;
   }
 
   // ---- statements ----
@@ -280,9 +341,8 @@ class Parser {
       if (w == "illuminate") return illuminate_stmt();
       if (w == "solar") return solar_stmt();
       if (w == "else") fail(t.span, "else-without-if", "'else' without a matching 'if'");
+      if (at_local_function()) return local_function();
       if (at_declaration()) return declaration();
-      if (base_type_from_name(w) != BaseType::Error && peek(1).kind == Tok::Identifier && peek(2).kind == Tok::LParen)
-        fail(peek(1).span, "nested-function", "functions cannot be defined inside another function or shader");
     }
     ExprPtr e = expr();
     Span end = expect(Tok::Semicolon, "after the expression").span;
@@ -293,10 +353,11 @@ class Parser {
   StmtPtr declaration() {
     Span start = peek().span;
     Type type{BaseType::Error, Detail::Unspecified};
+    bool is_extern = false;
     for (;;) {
       if (at_word("uniform")) { type.detail = Detail::Uniform; advance(); }
       else if (at_word("varying")) { type.detail = Detail::Varying; advance(); }
-      else if (at_word("extern")) advance();
+      else if (at_word("extern")) { is_extern = true; advance(); }
       else if (at_word("output")) fail(peek().span, "misplaced-output", "'output' is only allowed on parameters");
       else break;
     }
@@ -305,12 +366,16 @@ class Parser {
       fail(peek().span, "expected-type", "expected a type, found " + describe(peek()));
     advance();
     auto d = std::make_unique<DeclStmt>(start, type);
+    d->is_extern = is_extern;
     for (;;) {
       VarDecl v;
       v.span = peek().span;
       v.name = expect_name("a variable name");
-      if (at(Tok::LBracket)) fail(peek().span, "unsupported-array", "arrays are not supported by Passlab's RSL");
-      if (accept(Tok::Assign)) v.init = assignment();
+      if (at(Tok::LBracket)) v.array = array_suffix(true);
+      if (accept(Tok::Assign)) {
+        v.init = at(Tok::LBrace) ? array_literal() : assignment();
+        if (is_extern) sink_.error("extern-initializer", v.init->span, "an 'extern' declaration names an existing variable; it cannot have an initializer");
+      }
       d->vars.push_back(std::move(v));
       if (!accept(Tok::Comma)) break;
     }
@@ -456,8 +521,8 @@ class Parser {
       default: return lhs;
     }
     Span op_span = advance().span;
-    if (lhs->kind != ExprKind::Name)
-      fail(op_span, "not-assignable", "the left side of an assignment must be a variable");
+    if (lhs->kind != ExprKind::Name && lhs->kind != ExprKind::Index)
+      fail(op_span, "not-assignable", "the left side of an assignment must be a variable or an array element");
     ExprPtr rhs = assignment();
     Span s = join(lhs->span, rhs->span);
     return std::make_unique<AssignExpr>(s, op, std::move(lhs), std::move(rhs));
@@ -527,7 +592,7 @@ class Parser {
     if (at(Tok::PlusPlus) || at(Tok::MinusMinus))
       fail(peek().span, "no-increment", std::string("'") + spelling(peek().kind) + "' is not part of RSL; write 'x += 1' or 'x -= 1'");
     if (at(Tok::LBracket) && !(allow_channel_ && (e->kind == ExprKind::String || e->kind == ExprKind::Name)))
-      fail(peek().span, "unsupported-array", "arrays and indexing are not supported by Passlab's RSL");
+      fail(peek().span, "not-indexable", "only an array variable can be indexed");
     return e;
   }
 
@@ -576,7 +641,14 @@ class Parser {
           call->span = join(t.span, last_);
           return call;
         }
-        return std::make_unique<NameExpr>(t.span, t.text);
+        ExprPtr name = std::make_unique<NameExpr>(t.span, t.text);
+        if (at(Tok::LBracket) && !allow_channel_) {
+          advance();
+          ExprPtr index = assignment();
+          Span close = expect(Tok::RBracket, "to close the index").span;
+          return std::make_unique<IndexExpr>(join(t.span, close), std::move(name), std::move(index));
+        }
+        return name;
       }
       default:
         fail(t.span, "expected-expression", "expected an expression, found " + describe(t));

@@ -10,6 +10,7 @@
 #include "core/lang/sema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <set>
@@ -19,8 +20,10 @@
 namespace passlab::lang {
 
 const char* to_string(Global g) {
-  static constexpr const char* names[] = {"P", "N", "Ng", "I", "E", "s", "t", "u", "v", "du", "dv",
-                                          "dPdu", "dPdv", "L", "Cl", "Ol", "Ci", "Oi", "Cs", "Os", "Ps"};
+  static constexpr const char* names[] = {"P",  "N",  "Ng", "I",  "E",  "s",  "t",    "u",     "v",       "du",     "dv",
+                                          "dPdu", "dPdv", "L", "Cl", "Ol", "Ci", "Oi", "Cs", "Os", "Ps",
+                                          "time", "dtime", "dPdtime", "ncomps", "alpha", "Ns"};
+  static_assert(std::size(names) == static_cast<std::size_t>(Global::Count));
   auto i = static_cast<std::size_t>(g);
   return i < std::size(names) ? names[i] : "?";
 }
@@ -56,13 +59,28 @@ const char* spelling(BinaryOp op) {
   return "?";
 }
 
+bool is_standard_space(std::string_view name) {
+  for (std::string_view s : {"current", "camera", "world", "object", "shader", "screen", "raster", "NDC"})
+    if (s == name) return true;
+  return false;
+}
+
+std::string canonical_color_space(std::string_view name) {
+  std::string lower(name);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "rgb" || lower == "hsv" || lower == "hsl" || lower == "xyz") return lower;
+  if (lower == "xyy") return "xyY";
+  if (lower == "yiq") return "YIQ";
+  return "";
+}
+
 namespace {
 
 BaseType global_type(Global g) {
   switch (g) {
     case Global::P: case Global::E: case Global::Ps: return BaseType::Point;
-    case Global::N: case Global::Ng: return BaseType::Normal;
-    case Global::I: case Global::dPdu: case Global::dPdv: case Global::L: return BaseType::Vector;
+    case Global::N: case Global::Ng: case Global::Ns: return BaseType::Normal;
+    case Global::I: case Global::dPdu: case Global::dPdv: case Global::L: case Global::dPdtime: return BaseType::Vector;
     case Global::Cl: case Global::Ol: case Global::Ci: case Global::Oi: case Global::Cs: case Global::Os:
       return BaseType::Color;
     default: return BaseType::Float;
@@ -70,16 +88,26 @@ BaseType global_type(Global g) {
 }
 
 // Context a body is checked in: what globals exist and which may be written.
-enum class Context { Surface, Light, Displacement, Function };
+enum class Context { Surface, Light, Displacement, Volume, Imager, Function };
 
+// The tables of RI 3.2 §15.2 (Tables 15.1-15.5), with what renderers add: every kind has time,
+// dtime and ncomps; a surface also sees Ps (the point lights illuminate: P) and writes P and N as
+// PRMan, BMRT and Aqsis allow; a light sees Ns, the normal at Ps (PRMan).
 bool global_visible(Context c, Global g) {
+  using G = Global;
+  if (g == G::time || g == G::dtime || g == G::ncomps) return true;
   switch (c) {
     case Context::Light:
-      return g == Global::Ps || g == Global::L || g == Global::Cl || g == Global::Ol || g == Global::E ||
-             g == Global::s || g == Global::t || g == Global::u || g == Global::v;
+      return g == G::P || g == G::N || g == G::Ng || g == G::dPdu || g == G::dPdv || g == G::u || g == G::v ||
+             g == G::du || g == G::dv || g == G::s || g == G::t || g == G::L || g == G::Ps || g == G::Ns ||
+             g == G::E || g == G::Cl || g == G::Ol;
     case Context::Surface:
     case Context::Displacement:
-      return g != Global::Ps && g != Global::Ol;
+      return g != G::Ol && g != G::alpha && g != G::Ns;
+    case Context::Volume:
+      return g == G::P || g == G::I || g == G::E || g == G::Ci || g == G::Oi || g == G::L || g == G::Cl;
+    case Context::Imager:
+      return g == G::P || g == G::Ci || g == G::Oi || g == G::alpha;
     case Context::Function:
       return true;
   }
@@ -88,9 +116,11 @@ bool global_visible(Context c, Global g) {
 
 bool global_writable(Context c, Global g) {
   switch (c) {
-    case Context::Surface: return g == Global::Ci || g == Global::Oi;
+    case Context::Surface: return g == Global::Ci || g == Global::Oi || g == Global::P || g == Global::N;
     case Context::Light: return g == Global::Cl || g == Global::Ol;
     case Context::Displacement: return g == Global::P || g == Global::N;
+    case Context::Volume: return g == Global::Ci || g == Global::Oi;
+    case Context::Imager: return g == Global::Ci || g == Global::Oi || g == Global::alpha;
     case Context::Function: return false;  // functions return values; only shaders write globals
   }
   return false;
@@ -120,7 +150,8 @@ class Checker {
     for (int g = 0; g < static_cast<int>(Global::Count); ++g) {
       Symbol& s = new_symbol(SymbolKind::Global, to_string(static_cast<Global>(g)), {});
       s.global = static_cast<Global>(g);
-      s.type = {global_type(s.global), s.global == Global::E ? Detail::Uniform : Detail::Varying};
+      const bool uniform = s.global == Global::E || s.global == Global::time || s.global == Global::dtime || s.global == Global::ncomps;
+      s.type = {global_type(s.global), uniform ? Detail::Uniform : Detail::Varying};
       globals_[s.name] = &s;
     }
     Symbol& pi = new_symbol(SymbolKind::Constant, "PI", {});
@@ -169,8 +200,14 @@ class Checker {
   }
 
   // ---- scopes ----
-  void push() { scopes_.emplace_back(); }
-  void pop() { scopes_.pop_back(); }
+  void push() {
+    scopes_.emplace_back();
+    local_functions_.emplace_back();
+  }
+  void pop() {
+    scopes_.pop_back();
+    local_functions_.pop_back();
+  }
   void declare(Symbol& s) {
     auto& scope = scopes_.back();
     auto it = scope.find(s.name);
@@ -184,7 +221,7 @@ class Checker {
       sink_.warning("shadows-global", s.decl_span, "declaration of '" + s.name + "' hides the global variable");
     scope[s.name] = &s;
   }
-  const Symbol* lookup(const std::string& name) const {
+  Symbol* lookup(const std::string& name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
       if (f != it->end()) return f->second;
@@ -223,6 +260,8 @@ class Checker {
       }
     };
     for (const auto& [n, _] : functions_) consider(n);
+    for (const auto& scope : local_functions_)
+      for (const auto& [n, _] : scope) consider(n);
     for (const auto& s : signatures()) consider(s.name);
     return best.empty() ? "" : "; did you mean '" + best + "'?";
   }
@@ -237,9 +276,16 @@ class Checker {
       s.output = p.output;
       s.index = static_cast<int>(i);
       p.symbol = &s;
-      if (p.default_value) {
+      if (p.default_value && p.type.is_array()) {
+        s.type.array = check_array_value(p.default_value, s.type, "the default value of '" + p.name + "'");
+        p.type.array = s.type.array;
+      } else if (p.default_value) {
         check_expr(p.default_value, p.type.base);
         coerce(p.default_value, p.type.base, "the default value of '" + p.name + "'");
+      }
+      if (shader && s.type.array == Type::kAnyLength) {
+        sink_.error("array-size", p.span, "shader parameter '" + p.name + "' needs a length or a default that gives one");
+        s.type.array = 1;
       }
       declare(s);
     }
@@ -247,7 +293,15 @@ class Checker {
 
   void check_function(FunctionDecl& f) {
     context_ = Context::Function;
+    check_function_body(f);
+  }
+
+  // Parameters and body, in a new scope inside whatever encloses the definition.
+  void check_function_body(FunctionDecl& f) {
+    const FunctionDecl* saved = current_function_;
+    const int saved_loops = loop_depth_;
     current_function_ = &f;
+    loop_depth_ = 0;
     push();
     check_params(f.params, false);
     if (f.body) {
@@ -256,7 +310,50 @@ class Checker {
         sink_.error("missing-return", f.span, "function '" + f.name + "' does not return a value on every path");
     }
     pop();
-    current_function_ = nullptr;
+    current_function_ = saved;
+    loop_depth_ = saved_loops;
+  }
+
+  // A local function: visible from here to the end of the enclosing block; its body sees the
+  // enclosing variables (lexical scope) and the enclosing shader's globals.
+  void check_local_function(FunctionStmt& st) {
+    FunctionDecl& f = *st.function;
+    auto& list = local_functions_.back()[f.name];
+    for (const FunctionDecl* other : list)
+      if (same_params(*other, f))
+        sink_.report({Severity::Error, "redefinition", "redefinition of function '" + f.name + "'", f.span,
+                      {{other->span, "previous definition is here"}}});
+    list.push_back(&f);  // before the body, so that a call to itself is found (and reported as recursion)
+    local_list_.push_back(&f);
+    check_function_body(f);
+  }
+
+  // `extern type name;`: binds each name to the variable it names in an enclosing scope.
+  void check_extern(DeclStmt& d) {
+    for (auto& v : d.vars) {
+      Symbol* found = lookup(v.name);
+      if (!found || found->kind == SymbolKind::Constant) {
+        auto g = globals_.find(v.name);
+        if (g != globals_.end() && g->second->kind == SymbolKind::Global)
+          sink_.error("global-not-available", v.span, "global variable '" + v.name + "' is not available in " + context_name());
+        else
+          sink_.error("extern-undeclared", v.span,
+                      "'extern' names no variable '" + v.name + "' of an enclosing function or shader, nor a global" + suggest(v.name));
+        continue;
+      }
+      if (found->type.base != d.type.base && !(is_pointlike(found->type.base) && is_pointlike(d.type.base)))
+        sink_.report({Severity::Error, "extern-type",
+                      "'extern' declares '" + v.name + "' a " + to_string(d.type.base) + ", but it is a " + to_string(found->type.base),
+                      v.span, {{found->decl_span, "'" + v.name + "' is declared here"}}});
+      v.symbol = found;
+      auto& scope = scopes_.back();
+      auto it = scope.find(v.name);
+      if (it != scope.end() && it->second != found)
+        sink_.report({Severity::Error, "redefinition", "redefinition of '" + v.name + "'", v.span,
+                      {{it->second->decl_span, "previous declaration is here"}}});
+      else
+        scope[v.name] = found;
+    }
   }
 
   void check_shader(ShaderDecl& s) {
@@ -264,11 +361,8 @@ class Checker {
       case ShaderKind::Surface: context_ = Context::Surface; break;
       case ShaderKind::Light: context_ = Context::Light; break;
       case ShaderKind::Displacement: context_ = Context::Displacement; break;
-      default:
-        sink_.error("unsupported-shader-kind", s.span,
-                    std::string("'") + to_string(s.kind) + "' shaders are not supported; use surface, light or displacement");
-        context_ = Context::Surface;
-        break;
+      case ShaderKind::Volume: context_ = Context::Volume; break;
+      case ShaderKind::Imager: context_ = Context::Imager; break;
     }
     current_shader_ = &s;
     push();
@@ -309,15 +403,28 @@ class Checker {
     switch (st.kind) {
       case StmtKind::Block: return check_block(static_cast<BlockStmt&>(st));
       case StmtKind::Empty: return true;
+      case StmtKind::Function: check_local_function(static_cast<FunctionStmt&>(st)); return true;
       case StmtKind::Decl: {
         auto& d = static_cast<DeclStmt&>(st);
+        if (d.is_extern) {
+          check_extern(d);
+          return true;
+        }
         for (auto& v : d.vars) {
-          if (v.init) {
+          Type type = d.type;
+          type.array = v.array;
+          if (v.init && type.is_array()) {
+            type.array = check_array_value(v.init, type, "the initializer of '" + v.name + "'");
+          } else if (v.init) {
             check_expr(v.init, d.type.base);
             coerce(v.init, d.type.base, "the initializer of '" + v.name + "'");
           }
+          if (type.array == Type::kAnyLength) {
+            sink_.error("array-size", v.span, "array '" + v.name + "' needs a length or values that give one");
+            type.array = 1;
+          }
           Symbol& s = new_symbol(SymbolKind::Local, v.name, v.span);
-          s.type = d.type;
+          s.type = type;
           v.symbol = &s;
           declare(s);
         }
@@ -475,14 +582,83 @@ class Checker {
 
   void set(Expr& e, BaseType b) { e.type = {b, Detail::Unspecified}; }
 
+  static std::string describe(const Type& t) {
+    if (!t.is_array()) return std::string("a ") + to_string(t.base);
+    if (t.array == Type::kAnyLength) return std::string("an array of ") + to_string(t.base);
+    return "an array of " + std::to_string(t.array) + " " + to_string(t.base) + (t.array == 1 ? "" : "s");
+  }
+
+  // A whole array where `want` (an array type) is expected: `{...}` values or an array variable.
+  // Returns the length it has (want's, or the values' count when want leaves it open).
+  int check_array_value(ExprPtr& e, const Type& want, const std::string& what) {
+    if (e->kind == ExprKind::ArrayLit) {
+      auto& lit = static_cast<ArrayLitExpr&>(*e);
+      for (auto& el : lit.elements) {
+        check_expr(el, want.base);
+        coerce(el, want.base, "a value of " + what);
+      }
+      const int n = static_cast<int>(lit.elements.size());
+      if (want.array > 0 && n != want.array)
+        sink_.error("array-size", lit.span,
+                    what + " has " + std::to_string(n) + " value" + (n == 1 ? "" : "s") + " for " + std::to_string(want.array) + " elements");
+      const int length = want.array > 0 ? want.array : std::max(n, 1);
+      lit.type = {want.base, Detail::Unspecified, length};
+      return length;
+    }
+    array_ok_ = true;
+    check_expr(e, want.base);
+    const Type got = e->type;
+    if (got.base == BaseType::Error) return want.array > 0 ? want.array : 1;
+    if (!got.is_array() || got.base != want.base || (want.array > 0 && got.array != want.array))
+      sink_.error("type-mismatch", e->span, "cannot use " + describe(got) + " as " + what + ", which is " + describe(want));
+    return want.array > 0 ? want.array : std::max(got.array, 1);
+  }
+
+  void check_index(IndexExpr& x) {
+    array_ok_ = true;
+    check_expr(x.base, BaseType::Error);
+    const Type t = x.base->type;
+    check_expr(x.index, BaseType::Float);
+    coerce(x.index, BaseType::Float, "an array index");
+    if (t.base == BaseType::Error) return set(x, BaseType::Error);
+    if (!t.is_array()) {
+      sink_.error("not-an-array", x.base->span, "'" + static_cast<NameExpr&>(*x.base).name + "' is " + describe(t) + ", not an array");
+      return set(x, BaseType::Error);
+    }
+    const Expr* i = x.index.get();
+    while (i->kind == ExprKind::Convert) i = static_cast<const ConvertExpr*>(i)->operand.get();
+    if (i->kind == ExprKind::Number && t.array > 0) {
+      const double k = static_cast<const NumberExpr*>(i)->value;
+      if (!(k >= 0 && k < t.array))
+        sink_.error("index-out-of-range", x.index->span,
+                    "index " + format_number(k) + " is outside '" + static_cast<NameExpr&>(*x.base).name + "', which has " +
+                        std::to_string(t.array) + " element" + (t.array == 1 ? "" : "s"));
+    }
+    set(x, t.base);
+  }
+
+  static std::string format_number(double v) {
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+
   void check_expr(ExprPtr& e, BaseType expected) {
+    const bool array_ok = array_ok_;  // applies to this expression only, never to its parts
+    array_ok_ = false;
     switch (e->kind) {
+      case ExprKind::Index: return check_index(static_cast<IndexExpr&>(*e));
+      case ExprKind::ArrayLit:
+        sink_.error("array-literal", e->span, "'{...}' gives an array's values only in its declaration or a parameter's default");
+        for (auto& el : static_cast<ArrayLitExpr&>(*e).elements) check_expr(el, BaseType::Error);
+        return set(*e, BaseType::Error);
       case ExprKind::Number: set(*e, BaseType::Float); return;
       case ExprKind::String: set(*e, BaseType::String); return;
       case ExprKind::Convert: return;
-      case ExprKind::Name: return check_name(static_cast<NameExpr&>(*e));
+      case ExprKind::Name: return check_name(static_cast<NameExpr&>(*e), array_ok);
       case ExprKind::Unary: return check_unary(static_cast<UnaryExpr&>(*e));
-      case ExprKind::Binary: return check_binary(static_cast<BinaryExpr&>(*e));
+      case ExprKind::Binary: return check_binary(static_cast<BinaryExpr&>(*e), expected);
       case ExprKind::Ternary: {
         auto& t = static_cast<TernaryExpr&>(*e);
         check_cond(t.cond);
@@ -530,7 +706,7 @@ class Checker {
     return BaseType::Error;
   }
 
-  void check_name(NameExpr& n) {
+  void check_name(NameExpr& n, bool array_ok = false) {
     const Symbol* s = lookup(n.name);
     if (!s) {
       auto g = globals_.find(n.name);
@@ -550,6 +726,11 @@ class Checker {
                   "'" + n.name + "' is only defined inside an illuminance, illuminate or solar block");
     n.symbol = s;
     n.type = s->type;
+    if (s->type.is_array() && !array_ok) {
+      sink_.error("array-as-value", n.span,
+                  "'" + n.name + "' is " + describe(s->type) + "; use an element (" + n.name + "[i]) or pass it whole to a function");
+      n.type = {BaseType::Error, Detail::Unspecified};
+    }
   }
 
   std::string context_name() const {
@@ -557,6 +738,8 @@ class Checker {
       case Context::Surface: return "a surface shader";
       case Context::Light: return "a light shader";
       case Context::Displacement: return "a displacement shader";
+      case Context::Volume: return "a volume shader";
+      case Context::Imager: return "an imager shader";
       case Context::Function: return "a function";
     }
     return "this context";
@@ -601,10 +784,24 @@ class Checker {
     return a == b ? a : BaseType::Vector;
   }
 
-  void check_binary(BinaryExpr& b) {
+  static bool untyped_triple(const ExprPtr& e) {
+    return e->kind == ExprKind::Tuple && static_cast<const TupleExpr&>(*e).elements.size() == 3;
+  }
+
+  void check_binary(BinaryExpr& b, BaseType expected) {
     bool logic = b.op == BinaryOp::And || b.op == BinaryOp::Or;
-    check_expr(b.lhs, logic ? BaseType::Bool : BaseType::Error);
-    check_expr(b.rhs, logic ? BaseType::Bool : BaseType::Error);
+    if (!logic && untyped_triple(b.lhs) != untyped_triple(b.rhs)) {
+      // An untyped triple takes its type from the other operand (`c * (1, 0.5, 0)`), else from
+      // what the context expects (`Ci = (1, 0, 0) * Kd`), as PRMan and Aqsis type it.
+      ExprPtr& typed = untyped_triple(b.lhs) ? b.rhs : b.lhs;
+      ExprPtr& tuple = untyped_triple(b.lhs) ? b.lhs : b.rhs;
+      check_expr(typed, BaseType::Error);
+      BaseType hint = is_triple(typed->type.base) ? typed->type.base : is_triple(expected) ? expected : BaseType::Error;
+      check_expr(tuple, hint);
+    } else {
+      check_expr(b.lhs, logic ? BaseType::Bool : untyped_triple(b.lhs) && is_triple(expected) ? expected : BaseType::Error);
+      check_expr(b.rhs, logic ? BaseType::Bool : untyped_triple(b.rhs) && is_triple(expected) ? expected : BaseType::Error);
+    }
     BaseType l = b.lhs->type.base, r = b.rhs->type.base;
     bool err = l == BaseType::Error || r == BaseType::Error;
     switch (b.op) {
@@ -673,11 +870,21 @@ class Checker {
   }
 
   void check_assign(AssignExpr& a) {
-    auto& target = static_cast<NameExpr&>(*a.target);
-    check_name(target);
-    BaseType t = target.type.base;
-    check_expr(a.value, t);
+    const bool element = a.target->kind == ExprKind::Index;
+    if (element) check_index(static_cast<IndexExpr&>(*a.target));
+    auto& target = const_cast<NameExpr&>(target_name(*a.target));
+    if (!element) check_name(target, true);
     if (const Symbol* s = target.symbol) check_writable(*s, target.span);
+    if (!element && target.type.is_array()) {  // a whole array: `a = b`
+      if (a.op != AssignOp::Set)
+        sink_.error("array-as-value", a.span, "'" + target.name + "' is an array; assign its elements one by one");
+      else
+        check_array_value(a.value, target.type, "the value assigned to '" + target.name + "'");
+      a.type = target.type;
+      return;
+    }
+    BaseType t = element ? a.target->type.base : target.type.base;
+    check_expr(a.value, t);
     if (a.op == AssignOp::Set) {
       coerce(a.value, t, "the value assigned to '" + target.name + "'");
     } else {
@@ -714,23 +921,59 @@ class Checker {
   }
 
   void check_call(CallExpr& c, BaseType expected) {
+    // The innermost local functions of that name hide outer ones and the file's functions.
+    const std::vector<const FunctionDecl*>* candidates = nullptr;
+    for (auto scope = local_functions_.rbegin(); scope != local_functions_.rend() && !candidates; ++scope) {
+      auto it = scope->find(c.name);
+      if (it != scope->end()) candidates = &it->second;
+    }
+    if (!candidates) {
+      auto fit = functions_.find(c.name);
+      if (fit != functions_.end()) candidates = &fit->second;
+    }
+    // Whole arrays may be passed to array parameters and to the library's array functions.
+    auto array_param = [&](std::size_t i) {
+      if (c.name == "arraylength") return true;
+      if (c.name == "spline") return i + 1 == c.args.size();
+      if (!candidates) return false;
+      for (const FunctionDecl* f : *candidates)
+        if (f->params.size() == c.args.size() && f->params[i].type.is_array()) return true;
+      return false;
+    };
     std::vector<BaseType> types;
-    for (auto& a : c.args) {
-      check_expr(a, BaseType::Error);
-      types.push_back(a->type.base);
+    std::vector<Type> full;
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      // An untyped triple argument takes the parameter's type (the first definition that fits).
+      BaseType hint = BaseType::Error;
+      if (candidates && untyped_triple(c.args[i]))
+        for (const FunctionDecl* f : *candidates)
+          if (f->params.size() == c.args.size() && is_triple(f->params[i].type.base)) {
+            hint = f->params[i].type.base;
+            break;
+          }
+      array_ok_ = array_param(i);
+      check_expr(c.args[i], hint);
+      types.push_back(c.args[i]->type.base);
+      full.push_back(c.args[i]->type);
     }
     bool any_error = std::any_of(types.begin(), types.end(), [](BaseType t) { return t == BaseType::Error; });
-    auto fit = functions_.find(c.name);
-    if (fit != functions_.end()) {
+    if (candidates) {
       const FunctionDecl* best = nullptr;
       int best_cost = 1 << 30;
-      for (const FunctionDecl* f : fit->second) {
+      for (const FunctionDecl* f : *candidates) {
         if (f->params.size() != c.args.size()) continue;
         int cost = 0;
         for (std::size_t i = 0; i < types.size() && cost >= 0; ++i) {
-          BaseType want = f->params[i].type.base;
-          if (types[i] == want || types[i] == BaseType::Error) continue;
-          if (is_assignable(want, types[i]) && !f->params[i].output) cost += 1;
+          const Type& want = f->params[i].type;
+          if (types[i] == BaseType::Error) continue;
+          if (want.is_array() || full[i].is_array()) {  // arrays pass whole, of one element type and length
+            bool fits = want.is_array() && full[i].is_array() && want.base == types[i] &&
+                        (want.array == Type::kAnyLength || want.array == full[i].array);
+            if (!fits) cost = -1;
+            continue;
+          }
+          if (types[i] == want.base) continue;
+          if (is_assignable(want.base, types[i]) && !f->params[i].output) cost += 1;
           else cost = -1;
         }
         if (cost >= 0 && cost < best_cost) {
@@ -739,20 +982,25 @@ class Checker {
         }
       }
       if (!best) {
-        if (!any_error)
-          sink_.report({Severity::Error, "no-matching-function", "no version of '" + c.name + "' takes (" + type_list(types) + ")",
-                        c.name_span, {{fit->second.front()->span, "candidate defined here"}}});
+        if (!any_error) {
+          std::string list;
+          for (std::size_t i = 0; i < full.size(); ++i) list += (i ? ", " : "") + to_string(Type{full[i].base, Detail::Unspecified, full[i].array});
+          sink_.report({Severity::Error, "no-matching-function", "no version of '" + c.name + "' takes (" + list + ")",
+                        c.name_span, {{candidates->front()->span, "candidate defined here"}}});
+        }
         return set(c, BaseType::Error);
       }
       c.function = best;
       for (std::size_t i = 0; i < c.args.size(); ++i) {
         const Param& p = best->params[i];
         if (p.output) check_output_arg(c.args[i], p.name);
-        else coerce(c.args[i], p.type.base, "argument " + std::to_string(i + 1) + " of '" + c.name + "'");
+        else if (!p.type.is_array()) coerce(c.args[i], p.type.base, "argument " + std::to_string(i + 1) + " of '" + c.name + "'");
       }
       calls_[current_function_].insert(best);
       return set(c, best->return_type.base);
     }
+    if (c.name == "arraylength") return check_arraylength(c, full);
+    if (c.name == "spline" && !full.empty() && (full[0].base == BaseType::String || full.back().is_array())) return check_spline(c, full);
     if (!is_builtin_name(c.name)) {
       sink_.error("unknown-function", c.name_span, "call to unknown function '" + c.name + "'" + suggest_function(c.name));
       return set(c, BaseType::Error);
@@ -779,14 +1027,78 @@ class Checker {
       }
       c.channel_index = static_cast<int>(k);
     }
+    if (sig.id == Builtin::Ctransform)
+      for (std::size_t i = 0; i + 1 < c.args.size(); ++i)
+        if (c.args[i]->kind == ExprKind::String && !is_color_space(static_cast<const StringExpr&>(*c.args[i]).value))
+          sink_.error("unknown-space", c.args[i]->span,
+                      "unknown color space \"" + static_cast<const StringExpr&>(*c.args[i]).value +
+                          "\"; the color spaces are rgb, hsv, hsl, xyz, xyY and YIQ");
     if (sig.needs_lights && context_ == Context::Light)
       sink_.error("light-function-in-light", c.name_span, "'" + c.name + "' is only available in surface shaders and functions");
     for (std::size_t i = 0; i < c.args.size(); ++i) {
-      if (i == 0 && sig.writes_first) check_output_arg(c.args[0], "the first argument");
-      else coerce_operand(c.args[i], r.param_types[i]);
+      if (i == 0 && sig.writes_first) {
+        check_output_arg(c.args[0], "the first argument");
+      } else if (sig.outputs_from >= 0 && i >= static_cast<std::size_t>(sig.outputs_from) && i < sig.args.size()) {
+        check_output_arg(c.args[i], "argument " + std::to_string(i + 1) + " of '" + c.name + "'");
+        if (types[i] != r.param_types[i] && !(is_pointlike(types[i]) && is_pointlike(r.param_types[i])))
+          sink_.error("type-mismatch", c.args[i]->span,
+                      "argument " + std::to_string(i + 1) + " of '" + c.name + "' receives a " + to_string(r.param_types[i]) +
+                          ", which cannot be stored in a " + to_string(types[i]));
+      } else {
+        coerce_operand(c.args[i], r.param_types[i]);
+      }
     }
     set(c, r.result);
   }
+
+  // arraylength(a): the length of an array (RI 3.2 §15.4).
+  void check_arraylength(CallExpr& c, const std::vector<Type>& full) {
+    if (full.size() != 1 || !full[0].is_array()) {
+      if (!(full.size() == 1 && full[0].base == BaseType::Error))
+        sink_.error("no-matching-function", c.name_span, "'arraylength' takes one array");
+      return set(c, BaseType::Error);
+    }
+    c.builtin = index_of(Builtin::Arraylength);
+    set(c, BaseType::Float);
+  }
+
+  // spline with a basis name first, or its knots in an array: spline([basis,] x, k0, k1, ...) and
+  // spline([basis,] x, knots[]). The knots are floats or one triple type; at least four.
+  void check_spline(CallExpr& c, const std::vector<Type>& full) {
+    if (std::any_of(full.begin(), full.end(), [](const Type& t) { return t.base == BaseType::Error; })) return set(c, BaseType::Error);
+    const std::size_t first = full[0].base == BaseType::String ? 1 : 0;
+    auto bad = [&](const std::string& why) {
+      sink_.error("no-matching-function", c.name_span, "no version of 'spline' takes these arguments: " + why);
+      set(c, BaseType::Error);
+    };
+    if (first == 1 && c.args[0]->kind == ExprKind::String && !is_spline_basis(static_cast<const StringExpr&>(*c.args[0]).value))
+      return bad("unknown basis \"" + static_cast<const StringExpr&>(*c.args[0]).value +
+                 "\" (catmull-rom, b-spline, bezier, hermite, linear)");
+    if (full.size() < first + 2 || full[first].is_array() || full[first].base != BaseType::Float) return bad("the position is a float");
+    BaseType knot = full[first + 1].base;
+    std::size_t count = 0;
+    if (full.back().is_array()) {
+      if (full.size() != first + 2) return bad("an array of knots comes alone");
+      count = static_cast<std::size_t>(full.back().array);
+    } else {
+      for (std::size_t i = first + 1; i < full.size(); ++i) {
+        if (full[i].is_array()) return bad("knots are values or one array");
+        if (full[i].base != knot && !(knot == BaseType::Float && is_triple(full[i].base))) {
+          if (is_triple(knot) && full[i].base == BaseType::Float) continue;
+          return bad("the knots have one type");
+        }
+        if (is_triple(full[i].base)) knot = full[i].base;
+      }
+      count = full.size() - first - 1;
+      for (std::size_t i = first + 1; i < full.size(); ++i) coerce(c.args[i], knot, "a knot");
+    }
+    if (knot != BaseType::Float && !is_triple(knot)) return bad("the knots are floats, colours, points or vectors");
+    if (count < 4) return bad("at least four knots");
+    c.builtin = index_of(Builtin::Spline);
+    set(c, knot);
+  }
+
+  static int index_of(Builtin id) { return static_cast<int>(&signature_of(id) - signatures().data()); }
 
   void check_output_arg(ExprPtr& arg, const std::string& what) {
     if (arg->kind != ExprKind::Name) {
@@ -805,14 +1117,21 @@ class Checker {
 
   void check_cast(CastExpr& c) {
     if (!c.space.empty()) {
-      static const std::set<std::string> point_spaces = {"current", "camera", "world", "object", "shader", "screen", "raster", "NDC"};
-      static const std::set<std::string> color_spaces = {"rgb"};
       if (is_pointlike(c.to) || c.to == BaseType::Matrix) {
-        if (!point_spaces.count(c.space))
-          sink_.error("unknown-space", c.space_span, "unknown coordinate system \"" + c.space + "\"");
+        // Any other name is a space the scene defines (RiCoordinateSystem); the light setup's
+        // "spaces" bind it, and binding reports a name it does not know.
+        // A name a letter or two from a standard one is most likely a typo of it.
+        if (!is_standard_space(c.space))
+          for (std::string_view standard : {"current", "camera", "world", "object", "shader", "screen", "raster", "NDC"})
+            if (edit_distance(c.space, standard) <= (standard.size() <= 3 ? 1u : 2u)) {
+              sink_.warning("named-space", c.space_span,
+                            "\"" + c.space + "\" is not a standard coordinate system; did you mean \"" + std::string(standard) +
+                                "\"? (a scene's own must be defined under the light setup's \"spaces\")");
+              break;
+            }
       } else if (c.to == BaseType::Color) {
-        if (!color_spaces.count(c.space))
-          sink_.error("unknown-space", c.space_span, "unknown color space \"" + c.space + "\"; Passlab supports \"rgb\" only");
+        if (!is_color_space(c.space))
+          sink_.error("unknown-space", c.space_span, "unknown color space \"" + c.space + "\"; the color spaces are rgb, hsv, hsl, xyz, xyY and YIQ");
       } else {
         sink_.error("bad-cast", c.space_span, std::string("a ") + to_string(c.to) + " cannot have a space name");
       }
@@ -859,6 +1178,8 @@ class Checker {
     };
     for (auto& f : unit_.functions)
       if (state[f.get()] == 0) visit(f.get());
+    for (const FunctionDecl* f : local_list_)
+      if (state[f] == 0) visit(f);
   }
 
   TranslationUnit& unit_;
@@ -868,6 +1189,9 @@ class Checker {
   std::map<std::string, std::vector<const FunctionDecl*>> functions_;
   std::map<const FunctionDecl*, std::set<const FunctionDecl*>> calls_;
   std::vector<std::map<std::string, Symbol*>> scopes_;
+  std::vector<std::map<std::string, std::vector<const FunctionDecl*>>> local_functions_;  // beside scopes_
+  std::vector<const FunctionDecl*> local_list_;  // every local function, in order
+  bool array_ok_ = false;  // the next expression checked may be a whole array (check_expr clears it)
   Context context_ = Context::Surface;
   const FunctionDecl* current_function_ = nullptr;
   ShaderDecl* current_shader_ = nullptr;

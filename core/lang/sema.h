@@ -1,6 +1,9 @@
 // Semantic analysis: names, types, overloads, uniform/varying inference and definite assignment.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "core/lang/ast.h"
 #include "core/lang/diagnostic.h"
 
@@ -17,5 +20,14 @@ struct SemaOptions {
   bool allow_recursion = false;
 };
 void analyze(TranslationUnit& unit, DiagnosticSink& sink, const SemaOptions& options = {});
+
+// The coordinate systems every renderer defines (RI 3.2 §4.1.1); any other name is one the scene
+// defines, bound by the light setup's "spaces".
+bool is_standard_space(std::string_view name);
+
+// The colour spaces of `color "space" (...)` and ctransform: rgb, hsv, hsl, xyz, xyY, YIQ (any
+// case of xyz, xyy and yiq); canonical_color_space gives that spelling, or "" for another name.
+std::string canonical_color_space(std::string_view name);
+inline bool is_color_space(std::string_view name) { return !canonical_color_space(name).empty(); }
 
 }  // namespace passlab::lang

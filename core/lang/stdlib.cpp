@@ -89,7 +89,12 @@ std::vector<Signature> build_table() {
   t.back().needs_lights = true;
   for (K r : {K::Float, K::Color}) {
     add("texture", B::Texture, r, {K::String});
+    t.back().options = true;
     add("texture", B::Texture, r, {K::String, K::Float, K::Float});
+    t.back().options = true;
+    // Four corners (s1, t1 ... s4, t4): Passlab reads at their centre.
+    add("texture", B::Texture, r, {K::String, K::Float, K::Float, K::Float, K::Float, K::Float, K::Float, K::Float, K::Float});
+    t.back().options = true;
   }
   for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
     add("noise", B::Noise, r, {K::Float});
@@ -124,6 +129,64 @@ std::vector<Signature> build_table() {
   // the vertices and interpolated across the triangle, exactly when it is affine, approximately
   // otherwise; the fragment program receives it as one interpolant.
   add("pervertex", B::PerVertex, K::Gen, {K::Gen});
+
+  // cellnoise: a value per unit cell, in every dimension (RI 3.2 §15.8).
+  for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
+    add("cellnoise", B::Cellnoise, r, {K::Float});
+    add("cellnoise", B::Cellnoise, r, {K::Float, K::Float});
+    add("cellnoise", B::Cellnoise, r, {K::Point});
+    add("cellnoise", B::Cellnoise, r, {K::Point, K::Float});
+    add("noise", B::Noise, r, {K::Point, K::Float});  // four-dimensional noise
+    add("random", B::Random, r, {});
+  }
+  // fresnel(I, N, eta, output Kr, output Kt [, output R, output T]).
+  add("fresnel", B::Fresnel, K::Void, {K::Vector, K::Normal, K::Float, K::Float, K::Float});
+  t.back().outputs_from = 3;
+  add("fresnel", B::Fresnel, K::Void, {K::Vector, K::Normal, K::Float, K::Float, K::Float, K::Vector, K::Vector});
+  t.back().outputs_from = 3;
+  // Shadow and environment maps, with the optional parameters of RI 3.2 §15.7.
+  add("shadow", B::Shadow, K::Float, {K::String, K::Point});
+  t.back().options = true;
+  for (K r : {K::Float, K::Color}) {
+    add("environment", B::Environment, r, {K::String, K::Vector});
+    t.back().options = true;
+  }
+  add("depth", B::Depth, K::Float, {K::Point});
+  add("ctransform", B::Ctransform, K::Color, {K::String, K::Color});
+  add("ctransform", B::Ctransform, K::Color, {K::String, K::String, K::Color});
+  add("filterstep", B::Filterstep, K::Float, {K::Float, K::Float});
+  t.back().options = true;
+  add("filterstep", B::Filterstep, K::Float, {K::Float, K::Float, K::Float});
+  t.back().options = true;
+  // Strings: printf writes nothing on a GPU; the others fold when their arguments are constants.
+  add("printf", B::Printf, K::Void, {K::String});
+  t.back().any_rest = true;
+  add("format", B::Format, K::String, {K::String});
+  t.back().any_rest = true;
+  add("concat", B::Concat, K::String, {K::String, K::String});
+  t.back().variadic = true;
+  add("match", B::Match, K::Float, {K::String, K::String});
+  add("arraylength", B::Arraylength, K::Float, {K::Float});  // sema checks the array argument
+  for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
+    add("Deriv", B::Deriv, r, {r, K::Float});
+    t.back().derivative = true;
+  }
+  // Ray-traced and point-based lookups (PRMan, 3Delight): the RPU traces rays; point clouds
+  // and brick maps belong to a renderer's baking passes.
+  for (K r : {K::Float, K::Color}) {
+    add("occlusion", B::Occlusion, r, {K::Point, K::Normal, K::Float});
+    t.back().options = true;
+    t.back().ray_traced = true;
+  }
+  add("indirectdiffuse", B::Indirectdiffuse, K::Color, {K::Point, K::Normal, K::Float});
+  t.back().options = true;
+  t.back().ray_traced = true;
+  add("bake3d", B::Bake3d, K::Float, {K::String, K::String, K::Point, K::Normal});
+  t.back().options = true;
+  t.back().point_based = true;
+  add("texture3d", B::Texture3d, K::Float, {K::String, K::Point, K::Normal});
+  t.back().options = true;
+  t.back().point_based = true;
   return t;
 }
 
@@ -156,6 +219,12 @@ int conversion_cost(BaseType to, BaseType from) {
 
 }  // namespace
 
+bool is_spline_basis(std::string_view name) {
+  for (std::string_view b : {"catmull-rom", "catmullrom", "b-spline", "bspline", "bezier", "hermite", "linear"})
+    if (b == name) return true;
+  return false;
+}
+
 const char* to_string(Builtin b) {
   for (const auto& s : table())
     if (s.id == b) return s.name.data();
@@ -185,10 +254,19 @@ Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseTy
   for (std::size_t i = 0; i < t.size(); ++i) {
     const Signature& s = t[i];
     if (s.name != name) continue;
-    if (args.size() < s.args.size() || (!s.variadic && args.size() != s.args.size())) continue;
+    const std::size_t fixed = s.args.size();
+    if (args.size() < fixed || (!s.variadic && !s.options && !s.any_rest && args.size() != fixed)) continue;
+    if (s.options && args.size() > fixed) {
+      // "name", value pairs: the names are strings; the values have whatever type they have.
+      bool pairs = (args.size() - fixed) % 2 == 0;
+      for (std::size_t a = fixed; a < args.size() && pairs; a += 2)
+        pairs = args[a] == BaseType::String || args[a] == BaseType::Error;
+      if (!pairs) continue;
+    }
+    const bool free_rest = s.options || s.any_rest;
     // Unify the generic letters from the arguments that fix them.
     BaseType gen = BaseType::Float, pointlike = BaseType::Error;
-    for (std::size_t a = 0; a < args.size(); ++a) {
+    for (std::size_t a = 0; a < args.size() && !(free_rest && a >= fixed); ++a) {
       K k = s.args[std::min(a, s.args.size() - 1)];
       if (k == K::Gen && is_triple(args[a]) && gen == BaseType::Float) gen = args[a];
       if (k == K::PointLike && is_pointlike(args[a]) && pointlike == BaseType::Error) pointlike = args[a];
@@ -199,6 +277,11 @@ Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseTy
     int cost = 0;
     std::vector<BaseType> params;
     for (std::size_t a = 0; a < args.size() && cost >= 0; ++a) {
+      if (free_rest && a >= fixed) {
+        if (args[a] == BaseType::Void) cost = -1;
+        params.push_back(args[a]);
+        continue;
+      }
       BaseType want = bind(s.args[std::min(a, s.args.size() - 1)]);
       int c = conversion_cost(want, args[a]);
       if (c < 0) cost = -1;

@@ -21,6 +21,11 @@ enum class Builtin : std::uint16_t {
   Du, Dv, Area, Calculatenormal,
   Trace, Visibility, Raylevel,
   PerVertex,
+  // RI 3.2 and the renderers' common library, lowered to the operations above (see lower.cpp).
+  Cellnoise, Random, Fresnel, Shadow, Environment, Depth, Ctransform, Filterstep,
+  Printf, Format, Concat, Match, Arraylength,
+  // Type-checked, then refused at the fragment DAG with the target family that can run them.
+  Deriv, Occlusion, Indirectdiffuse, Bake3d, Texture3d,
   Count
 };
 const char* to_string(Builtin b);
@@ -40,6 +45,10 @@ struct Signature {
   bool derivative = false;      // needs screen-space derivatives: fragment targets reject it
   bool writes_first = false;    // setcomp family: the first argument is assigned
   bool ray_traced = false;      // casts rays: only a ray-tracing target (the RPU) can run it
+  bool point_based = false;     // reads or writes point clouds / brick maps: no Passlab target runs it
+  bool options = false;         // optional "name", value pairs may follow the fixed arguments
+  bool any_rest = false;        // any number of values of any type may follow (printf, format)
+  int outputs_from = -1;        // arguments from this index on are output variables (fresnel)
 };
 
 // All signatures in table order (the order breaks ties between otherwise equal candidates).
@@ -62,5 +71,8 @@ struct Resolution {
   std::vector<BaseType> param_types;  // the type each argument converts to
 };
 Resolution resolve(std::string_view name, std::span<const BaseType> args, BaseType expected);
+
+// The bases `spline` takes by name (RI 3.2 §15.4): catmull-rom, b-spline, bezier, hermite, linear.
+bool is_spline_basis(std::string_view name);
 
 }  // namespace passlab::lang

@@ -31,7 +31,10 @@ const char* to_string(Detail d) {
 std::string to_string(const Type& t) {
   std::string s = to_string(t.detail);
   if (!s.empty()) s += ' ';
-  return s + to_string(t.base);
+  s += to_string(t.base);
+  if (t.array > 0) s += "[" + std::to_string(t.array) + "]";
+  else if (t.array == Type::kAnyLength) s += "[]";
+  return s;
 }
 
 int component_count(BaseType b) {

@@ -25,7 +25,10 @@ enum class Detail : std::uint8_t { Unspecified, Uniform, Varying };
 struct Type {
   BaseType base = BaseType::Error;
   Detail detail = Detail::Unspecified;
+  int array = 0;  // 0: a single value; n > 0: an array of n; kAnyLength: a parameter `float a[]`
 
+  static constexpr int kAnyLength = -1;
+  bool is_array() const { return array != 0; }
   friend bool operator==(const Type&, const Type&) = default;
 };
 

@@ -385,3 +385,197 @@ TEST(Builtins, TextureChannelMustBeAConstantInRange) {
 
 }  // namespace
 }  // namespace passlab::ir
+
+// ---- real-world RSL: local functions, extern, the rest of the library --------------------------
+
+namespace passlab::ir {
+namespace {
+
+TEST(LocalFunctions, ReadAndWriteTheEnclosingVariablesAndBindEveryArgumentFirst) {
+  // twice(twice(1.5)): the inner call binds x = 1.5 and returns 3, the outer binds x = 3 and
+  // returns 6; each call counts, so count = 2; put() sees count through lexical scope: o = 3 + 2.
+  EXPECT_RGB(shade(surface("float count = 0;\n"
+                           "float twice(float x) { count += 1; return 2 * x; }\n"
+                           "float r = twice(twice(1.5));\n"
+                           "float o;\n"
+                           "void put(output float y; float v) { y = v + count; }\n"
+                           "put(o, 3);\n"
+                           "Ci = color(r, count, o);")),
+             6, 2, 5);
+}
+
+TEST(LocalFunctions, ReturnFromInsideALoopAndAnInnerFunctionHidesAnOuterOne) {
+  // first(): the loop returns at i = 3 (3 * 3 = 9 > 5). The inner g hides the file's g.
+  EXPECT_RGB(shade("float g() { return 100; }\n"
+                   "surface t() {\n"
+                   "  float first() { float i; for (i = 0; i < 10; i += 1) if (i * i > 5) return i; return -1; }\n"
+                   "  float g() { return 7; }\n"
+                   "  Ci = color(first(), g(), 0);\n"
+                   "}\n"),
+             3, 7, 0);
+}
+
+TEST(LocalFunctions, AnExternDeclarationReadsTheGlobal) {
+  const FragmentInputs in = random_fragment(4);
+  const Value v = shade("float f() { extern float t; extern point P; return t + xcomp(P); }\n"
+                        "surface s() { Ci = color(f()); }\n",
+                        in);
+  EXPECT_FLOAT_EQ(v.f[0], in[Global::t].f[0] + in[Global::P].f[0]);
+}
+
+TEST(Globals, EveryKindHasTimeAndNcompsAndASurfaceSeesPsAndWritesP) {
+  const FragmentInputs in = random_fragment(2);
+  EXPECT_RGB(shade(surface("Ci = color(time, dtime, ncomps);"), in), 0, 0, 3);
+  const Value v = shade(surface("point a = Ps; P += vector(1, 2, 3); Ci = color(xcomp(a), xcomp(P), zcomp(P));"), in);
+  EXPECT_RGB(v, in[Global::P].f[0], in[Global::P].f[0] + 1, in[Global::P].f[2] + 3);
+}
+
+TEST(Library, CellnoiseIsOneValueInZeroToOnePerUnitCell) {
+  const Value a = shade(surface("Ci = color(cellnoise(2.1), cellnoise(2.9), cellnoise(3.1));"));
+  EXPECT_EQ(a.f[0], a.f[1]);
+  EXPECT_NE(a.f[1], a.f[2]);
+  for (int seed = 1; seed <= 20; ++seed) {
+    const Value c = shade(surface("Ci = cellnoise(P * 3);"), random_fragment(static_cast<std::uint64_t>(seed)));
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_GE(c.f[k], 0.0f);
+      EXPECT_LT(c.f[k], 1.0f);
+    }
+  }
+  const Value p = shade(surface("Ci = color(cellnoise(point(1.2, 5.5, -3.1)), cellnoise(point(1.9, 5.01, -3.9)), "
+                                "cellnoise(point(1.2, 5.5, -3.1), 2.5));"));
+  EXPECT_EQ(p.f[0], p.f[1]);
+  EXPECT_NE(p.f[0], p.f[2]);
+}
+
+TEST(Library, RandomIsUniformPerCallSiteAndTheSameOnEveryRun) {
+  const std::string src = surface("Ci = color(random(), random(), 0);");
+  double sum = 0;
+  int differ = 0;
+  for (int seed = 1; seed <= 200; ++seed) {
+    const FragmentInputs in = random_fragment(static_cast<std::uint64_t>(seed));
+    const Value a = shade(src, in), b = shade(src, in);
+    EXPECT_EQ(a.f[0], b.f[0]);
+    EXPECT_GE(a.f[0], 0.0f);
+    EXPECT_LT(a.f[0], 1.0f);
+    differ += a.f[0] != a.f[1];
+    sum += a.f[0];
+  }
+  EXPECT_GT(differ, 190) << "two calls give two streams";
+  EXPECT_NEAR(sum / 200, 0.5, 0.07);
+}
+
+TEST(Library, FresnelAtNormalIncidenceAndTotalInternalReflection) {
+  // Head on, eta = 1/1.5: rs = (eta - 1)/(eta + 1) = -0.2, rp = 0.2, Kr = (0.04 + 0.04) / 2.
+  const Value head_on = shade(surface("float kr, kt; fresnel(vector(0, 0, 1), normal(0, 0, -1), 1 / 1.5, kr, kt);"
+                                      "Ci = color(kr, kt, kr + kt);"));
+  EXPECT_NEAR(head_on.f[0], 0.04f, 1e-6f);
+  EXPECT_NEAR(head_on.f[1], 0.96f, 1e-6f);
+  EXPECT_FLOAT_EQ(head_on.f[2], 1.0f);
+  // Grazing from the dense side (eta = 1.5): sin²t = 2.25 (1 - cos²i) > 1, all reflected.
+  const Value tir = shade(surface("float kr, kt; vector R, T; fresnel(vector(1, 0, 0.2), normal(0, 0, -1), 1.5, kr, kt, R, T);"
+                                  "Ci = color(kr, kt, zcomp(R));"));
+  EXPECT_RGB(tir, 1, 0, -0.2f / std::sqrt(1.04f));
+}
+
+TEST(Library, ColourSpacesToAndFromRgb) {
+  EXPECT_RGB(shade(surface("Ci = color \"hsv\" (0, 1, 1);")), 1, 0, 0);
+  EXPECT_RGB(shade(surface("Ci = color \"hsv\" (1.0 / 3, 1, 1);")), 0, 1, 0);
+  EXPECT_RGB(shade(surface("Ci = color \"hsv\" (2.0 / 3, 0.5, 0.5);")), 0.25f, 0.25f, 0.5f);
+  EXPECT_RGB(shade(surface("Ci = color \"hsl\" (0, 1, 0.5);")), 1, 0, 0);
+  // rgb (0, 0.5, 1): the largest is blue, so h = ((r - g) / d + 4) / 6 = 3.5 / 6.
+  const Value hsv = shade(surface("Ci = ctransform(\"hsv\", color(0, 0.5, 1));"));
+  EXPECT_NEAR(hsv.f[0], 3.5f / 6, 1e-6f);
+  EXPECT_FLOAT_EQ(hsv.f[1], 1);
+  EXPECT_FLOAT_EQ(hsv.f[2], 1);
+  for (const char* space : {"hsv", "hsl", "xyz", "XYZ", "xyY", "YIQ"}) {
+    const Value back = shade(surface(std::string("Ci = ctransform(\"") + space + "\", \"rgb\", ctransform(\"" + space +
+                                     "\", color(0.3, 0.5, 0.7)));"));
+    EXPECT_NEAR(back.f[0], 0.3f, 2e-3f) << space;
+    EXPECT_NEAR(back.f[1], 0.5f, 2e-3f) << space;
+    EXPECT_NEAR(back.f[2], 0.7f, 2e-3f) << space;
+  }
+  // A space held in a string parameter: every conversion under a select, folded by the optimizer.
+  EXPECT_RGB(shade("surface s(string sp = \"hsv\") { Ci = ctransform(sp, \"rgb\", color(0, 1, 1)); }"), 1, 0, 0);
+}
+
+TEST(Library, FilterstepIsAStepOrTheBoxFilteredStepOverAnInterval) {
+  EXPECT_RGB(shade(surface("Ci = color(filterstep(0.5, 0.4), filterstep(0.5, 0.6), filterstep(0.5, 0.4, 0.6));")), 0, 1, 0.5f);
+  EXPECT_RGB(shade(surface("Ci = color(filterstep(0.5, 0.6, 0.6), filterstep(0.5, 0.0, 1.0, \"width\", 2), 0);")), 1, 0.5f, 0);
+}
+
+TEST(Library, StringsFormatConcatenateAndMatch) {
+  EXPECT_RGB(shade(surface("Ci = color(format(\"%s.%d\", \"map\", 3) == \"map.3\", concat(\"a\", \"b\", \"c\") == \"abc\", "
+                           "format(\"%.2f|%p\", 0.5, point(1, 2, 3)) == \"0.50|1 2 3\");")),
+             1, 1, 1);
+  EXPECT_RGB(shade(surface("Ci = color(match(\"^ma.*p$\", \"map\"), match(\"x\", \"map\"), match(\"a*\", \"\"));")), 1, 0, 1);
+  EXPECT_RGB(shade(surface("Ci = color(match(\"b.e\", \"abcde\"), match(\"^b\", \"abc\"), match(\"c$\", \"abc\"));")), 0, 0, 1);
+  EXPECT_RGB(shade(surface("printf(\"%f\\n\", s); Ci = color(match(\"ab*c\", \"xacx\"), match(\"ab*c\", \"abbbc\"), 0);")), 1, 1, 0);
+}
+
+TEST(Library, FourDimensionalNoiseIsSmoothInItsFourthCoordinate) {
+  const Value v = shade(surface("Ci = color(noise(P, 0.25), noise(P, 0.2501), noise(P, 3.5));"));
+  EXPECT_NEAR(v.f[0], v.f[1], 1e-3f);
+  EXPECT_NE(v.f[0], v.f[2]);
+}
+
+}  // namespace
+}  // namespace passlab::ir
+
+// ---- arrays and spline bases -------------------------------------------------------------------
+
+namespace passlab::ir {
+namespace {
+
+TEST(Arrays, ConstantAndComputedIndicesAgreeAndAComputedOneIsClampedAndTruncated) {
+  // s * 0 keeps the index computed (a chain of selects) while its value stays exact.
+  EXPECT_RGB(shade(surface("float a[3] = {10, 20, 30}; Ci = color(a[1.7], a[s * 0 + 1.7], a[2]);")), 20, 20, 30);
+  EXPECT_RGB(shade(surface("float a[3] = {10, 20, 30}; Ci = color(a[s * 0 - 1], a[s * 0 + 5], arraylength(a));")), 10, 30, 3);
+}
+
+TEST(Arrays, ElementsAreWrittenByConstantAndComputedIndices) {
+  EXPECT_RGB(shade(surface("float a[3]; a[0] = 1; a[s * 0 + 2] = 5; a[1] = a[0] + a[2]; a[s * 0 + 1] *= 2;"
+                           "Ci = color(a[0], a[1], a[2]);")),
+             1, 12, 5);
+  EXPECT_RGB(shade(surface("color c[2] = {color(1, 2, 3), 0}; c[1] = c[0] * 2; Ci = c[1];")), 2, 4, 6);
+}
+
+TEST(Arrays, PassWholeToFunctionsOfAnyLengthAndComeBackThroughOutputs) {
+  EXPECT_RGB(shade("float sum(float a[]) { float t = 0, i; for (i = 0; i < arraylength(a); i += 1) t += a[i]; return t; }\n"
+                   "void twice(output float a[]) { float i; for (i = 0; i < arraylength(a); i += 1) a[i] *= 2; }\n"
+                   "surface s(float w[4] = {1, 2, 3, 4}) {\n"
+                   "  float v[4] = w;\n"
+                   "  twice(v);\n"
+                   "  float three[3] = {1, 1, 1};\n"
+                   "  Ci = color(sum(w), sum(v), sum(three));\n"
+                   "}\n"),
+             10, 20, 3);
+}
+
+TEST(Arrays, AShaderParameterBindsElementByElement) {
+  auto plain = compile("surface s(float w[2] = {1, 2}) { Ci = color(w[0], w[1], 0); }", false);
+  std::map<std::string, Value> params{{"w[1]", Value::scalar(7)}};
+  EvalContext ctx;
+  RunResult r = interpret(*plain->module, random_fragment(1), params, ctx);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_RGB(r.results[0], 1, 7, 0);
+}
+
+TEST(Spline, TheBasesByName) {
+  // linear: between the second and the second-last knots; b-spline: equal knots give that value
+  // (its weights sum to one); bezier (0, 0, 1, 1) at 1/2: 3/8 + 1/8; hermite from 0 to 1 with
+  // flat tangents at 1/2: -2/8 + 3/4.
+  EXPECT_RGB(shade(surface("Ci = color(spline(\"linear\", 0.5, 0, 1, 3, 9), spline(\"b-spline\", 0.3, 2, 2, 2, 2, 2), "
+                           "spline(\"bezier\", 0.5, 0, 0, 1, 1));")),
+             2, 2, 0.5f);
+  EXPECT_RGB(shade(surface("Ci = color(spline(\"hermite\", 0.5, 0, 0, 1, 0), spline(\"catmull-rom\", 0.25, 0, 1, 2, 3, 4), "
+                           "spline(0.25, 0, 1, 2, 3, 4));")),
+             0.5f, 1.5f, 1.5f);
+  // Knots in an array, and thirteen of them (the corpus's case).
+  EXPECT_RGB(shade(surface("float k[5] = {0, 1, 2, 3, 4}; color c[4] = {0, 1, 2, 3};"
+                           "Ci = color(spline(0.25, k), comp(spline(\"linear\", 0.5, c), 0), "
+                           "spline(\"catmull-rom\", 0.5, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10));")),
+             1.5f, 1.5f, 5);
+}
+
+}  // namespace
+}  // namespace passlab::ir

@@ -118,8 +118,10 @@ TEST_F(LexerTest, OperatorsWithoutSpacesTakeTheLongestMatch) {
 TEST_F(LexerTest, KeywordsAreIdentifiers) {
   run("surface float uniform _x1 x_2");
   for (std::size_t i = 0; i + 1 < toks_.size(); ++i) EXPECT_TRUE(toks_[i].is(Tok::Identifier));
-  EXPECT_TRUE(is_keyword("surface"));
+  EXPECT_TRUE(is_keyword("float"));
   EXPECT_TRUE(is_keyword("illuminance"));
+  EXPECT_FALSE(is_keyword("surface")) << "shader kinds are keywords only where a definition starts";
+  EXPECT_FALSE(is_keyword("light"));
   EXPECT_FALSE(is_keyword("texture"));
   EXPECT_FALSE(is_keyword("_x1"));
 }

@@ -66,6 +66,15 @@ std::string show(const Expr& e) {
     }
     case ExprKind::Convert:
       return std::string("(convert ") + to_string(e.type.base) + " " + show(*static_cast<const ConvertExpr&>(e).operand) + ")";
+    case ExprKind::Index: {
+      const auto& x = static_cast<const IndexExpr&>(e);
+      return "(index " + show(*x.base) + " " + show(*x.index) + ")";
+    }
+    case ExprKind::ArrayLit: {
+      std::string s = "(array";
+      for (const auto& el : static_cast<const ArrayLitExpr&>(e).elements) s += " " + show(*el);
+      return s + ")";
+    }
   }
   return "?";
 }
@@ -159,12 +168,45 @@ TEST_F(ParserTest, CastsAndConstructors) {
   EXPECT_EQ(expr("float 1 + 2"), "(+ (cast float 1) 2)");
 }
 
-// `type name (` at the start of a statement reads as a function definition, not as a cast of a
-// call: RSL has no nested functions, and such a statement would have no effect anyway.
-TEST_F(ParserTest, TypeNameParenAtStatementStartIsANestedFunction) {
+// `type name (` at the start of a statement reads as a local function definition, not as a cast
+// of a call (which would have no effect anyway): its parameter list wants types.
+TEST_F(ParserTest, TypeNameParenAtStatementStartIsALocalFunction) {
   parse_text("surface s() {\n  float noise(P);\n}");
-  EXPECT_EQ(codes(), (std::vector<std::string>{"nested-function"}));
-  EXPECT_EQ(where(diags_.items().at(0).span), "2:9");
+  EXPECT_EQ(codes(), (std::vector<std::string>{"expected-type"}));
+  EXPECT_EQ(where(diags_.items().at(0).span), "2:15");
+}
+
+TEST_F(ParserTest, LocalFunctionsAndExternDeclarations) {
+  parse_text("surface s() {\n  uniform float half(float x) { extern float y; return x / 2; }\n  void f() {}\n}");
+  EXPECT_TRUE(codes().empty());
+  const auto& body = unit_->shader()->body->stmts;
+  ASSERT_EQ(body.size(), 2u);
+  ASSERT_EQ(body[0]->kind, StmtKind::Function);
+  const FunctionDecl& half = *static_cast<const FunctionStmt&>(*body[0]).function;
+  EXPECT_EQ(half.name, "half");
+  EXPECT_TRUE(half.local);
+  EXPECT_EQ(half.return_type.detail, Detail::Uniform);
+  ASSERT_EQ(half.body->stmts[0]->kind, StmtKind::Decl);
+  EXPECT_TRUE(static_cast<const DeclStmt&>(*half.body->stmts[0]).is_extern);
+  EXPECT_EQ(where(body[1]->span), "3:3");
+}
+
+TEST_F(ParserTest, ArraysDeclaredIndexedAndAssigned) {
+  EXPECT_EQ(expr("a[i + 1] += b[2] * 3"), "(+= (index a (+ i 1)) (* (index b 2) 3))");
+  parse_text("surface s(float k[3] = {1, 2, 3}) {\n  color c[2] = {Cs, 1}, d;\n  float e[] = {1};\n}");
+  EXPECT_TRUE(codes().empty());
+  EXPECT_EQ(unit_->shader()->params[0].type.array, 3);
+  EXPECT_EQ(show(*unit_->shader()->params[0].default_value), "(array 1 2 3)");
+  const auto& decl = static_cast<const DeclStmt&>(*unit_->shader()->body->stmts[0]);
+  EXPECT_EQ(decl.vars[0].array, 2);
+  EXPECT_EQ(decl.vars[1].array, 0);
+  EXPECT_EQ(static_cast<const DeclStmt&>(*unit_->shader()->body->stmts[1]).vars[0].array, Type::kAnyLength);
+}
+
+TEST_F(ParserTest, AnArrayLengthIsAWholeNumberWrittenInTheShader) {
+  parse_text("surface s() {\n  float a[0];\n  float b[n];\n}");
+  EXPECT_EQ(codes(), (std::vector<std::string>{"array-size", "array-size"}));
+  EXPECT_EQ(where(diags_.items().at(0).span), "2:11");
 }
 
 TEST_F(ParserTest, CastRecordsTheSpaceNameAndWhereItIs) {

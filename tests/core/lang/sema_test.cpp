@@ -358,23 +358,29 @@ TEST_F(SemaTest, VaryingnessReachesAFixpointAroundLoops) {
   EXPECT_EQ(detail("i"), Detail::Uniform);
 }
 
-TEST_F(SemaTest, DeclaredUniformReceivingAVaryingValueIsAnError) {
+// A varying value into a uniform variable is an error; a uniform value assigned under a varying
+// condition makes the variable varying, with a warning (PRMan goes on the same way).
+TEST_F(SemaTest, DeclaredUniformReceivingAVaryingValueIsAnErrorAndUnderAVaryingConditionAWarning) {
   check("surface s() {\n"
         "  uniform float ku = s;\n"
         "  uniform float kv = 0;\n"
         "  if (t > 0.5) kv = 1;\n"
         "  Ci = ku + kv;\n"
         "}");
-  ASSERT_EQ(errors(), (std::vector<std::string>{"varying-to-uniform", "varying-to-uniform"})) << dump();
+  ASSERT_EQ(errors(), (std::vector<std::string>{"varying-to-uniform"})) << dump();
   const Diagnostic& a = diags_.items()[0];
   EXPECT_EQ(a.message, "cannot assign a varying value to uniform variable 'ku'");
   EXPECT_EQ(where(a.span), "2:17");
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_EQ(where(a.notes[0].span), "2:17");
+  ASSERT_EQ(diags_.items().size(), 2u) << dump();
   const Diagnostic& b = diags_.items()[1];
-  EXPECT_EQ(b.message, "cannot assign to uniform variable 'kv' under a varying condition");
+  EXPECT_EQ(b.severity, Severity::Warning);
+  EXPECT_EQ(b.code, "uniform-promoted");
+  EXPECT_EQ(b.message, "uniform variable 'kv' is assigned under a varying condition, so it becomes varying");
   EXPECT_EQ(where(b.span), "4:16");
   EXPECT_EQ(where(b.notes.at(0).span), "3:17");
+  EXPECT_EQ(detail("kv"), Detail::Varying);
 }
 
 TEST_F(SemaTest, FunctionResultsFollowTheirArguments) {
