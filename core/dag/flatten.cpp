@@ -340,6 +340,10 @@ class Flattener {
                    (rpu ? "the RPU target runs it (passlab-cli rpu)"
                         : "a ray tracer runs it (the RPU traces rays with trace() and visibility(), not this)"));
         }
+        if (sig.renderer_query)
+          fail(in.span, "needs-renderer",
+               std::string("'") + lang::to_string(id) + "' asks the renderer about a file, which a fragment program cannot; "
+                                                          "write the value into the shader or a parameter");
         if (sig.point_based)
           fail(in.span, "needs-point-clouds",
                std::string("'") + lang::to_string(id) + "' reads or writes point clouds or brick maps, which a renderer builds in its "

@@ -79,7 +79,14 @@ class Interpreter {
             auto id = static_cast<lang::Builtin>(in.aux);
             if (lang::signature_of(id).derivative)
               throw Stop{std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a single fragment does not have", in.span};
-            if (lang::signature_of(id).ray_traced) {
+            const lang::Signature& sig = lang::signature_of(id);
+            if (sig.point_based || sig.renderer_query ||
+                (sig.ray_traced && id != lang::Builtin::Trace && id != lang::Builtin::Visibility && id != lang::Builtin::Raylevel))
+              throw Stop{std::string("'") + lang::to_string(id) + "' needs a renderer's " +
+                             (sig.point_based ? "point clouds" : sig.renderer_query ? "texture files" : "global illumination") +
+                             ", which the interpreter does not have",
+                         in.span};
+            if (sig.ray_traced) {
               if (!ctx_.rays) throw Stop{std::string("'") + lang::to_string(id) + "' casts rays, and no scene is given", in.span};
               if (id == lang::Builtin::Trace) vals[v] = ctx_.rays->trace(vals[in.args[0]], vals[in.args[1]]);
               else if (id == lang::Builtin::Visibility) vals[v] = Value::scalar(ctx_.rays->visibility(vals[in.args[0]], vals[in.args[1]]));

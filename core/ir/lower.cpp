@@ -263,6 +263,8 @@ class FunctionLowering {
   const void* light_active_ = nullptr;
   std::set<const FunctionDecl*> inlining_;  // local functions being inlined (recursion guard)
   std::map<const Symbol*, std::vector<const void*>> arrays_;  // each array's element variables
+  const LightInstance* current_light_ = nullptr;  // inside an illuminance body: the light it is visiting
+  ValueId query(const CallExpr& c, const Signature& sig);
 
   const void* slot(BaseType t) {
     slots_.push_back({t});
@@ -566,6 +568,8 @@ void FunctionLowering::illuminance(const IlluminanceStmt& s) {
     if (!light.shader->has_light_statement) continue;  // ambient lights only feed ambient()
     if (s.category && !category_matches(category, light)) continue;
     LightSample sample = inline_light(light, position);
+    const LightInstance* saved_light = current_light_;
+    current_light_ = &light;
     ValueId Ls = emit(Op::Neg, BaseType::Vector, {sample.L}, s.span);
     ValueId cond = sample.active;
     if (axis != kNoValue) {
@@ -581,6 +585,7 @@ void FunctionLowering::illuminance(const IlluminanceStmt& s) {
     loops_.push_back({next, end});
     stmt(*s.body);
     loops_.pop_back();
+    current_light_ = saved_light;
     br(next);
     seal(next);
     cur_ = next;
@@ -722,7 +727,8 @@ ValueId FunctionLowering::call(const CallExpr& c) {
   if (sig.needs_lights) return light_builtin(c, sig);
   BaseType type = c.type.base;
   if (sig.id == Builtin::Spline && (c.args[0]->type.base == BaseType::String || c.args.back()->type.is_array())) return spline(c);
-  if (sig.id >= Builtin::Cellnoise && sig.id < Builtin::Deriv) return library(c, sig);
+  if (sig.query && !sig.renderer_query) return query(c, sig);
+  if (sig.id >= Builtin::Cellnoise && sig.id < Builtin::Deriv && !sig.renderer_query) return library(c, sig);
   const bool noise4 = sig.id == Builtin::Noise && sig.args.size() == 2 && sig.args[0] == ArgKind::Point;
   if (sig.id == Builtin::Texture || (sig.id == Builtin::Noise && !noise4)) {
     std::vector<ValueId> args;
@@ -1089,6 +1095,46 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
       ValueId ramp = builtin(Builtin::Clamp, BaseType::Float, {fl(Op::Div, fl(Op::Sub, s2, edge), fl(Op::Sub, s2, s1)), f(0), f(1)}, sp);
       return sel(emit(Op::Gt, BaseType::Bool, {s2, s1}, sp), ramp, step);
     }
+    case Builtin::Pnoise: {
+      // noise made periodic: along each axis, with c = mod(x, period) and w = c / period, the blend
+      // (1 - w) noise(c) + w noise(c - period) repeats every period and stays continuous. One
+      // lookup per corner of the 1-, 2- or 3-cube of shifts. A period of 0 is not periodic.
+      std::vector<ValueId> x, per;
+      if (sig.args[0] == ArgKind::Point) {
+        ValueId p = arg(0), q = arg(1);
+        for (int i = 0; i < 3; ++i) {
+          x.push_back(comp(p, i));
+          per.push_back(comp(q, i));
+        }
+      } else {
+        const std::size_t d = c.args.size() / 2;
+        for (std::size_t i = 0; i < d; ++i) x.push_back(arg(i));
+        for (std::size_t i = 0; i < d; ++i) per.push_back(arg(d + i));
+      }
+      const std::size_t d = x.size();
+      std::vector<ValueId> cc(d), w(d), periodic(d);
+      for (std::size_t i = 0; i < d; ++i) {
+        periodic[i] = emit(Op::Gt, BaseType::Bool, {builtin(Builtin::Abs, BaseType::Float, {per[i]}, sp), f(0)}, sp);
+        ValueId safe = sel(periodic[i], per[i], f(1));
+        cc[i] = sel(periodic[i], builtin(Builtin::Mod, BaseType::Float, {x[i], safe}, sp), x[i]);
+        w[i] = sel(periodic[i], fl(Op::Div, cc[i], safe), f(0));
+        per[i] = safe;
+      }
+      ValueId out = kNoValue;
+      for (std::size_t corner = 0; corner < (std::size_t{1} << d); ++corner) {
+        std::vector<ValueId> at;
+        ValueId weight = f(1);
+        for (std::size_t i = 0; i < d; ++i) {
+          const bool shifted = (corner >> i) & 1;
+          at.push_back(shifted ? fl(Op::Sub, cc[i], per[i]) : cc[i]);
+          weight = fl(Op::Mul, weight, shifted ? w[i] : fl(Op::Sub, f(1), w[i]));
+        }
+        if (d == 3) at = {emit(Op::MakeTriple, BaseType::Point, at, sp)};
+        ValueId term = bin(Op::Mul, lattice(at), convert(weight, type, sp));
+        out = out == kNoValue ? term : bin(Op::Add, out, term);
+      }
+      return out;
+    }
     case Builtin::Printf: return f(0);  // a fragment has nowhere to print; the arguments have no effect
     case Builtin::Arraylength: {
       auto it = arrays_.find(static_cast<const NameExpr&>(*c.args[0]).symbol);
@@ -1105,6 +1151,44 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
     default: break;
   }
   m_.fail(sp, "internal", std::string("no lowering for '") + to_string(sig.id) + "'");
+}
+
+// Message passing (RI 3.2 §15.9). Lights are inlined where they are used, so what they pass is
+// known: lightsource() in an illuminance body reads the visited light's parameter as the light
+// computed it; surface() in a light reads the surface's parameter. Passlab runs no displacement or
+// atmosphere shader beside a surface and defines no attributes or options: those report "not
+// found" (0) and leave the variable alone, as renderers do for names they do not know.
+ValueId FunctionLowering::query(const CallExpr& c, const Signature& sig) {
+  const Span& sp = c.span;
+  const auto& var = static_cast<const NameExpr&>(*c.args.back());
+  const Symbol* target = var.symbol;
+  auto found = [&](ValueId v) {
+    if (target->type.is_array() || !is_assignable(target->type.base, fn_.at(v).type)) return constant(0.0f);
+    write(key(target), convert(v, target->type.base, sp));
+    return constant(1.0f);
+  };
+  if (c.args[0]->kind != ExprKind::String) return constant(0.0f);  // a name known only when running: none found
+  const std::string& name = static_cast<const StringExpr&>(*c.args[0]).value;
+  auto param_of = [&](const ShaderDecl* shader) -> const Symbol* {
+    if (!shader) return nullptr;
+    for (const Param& p : shader->params)
+      if (p.name == name && !p.symbol->type.is_array()) return p.symbol;
+    return nullptr;
+  };
+  switch (sig.id) {
+    case Builtin::Lightsource:
+      if (current_light_)
+        if (const Symbol* p = param_of(current_light_->shader)) return found(read(key(p)));
+      return constant(0.0f);
+    case Builtin::SurfaceParam:
+      if (light_unit_)
+        if (const Symbol* p = param_of(unit_.shader())) return found(read(key(p)));
+      return constant(0.0f);
+    case Builtin::Rendererinfo:
+      if (name == "renderer") return found(constant(Value::string("Passlab"), sp));
+      return constant(0.0f);
+    default: return constant(0.0f);
+  }
 }
 
 // Colour spaces (RI 3.2 §15.3's ctransform and `color "space" (...)`): hsv, hsl, xyz (CIE XYZ,

@@ -934,6 +934,7 @@ class Checker {
     // Whole arrays may be passed to array parameters and to the library's array functions.
     auto array_param = [&](std::size_t i) {
       if (c.name == "arraylength") return true;
+      if (is_query(c.name)) return i + 1 == c.args.size();
       if (c.name == "spline") return i + 1 == c.args.size();
       if (!candidates) return false;
       for (const FunctionDecl* f : *candidates)
@@ -1000,6 +1001,7 @@ class Checker {
       return set(c, best->return_type.base);
     }
     if (c.name == "arraylength") return check_arraylength(c, full);
+    if (is_query(c.name)) return check_query(c, full);
     if (c.name == "spline" && !full.empty() && (full[0].base == BaseType::String || full.back().is_array())) return check_spline(c, full);
     if (!is_builtin_name(c.name)) {
       sink_.error("unknown-function", c.name_span, "call to unknown function '" + c.name + "'" + suggest_function(c.name));
@@ -1096,6 +1098,30 @@ class Checker {
     if (count < 4) return bad("at least four knots");
     c.builtin = index_of(Builtin::Spline);
     set(c, knot);
+  }
+
+  static bool is_query(const std::string& name) {
+    for (const Signature& s : signatures())
+      if (s.query && s.name == name) return true;
+    return false;
+  }
+
+  // lightsource("name", v), surface("Kd", v), attribute("a:b", v), textureinfo("map", "resolution",
+  // r)...: names, then the variable that receives the value (any type, arrays too).
+  void check_query(CallExpr& c, const std::vector<Type>& full) {
+    const Signature* sig = nullptr;
+    for (const Signature& s : signatures())
+      if (s.query && s.name == c.name && s.args.size() == full.size()) sig = &s;
+    if (!sig) {
+      sink_.error("no-matching-function", c.name_span, "'" + c.name + "' takes its names and then the variable that receives the value");
+      return set(c, BaseType::Error);
+    }
+    for (std::size_t i = 0; i + 1 < full.size(); ++i)
+      if (full[i].base != BaseType::String && full[i].base != BaseType::Error)
+        sink_.error("type-mismatch", c.args[i]->span, "argument " + std::to_string(i + 1) + " of '" + c.name + "' is a name (a string)");
+    check_output_arg(c.args.back(), "the value of '" + c.name + "'");
+    c.builtin = static_cast<int>(sig - signatures().data());
+    set(c, BaseType::Float);
   }
 
   static int index_of(Builtin id) { return static_cast<int>(&signature_of(id) - signatures().data()); }

@@ -167,6 +167,32 @@ std::vector<Signature> build_table() {
   t.back().variadic = true;
   add("match", B::Match, K::Float, {K::String, K::String});
   add("arraylength", B::Arraylength, K::Float, {K::Float});  // sema checks the array argument
+  // Periodic noise: noise(x) made periodic in each coordinate with the given period.
+  for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
+    add("pnoise", B::Pnoise, r, {K::Float, K::Float});
+    add("pnoise", B::Pnoise, r, {K::Float, K::Float, K::Float, K::Float});
+    add("pnoise", B::Pnoise, r, {K::Point, K::Point});
+  }
+  // Message passing (RI 3.2 §15.9) and renderer queries (PRMan): the name or names, then the
+  // variable that receives the value; the result is 1 when the value was found.
+  auto query = [&](std::string_view n, B id, int names) {
+    std::vector<K> a(static_cast<std::size_t>(names), K::String);
+    a.push_back(K::Float);  // stands for "any variable": sema checks it
+    add(n, id, K::Float, a);
+    t.back().query = true;
+    t.back().outputs_from = names;
+  };
+  query("lightsource", B::Lightsource, 1);
+  query("surface", B::SurfaceParam, 1);
+  query("displacement", B::DisplacementParam, 1);
+  query("atmosphere", B::AtmosphereParam, 1);
+  query("incident", B::Incident, 1);
+  query("opposite", B::Opposite, 1);
+  query("attribute", B::Attribute, 1);
+  query("option", B::Option, 1);
+  query("rendererinfo", B::Rendererinfo, 1);
+  query("textureinfo", B::Textureinfo, 2);
+  t.back().renderer_query = true;
   for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
     add("Deriv", B::Deriv, r, {r, K::Float});
     t.back().derivative = true;

@@ -23,7 +23,10 @@ enum class Builtin : std::uint16_t {
   PerVertex,
   // RI 3.2 and the renderers' common library, lowered to the operations above (see lower.cpp).
   Cellnoise, Random, Fresnel, Shadow, Environment, Depth, Ctransform, Filterstep,
-  Printf, Format, Concat, Match, Arraylength,
+  Printf, Format, Concat, Match, Arraylength, Pnoise,
+  // Message passing and renderer queries: (name..., output variable) -> 1 when found.
+  Lightsource, SurfaceParam, DisplacementParam, AtmosphereParam, Incident, Opposite, Attribute, Option, Rendererinfo,
+  Textureinfo,
   // Type-checked, then refused at the fragment DAG with the target family that can run them.
   Deriv, Occlusion, Indirectdiffuse, Bake3d, Texture3d,
   Count
@@ -49,6 +52,8 @@ struct Signature {
   bool options = false;         // optional "name", value pairs may follow the fixed arguments
   bool any_rest = false;        // any number of values of any type may follow (printf, format)
   int outputs_from = -1;        // arguments from this index on are output variables (fresnel)
+  bool query = false;           // strings, then one output variable of any type, arrays too (sema checks)
+  bool renderer_query = false;  // asks the renderer about its files: no fragment target can
 };
 
 // All signatures in table order (the order breaks ties between otherwise equal candidates).

@@ -579,3 +579,53 @@ TEST(Spline, TheBasesByName) {
 
 }  // namespace
 }  // namespace passlab::ir
+
+// ---- message passing, renderer queries, periodic noise -------------------------------------------
+
+namespace passlab::ir {
+namespace {
+
+TEST(MessagePassing, LightsourceReadsTheVisitedLightsParameter) {
+  // The default distant light has intensity 1 and no __nonspecular.
+  const std::string src = surface(
+      "normal Nf = normalize(N); float k = -1, ns = -1, got = 0, none = 0;\n"
+      "illuminance (P, Nf, PI / 2) { got = lightsource(\"intensity\", k); none = lightsource(\"__nonspecular\", ns); }\n"
+      "Ci = color(got + 10 * none, k, ns);");
+  EXPECT_RGB(shade(src, facing(-0.3f, 0.5f, -1)), 1, 1, -1);
+}
+
+TEST(MessagePassing, ALightReadsTheSurfacesParameterAndRendererQueriesAnswer) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("passlab_ir_messages_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "msg.sl") << "light msg() {\n  float kd = 5;\n  float found = surface(\"Kd\", kd);\n"
+                                   "  illuminate(point(0, 0, 0)) { Cl = color(kd, found, surface(\"nothing\", kd)); }\n}\n";
+  std::ofstream(dir / "msg.lights.json") << R"({ "lights": [ { "shader": "msg.sl" } ] })";
+  const Value v = shade("surface s(float Kd = 0.25) {\n"
+                        "  color c = 0;\n"
+                        "  illuminance (P) { c += Cl; }\n"
+                        "  string who = \"\";\n"
+                        "  float is = rendererinfo(\"renderer\", who), other = 0, attr = attribute(\"identifier:name\", other);\n"
+                        "  Ci = c + color(0, is * (who == \"Passlab\" ? 10 : 0), attr);\n"
+                        "}\n",
+                        random_fragment(1), (dir / "msg.lights.json").string());
+  std::filesystem::remove_all(dir);
+  EXPECT_RGB(v, 0.25f, 11, 0);
+}
+
+TEST(Library, PeriodicNoiseRepeatsWithItsPeriodAndStaysInRange) {
+  for (int seed = 1; seed <= 10; ++seed) {
+    const FragmentInputs in = random_fragment(static_cast<std::uint64_t>(seed));
+    const Value v = shade(surface("Ci = color(pnoise(s * 10, 4) - pnoise(s * 10 + 4, 4), "
+                                  "pnoise(P, point(2, 3, 5)) - pnoise(P + point(2, -3, 10), point(2, 3, 5)), "
+                                  "pnoise(s, t, 1.5, 2));"),
+                          in);
+    EXPECT_NEAR(v.f[0], 0, 1e-4f);
+    EXPECT_NEAR(v.f[1], 0, 1e-4f);
+    EXPECT_GE(v.f[2], 0.0f);
+    EXPECT_LE(v.f[2], 1.0f);
+  }
+}
+
+}  // namespace
+}  // namespace passlab::ir
