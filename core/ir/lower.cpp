@@ -1135,6 +1135,63 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
       }
       return out;
     }
+    case Builtin::Ptlined: {  // the distance from Q to the segment P0-P1
+      ValueId p0 = arg(0), p1 = arg(1), q = arg(2);
+      ValueId d = emit(Op::Sub, BaseType::Vector, {p1, p0}, sp), w = emit(Op::Sub, BaseType::Vector, {q, p0}, sp);
+      ValueId dd = emit(Op::Dot, BaseType::Float, {d, d}, sp);
+      ValueId t = sel(emit(Op::Gt, BaseType::Bool, {dd, f(0)}, sp), fl(Op::Div, emit(Op::Dot, BaseType::Float, {w, d}, sp), sel(emit(Op::Gt, BaseType::Bool, {dd, f(0)}, sp), dd, f(1))), f(0));
+      t = builtin(Builtin::Clamp, BaseType::Float, {t, f(0), f(1)}, sp);
+      ValueId nearest = emit(Op::Add, BaseType::Point, {p0, emit(Op::Mul, BaseType::Vector, {d, convert(t, BaseType::Vector, sp)}, sp)}, sp);
+      return builtin(Builtin::Distance, BaseType::Float, {q, nearest}, sp);
+    }
+    case Builtin::RotatePoint: {  // Q turned by angle about the axis through P0 and P1 (Rodrigues)
+      ValueId q = arg(0), angle = arg(1), p0 = arg(2), p1 = arg(3);
+      ValueId a = call1(Builtin::Normalize, emit(Op::Sub, BaseType::Vector, {p1, p0}, sp));
+      ValueId v = emit(Op::Sub, BaseType::Vector, {q, p0}, sp);
+      ValueId cs = builtin(Builtin::Cos, BaseType::Float, {angle}, sp), sn = builtin(Builtin::Sin, BaseType::Float, {angle}, sp);
+      auto scaled = [&](ValueId vec, ValueId k) { return emit(Op::Mul, BaseType::Vector, {vec, convert(k, BaseType::Vector, sp)}, sp); };
+      ValueId turned = emit(Op::Add, BaseType::Vector,
+                            {emit(Op::Add, BaseType::Vector, {scaled(v, cs), scaled(emit(Op::Cross, BaseType::Vector, {a, v}, sp), sn)}, sp),
+                             scaled(a, fl(Op::Mul, emit(Op::Dot, BaseType::Float, {a, v}, sp), fl(Op::Sub, f(1), cs)))},
+                            sp);
+      return emit(Op::Add, BaseType::Point, {p0, turned}, sp);
+    }
+    case Builtin::Specularbrdf: {  // pow(max(0, N.H), 1/roughness): what specular() sums, per light
+      ValueId H = call1(Builtin::Normalize, emit(Op::Add, BaseType::Vector, {call1(Builtin::Normalize, arg(0)), arg(2)}, sp));
+      ValueId nh = builtin(Builtin::Max, BaseType::Float, {f(0), emit(Op::Dot, BaseType::Float, {convert(arg(1), BaseType::Vector, sp), H}, sp)}, sp);
+      return convert(builtin(Builtin::Pow, BaseType::Float, {nh, fl(Op::Div, f(1), arg(3))}, sp), BaseType::Color, sp);
+    }
+    case Builtin::Determinant: return builtin(Builtin::Determinant, BaseType::Float, {arg(0)}, sp);
+    case Builtin::MTranslate:
+    case Builtin::MScale:
+    case Builtin::MRotate: {
+      // Postconcatenated (RI 3.2 §15.4): points go through m, then the new transformation
+      // (row vectors, p' = p m T, like every matrix here).
+      ValueId m = arg(0);
+      std::vector<ValueId> e(16, f(0));
+      for (int i = 0; i < 4; ++i) e[static_cast<std::size_t>(i * 5)] = f(1);
+      if (sig.id == Builtin::MTranslate) {
+        ValueId t = arg(1);
+        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(12 + i)] = comp(t, i);
+      } else if (sig.id == Builtin::MScale) {
+        ValueId k = arg(1);
+        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(i * 5)] = comp(k, i);
+      } else {
+        ValueId a = call1(Builtin::Normalize, arg(2));
+        ValueId cs = builtin(Builtin::Cos, BaseType::Float, {arg(1)}, sp), sn = builtin(Builtin::Sin, BaseType::Float, {arg(1)}, sp);
+        ValueId t = fl(Op::Sub, f(1), cs);
+        ValueId x = comp(a, 0), y = comp(a, 1), z = comp(a, 2);
+        auto tt = [&](ValueId p, ValueId q) { return fl(Op::Mul, t, fl(Op::Mul, p, q)); };
+        auto s_ = [&](ValueId p) { return fl(Op::Mul, sn, p); };
+        // The column-vector rotation, transposed for row vectors: R[i][j] = M[j][i].
+        ValueId M[3][3] = {{fl(Op::Add, tt(x, x), cs), fl(Op::Sub, tt(x, y), s_(z)), fl(Op::Add, tt(x, z), s_(y))},
+                           {fl(Op::Add, tt(x, y), s_(z)), fl(Op::Add, tt(y, y), cs), fl(Op::Sub, tt(y, z), s_(x))},
+                           {fl(Op::Sub, tt(x, z), s_(y)), fl(Op::Add, tt(y, z), s_(x)), fl(Op::Add, tt(z, z), cs)}};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) e[static_cast<std::size_t>(i * 4 + j)] = M[j][i];
+      }
+      return emit(Op::MatMul, BaseType::Matrix, {m, emit(Op::MakeMatrix, BaseType::Matrix, e, sp)}, sp);
+    }
     case Builtin::Printf: return f(0);  // a fragment has nowhere to print; the arguments have no effect
     case Builtin::Arraylength: {
       auto it = arrays_.find(static_cast<const NameExpr&>(*c.args[0]).symbol);

@@ -413,6 +413,17 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
       return Value::string(out);
     }
     case Builtin::Match: return Value::scalar(match_rsl(a[0]->s, a[1]->s) ? 1.0f : 0.0f);
+    case Builtin::Determinant: {
+      // Laplace expansion along the first row, with 2x2 minors of the lower rows, in double.
+      const auto& m = a[0]->f;
+      auto at = [&](int r, int c) { return static_cast<double>(m[static_cast<std::size_t>(r * 4 + c)]); };
+      auto det3 = [&](int c0, int c1, int c2) {
+        return at(1, c0) * (at(2, c1) * at(3, c2) - at(2, c2) * at(3, c1)) - at(1, c1) * (at(2, c0) * at(3, c2) - at(2, c2) * at(3, c0)) +
+               at(1, c2) * (at(2, c0) * at(3, c1) - at(2, c1) * at(3, c0));
+      };
+      return Value::scalar(static_cast<float>(at(0, 0) * det3(1, 2, 3) - at(0, 1) * det3(0, 2, 3) + at(0, 2) * det3(0, 1, 3) -
+                                              at(0, 3) * det3(0, 1, 2)));
+    }
     default: break;
   }
   return Value::zero(type);  // light and derivative functions never reach evaluation (lowered away)

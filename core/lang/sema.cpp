@@ -168,7 +168,7 @@ class Checker {
           sink_.report({Severity::Error, "redefinition", "redefinition of function '" + f->name + "'", f->span,
                         {{other->span, "previous definition is here"}}});
       list.push_back(f.get());
-      if (is_builtin_name(f->name))
+      if (hides_builtin(*f))
         sink_.warning("shadows-builtin", f->span,
                       "function '" + f->name + "' hides the standard library function of the same name");
     }
@@ -190,6 +190,31 @@ class Checker {
     s.decl_span = span;
     s.id = static_cast<int>(unit_.symbols.size());
     return s;
+  }
+
+  // Whether a library version takes exactly these parameter types (a different list overloads).
+  static bool hides_builtin(const FunctionDecl& f) {
+    for (const Signature& sig : signatures()) {
+      if (sig.name != f.name || sig.args.size() != f.params.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < f.params.size() && same; ++i) {
+        const BaseType t = f.params[i].type.base;
+        switch (sig.args[i]) {
+          case ArgKind::Gen: same = t == BaseType::Float || is_triple(t); break;
+          case ArgKind::PointLike: same = is_pointlike(t); break;
+          case ArgKind::Float: same = t == BaseType::Float; break;
+          case ArgKind::Color: same = t == BaseType::Color; break;
+          case ArgKind::Point: same = t == BaseType::Point; break;
+          case ArgKind::Vector: same = t == BaseType::Vector; break;
+          case ArgKind::Normal: same = t == BaseType::Normal; break;
+          case ArgKind::Matrix: same = t == BaseType::Matrix; break;
+          case ArgKind::String: same = t == BaseType::String; break;
+          case ArgKind::Void: same = false; break;
+        }
+      }
+      if (same) return true;
+    }
+    return false;
   }
 
   static bool same_params(const FunctionDecl& a, const FunctionDecl& b) {

@@ -173,6 +173,14 @@ std::vector<Signature> build_table() {
     add("pnoise", B::Pnoise, r, {K::Float, K::Float, K::Float, K::Float});
     add("pnoise", B::Pnoise, r, {K::Point, K::Point});
   }
+  // The rest of RI 3.2 §15.3-15.5: geometry, the specular BRDF, matrices.
+  add("ptlined", B::Ptlined, K::Float, {K::Point, K::Point, K::Point});
+  add("rotate", B::RotatePoint, K::Point, {K::Point, K::Float, K::Point, K::Point});
+  add("specularbrdf", B::Specularbrdf, K::Color, {K::Vector, K::Normal, K::Vector, K::Float});
+  add("determinant", B::Determinant, K::Float, {K::Matrix});
+  add("translate", B::MTranslate, K::Matrix, {K::Matrix, K::Vector});
+  add("rotate", B::MRotate, K::Matrix, {K::Matrix, K::Float, K::Vector});
+  add("scale", B::MScale, K::Matrix, {K::Matrix, K::Point});
   // Message passing (RI 3.2 §15.9) and renderer queries (PRMan): the name or names, then the
   // variable that receives the value; the result is 1 when the value was found.
   auto query = [&](std::string_view n, B id, int names) {

@@ -629,3 +629,37 @@ TEST(Library, PeriodicNoiseRepeatsWithItsPeriodAndStaysInRange) {
 
 }  // namespace
 }  // namespace passlab::ir
+
+// ---- the rest of RI 3.2's geometry and matrix functions -----------------------------------------
+
+namespace passlab::ir {
+namespace {
+
+TEST(Geometry, PtlinedRotateAndTheSpecularBrdf) {
+  EXPECT_RGB(shade(surface("Ci = color(ptlined(point(0, 0, 0), point(2, 0, 0), point(1, 1, 0)), "
+                           "ptlined(point(0, 0, 0), point(2, 0, 0), point(3, 0, 0)), "
+                           "ptlined(point(1, 1, 1), point(1, 1, 1), point(1, 1, 3)));")),
+             1, 1, 2);
+  const Value r = shade_vector("vector(rotate(point(1, 0, 0), PI / 2, point(0, 0, 0), point(0, 0, 1)))");
+  EXPECT_NEAR(r.f[0], 0, 1e-6f);
+  EXPECT_NEAR(r.f[1], 1, 1e-6f);
+  EXPECT_NEAR(r.f[2], 0, 1e-6f);
+  // Head on, H = N: pow(1, 1/roughness) = 1; at 60 degrees between L and V, N along H: still 1.
+  EXPECT_RGB(shade(surface("Ci = specularbrdf(vector(0, 0, 1), normal(0, 0, 1), vector(0, 0, 1), 0.5);")), 1, 1, 1);
+}
+
+TEST(Matrices, DeterminantAndPostconcatenatedTransforms) {
+  EXPECT_RGB(shade(surface("Ci = color(determinant(matrix(2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4, 0, 0, 0, 0, 1)), "
+                           "determinant(matrix 1), determinant(matrix(1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1)));")),
+             24, 1, -2);
+  EXPECT_RGB(shade_vector("vector(transform(translate(matrix 1, vector(1, 2, 3)), point(0, 0, 0)))"), 1, 2, 3);
+  EXPECT_RGB(shade_vector("vector(transform(scale(matrix 1, point(2, 3, 4)), point(1, 1, 1)))"), 2, 3, 4);
+  // Scale, then translate: (1, 1, 1) -> (2, 2, 2) -> (3, 2, 2).
+  EXPECT_RGB(shade_vector("vector(transform(translate(scale(matrix 1, point(2, 2, 2)), vector(1, 0, 0)), point(1, 1, 1)))"), 3, 2, 2);
+  const Value r = shade_vector("vector(transform(rotate(matrix 1, PI / 2, vector(0, 0, 1)), point(1, 0, 0)))");
+  EXPECT_NEAR(r.f[0], 0, 1e-6f);
+  EXPECT_NEAR(r.f[1], 1, 1e-6f);
+}
+
+}  // namespace
+}  // namespace passlab::ir

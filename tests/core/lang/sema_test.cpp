@@ -250,6 +250,13 @@ TEST_F(SemaTest, SameSignatureTwiceIsARedefinitionButADifferentOneIsAnOverload) 
   EXPECT_EQ(where(diags_.items()[0].notes[0].span), "1:7");
 }
 
+TEST_F(SemaTest, AUserFunctionOfOtherParametersOverloadsTheBuiltinQuietly) {
+  // The library's scale takes (matrix, point): this one overloads it, hiding nothing.
+  check("color scale(color c; float k) { return c * k; }\nsurface s() {\n  Ci = scale(Cs, 2);\n}");
+  EXPECT_TRUE(errors().empty()) << dump();
+  EXPECT_TRUE(warnings().empty()) << dump();
+}
+
 TEST_F(SemaTest, AUserFunctionHidesTheBuiltinOfTheSameName) {
   check("float noise(float x) { return x; }\nsurface s() {\n  float n = noise(1);\n  Ci = n;\n}");
   EXPECT_TRUE(errors().empty()) << dump();
