@@ -146,6 +146,13 @@ struct Finder {
         stmt(i->body.get());
         return;
       }
+      case K::Gather: {
+        auto* g = static_cast<const lang::GatherStmt*>(s);
+        for (const auto& a : g->args) expr(a.get());
+        stmt(g->body.get());
+        stmt(g->else_body.get());
+        return;
+      }
       case K::Function: {
         const auto& f = *static_cast<const lang::FunctionStmt*>(s)->function;
         params(f.params);

@@ -350,6 +350,10 @@ void FunctionLowering::stmt(const Stmt& s) {
       return;
     case StmtKind::Empty: return;
     case StmtKind::Function: return;  // inlined at each call
+    case StmtKind::Gather:
+      m_.fail(s.span, "needs-ray-tracing",
+              "'gather' casts rays, which a fragment pipeline cannot do; a ray tracer runs it (the RPU traces rays with "
+              "trace() and visibility(), not gather)");
     case StmtKind::Decl:
       if (static_cast<const DeclStmt&>(s).is_extern) return;  // names an existing variable
       for (const auto& v : static_cast<const DeclStmt&>(s).vars) {

@@ -151,7 +151,7 @@ struct ConvertExpr : Expr {
 // ---- statements -----------------------------------------------------------------------------
 
 enum class StmtKind : std::uint8_t {
-  Block, Decl, Expr, If, While, For, Break, Continue, Return, Illuminance, Illuminate, Solar, Empty, Function
+  Block, Decl, Expr, If, While, For, Break, Continue, Return, Illuminance, Illuminate, Solar, Empty, Function, Gather
 };
 
 struct Stmt {
@@ -241,6 +241,14 @@ struct SolarStmt : Stmt {
 
 struct EmptyStmt : Stmt {
   explicit EmptyStmt(Span s) : Stmt(StmtKind::Empty, s) {}
+};
+
+// gather(category, P, dir, angle, samples [, "name", output variable ...]) body [else miss]:
+// PRMan's ray-traced loop over the rays a cone casts; it checks, and no fragment target runs it.
+struct GatherStmt : Stmt {
+  explicit GatherStmt(Span s) : Stmt(StmtKind::Gather, s) {}
+  std::vector<ExprPtr> args;
+  StmtPtr body, else_body;  // else_body may be null
 };
 
 struct FunctionDecl;

@@ -131,6 +131,16 @@ class Assignment {
         for (auto& x : static_cast<BlockStmt&>(s).stmts) stmt(*x, st);
         return;
       case StmtKind::Empty: return;
+      case StmtKind::Gather: {
+        auto& g = static_cast<GatherStmt&>(s);
+        for (std::size_t i = 0; i < g.args.size(); ++i)
+          if (i < 5 || (i - 5) % 2 == 0) expr(*g.args[i], st);
+        State hit = st;
+        for (std::size_t i = 6; i < g.args.size(); i += 2) write(*g.args[i], hit);
+        loop_body(*g.body, nullptr, hit);
+        if (g.else_body) loop_body(*g.else_body, nullptr, st);
+        return;
+      }
       case StmtKind::Function: {
         // A local function's body, as if called here: it sees what is assigned so far.
         State inside = st;

@@ -228,6 +228,19 @@ class Frequency {
   void stmt(Stmt& s, Detail control) {
     switch (s.kind) {
       case StmtKind::Function: break;  // walked at each call
+      case StmtKind::Gather: {  // each ray's hit is its own: everything inside varies
+        auto& g = static_cast<GatherStmt&>(s);
+        for (std::size_t i = 0; i < g.args.size(); ++i) {
+          expr(*g.args[i], control);
+          if (i >= 5 && (i - 5) % 2 == 1 && g.args[i]->kind == ExprKind::Name)
+            assign(static_cast<NameExpr&>(*g.args[i]).symbol, Detail::Varying, g.args[i]->span, false);
+        }
+        loops_.push_back(&s);
+        stmt(*g.body, Detail::Varying);
+        if (g.else_body) stmt(*g.else_body, Detail::Varying);
+        loops_.pop_back();
+        break;
+      }
       case StmtKind::Block:
         for (auto& st : static_cast<BlockStmt&>(s).stmts) stmt(*st, control);
         break;

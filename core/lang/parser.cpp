@@ -338,6 +338,18 @@ class Parser {
         return std::make_unique<ReturnStmt>(join(s, end), std::move(e));
       }
       if (w == "illuminance") return illuminance_stmt();
+      if (w == "gather") {
+        auto g = std::make_unique<GatherStmt>(advance().span);
+        g->args = call_args("after 'gather'");
+        if (g->args.size() < 5 || (g->args.size() - 5) % 2 != 0)
+          fail(g->span, "gather-args", "'gather' takes (category, P, direction, angle, samples) and then \"name\", variable pairs");
+        g->body = statement();
+        if (at_word("else")) {
+          advance();
+          g->else_body = statement();
+        }
+        return g;
+      }
       if (w == "illuminate") return illuminate_stmt();
       if (w == "solar") return solar_stmt();
       if (w == "else") fail(t.span, "else-without-if", "'else' without a matching 'if'");

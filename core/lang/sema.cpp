@@ -429,6 +429,30 @@ class Checker {
       case StmtKind::Block: return check_block(static_cast<BlockStmt&>(st));
       case StmtKind::Empty: return true;
       case StmtKind::Function: check_local_function(static_cast<FunctionStmt&>(st)); return true;
+      case StmtKind::Gather: {
+        auto& g = static_cast<GatherStmt&>(st);
+        static constexpr BaseType kinds[] = {BaseType::String, BaseType::Point, BaseType::Vector, BaseType::Float, BaseType::Float};
+        static const char* const what[] = {"the gather category", "the gather origin", "the gather direction", "the gather angle",
+                                           "the number of samples"};
+        for (std::size_t i = 0; i < g.args.size(); ++i) {
+          if (i < 5) {
+            check_expr(g.args[i], kinds[i]);
+            coerce(g.args[i], kinds[i], what[i]);
+          } else if ((i - 5) % 2 == 0) {
+            check_expr(g.args[i], BaseType::String);
+            coerce(g.args[i], BaseType::String, "a gather output's name");
+          } else {
+            array_ok_ = true;
+            check_expr(g.args[i], BaseType::Error);
+            check_output_arg(g.args[i], "the gather output");
+          }
+        }
+        ++loop_depth_;
+        check_scoped(*g.body);
+        if (g.else_body) check_scoped(*g.else_body);
+        --loop_depth_;
+        return true;
+      }
       case StmtKind::Decl: {
         auto& d = static_cast<DeclStmt&>(st);
         if (d.is_extern) {
@@ -1029,7 +1053,12 @@ class Checker {
     if (is_query(c.name)) return check_query(c, full);
     if (c.name == "spline" && !full.empty() && (full[0].base == BaseType::String || full.back().is_array())) return check_spline(c, full);
     if (!is_builtin_name(c.name)) {
-      sink_.error("unknown-function", c.name_span, "call to unknown function '" + c.name + "'" + suggest_function(c.name));
+      const std::string hint = suggest_function(c.name);
+      sink_.error("unknown-function", c.name_span,
+                  "call to unknown function '" + c.name + "'" +
+                      (hint.empty() ? " (neither RenderMan's library nor this file defines it; a renderer's plugin (DSO) "
+                                      "function cannot be called from Passlab)"
+                                    : hint));
       return set(c, BaseType::Error);
     }
     if (any_error) return set(c, BaseType::Error);

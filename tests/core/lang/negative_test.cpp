@@ -128,6 +128,8 @@ const Case kCases[] = {
     {"ForHeaderDeclaration", "surface s() {\n  for (float i = 0; i < 3; i += 1) {}\n}\n", "for-declaration",
      "declarations are not allowed in a 'for' header", 2, 8},
     {"MisplacedOutput", "surface s() {\n  output float x;\n}\n", "misplaced-output", "'output' is only allowed on parameters", 2, 3},
+    {"GatherArguments", "surface s() {\n  gather(\"x\", P) {}\n}\n", "gather-args",
+     "'gather' takes (category, P, direction, angle, samples)", 2, 3},
     {"LocalFunctionRecursion", "surface s() {\n  float g(float x) { return g(x - 1); }\n  Ci = g(1);\n}\n", "recursion",
      "function 'g' calls itself", 2, 9},
     {"LocalFunctionOutOfScope", "surface s() {\n  if (u > 0) {\n    float g() { return 1; }\n  }\n  Ci = g();\n}\n",
