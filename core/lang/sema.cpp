@@ -621,12 +621,25 @@ class Checker {
       wrap(e, to);
       return;
     }
+    if (is_triple(to) && is_triple(from) && !is_assignable(to, from)) {
+      implicit_conversion(*e, from, to);
+      wrap(e, to);
+      return;
+    }
     if (!is_assignable(to, from)) {
       sink_.error("type-mismatch", e->span,
                   "cannot use a " + std::string(to_string(from)) + " as " + what + ", which is a " + to_string(to));
       return;
     }
     wrap(e, to);
+  }
+
+  // A colour stored where a point-like triple is declared, or the reverse: real compilers convert
+  // component by component and warn; so does Passlab. (Overloads are still chosen without it.)
+  void implicit_conversion(const Expr& e, BaseType from, BaseType to) {
+    sink_.warning("implicit-conversion", e.span,
+                  std::string("a ") + to_string(from) + " used as a " + to_string(to) + " is converted component by component; write " +
+                      to_string(to) + "(...) to say so");
   }
 
   void set(Expr& e, BaseType b) { e.type = {b, Detail::Unspecified}; }

@@ -138,10 +138,17 @@ TEST_F(SemaTest, PointArithmeticAndPointLikeInterchange) {
   EXPECT_EQ(unwrap(init("r")).type.base, BaseType::Normal);
 }
 
-TEST_F(SemaTest, ColorsAndPointsDoNotMix) {
+// A colour and a point do not mix in arithmetic; assigned or passed one for the other, they are
+// converted with a warning, as real compilers go on.
+TEST_F(SemaTest, ColorsAndPointsDoNotMixButConvertWithAWarning) {
   check("surface s() {\n  color c = P;\n  Ci = Cs + P;\n  float f = 0;\n  f += Cs;\n}");
-  EXPECT_EQ(errors(), (std::vector<std::string>{"type-mismatch", "bad-operands", "type-mismatch"})) << dump();
-  EXPECT_EQ(diags_.items()[0].message, "cannot use a point as the initializer of 'c', which is a color");
+  EXPECT_EQ(errors(), (std::vector<std::string>{"bad-operands", "type-mismatch"})) << dump();
+  EXPECT_EQ(warnings(), (std::vector<std::string>{"implicit-conversion"})) << dump();
+  const Diagnostic& first = diags_.items()[0];
+  EXPECT_EQ(first.message, "a point used as a color is converted component by component; write color(...) to say so");
+  EXPECT_EQ(where(first.span), "2:13");
+  ASSERT_EQ(init("c").kind, ExprKind::Convert);
+  EXPECT_EQ(init("c").type.base, BaseType::Color);
   EXPECT_EQ(diags_.items()[1].message, "invalid operands to '+': color and point");
   EXPECT_NE(diags_.items()[2].message.find("the result of '+=' is a color"), std::string::npos);
 }
