@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iostream>
+#include <optional>
 #include <vector>
 
 #include <QApplication>
@@ -184,17 +186,24 @@ void stop_load(const std::vector<pid_t>& children) {
   for (pid_t pid : children) waitpid(pid, nullptr, 0);
 }
 
-// PASSLAB --startup-time SHADER: the milliseconds it prints, or -1.
-double studio_startup(const QString& passlab, const QString& shader) {
+// PASSLAB --startup-time SHADER: the milliseconds it prints; nothing (and why, on stderr) when the
+// program did not finish or did not print them.
+std::optional<double> studio_startup(const QString& passlab, const QString& shader) {
   QProcess p;
   p.start(passlab, {"--startup-time", shader});
   if (!p.waitForFinished(300000)) {
     p.kill();
-    return -1;
+    std::cerr << "studio_latency: " << passlab.toStdString() << " --startup-time did not finish in 5 minutes\n";
+    return std::nullopt;
   }
-  const QRegularExpression ms(R"(after (\d+) ms)");
-  const auto m = ms.match(QString::fromUtf8(p.readAllStandardOutput()));
-  return m.hasMatch() ? m.captured(1).toDouble() : -1;
+  const QString out = QString::fromUtf8(p.readAllStandardOutput());
+  const auto m = QRegularExpression(R"(after (\d+) ms)").match(out);
+  if (!m.hasMatch()) {
+    std::cerr << "studio_latency: " << passlab.toStdString() << " --startup-time printed no time (exit " << p.exitCode()
+              << "): " << out.toStdString() << QString::fromUtf8(p.readAllStandardError()).toStdString() << '\n';
+    return std::nullopt;
+  }
+  return m.captured(1).toDouble();
 }
 
 double median(std::vector<double> v) {
@@ -221,6 +230,7 @@ struct Row {
   double edit_worst = 0;
   double cold_ms = 0;
   std::vector<double> startup;  // --studio: the real program's cold start, per run
+  int startup_failures = 0;     // runs that printed no time (said on stderr)
 };
 
 Row measure(const QString& shader, int edits) {
@@ -363,8 +373,10 @@ int main(int argc, char** argv) {
   QString breakdown;
   for (const QString& s : shaders) {
     Row r = measure(s, edits);
-    if (!studio.isEmpty())
-      for (int run = 0; run < 3; ++run) r.startup.push_back(studio_startup(studio, s));
+    for (int run = 0; run < 3 && !studio.isEmpty(); ++run) {
+      if (auto ms = studio_startup(studio, s)) r.startup.push_back(*ms);
+      else ++r.startup_failures;
+    }
     const double mx = r.latency.empty() ? 0 : *std::max_element(r.latency.begin(), r.latency.end());
     QString startup = "–";
     if (!r.startup.empty()) {
@@ -372,6 +384,8 @@ int main(int argc, char** argv) {
       for (double ms : r.startup) startup += QString(startup.isEmpty() ? "%1" : ", %1").arg(ms, 0, 'f', 0);
       startup += QString(" (median %1)").arg(median(r.startup), 0, 'f', 0);
     }
+    if (r.startup_failures > 0)
+      startup = (r.startup.empty() ? QString() : startup + ", ") + QString("%1 failed").arg(r.startup_failures);
     table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 | %11 | %12 |\n")
                  .arg(r.sample)
                  .arg(r.nodes)
