@@ -3,8 +3,8 @@
 // (Figures 1, 9 and 10), the cache size from which quad shading beats an ideal supersampler
 // (Figure 10, row 3), and what a 512x512 frame costs at 27 samples against 1 (and supersampled).
 // A program, not a micro-benchmark:
-//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N]
-// prints Markdown tables; with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
+//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames]
+// prints Markdown tables (--frames: only the frame times); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
 // cache scope and blur sweeps) for the charts in docs/.
 #include <algorithm>
 #include <chrono>
@@ -71,26 +71,8 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int runs = 5, size = 512;
-  std::vector<std::string> scenes = {"ds_defocus", "ds_motion", "ds_bats"};
-  std::string csv_dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--size" && i + 1 < argc) size = std::max(16, std::atoi(argv[++i]));
-    else if (a == "--csv" && i + 1 < argc) csv_dir = argv[++i];
-    else if (a == "--scenes" && i + 1 < argc) {
-      scenes.clear();
-      std::stringstream ss(argv[++i]);
-      for (std::string s; std::getline(ss, s, ',');) scenes.push_back(s);
-    } else {
-      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR]\n";
-      return 2;
-    }
-  }
+// The paper's measures at 27 spp, and savings by cache size.
+void measures(const std::vector<std::string>& scenes, int size) {
   std::cout << "## The paper's measures at 27 spp, 4096-sample global cache, 2x2 quads\n\n"
                "| scene | covered px | shader runs | shading rate | savings vs supersampling | blur area (px) | cache hit rate | tiled cache rate | paper |\n"
                "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
@@ -124,7 +106,10 @@ int main(int argc, char** argv) {
       std::cout << row << '\n';
     }
   }
+}
 
+// A frame's cost at 27 spp against 1 spp (and supersampled), medians of `runs`.
+void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
   std::cout << fmt::format("\n## Frame time, {}x{}, {} threads, median of {} runs (ms)\n\n", size, size, std::thread::hardware_concurrency(), runs)
             << "| scene | pinhole renderer, 1 spp | 1 spp | 27 spp decoupled | ratio to 1 spp | ratio to pinhole | 27 spp supersampled | ratio to 1 spp | 27 spp: rasterize / shade / resolve |\n"
                "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
@@ -152,7 +137,7 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       if (!sim::render(l.scene, l.per_object, o, &stats, &error)) {
         std::cerr << error << '\n';
-        return 1;
+        std::exit(1);
       }
       t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
@@ -163,24 +148,54 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.2f}x | {:.2f}x | {:.0f} | {:.2f}x | {:.0f} / {:.0f} / {:.0f} |\n", name, pinhole,
                              one, ds, ds / one, ds / pinhole, super, super / one, s27.raster_ms, s27.shade_ms, s27.resolve_ms);
   }
+}
 
-  if (!csv_dir.empty()) {
-    std::filesystem::create_directories(csv_dir);
-    for (const std::string& name : scenes) {
-      const Loaded l = load(name, size);
-      sim::DecoupledOptions o;
-      o.spp = 27;
-      std::string error;
-      const auto rows = sim::sweep(l.scene, l.per_object, o, {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur},
-                                   nullptr, &error);
-      if (rows.empty()) {
-        std::cerr << error << '\n';
-        return 1;
-      }
-      const std::string path = csv_dir + "/" + name + "_sweep.csv";
-      std::ofstream(path) << sim::sweep_csv(rows, false);
-      std::cerr << "wrote " << path << '\n';
+// The sweeps' CSV files for the charts.
+int write_sweeps(const std::vector<std::string>& scenes, int size, const std::string& csv_dir) {
+  std::filesystem::create_directories(csv_dir);
+  for (const std::string& name : scenes) {
+    const Loaded l = load(name, size);
+    sim::DecoupledOptions o;
+    o.spp = 27;
+    std::string error;
+    const auto rows = sim::sweep(l.scene, l.per_object, o, {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur},
+                                 nullptr, &error);
+    if (rows.empty()) {
+      std::cerr << error << '\n';
+      return 1;
     }
+    const std::string path = csv_dir + "/" + name + "_sweep.csv";
+    std::ofstream(path) << sim::sweep_csv(rows, false);
+    std::cerr << "wrote " << path << '\n';
   }
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 5, size = 512;
+  std::vector<std::string> scenes = {"ds_defocus", "ds_motion", "ds_bats"};
+  std::string csv_dir;
+  bool frames_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--size" && i + 1 < argc) size = std::max(16, std::atoi(argv[++i]));
+    else if (a == "--csv" && i + 1 < argc) csv_dir = argv[++i];
+    else if (a == "--frames") frames_only = true;
+    else if (a == "--scenes" && i + 1 < argc) {
+      scenes.clear();
+      std::stringstream ss(argv[++i]);
+      for (std::string s; std::getline(ss, s, ',');) scenes.push_back(s);
+    } else {
+      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames]\n";
+      return 2;
+    }
+  }
+  if (!frames_only) measures(scenes, size);
+  frame_times(scenes, size, runs);
+  if (!csv_dir.empty()) return write_sweeps(scenes, size, csv_dir);
+  return 0;
+}
+

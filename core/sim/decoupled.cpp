@@ -1,6 +1,7 @@
 #include "core/sim/decoupled.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -49,6 +50,7 @@ struct Covered {
   float z, b1, b2;
   float sx, sy;          // where its material point is on screen from the reference view
   std::uint16_t x, y;    // its pixel (so the ordered stage divides nothing)
+  std::int32_t ix = 0, iy = 0;  // its cell of the shading grid (nearest reconstruction; MSAA: its pixel)
 };
 
 // A piece of a triangle's traversal: its samples in one 32 x 32 tile.
@@ -237,7 +239,13 @@ class DecoupledRenderer {
       }
       if (covered_.size() < end - at) covered_.resize(end - at);
       parallel_for(static_cast<int>(end - at), threads_, opt_.cancel, [&](int u) { cover_unit(units_[at + static_cast<std::size_t>(u)], covered_[static_cast<std::size_t>(u)]); });
+      // The depth tests: each tile's units on one worker, in order.
+      parallel_for(threads_, threads_, opt_.cancel, [&](int lane) {
+        for (std::size_t u = at; u < end; ++u)
+          if ((units_[u].tx + units_[u].ty) % threads_ == lane) depth_test(units_[u], covered_[u - at]);
+      });
       for (std::size_t u = at; u < end; ++u) draw_unit(units_[u], covered_[u - at]);
+
       at = end;
       if (opt_.progress)
         opt_.progress->store(static_cast<int>(1000 * (static_cast<long>(triangle_base_) + static_cast<long>(units_[end - 1].triangle)) / total_triangles_));
@@ -316,8 +324,25 @@ class DecoupledRenderer {
     const int x0 = std::max(r.x0, u.tx * kTile), x1 = std::min(r.x1, (u.tx + 1) * kTile);
     const int y0 = std::max(r.y0, u.ty * kTile), y1 = std::min(r.y1, (u.ty + 1) * kTile);
     if (x0 >= x1 || y0 >= y1) return;
+    // A blurred triangle's strata cells that may see some pixel of this unit (their bounds meet it).
     const PixelRect* boxes = box_of_[tri] == kNone ? nullptr : boxes_.data() + box_of_[tri];
-    const int cells = pattern_.cells();
+    std::uint8_t live[256];
+    int n_live = 0;
+    // With at most 64 samples (and cells): per column and row of the unit, the cells whose
+    // bounds hold it, so that a pixel's cells are one AND.
+    const bool by_words = spp_ <= 64;
+    std::uint64_t column_cells[kTile] = {}, row_cells[kTile] = {};
+    if (boxes) {
+      for (int cell = 0; cell < pattern_.cells(); ++cell) {
+        const PixelRect& b = boxes[cell];
+        if (!(b.x0 < x1 && b.x1 > x0 && b.y0 < y1 && b.y1 > y0)) continue;
+        live[n_live++] = static_cast<std::uint8_t>(cell);
+        if (!by_words) continue;
+        for (int x = std::max(b.x0, x0); x < std::min(b.x1, x1); ++x) column_cells[x - u.tx * kTile] |= std::uint64_t{1} << cell;
+        for (int y = std::max(b.y0, y0); y < std::min(b.y1, y1); ++y) row_cells[y - u.ty * kTile] |= std::uint64_t{1} << cell;
+      }
+      if (n_live == 0) return;
+    }
     thread_local std::vector<Hit> hits;  // a pixel's covered samples (kept: Hit's constructor zeroes)
     thread_local std::vector<std::uint8_t> ks;
     hits.resize(static_cast<std::size_t>(spp_));
@@ -339,15 +364,29 @@ class DecoupledRenderer {
         const int x = u.tx * kTile + static_cast<int>(qx) * 2 + (p & 1), y = u.ty * kTile + static_cast<int>(qy) * 2 + (p >> 1);
         if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
         const std::uint32_t first = slot(x, y) * static_cast<std::uint32_t>(spp_);
-        if (boxes) {  // no stratum can see the triangle from this pixel
-          bool seen = false;
-          for (int cell = 0; cell < cells && !seen; ++cell) {
-            const PixelRect& b = boxes[cell];
-            seen = x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1;
-          }
+        // Only the samples of cells that can see the triangle from this pixel are tested.
+        std::uint64_t only[4] = {0, 0, 0, 0};
+        int candidates = spp_;
+        if (boxes && by_words) {
+          const std::uint64_t seen = column_cells[x - u.tx * kTile] & row_cells[y - u.ty * kTile];
           if (!seen) continue;
+          const std::uint64_t* samples = pattern_.cell_samples(x, y);
+          for (std::uint64_t bits = seen; bits; bits &= bits - 1) only[0] |= samples[__builtin_ctzll(bits)];
+          candidates = std::popcount(only[0]);
+        } else if (boxes) {
+          candidates = 0;
+          const std::uint16_t* start = pattern_.cell_start(x, y);
+          const std::uint8_t* by_cell = pattern_.by_cell(x, y);
+          for (int l = 0; l < n_live; ++l) {
+            const int cell = live[l];
+            const PixelRect& b = boxes[cell];
+            if (x < b.x0 || x >= b.x1 || y < b.y0 || y >= b.y1) continue;
+            for (int i = start[cell]; i < start[cell + 1]; ++i) only[by_cell[i] >> 6] |= std::uint64_t{1} << (by_cell[i] & 63);
+            candidates += start[cell + 1] - start[cell];
+          }
+          if (candidates == 0) continue;
         }
-        const int count = cover_pixel(s, cam_, pattern_, x, y, hits.data(), ks.data());
+        const int count = cover_pixel(s, cam_, pattern_, x, y, hits.data(), ks.data(), candidates < spp_ ? only : nullptr);
         for (int i = 0; i < count; ++i) {
           const Hit& hit = hits[i];
           Covered c{first + ks[i], hit.z, hit.b1, hit.b2, 0, 0, static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y)};
@@ -358,9 +397,24 @@ class DecoupledRenderer {
             c.sx = (m[0] * b0 + m[1] * hit.b1 + m[2] * hit.b2) / w;
             c.sy = (m[3] * b0 + m[4] * hit.b1 + m[5] * hit.b2) / w;
           }
+          grid_cell(ref, c);
           out.push_back(c);
         }
       }
+    }
+  }
+
+  // A covered sample's shading grid cell, worked out here, on the workers, for the ordered stage.
+  void grid_cell(const Reference& ref, Covered& c) const {
+    if (opt_.shading == Shading::Msaa) {
+      c.ix = c.x;
+      c.iy = c.y;
+    } else if (ref.view == 2) {
+      c.ix = static_cast<std::int32_t>(std::floor(c.b1 * static_cast<float>(ref.grid)));
+      c.iy = static_cast<std::int32_t>(std::floor(c.b2 * static_cast<float>(ref.grid)));
+    } else {
+      c.ix = static_cast<std::int32_t>(std::floor(c.sx / ref.step));
+      c.iy = static_cast<std::int32_t>(std::floor(c.sy / ref.step));
     }
   }
 
@@ -455,7 +509,7 @@ class DecoupledRenderer {
         return own_run();
       case Shading::Msaa: {
         // The sample's own pixel: its centre as seen from the reference view.
-        const std::int32_t ix = static_cast<std::int32_t>(px), iy = static_cast<std::int32_t>(py);
+        const std::int32_t ix = c.ix, iy = c.iy;
         const ShadingKey key{id, 0, block_ == 4 ? ix >> 1 : ix, block_ == 4 ? iy >> 1 : iy};
         const auto r = lookup(*global_, key, static_cast<std::uint32_t>(runs_.size()));
         if (!r.hit) {
@@ -470,8 +524,7 @@ class DecoupledRenderer {
     }
     ShadingCache& cache = cache_for(px, py);
     if (ref.view == 2) {
-      const std::int32_t i = static_cast<std::int32_t>(std::floor(c.b1 * static_cast<float>(ref.grid)));
-      const std::int32_t j = static_cast<std::int32_t>(std::floor(c.b2 * static_cast<float>(ref.grid)));
+      const std::int32_t i = c.ix, j = c.iy;
       const ShadingKey key{id, 1, block_ == 4 ? i >> 1 : i, block_ == 4 ? j >> 1 : j};
       const auto r = lookup(cache, key, static_cast<std::uint32_t>(runs_.size()));
       if (!r.hit) {
@@ -491,9 +544,8 @@ class DecoupledRenderer {
       *was_hit = r.hit;
       return r.value + (block_ == 4 ? static_cast<std::uint32_t>((ix & 1) + 2 * (iy & 1)) : 0u);
     };
+    if (opt_.reconstruct == Reconstruct::Nearest || opt_.shading == Shading::Opportunistic) return cell_run(c.ix, c.iy, false, hit);
     const float gx = c.sx / ref.step, gy = c.sy / ref.step;
-    if (opt_.reconstruct == Reconstruct::Nearest || opt_.shading == Shading::Opportunistic)
-      return cell_run(static_cast<std::int32_t>(std::floor(gx)), static_cast<std::int32_t>(std::floor(gy)), false, hit);
     // Bilinear: the four shading points around the sample, snapped onto the triangle.
     const float fx = gx - 0.5f, fy = gy - 0.5f;
     const std::int32_t ix = static_cast<std::int32_t>(std::floor(fx)), iy = static_cast<std::int32_t>(std::floor(fy));
@@ -511,10 +563,10 @@ class DecoupledRenderer {
     return static_cast<std::uint32_t>(taps_.size() - 1);
   }
 
-  // Draws a unit's covered samples in order: the depth test, then the shading lookup.
-  void draw_unit(const Unit& u, std::vector<Covered>& covered) {
+  // Covers a unit and depth-tests its samples in their order (shuffled when asked), keeping those
+  // that pass. Safe beside other tiles' units: a tile's samples are its own (slot()).
+  void depth_test(const Unit& u, std::vector<Covered>& covered) {
     const std::uint32_t tri = u.triangle;
-    const bool opaque = batch_->opaque[tri] != 0;
     if (opt_.shuffle && covered.size() > 1) {
       std::uint64_t state = (static_cast<std::uint64_t>(opt_.shuffle) << 32) ^ (triangle_base_ + tri) ^ (static_cast<std::uint64_t>(u.tx) << 48) ^ (static_cast<std::uint64_t>(u.ty) << 40);
       for (std::size_t i = covered.size() - 1; i > 0; --i) {
@@ -522,10 +574,22 @@ class DecoupledRenderer {
         std::swap(covered[i], covered[static_cast<std::size_t>((state >> 33) % (i + 1))]);
       }
     }
+    const bool opaque = batch_->opaque[tri] != 0;
+    std::size_t kept = 0;
     for (const Covered& c : covered) {
       if (!(c.z < depth_[c.sample])) continue;
       if (opaque) depth_[c.sample] = c.z;
-      ++stats_.samples_tested;
+      covered[kept++] = c;
+    }
+    covered.resize(kept);
+  }
+
+  // Draws a unit's samples that passed the depth test, in order: the shading lookups.
+  void draw_unit(const Unit& u, const std::vector<Covered>& covered) {
+    const std::uint32_t tri = u.triangle;
+    const bool opaque = batch_->opaque[tri] != 0;
+    stats_.samples_tested += static_cast<long>(covered.size());
+    for (const Covered& c : covered) {
       const std::uint32_t px = c.x, py = c.y, pixel = py * static_cast<std::uint32_t>(width_) + px;
       bool hit = false;
       const std::uint32_t ref = shade_sample(tri, c, px, py, &hit);

@@ -112,19 +112,23 @@ template <Blur K>
   return r;
 }
 
-// A pixel's samples' edge values and determinants for class K, into the arrays (vectorized).
+// Samples' edge values and determinants for class K, into the arrays (vectorized): n samples of
+// pixel (x, y) with offsets ox, oy in the pixel, lens points us, vs and times ts.
+struct SampleSet {
+  int n;
+  const float *ox, *oy, *us, *vs, *ts;
+};
 template <Blur K>
-inline void pixel_edges(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y, float* __restrict e0,
+inline void pixel_edges(const TriangleSetup& s, const LensCamera& camera, const SampleSet& set, int x, int y, float* __restrict e0,
                         float* __restrict e1, float* __restrict e2, float* __restrict dt) {
-  const int n = pattern.spp();
-  const float* ox = pattern.offset_x();
-  const float* oy = pattern.offset_y();
-  const float* us = pattern.lens_u(x, y);
-  const float* vs = pattern.lens_v(x, y);
-  const float* ts = pattern.time(x, y);
+  const float* __restrict ox = set.ox;
+  const float* __restrict oy = set.oy;
+  const float* __restrict us = set.us;
+  const float* __restrict vs = set.vs;
+  const float* __restrict ts = set.ts;
   const float inv = 1.0f / camera.focal, cx = camera.cx(), cy = camera.cy();
   const float fx = static_cast<float>(x), fy = static_cast<float>(y);
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < set.n; ++k) {
     const float px = (fx + ox[k] - cx) * inv, py = (cy - (fy + oy[k])) * inv;
     const Edges g = edges_at<K>(s, camera, us[k], vs[k], ts[k]);
     e0[k] = g.n0.x * px + g.n0.y * py + g.n0.z;
@@ -133,6 +137,7 @@ inline void pixel_edges(const TriangleSetup& s, const LensCamera& camera, const 
     dt[k] = g.det;
   }
 }
+
 
 }  // namespace
 
@@ -208,6 +213,14 @@ SamplePattern::SamplePattern(int spp, std::uint32_t seed) : spp_(std::max(1, spp
     for (int c = 0; c < n_cells; ++c) start[c + 1] = static_cast<std::uint16_t>(start[c + 1] + start[c]);
     std::vector<std::uint16_t> next(start, start + n_cells);
     for (int k = 0; k < spp_; ++k) by_cell_[base + next[cell_[base + static_cast<std::size_t>(k)]]++] = static_cast<std::uint8_t>(k);
+  }
+  if (spp_ <= 64) {
+    cell_samples_.assign(static_cast<std::size_t>(32 * 32) * static_cast<std::size_t>(n_cells), 0);
+    for (int pixel = 0; pixel < 32 * 32; ++pixel)
+      for (int k = 0; k < spp_; ++k) {
+        const std::size_t at = static_cast<std::size_t>(pixel) * static_cast<std::size_t>(spp_) + static_cast<std::size_t>(k);
+        cell_samples_[static_cast<std::size_t>(pixel) * static_cast<std::size_t>(n_cells) + cell_[at]] |= std::uint64_t{1} << k;
+      }
   }
 }
 
@@ -420,37 +433,56 @@ void strata_bounds(const TriangleSetup& s, const LensCamera& camera, const Sampl
 }
 
 PASSLAB_HOT_CLONES int cover_pixel(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y,
-                                    Hit* hits, std::uint8_t* ks) {
-  const int n = pattern.spp();
+                                    Hit* hits, std::uint8_t* ks, const std::uint64_t* only) {
   alignas(32) float e0[256], e1[256], e2[256], dt[256];
+  // The samples to test: all of the pixel's, or those in `only`, gathered (in increasing k).
+  alignas(32) float gx[256], gy[256], gu[256], gv[256], gt[256];
+  std::uint8_t index[256];
+  SampleSet set{pattern.spp(), pattern.offset_x(), pattern.offset_y(), pattern.lens_u(x, y), pattern.lens_v(x, y), pattern.time(x, y)};
+  if (only) {
+    int m = 0;
+    for (int w = 0; w < 4 && w * 64 < set.n; ++w)
+      for (std::uint64_t bits = set.n - w * 64 >= 64 ? only[w] : only[w] & ((std::uint64_t{1} << (set.n - w * 64)) - 1); bits; bits &= bits - 1) {
+        const int k = w * 64 + __builtin_ctzll(bits);
+        gx[m] = set.ox[k];
+        gy[m] = set.oy[k];
+        gu[m] = set.us[k];
+        gv[m] = set.vs[k];
+        gt[m] = set.ts[k];
+        index[m++] = static_cast<std::uint8_t>(k);
+      }
+    set = {m, gx, gy, gu, gv, gt};
+  }
+  const int n = set.n;
   switch (s.kind) {
-    case Blur::Static: pixel_edges<Blur::Static>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
-    case Blur::Moving: pixel_edges<Blur::Moving>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
-    case Blur::Defocused: pixel_edges<Blur::Defocused>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
-    case Blur::Both: pixel_edges<Blur::Both>(s, camera, pattern, x, y, e0, e1, e2, dt); break;
+    case Blur::Static: pixel_edges<Blur::Static>(s, camera, set, x, y, e0, e1, e2, dt); break;
+    case Blur::Moving: pixel_edges<Blur::Moving>(s, camera, set, x, y, e0, e1, e2, dt); break;
+    case Blur::Defocused: pixel_edges<Blur::Defocused>(s, camera, set, x, y, e0, e1, e2, dt); break;
+    case Blur::Both: pixel_edges<Blur::Both>(s, camera, set, x, y, e0, e1, e2, dt); break;
   }
   // Which are inside (ties and the near plane settled below), as bits.
   std::uint64_t inside[4] = {0, 0, 0, 0};
-  for (int k = 0; k < n; ++k) {
-    const float sign = dt[k] < 0 ? -1.0f : 1.0f;
-    e0[k] *= sign;
-    e1[k] *= sign;
-    e2[k] *= sign;
-    const bool in = (e0[k] >= 0) & (e1[k] >= 0) & (e2[k] >= 0) & (dt[k] != 0) & !(s.cull_back & (dt[k] > 0));
-    inside[k >> 6] |= static_cast<std::uint64_t>(in) << (k & 63);
+  for (int i = 0; i < n; ++i) {
+    const float sign = dt[i] < 0 ? -1.0f : 1.0f;
+    e0[i] *= sign;
+    e1[i] *= sign;
+    e2[i] *= sign;
+    const bool in = (e0[i] >= 0) & (e1[i] >= 0) & (e2[i] >= 0) & (dt[i] != 0) & !(s.cull_back & (dt[i] > 0));
+    inside[i >> 6] |= static_cast<std::uint64_t>(in) << (i & 63);
   }
   int count = 0;
   for (int w = 0; w < 4; ++w)
     for (std::uint64_t bits = inside[w]; bits; bits &= bits - 1) {
-      const int k = w * 64 + __builtin_ctzll(bits);
-      if ((e0[k] == 0) | (e1[k] == 0) | (e2[k] == 0)) {  // on an edge: the tie rule, as cover() decides it
+      const int i = w * 64 + __builtin_ctzll(bits);
+      const int k = only ? index[i] : i;
+      if ((e0[i] == 0) | (e1[i] == 0) | (e2[i] == 0)) {  // on an edge: the tie rule, as cover() decides it
         const float px = (static_cast<float>(x) + pattern.offset_x()[k] - camera.cx()) * (1.0f / camera.focal);
         const float py = (camera.cy() - (static_cast<float>(y) + pattern.offset_y()[k])) * (1.0f / camera.focal);
         const auto& uvt = pattern.uvt(x, y, k);
         if (cover(s, camera, px, py, uvt[0], uvt[1], uvt[2], &hits[count])) ks[count++] = static_cast<std::uint8_t>(k);
         continue;
       }
-      if (hit_from(e0[k], e1[k], e2[k], dt[k], camera.near, &hits[count])) ks[count++] = static_cast<std::uint8_t>(k);
+      if (hit_from(e0[i], e1[i], e2[i], dt[i], camera.near, &hits[count])) ks[count++] = static_cast<std::uint8_t>(k);
     }
   return count;
 }

@@ -53,6 +53,10 @@ class SamplePattern {
     return cell_start_.data() + (static_cast<std::size_t>(y & 31) * 32 + static_cast<std::size_t>(x & 31)) * static_cast<std::size_t>(cells() + 1);
   }
   int cells() const { return strata_ * strata_ * strata_; }
+  // With at most 64 samples a pixel: for pixel (x, y), a word per cell with the bits of its samples.
+  const std::uint64_t* cell_samples(int x, int y) const {
+    return cell_samples_.data() + (static_cast<std::size_t>(y & 31) * 32 + static_cast<std::size_t>(x & 31)) * static_cast<std::size_t>(cells());
+  }
   // The same in structure-of-arrays form for testing a pixel's samples at once: each sample's
   // offset in x and y, and for pixel (x, y) its samples' u, v and t.
   const float* offset_x() const { return ox_.data(); }
@@ -73,6 +77,7 @@ class SamplePattern {
   std::vector<std::uint8_t> cell_, by_cell_;
   std::vector<float> ox_, oy_, us_, vs_, ts_;
   std::vector<std::uint16_t> cell_start_;
+  std::vector<std::uint64_t> cell_samples_;
   std::vector<std::array<float, 4>> lens_range_;
 };
 
@@ -115,8 +120,10 @@ bool cover(const TriangleSetup& s, const LensCamera& camera, float px, float py,
 // Tests every sample of pixel (x, y) against the triangle at once (the arithmetic vectorized):
 // writes the covered samples' indices, in increasing order, to ks and their hits to hits (room for
 // pattern.spp() each) and returns how many. The same decisions as cover() sample by sample.
+// With `only` (a bit per sample, 4 words), tests just the samples whose bits are set (of the
+// pixel's pattern.spp()).
 int cover_pixel(const TriangleSetup& s, const LensCamera& camera, const SamplePattern& pattern, int x, int y, Hit* hits,
-                std::uint8_t* ks);
+                std::uint8_t* ks, const std::uint64_t* only = nullptr);
 
 // The same test by brute force, for checking: the corners moved to time t, projected through
 // the lens point onto the screen, and tested there with 2D edge functions.

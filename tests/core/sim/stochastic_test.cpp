@@ -146,6 +146,22 @@ TEST(EdgeFunctions, APixelAtOnceDecidesAsSampleBySample) {
           ++hits;
         }
         EXPECT_EQ(next, n);
+        // Testing only some samples (the renderer's strata culling) lists exactly those of them
+        // that the whole pixel's test listed, with the same hits.
+        const std::uint64_t only[4] = {(0x5a5a5a5a5a5a5a5aull >> (x & 7)) ^ static_cast<std::uint64_t>(y), 0, 0, 0};
+        Hit some[256];
+        std::uint8_t some_ks[256];
+        const int m = cover_pixel(s, cam, pattern, x, y, some, some_ks, only);
+        int expected = 0;
+        for (int i = 0; i < n; ++i) {
+          if (!(only[0] >> ks[i] & 1)) continue;
+          ASSERT_LT(expected, m);
+          EXPECT_EQ(some_ks[expected], ks[i]);
+          EXPECT_EQ(some[expected].z, at_once[i].z);
+          EXPECT_EQ(some[expected].b1, at_once[i].b1);
+          ++expected;
+        }
+        EXPECT_EQ(expected, m);
       }
   }
   EXPECT_GT(hits, 5000);
