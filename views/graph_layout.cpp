@@ -48,6 +48,7 @@ std::uint64_t layout_key(const LayoutRequest& r) {
   mix(h, bits(r.node_sep));
   mix(h, bits(r.rank_sep));
   for (char c : r.engine) mix(h, static_cast<unsigned char>(c));
+  for (char c : r.rankdir) mix(h, static_cast<unsigned char>(c));
   return h;
 }
 
@@ -79,6 +80,7 @@ Layout layout_graph(const LayoutRequest& r) {
   } else {
     set(g, "splines", "true");
     set(g, "ordering", "out");
+    if (!r.rankdir.empty()) set(g, "rankdir", r.rankdir);
   }
   std::vector<Agnode_t*> nodes(r.nodes.size());
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {

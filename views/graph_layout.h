@@ -20,6 +20,8 @@ struct LayoutRequest {
   // "dot" (layered, edges top to bottom) or "neato" (spring model: undirected graphs such as an
   // interference graph, edges drawn without arrows).
   std::string engine = "dot";
+  // dot's rank direction: "" (top to bottom), "LR" (edges point right) or "RL" (edges point left).
+  std::string rankdir;
 };
 
 struct Point {

@@ -355,8 +355,9 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
   filter_->setToolTip(tr("Show only nodes of one kind; the others are dimmed"));
   connect(filter_, &QComboBox::currentIndexChanged, this, [this] { apply_filter(); });
   bar->addWidget(filter_);
+  filter_->setVisible(kind != GraphKind::Passes);  // (passes are all of one kind)
   search_ = new QLineEdit(this);
-  search_->setPlaceholderText(tr("Find node: n42, MUL, TEX wood…"));
+  search_->setPlaceholderText(kind == GraphKind::Passes ? tr("Find pass: P12") : tr("Find node: n42, MUL, TEX wood…"));
   search_->setClearButtonEnabled(true);
   connect(search_, &QLineEdit::returnPressed, this, [this] { search(); });
   bar->addWidget(search_, 1);
@@ -498,7 +499,9 @@ void GraphView::restyle() {
   pass_of_.assign(n, -1);
   recomputed_.assign(n, 0);
   marked_.assign(n, 0);
-  if (run_ && graph_) {
+  if (graph_ && kind_ == GraphKind::Passes) {
+    for (std::size_t i = 0; i < n; ++i) pass_of_[i] = static_cast<int>(graph_->nodes[i].id);  // each pass its colour
+  } else if (run_ && graph_) {
     const auto& part = run_->partition;
     for (std::size_t p = 0; p < part.passes.size(); ++p) {
       for (auto m : part.passes[p].members) {
@@ -667,6 +670,9 @@ void GraphView::fit() {
   // The whole graph, however big: far out, nodes are drawn as coloured shapes (by pass) without
   // labels, which shows the structure; zooming in (wheel, +, the minimap) shows the labels.
   view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  // A small graph in a big view is not blown up past a little over its natural size.
+  constexpr double kMostZoom = 1.25;
+  if (view_->transform().m11() > kMostZoom) view_->setTransform(QTransform::fromScale(kMostZoom, kMostZoom));
   static_cast<Minimap*>(minimap_)->refit();
 }
 
@@ -703,10 +709,12 @@ QString GraphView::export_dot() const {
   QString out = "digraph passlab {\n  node [fontname=\"Helvetica\", fontsize=10];\n";
   if (!graph_) return out + "}\n";
   static const char* shapes[] = {"ellipse", "diamond", "triangle", "box"};
+  const QString prefix = kind_ == GraphKind::Passes ? "p" : "n";  // a pass or a DAG node
   for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
     const auto& n = graph_->nodes[i];
     QString label = QString::fromStdString(n.label).replace('"', "\\\"");
-    out += QString("  n%1 [label=\"%2\", shape=%3%4%5];\n")
+    out += QString("  %1%2 [label=\"%3\", shape=%4%5%6];\n")
+               .arg(prefix)
                .arg(n.id)
                .arg(label, shapes[static_cast<int>(n.shape)],
                     n.shared ? ", style=filled, fillcolor=\"#d7d7d7\"" : "",
@@ -714,7 +722,7 @@ QString GraphView::export_dot() const {
   }
   for (const auto& [a, b] : graph_->edges) {
     bool dotted = run_ && b < marked_.size() && marked_[b] && pass_of_[a] != pass_of_[b];
-    out += QString("  n%1 -> n%2%3;\n").arg(graph_->nodes[a].id).arg(graph_->nodes[b].id).arg(dotted ? " [style=dotted]" : "");
+    out += QString("  %1%2 -> %1%3%4;\n").arg(prefix).arg(graph_->nodes[a].id).arg(graph_->nodes[b].id).arg(dotted ? " [style=dotted]" : "");
   }
   return out + "}\n";
 }

@@ -46,6 +46,7 @@
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
+#include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/rpu_code_panel.h"
 #include "views/rpu_debugger_panel.h"
@@ -164,6 +165,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             timeline_->set_extra_run(run);
             if (passes_->algorithm() == "optimal") {
               graphs_[0]->set_run(passes_->current_run());
+              pass_graph_->set_run(passes_->current_run());
               preview_->set_run(passes_->current_run());
               sampling_->set_run(passes_->current_run());
             }
@@ -231,6 +233,11 @@ void MainWindow::build_docks() {
     connect(graphs_[i], &views::GraphView::nodes_selected, this,
             [this, i](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, graphs_[i]); });
   }
+  pass_graph_ = new views::PassGraphPanel(this);
+  graph_tabs_->addTab(pass_graph_, tr("Pass graph"));
+  graph_tabs_->setTabToolTip(3, tr("One node per pass, sized by its cost, with an edge for each saved value it reads; click a pass to see its nodes"));
+  connect(pass_graph_, &views::PassGraphPanel::nodes_selected, this,
+          [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, pass_graph_); });
   passes_ = new views::PassesPanel(this);
   compare_ = new views::ComparePanel(this);
   diagnostics_ = new views::DiagnosticsPanel(this);
@@ -310,6 +317,7 @@ void MainWindow::build_docks() {
   d->raise();
   connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
     for (auto* gv : graphs_) gv->set_run(passes_->current_run());
+    pass_graph_->set_run(passes_->current_run());
     preview_->set_run(passes_->current_run());
     sampling_->set_run(passes_->current_run());
     timeline_->set_algorithm(passes_->algorithm());
@@ -394,7 +402,7 @@ void MainWindow::build_menus() {
     if (!p.isEmpty()) save_as(p);
   })->setShortcut(QKeySequence::SaveAs);
   file->addAction(tr("&Export Graph…"), this, [this] {
-    auto* gv = static_cast<views::GraphView*>(graph_tabs_->currentWidget());
+    auto* gv = current_graph_view();
     QString p = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)"));
     QString error;
     if (!p.isEmpty() && !gv->export_file(p, &error)) QMessageBox::warning(this, tr("Export failed"), error);
@@ -414,7 +422,7 @@ void MainWindow::build_menus() {
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
   view->addSeparator();
-  view->addAction(tr("&Fit Graph"), this, [this] { static_cast<views::GraphView*>(graph_tabs_->currentWidget())->fit(); })
+  view->addAction(tr("&Fit Graph"), this, [this] { current_graph_view()->fit(); })
       ->setShortcut(QKeySequence(tr("Ctrl+0")));
   view->addAction(tr("Re-&layout Graphs"), service_, &CompileService::relayout)->setShortcut(QKeySequence(tr("Ctrl+L")));
   auto* theme = view->addAction(tr("&Dark Theme"), this, [this](bool on) { set_dark(on); });
@@ -767,6 +775,7 @@ void MainWindow::reset_layout() { restoreState(default_state_); }
 void MainWindow::set_stale(bool stale) {
   stale_timer_->stop();
   for (auto* g : graphs_) g->set_stale(stale);
+  pass_graph_->set_stale(stale);
   passes_->set_stale(stale);
   compare_->set_stale(stale);
   preview_->set_stale(stale);
@@ -824,6 +833,17 @@ void MainWindow::show_result(ResultPtr result) {
   stage_timer_->start();
 }
 
+// Graph tab i (the DAG, the two trees, the pass graph) takes result r.
+void MainWindow::show_graph_tab(int i, const ResultPtr& r) {
+  if (i == 3) pass_graph_->show_snapshot(r->snapshot, r->graphs[0], passes_->current_run());
+  else graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, passes_->current_run());
+}
+
+views::GraphView* MainWindow::current_graph_view() const {
+  const int i = graph_tabs_->currentIndex();
+  return i == 3 ? pass_graph_->pass_view() : graphs_[std::clamp(i, 0, 2)];
+}
+
 // The panels take the new result a few at a time, the visible ones first, each batch within a
 // few milliseconds of UI-thread time, so keystrokes and paints in between are never held up long.
 void MainWindow::show_next_stage() {
@@ -841,7 +861,7 @@ void MainWindow::show_next_stage() {
         passes_->show_snapshot(r->snapshot);
         break;
       case 1:
-        graphs_[visible]->show_graph(r->graphs[visible], r->layouts[visible], r->snapshot, passes_->current_run());
+        show_graph_tab(visible, r);
         break;
       case 2:
         // The compare panel, when visible, takes the result a piece per slice (three DAGs, then
@@ -860,11 +880,10 @@ void MainWindow::show_next_stage() {
         timeline_->show_snapshot(r->snapshot);
         break;
       case 5:
-      case 6: {
-        const int i = (visible + stage_ - 5) % 3;
-        graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, passes_->current_run());
+      case 6:
+      case 7:
+        show_graph_tab((visible + stage_ - 5) % 4, r);  // the other three tabs
         break;
-      }
       default: {
         staged_.reset();
         // A newer version already being compiled gets its own deadline from now.
@@ -896,6 +915,7 @@ void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObjec
   selection_ = ids;
   for (auto* g : graphs_)
     if (g != from) g->select_nodes(ids);
+  if (from != pass_graph_) pass_graph_->select_nodes(ids);
   if (from != passes_) passes_->select_nodes(ids);
   if (from != timeline_) timeline_->select_nodes(ids);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;

@@ -24,6 +24,7 @@ namespace passlab::views {
 class ComparePanel;
 class DiagnosticsPanel;
 class GraphView;
+class PassGraphPanel;
 class PassesPanel;
 class PreviewPanel;
 class SamplingPanel;
@@ -84,6 +85,8 @@ class MainWindow : public QMainWindow {
   editors::ShaderEditor* editor() const { return editor_; }
   views::GraphView* dag_view() const { return graphs_[0]; }
   views::GraphView* graph_view(int i) const { return graphs_[i]; }
+  views::PassGraphPanel* pass_graph() const { return pass_graph_; }
+  QTabWidget* graph_tabs() const { return graph_tabs_; }
   views::PassesPanel* passes() const { return passes_; }
   views::ComparePanel* compare() const { return compare_; }
   views::DiagnosticsPanel* diagnostics() const { return diagnostics_; }
@@ -123,6 +126,8 @@ class MainWindow : public QMainWindow {
   void build_docks();
   void show_result(ResultPtr result);
   void show_next_stage();
+  void show_graph_tab(int i, const ResultPtr& r);
+  views::GraphView* current_graph_view() const;
   void set_stale(bool stale);
   void update_title();
   void show_status(const QString& text);
@@ -144,6 +149,7 @@ class MainWindow : public QMainWindow {
   editors::ShaderEditor* editor_;
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
+  views::PassGraphPanel* pass_graph_;  // the fourth graph tab
   QTabWidget* graph_tabs_;
   views::PassesPanel* passes_;
   views::ComparePanel* compare_;

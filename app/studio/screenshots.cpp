@@ -25,6 +25,7 @@
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
+#include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
 #include "views/sampling_panel.h"
@@ -100,6 +101,27 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       w->graph_view(2)->fit();
       settle(200);
       save(g, "pdt");
+      // The pass graph, a pass in the middle clicked: its subgraph below.
+      tabs->setCurrentIndex(3);
+      wait_until([w] { return !w->pass_graph()->laying_out(); }, 20000);
+      if (const auto* run = w->pass_graph()->pass_view() ? w->result()->snapshot->run("rds") : nullptr; run && !run->partition.passes.empty()) {
+        const int middle = static_cast<int>(run->partition.passes.size()) / 2;
+        w->pass_graph()->pass_view()->select_nodes({static_cast<std::uint32_t>(middle)});
+        w->pass_graph()->show_pass(middle);
+        wait_until([w] { return !w->pass_graph()->laying_out(); }, 20000);
+      }
+      settle(200);
+      save(g, "pass_graph");
+      // The same at a size where a big shader's passes can be read (the dock floated and enlarged).
+      g->setFloating(true);
+      g->resize(1500, 900);
+      settle(300);
+      w->pass_graph()->pass_view()->fit();
+      w->pass_graph()->subgraph_view()->fit();
+      settle(200);
+      save(g, "pass_graph_large");
+      g->setFloating(false);
+      settle(200);
       tabs->setCurrentIndex(0);
       save(dock("dock-passes"), "passes");
       // Compare: run the optimal search and wait for its answer.

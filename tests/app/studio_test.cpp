@@ -4,6 +4,7 @@
 // texture make of the passes.
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -32,8 +33,10 @@
 #include "tests/app/studio_test_support.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
+#include "views/pass_graph_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
+#include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
 #include "views/target_panel.h"
@@ -314,6 +317,49 @@ class StudioTest : public QObject {
     c->graph(0)->zoom_by(2.0);
     QCOMPARE(c->graph(1)->zoom(), linked);
     QVERIFY(c->graph(0)->zoom() > 1.9 * linked);
+  }
+
+  // Wood on PC5 has dozens of passes: the pass graph draws one node per pass, and clicking one
+  // shows its subgraph and selects its nodes everywhere else.
+  void thePassGraphShowsEveryPassAndAClickedPassesSubgraph() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    w.resize(1500, 920);
+    QVERIFY(w.open_file(sample("wood")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* panel = w.pass_graph();
+    w.graph_tabs()->setCurrentWidget(panel);
+    const auto* run = w.passes()->current_run();
+    QVERIFY(run);
+    const int passes = static_cast<int>(run->partition.passes.size());
+    QVERIFY(passes > 40);
+    QVERIFY(QTest::qWaitFor([&] { return !panel->laying_out() && panel->pass_view()->node_count() == passes; }, 20000));
+    QVERIFY(panel->pass_view()->shows_whole_graph());
+    // The output pass is shown first.
+    QCOMPARE(panel->shown_pass(), passes - 1);
+    // A click on a pass in the middle (as the scene's selection does it).
+    const int middle = passes / 2;
+    const auto& pass = run->partition.passes[static_cast<std::size_t>(middle)];
+    std::vector<std::vector<std::uint32_t>> picked;
+    QObject::connect(panel, &passlab::views::PassGraphPanel::nodes_selected, panel, [&](const std::vector<std::uint32_t>& ids) { picked.push_back(ids); });
+    auto* scene = panel->pass_view()->scene();
+    scene->clearSelection();
+    picked.clear();
+    for (auto* item : scene->items())
+      if (item->toolTip().startsWith(QString("pass %1 of").arg(middle + 1))) item->setSelected(true);
+    QCOMPARE(picked.size(), std::size_t{1});
+    QCOMPARE(panel->shown_pass(), middle);
+    QCOMPARE(picked.front(), pass.members);
+    QVERIFY(QTest::qWaitFor([&] { return !panel->laying_out(); }, 20000));
+    // The subgraph: the pass's members and the values it restores.
+    std::set<std::uint32_t> expected(pass.members.begin(), pass.members.end());
+    expected.insert(pass.restores.begin(), pass.restores.end());
+    QCOMPARE(panel->subgraph_view()->node_count(), static_cast<int>(expected.size()));
+    QVERIFY(panel->subgraph_title().startsWith(QString("Pass %1 of %2").arg(middle + 1).arg(passes)));
+    // The other views follow: the DAG selects the members, the passes table the pass.
+    QCOMPARE(w.dag_view()->selected_nodes(), pass.members);
+    QCOMPARE(w.passes()->table()->currentRow(), middle);
   }
 
   void tracePlayerStepsBothWaysAndDrivesTheDag() {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
+#include <map>
 #include <sstream>
 
 #include "session/hover.h"
@@ -73,6 +75,64 @@ TEST(DrawGraph, MirrorsTheTargetDagAndItsDominatorTrees) {
   EXPECT_LT(pdt.nodes.size(), dom.nodes.size());
   Layout l = layout_graph(dag.layout_request());
   EXPECT_TRUE(l.ok) << l.error;
+}
+
+// The pass graph of Wood on PC5 (dozens of passes): a node per pass sized by its cost, an edge
+// for each value one pass saves and another restores, laid out in order of execution.
+TEST(DrawGraph, PassGraphHasANodePerPassAndAnEdgePerSavedValueRead) {
+  auto s = session::build_snapshot(sample_request("wood", "PC5"));
+  const auto* run = s->run("rds");
+  ASSERT_NE(run, nullptr);
+  const auto& part = run->partition;
+  ASSERT_GT(part.passes.size(), 40u);
+  const DrawGraph g = make_pass_graph(*s, part);
+  ASSERT_EQ(g.nodes.size(), part.passes.size());
+  std::map<std::uint32_t, std::size_t> pass_of_root;
+  for (std::size_t p = 0; p < part.passes.size(); ++p) pass_of_root[part.passes[p].root] = p;
+  std::set<std::pair<std::size_t, std::size_t>> expected;  // (saving pass, restoring pass)
+  for (std::size_t p = 0; p < part.passes.size(); ++p)
+    for (auto v : part.passes[p].restores) {
+      ASSERT_TRUE(pass_of_root.count(v)) << "a restored value no pass saves";
+      expected.insert({pass_of_root[v], p});
+    }
+  std::set<std::pair<std::size_t, std::size_t>> drawn;
+  for (const auto& [a, b] : g.edges) drawn.insert({g.nodes[a].id, g.nodes[b].id});
+  EXPECT_EQ(drawn, expected);
+  EXPECT_EQ(drawn.size(), g.edges.size());  // no edge twice
+  // Costlier passes are drawn bigger.
+  auto cost = [&](std::size_t p) {
+    const auto& r = part.passes[p].resources;
+    return s->request.model.cost(1, r.texture_fetches, r.arithmetic);
+  };
+  for (std::size_t a = 0; a < g.nodes.size(); ++a)
+    for (std::size_t b = 0; b < g.nodes.size(); ++b) {
+      if (cost(g.nodes[a].id) < cost(g.nodes[b].id)) {
+        EXPECT_LT(g.nodes[a].width * g.nodes[a].height, g.nodes[b].width * g.nodes[b].height);
+      }
+    }
+  // Left to right: a pass is drawn right of every pass whose value it reads.
+  const Layout l = layout_graph(g.layout_request());
+  ASSERT_TRUE(l.ok) << l.error;
+  for (const auto& [a, b] : g.edges) EXPECT_LT(l.centers[a].x, l.centers[b].x);
+
+  // A pass's subgraph: its members, and the values it restores as leaves.
+  const DrawGraph dag = make_draw_graph(*s, GraphKind::Dag);
+  for (std::size_t p = 0; p < part.passes.size(); p += 7) {
+    const auto& pass = part.passes[p];
+    const DrawGraph sub = make_pass_subgraph(dag, part, static_cast<int>(p));
+    std::set<std::uint32_t> want(pass.members.begin(), pass.members.end());
+    want.insert(pass.restores.begin(), pass.restores.end());
+    std::set<std::uint32_t> got;
+    for (const auto& n : sub.nodes) got.insert(n.id);
+    EXPECT_EQ(got, want) << "pass " << p + 1;
+    for (const auto& [a, b] : sub.edges) {
+      const std::uint32_t user = sub.nodes[a].id, operand = sub.nodes[b].id;
+      EXPECT_TRUE(std::binary_search(pass.members.begin(), pass.members.end(), user)) << "an edge from a restored value";
+      const auto& deps = s->graph().nodes[user].deps;
+      EXPECT_NE(std::find(deps.begin(), deps.end(), operand), deps.end());
+    }
+  }
+  EXPECT_TRUE(make_pass_subgraph(dag, part, static_cast<int>(part.passes.size())).nodes.empty());
 }
 
 TEST(Snapshot, PartitionsLikeTheCliAndKeepsDiagnostics) {
