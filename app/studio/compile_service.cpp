@@ -54,7 +54,6 @@ struct CompileService::LayoutCache {
 CompileService::CompileService(QObject* parent) : QObject(parent), cache_(std::make_shared<LayoutCache>()) {
   qRegisterMetaType<ResultPtr>();
   timer_.setSingleShot(true);
-  timer_.setInterval(30);
   connect(&timer_, &QTimer::timeout, this, [this] { start(); });
 }
 
@@ -71,7 +70,12 @@ void CompileService::set_request(const session::Request& base) {
 
 void CompileService::text_changed(const QString& text) {
   text_ = text;
-  if (!manual_) timer_.start();
+  if (manual_) return;
+  // One edit can change the text more than once (a replaced selection: a deletion, then an
+  // insertion); the immediate start waits for the event loop, so it compiles the final text.
+  if (at_once_ && timer_.isActive()) return;
+  at_once_ = !timer_.isActive() && running_ == 0 && (!since_start_.isValid() || since_start_.elapsed() >= delay_);
+  timer_.start(at_once_ ? 0 : delay_);
 }
 
 void CompileService::relayout() {
@@ -85,6 +89,8 @@ void CompileService::compile_now() {
 }
 
 void CompileService::start() {
+  since_start_.start();
+  at_once_ = false;
   if (cancel_) cancel_->store(true);  // the previous run's result would be stale
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;

@@ -1,5 +1,6 @@
-// The compile service: runs the pipeline off the UI thread after each edit (debounced, or on
-// demand in manual mode), cancels stale runs and publishes immutable results.
+// The compile service: runs the pipeline off the UI thread after each edit (at once after a
+// pause, debounced while typing, or on demand in manual mode), cancels stale runs and publishes
+// immutable results.
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 
@@ -34,13 +36,15 @@ class CompileService : public QObject {
   // What to compile besides the text: file name, lights, target and cost model.
   void set_request(const session::Request& base);
   const session::Request& request() const { return base_; }
-  // The editor's text changed: compile after the debounce delay (unless in manual mode).
+  // The editor's text changed (unless in manual mode): an edit after a pause compiles at once; one
+  // in a burst (while a compile runs or within the delay of the last start) waits for the delay
+  // of quiet, so that versions typed past are not compiled.
   void text_changed(const QString& text);
   void compile_now();
   // Compile now and lay every graph out afresh with dot (small edits otherwise keep the layout).
   void relayout();
-  void set_delay(int ms) { timer_.setInterval(ms); }
-  int delay() const { return timer_.interval(); }
+  void set_delay(int ms) { delay_ = ms; }
+  int delay() const { return delay_; }
   void set_manual(bool manual) { manual_ = manual; }
   bool manual() const { return manual_; }
   bool busy() const { return running_ > 0 || timer_.isActive(); }
@@ -62,6 +66,9 @@ class CompileService : public QObject {
   session::Request base_;
   QString text_;
   QTimer timer_;
+  int delay_ = 30;             // ms of quiet a burst of edits waits for
+  bool at_once_ = false;       // the timer is the immediate start of an edit after a pause
+  QElapsedTimer since_start_;  // since the last compile started
   bool manual_ = false;
   std::uint64_t generation_ = 0;
   int running_ = 0;

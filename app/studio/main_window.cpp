@@ -437,7 +437,7 @@ void MainWindow::build_menus() {
   manual_action_->setCheckable(true);
   build->addAction(tr("Compile &Delay…"), this, [this] {
     bool ok = false;
-    const int ms = QInputDialog::getInt(this, tr("Compile delay"), tr("Compile this long after the last keystroke (ms):"),
+    const int ms = QInputDialog::getInt(this, tr("Compile delay"), tr("While typing, compile this long after the last keystroke (ms):"),
                                         service_->delay(), 0, 5000, 10, &ok);
     if (!ok) return;
     service_->set_delay(ms);

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QDoubleSpinBox>
@@ -218,6 +219,40 @@ class StudioTest : public QObject {
     QCOMPARE(w.diagnostics()->count(), 0);
     QVERIFY(w.dag_view()->node_count() > before);
     QCOMPARE(w.dag_view()->node_count(), static_cast<int>(w.result()->snapshot->graph().size()));
+  }
+
+  // An edit after a pause compiles at once, and a replaced selection (a deletion, then an
+  // insertion) compiles once, its final text; edits in a burst wait for the compile delay.
+  void anEditAfterAPauseCompilesAtOnceAndABurstWaitsForTheDelay() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* service = w.service();
+    service->set_delay(1500);
+    QTest::qWait(1600);  // a pause: longer than the delay since the last compile started
+    std::vector<std::string> started;
+    QObject::connect(service, &passlab::studio::CompileService::compile_started, &w, [&] { started.push_back(w.editor()->text().toStdString()); });
+    auto* e = w.editor();
+    const int at = static_cast<int>(e->text().indexOf("Kd = ")) + 5;
+    QVERIFY(at > 5);
+    QElapsedTimer clock;
+    clock.start();
+    e->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at + 1);
+    e->replaceSelectedText("2");
+    QVERIFY(QTest::qWaitFor([&] { return !started.empty(); }, 1000));
+    QVERIFY(clock.elapsed() < 1000);  // not after the 1.5 s delay
+    QCOMPARE(started.size(), std::size_t{1});
+    QCOMPARE(started.front(), e->text().toStdString());
+    // A second edit right away is part of a burst: it waits for the delay.
+    e->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at + 1);
+    e->replaceSelectedText("3");
+    QTest::qWait(500);
+    QCOMPARE(started.size(), std::size_t{1});
+    QVERIFY(QTest::qWaitFor([&] { return started.size() == 2; }, 5000));
+    QCOMPARE(started.back(), e->text().toStdString());
+    QVERIFY(wait_for_panels(w, w.result()->snapshot->generation));
+    QCOMPARE(w.result()->snapshot->request.text, e->text().toStdString());
   }
 
   void aSmallEditKeepsTheDrawnNodesAndAHiddenTabCatchesUpWhenChosen() {
