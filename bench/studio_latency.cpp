@@ -224,6 +224,7 @@ struct Row {
   int nodes = 0;
   std::vector<double> latency, compile, partition, layout, published;
   std::vector<double> arrived;  // from the edit to the result reaching the UI thread
+  std::vector<double> repaint;  // the window's repaint once every panel has the result
   std::vector<std::vector<double>> stages;
   double typing_worst = 0;
   int typing_stalls = 0;
@@ -292,8 +293,10 @@ Row measure(const QString& shader, int edits) {
       break;
     }
     // The panels' new contents on screen: the repaint the event loop would do next, now.
+    const double before_paint = t.nsecsElapsed() / 1e6;
     QCoreApplication::sendPostedEvents(&w, QEvent::UpdateRequest);
     row.latency.push_back(t.nsecsElapsed() / 1e6);
+    row.repaint.push_back(row.latency.back() - before_paint);
     QObject::disconnect(spy);
     row.arrived.push_back(compiled_at);
     if (auto r = w.result()) {
@@ -418,6 +421,7 @@ int main(int argc, char** argv) {
     breakdown += QString(", result on the UI thread after %1").arg(median(r.arrived), 0, 'f', 1);
     breakdown += ", panel updates";
     for (const auto& st : r.stages) breakdown += QString(" %1").arg(median(st), 0, 'f', 1);
+    breakdown += QString(", repaint %1").arg(median(r.repaint), 0, 'f', 1);
   }
   table += QString("\nWhere the time goes (medians, ms): %1\n").arg(breakdown);
   stop_load(busy);

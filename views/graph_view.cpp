@@ -2,8 +2,11 @@
 #include "views/graph_view.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include <QApplication>
 #include <QComboBox>
@@ -37,6 +40,14 @@ namespace passlab::views {
 namespace {
 
 bool dark_theme() { return QApplication::palette().color(QPalette::Window).lightness() < 128; }
+
+// Items' keys hold numbers as their bytes: exact, and without formatting hundreds of numbers on
+// every edit (QString::arg took milliseconds a result on Wood).
+void append_bytes(std::string& k, double v) {
+  char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  k.append(bytes, sizeof v);
+}
 
 }  // namespace
 
@@ -117,15 +128,15 @@ class NodeItem : public QGraphicsItem {
   const DrawNode& node() const { return node_; }
   int index() const { return index_; }
   // What the node looks like where it is: a new result's node with the same key is drawn the same.
-  static QString key(const DrawNode& n, Point at) {
-    return QString("%1|%2|%3|%4|%5|%6|%7|%8")
-        .arg(QString::fromStdString(n.label), QString::fromStdString(n.kind))
-        .arg(static_cast<int>(n.shape))
-        .arg(n.shared)
-        .arg(n.width)
-        .arg(n.height)
-        .arg(at.x)
-        .arg(at.y);
+  static std::string key(const DrawNode& n, Point at) {
+    std::string k = n.label;
+    k += '\0';
+    k += n.kind;
+    k += '\0';
+    k += static_cast<char>(n.shape);
+    k += static_cast<char>(n.shared);
+    for (double v : {n.width, n.height, at.x, at.y}) append_bytes(k, v);
+    return k;
   }
   // Takes over the node of a new result that looks the same (its id and tooltip may differ).
   void rebind(const DrawNode& n, int index) {
@@ -192,10 +203,17 @@ class EdgeItem : public QGraphicsItem {
     p->drawPath(path_);
   }
   std::uint32_t from_, to_;
-  QString key_;
-  static QString key(const EdgePath& e) {
-    QString k = e.arrow ? QString("a%1,%2").arg(e.tip.x).arg(e.tip.y) : QString("-");
-    for (const auto& p : e.bezier) k += QString(";%1,%2").arg(p.x).arg(p.y);
+  std::string key_;
+  static std::string key(const EdgePath& e) {
+    std::string k(1, e.arrow ? 'a' : '-');
+    if (e.arrow) {
+      append_bytes(k, e.tip.x);
+      append_bytes(k, e.tip.y);
+    }
+    for (const auto& p : e.bezier) {
+      append_bytes(k, p.x);
+      append_bytes(k, p.y);
+    }
     return k;
   }
   void style(bool dotted, bool highlighted, bool dark) {
@@ -431,8 +449,8 @@ void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr
 void GraphView::rebuild() {
   // Items that look the same in the new result (with a stable layout, most of them) are kept, so a
   // small edit repaints only what changed and the scene is not rebuilt.
-  std::multimap<QString, NodeItem*> old_nodes;
-  std::multimap<QString, EdgeItem*> old_edges;
+  std::unordered_multimap<std::string, NodeItem*> old_nodes;
+  std::unordered_multimap<std::string, EdgeItem*> old_edges;
   for (auto* it : items_) old_nodes.emplace(NodeItem::key(it->node(), {it->pos().x(), it->pos().y()}), it);
   for (auto* e : edges_) old_edges.emplace(e->key_, e);
   items_.clear();
@@ -457,7 +475,7 @@ void GraphView::rebuild() {
     }
     for (std::size_t i = 0; i < graph_->edges.size() && i < layout_->edges.size(); ++i) {
       const auto [from, to] = graph_->edges[i];
-      const QString key = EdgeItem::key(layout_->edges[i]);
+      std::string key = EdgeItem::key(layout_->edges[i]);
       auto found = old_edges.find(key);
       EdgeItem* e;
       if (found != old_edges.end()) {
@@ -467,7 +485,7 @@ void GraphView::rebuild() {
         e->to_ = to;
       } else {
         e = new EdgeItem(layout_->edges[i], from, to);
-        e->key_ = key;
+        e->key_ = std::move(key);
         scene_->addItem(e);
       }
       edges_.push_back(e);

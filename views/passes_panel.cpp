@@ -2,6 +2,7 @@
 #include "views/passes_panel.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -107,10 +108,11 @@ void PassesPanel::set_stale(bool stale) {
 
 void PassesPanel::refill() {
   muting_ = true;
-  table_->setRowCount(0);
-  listing_->clear();
+  const int row_before = table_->currentRow();
   const auto* run = current_run();
   if (!run) {
+    table_->setRowCount(0);
+    listing_->clear();
     summary_->set_text(algorithm() == "optimal" ? tr("Run the optimal search from the Compare panel")
                                                : tr("No partition (the shader has errors)"));
     muting_ = false;
@@ -124,31 +126,47 @@ void PassesPanel::refill() {
                         .arg(QString::fromStdString(snapshot_->request.target.name),
                              QString::fromStdString(snapshot_->request.model.name),
                              run->problems.empty() ? QString() : tr(" — check failed: %1").arg(QString::fromStdString(run->problems.front()))));
-  table_->setRowCount(static_cast<int>(part.passes.size()));
+  // Rows are updated in place: after most edits the passes are the same and nothing changes
+  // (rebuilding hundreds of items and measuring the columns took milliseconds on every edit).
+  const int rows = static_cast<int>(part.passes.size());
+  table_->setRowCount(rows);
   const bool dark = palette().color(QPalette::Window).lightness() < 128;
-  for (std::size_t i = 0; i < part.passes.size(); ++i) {
-    const auto& p = part.passes[i];
+  bool changed = false;
+  for (int i = 0; i < rows; ++i) {
+    const auto& p = part.passes[static_cast<std::size_t>(i)];
     const auto& r = p.resources;
-    QStringList cells{QString::number(i + 1),
-                      QString("n%1 %2").arg(p.root).arg(QString::fromStdString(snapshot_->problem.labels[p.root])),
-                      limit_text(r.operations, lim.operations),
-                      limit_text(r.registers, lim.registers),
-                      limit_text(r.textures, lim.textures),
-                      limit_text(r.interpolants, lim.interpolants),
-                      QString::number(r.restores),
-                      QString::number(r.texture_fetches),
-                      QString::number(r.arithmetic),
-                      p.failure.empty() ? tr("yes") : QString::fromStdString(p.failure)};
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      if (c == 0) item->setBackground(pass_color(static_cast<int>(i), dark));
-      if (c >= 2 && c <= 8) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      table_->setItem(static_cast<int>(i), c, item);
+    const QString cells[] = {QString::number(i + 1),
+                             QString("n%1 %2").arg(p.root).arg(QString::fromStdString(snapshot_->problem.labels[p.root])),
+                             limit_text(r.operations, lim.operations),
+                             limit_text(r.registers, lim.registers),
+                             limit_text(r.textures, lim.textures),
+                             limit_text(r.interpolants, lim.interpolants),
+                             QString::number(r.restores),
+                             QString::number(r.texture_fetches),
+                             QString::number(r.arithmetic),
+                             p.failure.empty() ? tr("yes") : QString::fromStdString(p.failure)};
+    for (int c = 0; c < static_cast<int>(std::size(cells)); ++c) {
+      QTableWidgetItem* item = table_->item(i, c);
+      if (!item) {
+        item = new QTableWidgetItem(cells[c]);
+        if (c >= 2 && c <= 8) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(i, c, item);
+        changed = true;
+      } else if (item->text() != cells[c]) {
+        item->setText(cells[c]);
+        changed = true;
+      }
+      if (c == 0) {
+        const QBrush colour(pass_color(i, dark));
+        if (item->background() != colour) item->setBackground(colour);
+      }
     }
   }
-  table_->resizeColumnsToContents();
+  if (changed) table_->resizeColumnsToContents();
   muting_ = false;
-  if (!part.passes.empty()) table_->setCurrentCell(0, 0);
+  // The pass the user was looking at stays chosen when it still exists.
+  if (rows > 0) table_->setCurrentCell(row_before >= 0 && row_before < rows ? row_before : 0, table_->currentColumn() >= 0 ? table_->currentColumn() : 0);
+  show_listing(table_->currentRow());
 }
 
 void PassesPanel::show_listing(int pass) {

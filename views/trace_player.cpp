@@ -126,6 +126,11 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   events_ = new QListView(this);
   events_->setModel(model_);
   events_->setUniformItemSizes(true);
+  // set_position() scrolls to the current row itself (and not at all for the first row: scrolling
+  // lays out the whole list at once, milliseconds for a big trace on every new result).
+  events_->setAutoScroll(false);
+  events_->setLayoutMode(QListView::Batched);  // a big trace's rows are laid out between events
+  events_->setBatchSize(2000);
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   connect(events_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
     if (muting_ || !current.isValid()) return;
@@ -187,7 +192,23 @@ void TracePlayer::reload() {
   timeline_->setRange(0, std::max(0, event_count() - 1));
   muting_ = false;
   position_ = -1;
+  // Behind another tab, the first frame (its words, and the focus it puts on the DAG) waits until
+  // the player is shown: a new result after every edit would otherwise pay for it each time.
+  if (!isVisible()) {
+    position_ = event_count() > 0 ? 0 : -1;
+    frame_pending_ = true;
+    return;
+  }
+  frame_pending_ = false;
   set_position(event_count() > 0 ? 0 : -1);
+}
+
+void TracePlayer::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (frame_pending_) {
+    frame_pending_ = false;
+    set_position(position_);
+  }
 }
 
 void TracePlayer::set_position(int index) {
@@ -219,7 +240,8 @@ void TracePlayer::set_position(int index) {
   if (row >= 0 && model_->event_at(row) == index) {
     const QModelIndex mi = model_->index(row);
     events_->selectionModel()->setCurrentIndex(mi, QItemSelectionModel::ClearAndSelect);
-    events_->scrollTo(mi);
+    if (row == 0) events_->scrollToTop();
+    else events_->scrollTo(mi);
   } else {
     events_->selectionModel()->clearSelection();
   }

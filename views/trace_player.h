@@ -44,6 +44,9 @@ class TracePlayer : public QWidget {
  signals:
   void frame_changed(const passlab::views::TraceFrame& frame);
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  private:
   const session::AlgorithmRun* run() const;
   void reload();
@@ -61,6 +64,7 @@ class TracePlayer : public QWidget {
   QToolButton* play_;
   QTimer* timer_;
   bool muting_ = false;
+  bool frame_pending_ = false;  // a new trace arrived while hidden: its first frame is drawn when shown
 };
 
 }  // namespace passlab::views
