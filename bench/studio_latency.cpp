@@ -80,16 +80,16 @@ class TimedApplication : public QApplication {
     const double cpu0 = thread_cpu_ms();
     const int type = event->type();
     const double begin = wall.isValid() ? wall.nsecsElapsed() / 1e6 : 0;
+    // Named before the event: it may delete its receiver (a deferred delete does).
+    const QString name = QString("%1 '%2'").arg(receiver->metaObject()->className(), receiver->objectName());
+    const char* parent = receiver->parent() ? receiver->parent()->metaObject()->className() : "-";
     const bool r = QApplication::notify(receiver, event);
     const double ms = t.nsecsElapsed() / 1e6;
     const double cpu = thread_cpu_ms() - cpu0;
-    if (depth_ == 1 && ms > 1.0 && wall.isValid())
-      recent.push_back({begin, ms, cpu, type, QString("%1 '%2'").arg(receiver->metaObject()->className(), receiver->objectName())});
+    if (depth_ == 1 && ms > 1.0 && wall.isValid()) recent.push_back({begin, ms, cpu, type, name});
     if (recent.size() > 400) recent.erase(recent.begin(), recent.begin() + 200);
     if (ms > (depth_ > 1 ? 4 : 16))
-      std::fprintf(stderr, "%*sslow event %d to %s '%s' (parent %s): %.1f ms (cpu %.1f)\n", 2 * (depth_ - 1), "", type,
-                   receiver->metaObject()->className(), qPrintable(receiver->objectName()),
-                   receiver->parent() ? receiver->parent()->metaObject()->className() : "-", ms, cpu);
+      std::fprintf(stderr, "%*sslow event %d to %s (parent %s): %.1f ms (cpu %.1f)\n", 2 * (depth_ - 1), "", type, qPrintable(name), parent, ms, cpu);
     --depth_;
     return r;
   }
