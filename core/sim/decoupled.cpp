@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -228,25 +229,49 @@ class DecoupledRenderer {
         units_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint16_t>(t % static_cast<std::uint32_t>(tiles_x_)),
                           static_cast<std::uint16_t>(t / static_cast<std::uint32_t>(tiles_x_))});
     }
-    // Windows of units: covered in parallel, then drawn in order.
-    double shade_ms = 0;
-    for (std::size_t at = 0; at < units_.size() && !cancelled();) {
+    // Windows of units, pipelined: a window's units are covered on the workers; its samples are
+    // depth-tested by tile and then drawn in order on this thread while a helper covers the next
+    // window's units, this thread joining in once its drawing is done.
+    std::vector<std::pair<std::size_t, std::size_t>> windows;
+    for (std::size_t at = 0; at < units_.size();) {
       std::size_t end = at;
       long budget = 0;
       while (end < units_.size() && (end == at || budget < (1L << 20))) {
         budget += unit_area(units_[end]) * spp_;
         ++end;
       }
-      if (covered_.size() < end - at) covered_.resize(end - at);
-      parallel_for(static_cast<int>(end - at), threads_, opt_.cancel, [&](int u) { cover_unit(units_[at + static_cast<std::size_t>(u)], covered_[static_cast<std::size_t>(u)]); });
+      windows.push_back({at, end});
+      at = end;
+    }
+    double shade_ms = 0;
+    std::vector<std::vector<Covered>>* now = &covered_;
+    std::vector<std::vector<Covered>>* next = &covered_next_;
+    auto cover_window = [&](std::size_t w, std::vector<std::vector<Covered>>& into, std::atomic<std::size_t>& taken) {
+      const auto [at, end] = windows[w];
+      for (std::size_t u = taken++; u < end - at && !cancelled(); u = taken++) cover_unit(units_[at + u], into[u]);
+    };
+    if (!windows.empty()) {
+      if (now->size() < windows[0].second - windows[0].first) now->resize(windows[0].second - windows[0].first);
+      parallel_for(static_cast<int>(windows[0].second - windows[0].first), threads_, opt_.cancel,
+                   [&](int u) { cover_unit(units_[static_cast<std::size_t>(u)], (*now)[static_cast<std::size_t>(u)]); });
+    }
+    for (std::size_t w = 0; w < windows.size() && !cancelled(); ++w) {
+      const auto [at, end] = windows[w];
       // The depth tests: each tile's units on one worker, in order.
       parallel_for(threads_, threads_, opt_.cancel, [&](int lane) {
         for (std::size_t u = at; u < end; ++u)
-          if ((units_[u].tx + units_[u].ty) % threads_ == lane) depth_test(units_[u], covered_[u - at]);
+          if ((units_[u].tx + units_[u].ty) % threads_ == lane) depth_test(units_[u], (*now)[u - at]);
       });
-      for (std::size_t u = at; u < end; ++u) draw_unit(units_[u], covered_[u - at]);
-
-      at = end;
+      std::atomic<std::size_t> taken{0};
+      std::thread helper;
+      if (w + 1 < windows.size()) {
+        if (next->size() < windows[w + 1].second - windows[w + 1].first) next->resize(windows[w + 1].second - windows[w + 1].first);
+        if (threads_ > 1) helper = std::thread([&] { cover_window(w + 1, *next, taken); });
+      }
+      for (std::size_t u = at; u < end; ++u) draw_unit(units_[u], (*now)[u - at]);
+      if (w + 1 < windows.size()) cover_window(w + 1, *next, taken);
+      if (helper.joinable()) helper.join();
+      std::swap(now, next);
       if (opt_.progress)
         opt_.progress->store(static_cast<int>(1000 * (static_cast<long>(triangle_base_) + static_cast<long>(units_[end - 1].triangle)) / total_triangles_));
       if (runs_.size() - shaded_ >= 65536) {
@@ -868,7 +893,7 @@ class DecoupledRenderer {
   std::vector<std::uint32_t> box_of_;  // per triangle: its first stratum box, or kNone (static: its bounds suffice)
   std::vector<PixelRect> boxes_;
   std::vector<Unit> units_;
-  std::vector<std::vector<Covered>> covered_;
+  std::vector<std::vector<Covered>> covered_, covered_next_;  // a window's covered samples per unit, and the next's
 
   std::vector<std::uint32_t> front_;  // per sample: the run (or tap set) of the nearest opaque surface
   std::vector<float> depth_;          // per sample: its camera z
