@@ -50,15 +50,22 @@ void PassGraphPanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_pt
   snapshot_ = std::move(snapshot);
   dag_ = std::move(dag);
   run_ = run;
-  dirty_ = true;
+  invalidate();
   if (isVisible()) refresh();
 }
 
 void PassGraphPanel::set_run(const session::AlgorithmRun* run) {
   if (run == run_) return;
   run_ = run;
-  dirty_ = true;
+  invalidate();
   if (isVisible()) refresh();
+}
+
+// Layouts still being made are of the old result or run (which may not outlive it): dropped.
+void PassGraphPanel::invalidate() {
+  dirty_ = true;
+  ++result_generation_;
+  ++click_generation_;
 }
 
 void PassGraphPanel::set_stale(bool stale) {

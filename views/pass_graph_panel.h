@@ -50,6 +50,7 @@ class PassGraphPanel : public QWidget {
 
  private:
   void refresh();
+  void invalidate();
   void on_passes_selected(const std::vector<std::uint32_t>& passes);
   template <typename Done>
   void lay_out(std::shared_ptr<const DrawGraph> graph, Done done);

@@ -235,7 +235,7 @@ void MainWindow::build_docks() {
   }
   pass_graph_ = new views::PassGraphPanel(this);
   graph_tabs_->addTab(pass_graph_, tr("Pass graph"));
-  graph_tabs_->setTabToolTip(3, tr("One node per pass, sized by its cost, with an edge for each saved value it reads; click a pass to see its nodes"));
+  graph_tabs_->setTabToolTip(3, tr("One node per pass, sized by its cost, with an arrow from each pass to the passes that read a value it saved; click a pass to see its nodes"));
   connect(pass_graph_, &views::PassGraphPanel::nodes_selected, this,
           [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, pass_graph_); });
   passes_ = new views::PassesPanel(this);
