@@ -80,18 +80,27 @@ void PassGraphPanel::showEvent(QShowEvent* e) {
 
 // Lays out `graph` on a worker thread (dot is serialised, and can take tens of milliseconds) and
 // calls done(layout) here, if the panel is still there (done checks that it is still wanted).
+// A graph laid out before (most edits leave the passes as they were) is shown from the cache,
+// without running dot again.
 template <typename Done>
 void PassGraphPanel::lay_out(std::shared_ptr<const DrawGraph> graph, Done done) {
+  const std::uint64_t key = layout_key(graph->layout_request());
+  if (auto it = layouts_.find(key); it != layouts_.end()) {
+    done(it->second);
+    return;
+  }
   QPointer<PassGraphPanel> self(this);
   ++pending_layouts_;
-  QThreadPool::globalInstance()->start([self, graph, done] {
+  QThreadPool::globalInstance()->start([self, graph, done, key] {
     session::run_in_background();
     auto layout = std::make_shared<const Layout>(layout_graph(graph->layout_request()));
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [self, layout, done] {
+        [self, layout, done, key] {
           if (!self) return;
           --self->pending_layouts_;
+          if (self->layouts_.size() >= 32) self->layouts_.clear();
+          self->layouts_[key] = layout;
           done(layout);
         },
         Qt::QueuedConnection);

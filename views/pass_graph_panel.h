@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -63,6 +64,7 @@ class PassGraphPanel : public QWidget {
   std::uint64_t result_generation_ = 0;  // the pass graph being laid out (older layouts are dropped)
   std::uint64_t click_generation_ = 0;   // the subgraph being laid out
   int pending_layouts_ = 0;
+  std::map<std::uint64_t, std::shared_ptr<const Layout>> layouts_;  // by layout_key(), at most 32
   GraphView* passes_;
   GraphView* subgraph_;
   QLabel* title_;

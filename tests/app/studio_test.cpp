@@ -116,6 +116,15 @@ class StudioTest : public QObject {
            w.passes()->current_run()->partition.passes.size() > 1;
   }
 
+  // Wood on PC5 (383 nodes, 91 passes) in a window of the default size, every panel showing it.
+  static bool open_wood(MainWindow& w) {
+    w.set_target("PC5");
+    w.resize(1500, 920);
+    if (!w.open_file(sample("wood"))) return false;
+    w.show();
+    return wait_for_panels(w);
+  }
+
  private slots:
   void opensASampleAndEveryPanelShowsIt() {
     MainWindow w(options());
@@ -321,11 +330,7 @@ class StudioTest : public QObject {
   // linked, and alone when not.
   void bigGraphsFitAndTheCompareViewsZoomTogether() {
     MainWindow w(options());
-    w.set_target("PC5");
-    w.resize(1500, 920);
-    QVERIFY(w.open_file(sample("wood")));
-    w.show();
-    QVERIFY(wait_for_panels(w));
+    QVERIFY(open_wood(w));
     auto* dag = w.dag_view();
     QVERIFY(QTest::qWaitFor([&] { return dag->node_count() == static_cast<int>(w.result()->snapshot->graph().size()); }, 20000));
     QVERIFY(dag->fitted());
@@ -358,11 +363,7 @@ class StudioTest : public QObject {
   // shows its subgraph and selects its nodes everywhere else.
   void thePassGraphShowsEveryPassAndAClickedPassesSubgraph() {
     MainWindow w(options());
-    w.set_target("PC5");
-    w.resize(1500, 920);
-    QVERIFY(w.open_file(sample("wood")));
-    w.show();
-    QVERIFY(wait_for_panels(w));
+    QVERIFY(open_wood(w));
     auto* panel = w.pass_graph();
     w.graph_tabs()->setCurrentWidget(panel);
     const auto* run = w.passes()->current_run();
