@@ -47,11 +47,21 @@ void PassWorkspace::prepare(std::size_t n) {
 PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
                           const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace* shared) {
   PassWorkspace local;
-  PassWorkspace& w = shared ? *shared : local;
+  PassProgram p;
+  generate_pass(t, root, members, limits, restore_uses_interpolant, shared ? *shared : local, p);
+  return p;
+}
+
+void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
+                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& w, PassProgram& p) {
   w.prepare(t.size());
   const std::uint32_t e = w.epoch;
-  PassProgram p;
   p.root = root;
+  p.schedule.clear();
+  p.is_restore.clear();
+  p.interpolants.clear();
+  p.textures.clear();
+  p.resources = partition::Resources{};
   auto member = [&](TNodeId n) { return w.stamp[n] == e; };
   for (TNodeId m : members) w.stamp[m] = e;
   w.stamp[root] = e;
@@ -192,7 +202,6 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
   r.textures = static_cast<int>(w.names.size()) + r.restores;
   r.interpolants = interps + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
   p.failure = partition::exceeded(r, limits);
-  return p;
 }
 
 partition::Problem make_problem(const TargetDag& t) {
@@ -221,8 +230,8 @@ partition::Problem make_problem(const TargetDag& t) {
 
 partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
   ++calls_;
-  PassProgram p = generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant, &ws_);
-  return {p.failure.empty(), p.resources, p.failure};
+  generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant, ws_, program_);
+  return {program_.failure.empty(), program_.resources, program_.failure};
 }
 
 namespace {

@@ -42,6 +42,9 @@ struct PassWorkspace {
 // members but not in `members` are restored. Linear in the members (plus a sort per node).
 PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
                           const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace* ws = nullptr);
+// The same into `out`, whose buffers are reused (VALID runs thousands of times per search).
+void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
+                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& ws, PassProgram& out);
 
 // What a listing needs to know about the other passes: where saved values live.
 struct ListingContext {
@@ -68,6 +71,7 @@ class FpBackend : public partition::Backend {
   partition::TargetDesc target_;
   long calls_ = 0;
   PassWorkspace ws_;
+  PassProgram program_;  // VALID's scratch program
 };
 
 }  // namespace passlab::fp

@@ -1,38 +1,54 @@
 // Memoized VALID: the same subregion asked twice is answered once.
 #include "core/partition/memo.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace passlab::partition {
 
 namespace {
 
-std::uint64_t hash(NodeId root, const std::vector<NodeId>& members) {
-  std::uint64_t h = 1469598103934665603ULL ^ root;
-  for (NodeId m : members) {
-    h ^= m + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 1099511628211ULL;
-  }
-  return h;
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 }  // namespace
 
+std::uint64_t MemoBackend::hash(NodeId root, const std::vector<NodeId>& members) {
+  NodeId top = root;
+  for (NodeId m : members) top = std::max(top, m);
+  while (keys_.size() <= top) keys_.push_back(splitmix(keys_.size()));
+  std::uint64_t h = splitmix(keys_[root] ^ members.size());
+  for (NodeId m : members) h += keys_[m];
+  return h;
+}
+
 Check MemoBackend::valid(NodeId root, const std::vector<NodeId>& members) {
-  std::uint64_t h = hash(root, members);
-  auto it = table_.find(h);
-  if (it != table_.end())
-    for (const Entry& e : it->second)
-      if (e.root == root && e.members == members) {
+  const std::uint64_t h = hash(root, members);
+  auto it = heads_.find(h);
+  if (it != heads_.end())
+    for (std::uint32_t e = it->second; e != kNone; e = entries_[e].next) {
+      const Entry& entry = entries_[e];
+      if (entry.root == root && entry.size == members.size() && (members.empty() ||
+          std::memcmp(arena_.data() + entry.offset, members.data(), members.size() * sizeof(NodeId)) == 0)) {
         ++hits_;
-        return e.check;
+        return entry.check;
       }
+    }
   ++misses_;
   Check c = inner_.valid(root, members);
-  if (size_ >= capacity_) {
-    table_.clear();
-    size_ = 0;
+  if (entries_.size() >= capacity_) {
+    entries_.clear();
+    arena_.clear();
+    heads_.clear();
   }
-  table_[h].push_back({root, members, c});
-  ++size_;
+  std::uint32_t& head = heads_.try_emplace(h, kNone).first->second;
+  entries_.push_back({root, static_cast<std::uint32_t>(members.size()), arena_.size(), head, c});
+  head = static_cast<std::uint32_t>(entries_.size() - 1);
+  arena_.insert(arena_.end(), members.begin(), members.end());
   return c;
 }
 

@@ -1,6 +1,7 @@
 // Memoized VALID: the same subregion asked twice is answered once.
 #pragma once
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -23,15 +24,25 @@ class MemoBackend : public Backend {
   long misses() const { return misses_; }
 
  private:
+  // An answer, its members in arena_[offset, offset + size); entries with the same hash are
+  // chained through `next`.
   struct Entry {
     NodeId root;
-    std::vector<NodeId> members;
+    std::uint32_t size;
+    std::size_t offset;
+    std::uint32_t next;
     Check check;
   };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  // The hash of a subregion: the sum of a random key per member (no chain of dependent steps,
+  // so it costs about a load and an add per member), mixed with the root.
+  std::uint64_t hash(NodeId root, const std::vector<NodeId>& members);
   Backend& inner_;
   std::size_t capacity_;
-  std::size_t size_ = 0;
-  std::unordered_map<std::uint64_t, std::vector<Entry>> table_;
+  std::vector<Entry> entries_;
+  std::vector<NodeId> arena_;
+  std::unordered_map<std::uint64_t, std::uint32_t> heads_;
+  std::vector<std::uint64_t> keys_;
   long hits_ = 0, misses_ = 0;
 };
 

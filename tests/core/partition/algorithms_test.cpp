@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/partition/algorithms.h"
+#include "core/partition/memo.h"
 #include "core/partition/validate.h"
 
 namespace passlab::partition {
@@ -409,6 +410,51 @@ TEST(Algorithms, OptimalWithinBudgetReportsASoundBound) {
   Partition cancelled = optimal(p, b, {paper(), nullptr}, c);
   EXPECT_FALSE(cancelled.proven_optimal);
   EXPECT_EQ(cancelled.cost, h.cost);
+}
+
+// The memo answers as its backend does and asks it once per (root, members): the same members
+// under another root, or one member more or fewer, or a permutation of the same count whose
+// sum of ids is equal, are other questions. A small capacity empties it now and then.
+TEST(Memo, AnswersAsItsBackendAndAsksItOncePerQuestion) {
+  Problem p = figure2();
+  Limits l;
+  l.operations = 4;
+  CountingBackend inner(p, l);
+  MemoBackend memo(inner, 5);
+  std::mt19937 rng(7);
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> asked;
+  for (int i = 0; i < 400; ++i) {
+    NodeId root = static_cast<NodeId>(rng() % 12);
+    std::vector<NodeId> members;
+    for (NodeId n = 0; n <= root; ++n)
+      if (n == root || rng() % 3 == 0) members.push_back(n);
+    asked.push_back({root, members});
+    long before = inner.calls;
+    Check m = memo.valid(root, members);
+    CountingBackend fresh(p, l);
+    Check f = fresh.valid(root, members);
+    ASSERT_EQ(m.ok, f.ok);
+    EXPECT_EQ(m.failure, f.failure);
+    EXPECT_EQ(m.resources.operations, f.resources.operations);
+    EXPECT_EQ(m.resources.restores, f.resources.restores);
+    // Asked again at once: answered from the memo.
+    memo.valid(root, members);
+    EXPECT_LE(inner.calls - before, 1);
+  }
+  EXPECT_EQ(memo.hits() + memo.misses(), 800);
+  EXPECT_EQ(memo.misses(), inner.calls);
+  EXPECT_GE(memo.hits(), 400);  // every second question repeats the one before
+
+  // {0, 3} and {1, 2} have the same sum of ids; so do roots 4 and 5 with the same members.
+  MemoBackend m2(inner, 1000);
+  long calls = inner.calls;
+  m2.valid(4, {0, 3, 4});
+  m2.valid(4, {1, 2, 4});
+  m2.valid(5, {0, 3, 4});
+  m2.valid(4, {0, 3});
+  m2.valid(4, {0, 3, 4});
+  EXPECT_EQ(inner.calls - calls, 4);
+  EXPECT_EQ(m2.hits(), 1);
 }
 
 }  // namespace
