@@ -85,8 +85,8 @@ void PassGraphPanel::showEvent(QShowEvent* e) {
 template <typename Done>
 void PassGraphPanel::lay_out(std::shared_ptr<const DrawGraph> graph, Done done) {
   const std::uint64_t key = layout_key(graph->layout_request());
-  if (auto it = layouts_.find(key); it != layouts_.end()) {
-    done(it->second);
+  if (auto cached = layouts_.find(key)) {
+    done(cached);
     return;
   }
   QPointer<PassGraphPanel> self(this);
@@ -99,8 +99,7 @@ void PassGraphPanel::lay_out(std::shared_ptr<const DrawGraph> graph, Done done) 
         [self, layout, done, key] {
           if (!self) return;
           --self->pending_layouts_;
-          if (self->layouts_.size() >= 32) self->layouts_.clear();
-          self->layouts_[key] = layout;
+          self->layouts_.put(key, layout);
           done(layout);
         },
         Qt::QueuedConnection);

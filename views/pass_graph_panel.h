@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -12,6 +11,7 @@
 
 #include "session/snapshot.h"
 #include "views/draw_graph.h"
+#include "views/layout_cache.h"
 
 class QLabel;
 class QSplitter;
@@ -64,7 +64,7 @@ class PassGraphPanel : public QWidget {
   std::uint64_t result_generation_ = 0;  // the pass graph being laid out (older layouts are dropped)
   std::uint64_t click_generation_ = 0;   // the subgraph being laid out
   int pending_layouts_ = 0;
-  std::map<std::uint64_t, std::shared_ptr<const Layout>> layouts_;  // by layout_key(), at most 32
+  LayoutCache layouts_{32};  // the layouts this panel made
   GraphView* passes_;
   GraphView* subgraph_;
   QLabel* title_;

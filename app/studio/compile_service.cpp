@@ -10,29 +10,14 @@
 #include <QThreadPool>
 
 #include "session/background.h"
+#include "views/layout_cache.h"
 #include "views/stable_layout.h"
 
 
 namespace passlab::studio {
 
 struct CompileService::LayoutCache {
-  std::mutex mutex;
-  std::map<std::uint64_t, std::shared_ptr<const views::Layout>> layouts;  // by request key
-  std::vector<std::uint64_t> order;                                       // oldest first
-  std::shared_ptr<const views::Layout> find(std::uint64_t key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = layouts.find(key);
-    return it == layouts.end() ? nullptr : it->second;
-  }
-  void put(std::uint64_t key, std::shared_ptr<const views::Layout> layout) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!layouts.count(key)) order.push_back(key);
-    layouts[key] = std::move(layout);
-    if (order.size() > 24) {
-      layouts.erase(order.front());
-      order.erase(order.begin());
-    }
-  }
+  views::LayoutCache layouts{24};
   // The layout of `graph`: cached, else derived from the previous picture of the same kind so
   // that unchanged nodes keep their place, else a fresh run of dot.
   std::shared_ptr<const views::Layout> get(const views::DrawGraph& graph, const views::DrawGraph* previous_graph,
@@ -40,13 +25,13 @@ struct CompileService::LayoutCache {
     const views::LayoutRequest request = graph.layout_request();
     const std::uint64_t key = views::layout_key(request);
     if (!fresh)
-      if (auto hit = find(key)) return hit;
+      if (auto hit = layouts.find(key)) return hit;
     std::shared_ptr<const views::Layout> layout;
     if (!fresh && previous_graph && previous_layout)
       if (auto derived = views::stable_layout(*previous_graph, *previous_layout, graph))
         layout = std::make_shared<const views::Layout>(std::move(*derived));
     if (!layout) layout = std::make_shared<const views::Layout>(views::layout_graph(request));
-    put(key, layout);
+    layouts.put(key, layout);
     return layout;
   }
 };
