@@ -299,6 +299,15 @@ Row measure(const QString& shader, int edits) {
     row.repaint.push_back(row.latency.back() - before_paint);
     QObject::disconnect(spy);
     row.arrived.push_back(compiled_at);
+    // --explain: what the UI thread did between the edit and the panels (events over 1 ms).
+    if (auto* app = static_cast<TimedApplication*>(QCoreApplication::instance()); app->explain) {
+      const double edit_at = app->wall.nsecsElapsed() / 1e6 - row.latency.back();
+      std::fprintf(stderr, "edit %d: %.1f ms, result on the UI thread at %.1f\n", i, row.latency.back(), compiled_at);
+      for (const auto& e : app->recent)
+        if (e.begin >= edit_at)
+          std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms (cpu %.1f)\n", e.begin - edit_at, e.type,
+                       qPrintable(e.receiver), e.ms, e.cpu);
+    }
     if (auto r = w.result()) {
       row.compile.push_back(r->snapshot->compile_ms);
       row.partition.push_back(r->snapshot->partition_ms);

@@ -629,6 +629,14 @@ std::vector<std::uint32_t> GraphView::selected_nodes() const {
   return out;
 }
 
+std::vector<std::uint32_t> GraphView::marked_nodes() const {
+  std::vector<std::uint32_t> out;
+  for (auto* it : items_)
+    if (it->marked_) out.push_back(it->node().id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void GraphView::select_nodes(const std::vector<std::uint32_t>& ids) {
   muting_ = true;
   scene_->clearSelection();
@@ -687,10 +695,18 @@ void GraphView::fit() {
   if (items_.empty()) return;
   // The whole graph, however big: far out, nodes are drawn as coloured shapes (by pass) without
   // labels, which shows the structure; zooming in (wheel, +, the minimap) shows the labels.
-  view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  // A small graph in a big view is not blown up past a little over its natural size.
-  constexpr double kMostZoom = 1.25;
-  if (view_->transform().m11() > kMostZoom) view_->setTransform(QTransform::fromScale(kMostZoom, kMostZoom));
+  // As QGraphicsView::fitInView() with its 2-pixel margin, but setting the scale in one step: a
+  // refit after a small edit leaves the same transform, and the view then repaints only what
+  // changed (fitInView() resets the scale first, which repaints the whole view every time).
+  const QRectF scene = scene_->sceneRect();
+  const QRectF room = QRectF(view_->viewport()->rect()).adjusted(2, 2, -2, -2);
+  if (!scene.isEmpty() && !room.isEmpty()) {
+    // A small graph in a big view is not blown up past a little over its natural size.
+    constexpr double kMostZoom = 1.25;
+    const double s = std::min({room.width() / scene.width(), room.height() / scene.height(), kMostZoom});
+    view_->setTransform(QTransform::fromScale(s, s));
+    view_->centerOn(scene.center());
+  }
   static_cast<Minimap*>(minimap_)->refit();
 }
 

@@ -58,6 +58,7 @@ class GraphView : public QWidget {
   void set_compact(bool compact);
   int node_count();  // of the latest graph (a hidden view draws it first)
   std::vector<std::uint32_t> selected_nodes() const;
+  std::vector<std::uint32_t> marked_nodes() const;  // drawn as pass roots: the run's, or the trace focus's marks so far
   QString export_dot() const;
   bool export_file(const QString& path, QString* error) const;  // .svg, .png or .dot
   QGraphicsScene* scene() const { return scene_; }

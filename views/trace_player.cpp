@@ -86,13 +86,13 @@ TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   algorithm_->addItem("RDSh", "rdsh");
   algorithm_->addItem("RDS", "rds");
   algorithm_->setCurrentIndex(1);
-  connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] { reload(); });
+  connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] { reload(true); });
   kinds_ = new QComboBox(this);
   kinds_->addItem(tr("All events"), -1);
   for (int k = 0; k < partition::kEventKinds; ++k)
     kinds_->addItem(partition::to_string(static_cast<partition::EventKind>(k)), k);
   kinds_->setToolTip(tr("Show only events of one kind in the list (the timeline keeps every event)"));
-  connect(kinds_, &QComboBox::currentIndexChanged, this, [this] { reload(); });
+  connect(kinds_, &QComboBox::currentIndexChanged, this, [this] { reload(true); });
   auto tool = [&](QStyle::StandardPixmap icon, const QString& tip, auto slot) {
     auto* b = new QToolButton(this);
     b->setIcon(style()->standardIcon(icon));
@@ -181,43 +181,55 @@ void TracePlayer::show_snapshot(session::SnapshotPtr snapshot) {
       algorithm_->setCurrentIndex(1);
     }
   }
-  reload();
+  reload(false);
 }
 
-void TracePlayer::reload() {
+void TracePlayer::reload(bool focus) {
   play(false);
   muting_ = true;
   const auto* r = run();
   model_->reset(r ? &r->trace : nullptr, kinds_->currentData().toInt());
   timeline_->setRange(0, std::max(0, event_count() - 1));
   muting_ = false;
-  position_ = -1;
-  // Behind another tab, the first frame (its words, and the focus it puts on the DAG) waits until
-  // the player is shown: a new result after every edit would otherwise pay for it each time.
-  if (!isVisible()) {
-    position_ = event_count() > 0 ? 0 : -1;
-    frame_pending_ = true;
+  position_ = event_count() > 0 ? 0 : -1;
+  if (focus) {
+    frame_pending_ = false;
+    set_position(position_);
     return;
   }
-  frame_pending_ = false;
-  set_position(event_count() > 0 ? 0 : -1);
+  // A new result: the graph shows its partition (every mark of the run), not the first step of a
+  // trace nobody is stepping through; the focus comes back when the user steps, plays or chooses.
+  if (on_graph_) {
+    on_graph_ = false;
+    emit frame_changed(TraceFrame{});
+  }
+  // Behind another tab, the first event's words wait until the player is shown: a new result
+  // after every edit would otherwise pay for them each time.
+  frame_pending_ = !isVisible();
+  if (!frame_pending_) show_event(position_);
 }
 
 void TracePlayer::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
   if (frame_pending_) {
     frame_pending_ = false;
-    set_position(position_);
+    show_event(position_);
   }
 }
 
 void TracePlayer::set_position(int index) {
+  show_event(index);
+  const auto* r = run();
+  on_graph_ = true;
+  emit frame_changed(position_ < 0 ? TraceFrame{} : trace_frame(r->trace, snapshot_->graph().size(), position_));
+}
+
+void TracePlayer::show_event(int index) {
   const auto* r = run();
   const int n = event_count();
   if (n == 0) {
     position_ = -1;
     reason_->set_text(snapshot_ && snapshot_->has_dag() ? tr("This run recorded no events.") : tr("No trace yet."));
-    emit frame_changed(TraceFrame{});
     return;
   }
   index = std::clamp(index, 0, n - 1);
@@ -246,7 +258,6 @@ void TracePlayer::set_position(int index) {
     events_->selectionModel()->clearSelection();
   }
   muting_ = false;
-  emit frame_changed(trace_frame(r->trace, snapshot_->graph().size(), index));
 }
 
 void TracePlayer::step(int delta) { set_position(std::max(0, position_ + delta)); }

@@ -35,6 +35,8 @@ class TracePlayer : public QWidget {
   void show_snapshot(session::SnapshotPtr snapshot);
   int position() const { return position_; }
   int event_count() const;
+  // Goes to event `index` and puts its frame on the graph; the graph keeps that focus until a new
+  // result arrives (it then shows the new partition, and the player waits at its first event).
   void set_position(int index);
   void step(int delta);
   void play(bool on);
@@ -49,7 +51,10 @@ class TracePlayer : public QWidget {
 
  private:
   const session::AlgorithmRun* run() const;
-  void reload();
+  // A new trace (a new result, or another run or filter chosen): back to its first event. With
+  // `focus` that event's frame goes on the graph; without, the graph loses any focus it had.
+  void reload(bool focus);
+  void show_event(int index);  // the event's words and row, without touching the graph
 
   session::SnapshotPtr snapshot_;
   int position_ = -1;
@@ -64,7 +69,8 @@ class TracePlayer : public QWidget {
   QToolButton* play_;
   QTimer* timer_;
   bool muting_ = false;
-  bool frame_pending_ = false;  // a new trace arrived while hidden: its first frame is drawn when shown
+  bool frame_pending_ = false;  // a new trace arrived while hidden: its first event is shown when the player is
+  bool on_graph_ = false;       // the graph shows this player's frame (the user stepped, played or chose an event)
 };
 
 }  // namespace passlab::views

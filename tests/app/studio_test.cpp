@@ -34,7 +34,6 @@
 #include "tests/app/studio_test_support.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
-#include "views/pass_graph_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/pass_graph_panel.h"
@@ -425,6 +424,48 @@ class StudioTest : public QObject {
     t->play(true);
     QVERIFY(QTest::qWaitFor([&] { return t->position() >= 2; }, 5000));
     t->play(false);
+  }
+
+  void aNewResultShowsItsPartitionNotTheStartOfItsTrace() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    // The DAG draws the partition's pass roots as marks.
+    auto roots = [&] {
+      std::vector<std::uint32_t> out;
+      for (const auto& p : w.passes()->current_run()->partition.passes) out.push_back(p.root);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    QVERIFY(roots().size() > 1);
+    QCOMPARE(w.dag_view()->marked_nodes(), roots());
+    // Stepping the trace puts its marks so far on the DAG.
+    auto* t = w.trace();
+    t->set_position(3);
+    const auto* run = w.result()->snapshot->run("rds");
+    QVERIFY(run);
+    const auto frame = passlab::views::trace_frame(run->trace, w.result()->snapshot->graph().size(), 3);
+    std::vector<std::uint32_t> so_far;
+    for (std::size_t id = 0; id < frame.marked.size(); ++id)
+      if (frame.marked[id]) so_far.push_back(static_cast<std::uint32_t>(id));
+    QCOMPARE(w.dag_view()->marked_nodes(), so_far);
+    QVERIFY(so_far != roots());
+    // An edit: the DAG shows the new partition whole again, and the player waits at the first event.
+    auto* e = w.editor();
+    const int at = static_cast<int>(e->text().indexOf("Kd = ")) + 5;
+    QVERIFY(at > 5);
+    const quint64 before = w.shown_generation();
+    e->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at + 1);
+    e->replaceSelectedText("2");
+    QVERIFY(wait_for_panels(w, before));
+    QCOMPARE(w.result()->snapshot->request.text, e->text().toStdString());
+    QCOMPARE(w.dag_view()->marked_nodes(), roots());
+    QCOMPARE(t->position(), 0);
+    // Stepping again brings the focus back.
+    t->step(1);
+    QVERIFY(w.dag_view()->marked_nodes() != roots());
   }
 
   void timelineOpensTheCombinerStagesAndSelectsBothWays() {
