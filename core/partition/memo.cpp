@@ -2,6 +2,7 @@
 #include "core/partition/memo.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace passlab::partition {
@@ -15,7 +16,16 @@ std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Every memo a number of its own, so that the numbers of its questions are told apart from
+// another memo's (a trace may hear from several).
+std::uint32_t next_asker() {
+  static std::atomic<std::uint32_t> count{0};
+  return ++count;
+}
+
 }  // namespace
+
+MemoBackend::MemoBackend(Backend& inner, std::size_t capacity) : inner_(inner), capacity_(capacity), asker_(next_asker()) {}
 
 std::uint64_t MemoBackend::hash(NodeId root, const std::vector<NodeId>& members) {
   NodeId top = root;
@@ -40,6 +50,8 @@ Check MemoBackend::valid(NodeId root, const std::vector<NodeId>& members) {
     }
   ++misses_;
   Check c = inner_.valid(root, members);
+  c.asker = asker_;
+  c.question = ++questions_;  // never reused, even after the memo starts over
   if (entries_.size() >= capacity_) {
     entries_.clear();
     arena_.clear();

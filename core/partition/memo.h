@@ -15,7 +15,7 @@ namespace passlab::partition {
 // do not depend on the cache. Bounded: past `capacity` entries the cache starts over.
 class MemoBackend : public Backend {
  public:
-  explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20) : inner_(inner), capacity_(capacity) {}
+  explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20);
   Check valid(NodeId root, const std::vector<NodeId>& members) override;
   const Limits& limits() const override { return inner_.limits(); }
   bool recompute(const Resources& r) const override { return inner_.recompute(r); }
@@ -44,6 +44,7 @@ class MemoBackend : public Backend {
   std::unordered_map<std::uint64_t, std::uint32_t> heads_;
   std::vector<std::uint64_t> keys_;
   long hits_ = 0, misses_ = 0;
+  std::uint32_t asker_, questions_ = 0;
 };
 
 }  // namespace passlab::partition

@@ -27,6 +27,9 @@ struct Check {
   bool ok = false;
   Resources resources;
   std::string failure;  // "registers: 5 > 4"
+  // A memoizing backend's number for the question (root, members): the same asker and number,
+  // the same question (a trace then keeps the subregion once). 0: not numbered.
+  std::uint32_t asker = 0, question = 0;
 };
 
 class Backend {

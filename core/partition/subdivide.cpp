@@ -36,14 +36,10 @@ Check Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
   if (trace_ && trace_->enabled()) {
     TraceEvent e;
     e.kind = EventKind::ValidCheck;
-    trace_nodes_.clear();
-    trace_nodes_.push_back(root);
-    for (NodeId m : members)
-      if (m != root) trace_nodes_.push_back(m);
     e.ok = c.ok;
     e.resources = c.resources;
     e.why = c.ok ? Why::Fits : Why::DoesNotFit;
-    trace_->record(e, trace_nodes_, c.ok ? std::string_view() : std::string_view(c.failure));
+    trace_->record_region(e, root, members, c.ok ? std::string_view() : std::string_view(c.failure), &c);
   }
   return c;
 }

@@ -35,7 +35,7 @@ namespace {
 struct ChunkPool {
   static constexpr std::size_t kMaxBytes = std::size_t{16} << 20;
   std::mutex mutex;
-  std::vector<std::vector<TraceEvent>> events;
+  std::vector<std::vector<detail::PackedEvent>> events;
   std::vector<std::vector<std::uint32_t>> nodes;
   std::size_t bytes = 0;
 };
@@ -82,26 +82,139 @@ Trace::~Trace() {
   give_back(node_chunks_, pool().nodes, kNodeChunk);
 }
 
-void Trace::add(TraceEvent e, std::span<const std::uint32_t> nodes, std::string_view words) {
-  e.nodes_size = static_cast<std::uint32_t>(nodes.size());
-  e.nodes_chunk = e.nodes_at = 0;
-  if (!nodes.empty()) {
-    if (node_chunks_.empty() || node_chunks_.back().size() + nodes.size() > node_chunks_.back().capacity())
-      node_chunks_.push_back(nodes.size() <= kNodeChunk ? take_chunk(pool().nodes, kNodeChunk) : take_chunk(pool().nodes, nodes.size()));
-    std::vector<std::uint32_t>& chunk = node_chunks_.back();
-    e.nodes_chunk = static_cast<std::uint32_t>(node_chunks_.size() - 1);
-    e.nodes_at = static_cast<std::uint32_t>(chunk.size());
-    chunk.insert(chunk.end(), nodes.begin(), nodes.end());
+std::uint32_t* Trace::reserve_nodes(std::size_t n, NodeSpot& at) {
+  at = NodeSpot{0, 0, static_cast<std::uint32_t>(n)};
+  if (n == 0) return nullptr;
+  if (node_chunks_.empty() || node_chunks_.back().size() + n > node_chunks_.back().capacity())
+    node_chunks_.push_back(n <= kNodeChunk ? take_chunk(pool().nodes, kNodeChunk) : take_chunk(pool().nodes, n));
+  std::vector<std::uint32_t>& chunk = node_chunks_.back();
+  at.chunk = static_cast<std::uint32_t>(node_chunks_.size() - 1);
+  at.at = static_cast<std::uint32_t>(chunk.size());
+  chunk.resize(chunk.size() + n);  // within the reserve: never moves
+  return chunk.data() + at.at;
+}
+
+void Trace::add(const TraceEvent& e, std::span<const std::uint32_t> nodes, std::string_view words) {
+  NodeSpot at;
+  if (std::uint32_t* out = reserve_nodes(nodes.size(), at)) std::copy(nodes.begin(), nodes.end(), out);
+  push(e, at, words);
+}
+
+void Trace::add(const TraceEvent& e, std::uint32_t first, std::span<const std::uint32_t> rest, std::string_view words,
+                std::uint32_t asker, std::uint32_t question) {
+  // Numbered questions are dense from 1 (a memo's misses); past a bound they are not looked up.
+  constexpr std::uint32_t kMostQuestions = 1u << 20;
+  if (question >= kMostQuestions) question = 0;
+  if (question != 0 && asker != asker_) {  // another memo: its numbers mean other questions
+    asker_ = asker;
+    asked_.clear();
   }
-  e.text = -1;
-  if (!words.empty()) {
-    // Failures repeat ("registers: 5 > 4" for check after check): the same words are kept once.
-    if (texts_.empty() || texts_.back() != words) texts_.emplace_back(words);
-    e.text = static_cast<std::int32_t>(texts_.size() - 1);
+  if (question != 0) {
+    if (question >= asked_.size()) asked_.resize(std::max<std::size_t>(question + 1, asked_.size() * 2));
+    Asked& a = asked_[question];
+    if (a.nodes.size != 0) return push(e, a.nodes, words, &a.text);
   }
+  const bool holds = std::find(rest.begin(), rest.end(), first) != rest.end();
+  NodeSpot at;
+  std::uint32_t* out = reserve_nodes(rest.size() + (holds ? 0 : 1), at);
+  *out++ = first;
+  for (std::uint32_t n : rest)
+    if (n != first) *out++ = n;
+  if (question == 0) return push(e, at, words);
+  asked_[question].nodes = at;
+  push(e, at, words, &asked_[question].text);
+}
+
+// Writes the stored form in place, field by field: building it aside and copying it in made
+// every event wait on its own narrow stores (a store-forwarding stall per copied word).
+void Trace::push(const TraceEvent& e, NodeSpot at, std::string_view words, std::int32_t* known) {
+  std::int32_t text = -1;
+  if (known && *known != kUnknownText) {
+    text = *known;  // the same question: the same answer
+  } else if (!words.empty()) {
+    // Failures repeat ("registers: 5 > 4", "operations: 7 > 6", check after check): words equal
+    // to one of the last few stored are not stored again.
+    const std::size_t n = texts_.size();
+    for (std::size_t k = n; k > 0 && k + 8 > n; --k)
+      if (texts_[k - 1] == words) {
+        text = static_cast<std::int32_t>(k - 1);
+        break;
+      }
+    if (text < 0) {
+      texts_.emplace_back(words);
+      text = static_cast<std::int32_t>(n);
+    }
+  }
+  if (known) *known = text;
   if (size_ % kEventChunk == 0) events_.push_back(take_chunk(pool().events, kEventChunk));
-  events_.back().push_back(e);
+  detail::PackedEvent& p = events_.back().emplace_back();
   ++size_;
+  p.kind = e.kind;
+  p.why = e.why;
+  p.ok = e.ok;
+  p.nodes_chunk = at.chunk;
+  p.nodes_at = at.at;
+  p.nodes_size = at.size;
+  p.text = text;
+  p.user = e.user;
+  p.kept = static_cast<std::uint16_t>(e.kept);
+  p.candidates = static_cast<std::uint16_t>(e.candidates);
+  p.pass = static_cast<std::int16_t>(e.pass);
+  p.stage = static_cast<std::int16_t>(e.stage);
+  const Resources& r = e.resources;
+  p.resources[0] = static_cast<std::uint16_t>(r.operations);
+  p.resources[1] = static_cast<std::uint16_t>(r.registers);
+  p.resources[2] = static_cast<std::uint16_t>(r.textures);
+  p.resources[3] = static_cast<std::uint16_t>(r.interpolants);
+  p.resources[4] = static_cast<std::uint16_t>(r.dependent_levels);
+  p.resources[5] = static_cast<std::uint16_t>(r.texture_fetches);
+  p.resources[6] = static_cast<std::uint16_t>(r.restores);
+  p.resources[7] = static_cast<std::uint16_t>(r.arithmetic);
+  auto small = [](int v) { return v >= 0 && v <= 0xffff; };
+  p.wide = e.cost_save != 0 || e.cost_recompute != 0 || e.kept > 0xffff || e.candidates > 0xffff || e.pass < -0x8000 ||
+           e.pass > 0x7fff || e.stage < -0x8000 || e.stage > 0x7fff || !small(r.operations) || !small(r.registers) ||
+           !small(r.textures) || !small(r.interpolants) || !small(r.dependent_levels) || !small(r.texture_fetches) ||
+           !small(r.restores) || !small(r.arithmetic);
+  if (p.wide) {
+    p.user = static_cast<std::uint32_t>(wide_.size());
+    TraceEvent& w = wide_.emplace_back(e);
+    w.nodes_chunk = at.chunk;
+    w.nodes_at = at.at;
+    w.nodes_size = at.size;
+    w.text = text;
+  }
+}
+
+static_assert(sizeof(Resources) == 8 * sizeof(int), "Trace::push and unpack list every count of Resources");
+
+TraceEvent Trace::unpack(const detail::PackedEvent& p) const {
+  if (p.wide) return wide_[p.user];
+  TraceEvent e;
+  e.kind = p.kind;
+  e.why = p.why;
+  e.ok = p.ok;
+  e.nodes_chunk = p.nodes_chunk;
+  e.nodes_at = p.nodes_at;
+  e.nodes_size = p.nodes_size;
+  e.text = p.text;
+  e.user = p.user;
+  e.kept = p.kept;
+  e.candidates = p.candidates;
+  e.pass = p.pass;
+  e.stage = p.stage;
+  Resources& r = e.resources;
+  int* counts[8] = {&r.operations, &r.registers, &r.textures, &r.interpolants, &r.dependent_levels, &r.texture_fetches, &r.restores, &r.arithmetic};
+  for (int i = 0; i < 8; ++i) *counts[i] = p.resources[i];
+  return e;
+}
+
+void TraceSink::record_region(const TraceEvent& e, std::uint32_t root, std::span<const std::uint32_t> members,
+                              std::string_view words, const Check* /*check*/) {
+  if (!enabled()) return;
+  std::vector<std::uint32_t> nodes{root};
+  for (std::uint32_t n : members)
+    if (n != root) nodes.push_back(n);
+  record(e, nodes, words);
 }
 
 std::string Trace::describe(const TraceEvent& e) const {

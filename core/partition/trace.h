@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/partition/target.h"
+#include "core/partition/problem.h"
 
 namespace passlab::partition {
 
@@ -64,10 +64,31 @@ struct TraceEvent {
   int pass = -1, stage = -1;                   // Codegen: the pass of the result and the hardware stage concerned
 };
 
+namespace detail {
+// An event as a Trace stores it. `wide`: the event is whole in the trace's side list, at `user`
+// (it carries costs, or a number too big for the fields here).
+struct PackedEvent {
+  EventKind kind;
+  Why why;
+  bool ok;
+  bool wide;
+  std::uint32_t nodes_chunk, nodes_at, nodes_size;
+  std::int32_t text;
+  std::uint32_t user;
+  std::uint16_t kept, candidates;
+  std::int16_t pass, stage;
+  std::uint16_t resources[8];
+};
+static_assert(sizeof(PackedEvent) == 48);
+}  // namespace detail
+
 // A recorded run: the events, and the node lists and words they point into. Both grow by chunks
 // that never move, so recording never copies what it already holds (a growing vector copied
 // every event at each doubling), and a finished trace's chunks are kept for the next one (up to
 // 16 MB in all), so recording does not pay a page fault per 4 KB of fresh memory on every compile.
+// An event is stored in 48 bytes rather than TraceEvent's 88 (RDS on Wood records 78,504 of them
+// on every compile, and writing them was most of what the trace cost): small counts as 16 bits,
+// and the few events that carry costs or bigger numbers whole, beside the others.
 class Trace {
  public:
   Trace() = default;
@@ -79,12 +100,12 @@ class Trace {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const TraceEvent& operator[](std::size_t i) const { return events_[i / kEventChunk][i % kEventChunk]; }
+  TraceEvent operator[](std::size_t i) const { return unpack(events_[i / kEventChunk][i % kEventChunk]); }
 
   class Iterator {
    public:
     Iterator(const Trace* t, std::size_t i) : t_(t), i_(i) {}
-    const TraceEvent& operator*() const { return (*t_)[i_]; }
+    TraceEvent operator*() const { return (*t_)[i_]; }
     Iterator& operator++() { ++i_; return *this; }
     bool operator==(const Iterator& o) const { return i_ == o.i_; }
    private:
@@ -101,8 +122,13 @@ class Trace {
   }
   const std::string& text(const TraceEvent& e) const;  // "" when it has none
   std::size_t distinct_texts() const { return texts_.size(); }
-  // Appends `e` with its nodes and words (words equal to the previous ones are stored once).
-  void add(TraceEvent e, std::span<const std::uint32_t> nodes = {}, std::string_view words = {});
+  // Appends `e` with its nodes and words (words equal to recent ones are not stored again).
+  void add(const TraceEvent& e, std::span<const std::uint32_t> nodes = {}, std::string_view words = {});
+  // Appends `e` with the nodes `first`, then `rest` without `first` (a subregion, its root first).
+  // Events with the same non-zero `question` of the same `asker` (see Check) share one copy of
+  // the nodes, and their words are taken to be the same (the same question's answer).
+  void add(const TraceEvent& e, std::uint32_t first, std::span<const std::uint32_t> rest, std::string_view words = {},
+           std::uint32_t asker = 0, std::uint32_t question = 0);
   // The reason in words, as the trace player and the CLI show it.
   std::string describe(const TraceEvent& e) const;
   // The nodes the event is about, as the trace player highlights them: a merge's node and the
@@ -110,11 +136,27 @@ class Trace {
   std::span<const std::uint32_t> concerned(const TraceEvent& e) const;
 
  private:
+  TraceEvent unpack(const detail::PackedEvent& p) const;
+  struct NodeSpot {
+    std::uint32_t chunk = 0, at = 0, size = 0;
+  };
+  std::uint32_t* reserve_nodes(std::size_t n, NodeSpot& at);  // room for an event's n nodes
+  // `known`: where the words were stored for an earlier event, or kUnknownText (then set).
+  void push(const TraceEvent& e, NodeSpot at, std::string_view words, std::int32_t* known = nullptr);
+  static constexpr std::int32_t kUnknownText = -2;
+  struct Asked {
+    NodeSpot nodes;                     // size 0: not asked yet
+    std::int32_t text = kUnknownText;  // the answer's words
+  };
+
   static constexpr std::size_t kEventChunk = 4096;
   static constexpr std::size_t kNodeChunk = std::size_t{1} << 18;
-  std::vector<std::vector<TraceEvent>> events_;          // each reserved to kEventChunk, never beyond
+  std::vector<std::vector<detail::PackedEvent>> events_;              // each reserved to kEventChunk, never beyond
   std::vector<std::vector<std::uint32_t>> node_chunks_;  // each an event's list whole, never beyond its reserve
   std::vector<std::string> texts_;
+  std::vector<TraceEvent> wide_;
+  std::uint32_t asker_ = 0;      // whose questions asked_ holds
+  std::vector<Asked> asked_;     // by question: where its subregion's nodes and its words are
   std::size_t size_ = 0;
 };
 
@@ -124,6 +166,11 @@ class TraceSink {
   virtual ~TraceSink() = default;
   virtual bool enabled() const { return false; }
   virtual void record(const TraceEvent&, std::span<const std::uint32_t> /*nodes*/ = {}, std::string_view /*words*/ = {}) {}
+  // An event about a subregion: its nodes are `root`, then `members` without it.
+  // `check` says which question this was (Check::asker, Check::question): the same question's
+  // nodes may be kept once.
+  virtual void record_region(const TraceEvent& e, std::uint32_t root, std::span<const std::uint32_t> members,
+                             std::string_view words = {}, const Check* check = nullptr);
 };
 
 class TraceLog : public TraceSink {
@@ -131,6 +178,10 @@ class TraceLog : public TraceSink {
   bool enabled() const override { return true; }
   void record(const TraceEvent& e, std::span<const std::uint32_t> nodes = {}, std::string_view words = {}) override {
     trace.add(e, nodes, words);
+  }
+  void record_region(const TraceEvent& e, std::uint32_t root, std::span<const std::uint32_t> members,
+                     std::string_view words = {}, const Check* check = nullptr) override {
+    trace.add(e, root, members, words, check ? check->asker : 0, check ? check->question : 0);
   }
   Trace trace;
 };

@@ -5,6 +5,9 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <span>
+#include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +57,17 @@ Problem make(std::vector<std::vector<NodeId>> children, NodeId root, std::vector
   p.is_op = is_op.empty() ? std::vector<char>(p.graph.children.size(), 1) : std::move(is_op);
   p.labels.assign(p.graph.children.size(), "op");
   return p;
+}
+
+// A random DAG of n operations, each with one to three operands among the earlier ones; the
+// last is the root.
+Problem random_dag(std::mt19937& rng, int n) {
+  std::vector<std::vector<NodeId>> kids(static_cast<std::size_t>(n));
+  for (int i = 1; i < n; ++i) {
+    int arity = 1 + static_cast<int>(rng() % 3);
+    for (int a = 0; a < arity; ++a) kids[static_cast<std::size_t>(i)].push_back(static_cast<NodeId>(rng() % static_cast<unsigned>(i)));
+  }
+  return make(kids, static_cast<NodeId>(n - 1));
 }
 
 CostModel paper() {
@@ -257,6 +271,127 @@ TEST(Trace, ACopyOutlivesTheOriginalAndTheChunksItGaveBack) {
   }
 }
 
+// A sink that keeps every event with its own copy of its nodes and words: what a trace must read
+// back whatever it shares between events.
+class PlainLog : public TraceSink {
+ public:
+  struct Kept {
+    TraceEvent event;
+    std::vector<std::uint32_t> nodes;
+    std::string words;
+  };
+  bool enabled() const override { return true; }
+  void record(const TraceEvent& e, std::span<const std::uint32_t> nodes, std::string_view words) override {
+    kept.push_back({e, {nodes.begin(), nodes.end()}, std::string(words)});
+  }
+  std::vector<Kept> kept;
+};
+
+// RDS asks its memo the same questions again and again; the trace keeps a repeated question's
+// subregion and words once. Read back, every event must be the one recorded, on DAGs where the
+// memo's numbers repeat, and with two memos' numbers in one trace (they mean other questions).
+TEST(Trace, SharedSubregionsReadBackAsRecorded) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    int n = 8 + static_cast<int>(rng() % 24);
+    Problem p = random_dag(rng, n);
+    Limits l;
+    l.operations = 3 + static_cast<int>(rng() % 4);
+    CountingBackend b(p, l);
+    TraceLog log;
+    PlainLog plain;
+    struct Both : TraceSink {
+      TraceLog* a;
+      PlainLog* b;
+      bool enabled() const override { return true; }
+      void record(const TraceEvent& e, std::span<const std::uint32_t> nodes, std::string_view words) override {
+        a->record(e, nodes, words);
+        b->record(e, nodes, words);
+      }
+      void record_region(const TraceEvent& e, std::uint32_t root, std::span<const std::uint32_t> members,
+                         std::string_view words, const Check* check) override {
+        a->record_region(e, root, members, words, check);
+        b->TraceSink::record_region(e, root, members, words, check);  // its own copy, root first
+      }
+    } both;
+    both.a = &log;
+    both.b = &plain;
+    rds(p, b, {paper(), &both});
+    Limits tighter = l;
+    tighter.operations = l.operations - 1;
+    CountingBackend b2(p, tighter);
+    rds(p, b2, {paper(), &both});  // a second memo, numbering its other questions from 1 again
+    ASSERT_EQ(log.trace.size(), plain.kept.size());
+    long repeated = 0;
+    for (std::size_t i = 0; i < plain.kept.size(); ++i) {
+      const TraceEvent got = log.trace[i];
+      const PlainLog::Kept& want = plain.kept[i];
+      ASSERT_EQ(std::vector<std::uint32_t>(log.trace.nodes(got).begin(), log.trace.nodes(got).end()), want.nodes) << i;
+      EXPECT_EQ(log.trace.text(got), want.words) << i;
+      EXPECT_EQ(got.kind, want.event.kind);
+      EXPECT_EQ(got.why, want.event.why);
+      EXPECT_EQ(got.ok, want.event.ok);
+      EXPECT_EQ(got.resources, want.event.resources);
+      EXPECT_EQ(got.cost_save, want.event.cost_save);
+      EXPECT_EQ(got.cost_recompute, want.event.cost_recompute);
+      for (std::size_t j = 0; j < i && got.kind == EventKind::ValidCheck; ++j)
+        if (log.trace[j].kind == EventKind::ValidCheck && log.trace[j].nodes_at == got.nodes_at &&
+            log.trace[j].nodes_chunk == got.nodes_chunk) {
+          ++repeated;
+          break;
+        }
+    }
+    if (trial == 0) EXPECT_GT(repeated, 0);  // the sharing happened
+  }
+}
+
+// Events are stored small; what does not fit the small form (costs, big counts, codegen's pass
+// and stage) reads back whole.
+TEST(Trace, EveryFieldReadsBack) {
+  Trace t;
+  TraceEvent big;
+  big.kind = EventKind::ValidCheck;
+  big.why = Why::DoesNotFit;
+  big.resources.operations = 70000;
+  big.resources.arithmetic = 65535;
+  big.resources.registers = 9;
+  big.user = 123456;
+  TraceEvent costs;
+  costs.kind = EventKind::SearchTrial;
+  costs.why = Why::Trial;
+  costs.cost_save = 403.46;
+  costs.cost_recompute = 1e9;
+  TraceEvent codegen;
+  codegen.kind = EventKind::Codegen;
+  codegen.pass = 3;
+  codegen.stage = -1;
+  TraceEvent merge;
+  merge.kind = EventKind::MergeChoice;
+  merge.why = Why::Merge;
+  merge.kept = 2;
+  merge.candidates = 70000;
+  const std::uint32_t node = 5;
+  const std::vector<TraceEvent> events{big, costs, codegen, merge};
+  for (const TraceEvent& e : events) t.add(e, {&node, 1}, "w");
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& want = events[i];
+    const TraceEvent got = t[i];
+    EXPECT_EQ(got.kind, want.kind);
+    EXPECT_EQ(got.why, want.why);
+    EXPECT_EQ(got.resources, want.resources);
+    EXPECT_EQ(got.user, want.user);
+    EXPECT_EQ(got.cost_save, want.cost_save);
+    EXPECT_EQ(got.cost_recompute, want.cost_recompute);
+    EXPECT_EQ(got.pass, want.pass);
+    EXPECT_EQ(got.stage, want.stage);
+    EXPECT_EQ(got.kept, want.kept);
+    EXPECT_EQ(got.candidates, want.candidates);
+    EXPECT_EQ(t.text(got), "w");
+    ASSERT_EQ(t.nodes(got).size(), 1u);
+    EXPECT_EQ(t.nodes(got)[0], 5u);
+  }
+}
+
 // Brute force: every marking of the operations (root marked), cheapest valid one.
 double brute_force(const Problem& p, Backend& b, const CostModel& m) {
   std::vector<NodeId> ops;
@@ -277,12 +412,7 @@ TEST(Algorithms, OptimalEqualsBruteForceOnRandomDags) {
   int cases = 0;
   for (int trial = 0; trial < 60; ++trial) {
     int n = 4 + static_cast<int>(rng() % 9);  // up to 12 operations: 2^11 markings
-    std::vector<std::vector<NodeId>> kids(static_cast<std::size_t>(n));
-    for (int i = 1; i < n; ++i) {
-      int arity = 1 + static_cast<int>(rng() % 3);
-      for (int a = 0; a < arity; ++a) kids[static_cast<std::size_t>(i)].push_back(static_cast<NodeId>(rng() % static_cast<unsigned>(i)));
-    }
-    Problem p = make(kids, static_cast<NodeId>(n - 1));
+    Problem p = random_dag(rng, n);
     Limits l;
     l.operations = 4 + static_cast<int>(rng() % 3);
     CountingBackend b(p, l);
