@@ -18,6 +18,7 @@
 //     fires late by more than 16 ms means the event loop was blocked that long.
 // An edit after a pause compiles at once (the compile delay applies to bursts of typing).
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,14 @@ namespace {
 
 using passlab::studio::MainWindow;
 
+// The UI thread's context switches so far: voluntary (it blocked: a lock, the disk) and
+// involuntary (it was preempted).
+std::pair<long, long> thread_switches() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return {u.ru_nvcsw, u.ru_nivcsw};
+}
+
 // The UI thread's own CPU time: an event's wall time beyond it was spent waiting (on the display
 // server, the disk) or preempted.
 double thread_cpu_ms() {
@@ -68,6 +77,7 @@ class TimedApplication : public QApplication {
   struct Recent {
     double begin, ms, cpu;  // cpu: the UI thread's own CPU time; ms - cpu is time it waited or was preempted
     int type;
+    long blocked, preempted;  // context switches during the event
     QString receiver;
   };
   QElapsedTimer wall;
@@ -78,6 +88,7 @@ class TimedApplication : public QApplication {
     QElapsedTimer t;
     t.start();
     const double cpu0 = thread_cpu_ms();
+    const auto [vol0, invol0] = thread_switches();
     const int type = event->type();
     const double begin = wall.isValid() ? wall.nsecsElapsed() / 1e6 : 0;
     // Named before the event: it may delete its receiver (a deferred delete does).
@@ -86,10 +97,12 @@ class TimedApplication : public QApplication {
     const bool r = QApplication::notify(receiver, event);
     const double ms = t.nsecsElapsed() / 1e6;
     const double cpu = thread_cpu_ms() - cpu0;
-    if (depth_ == 1 && ms > 1.0 && wall.isValid()) recent.push_back({begin, ms, cpu, type, name});
+    const auto [vol1, invol1] = thread_switches();
+    if (depth_ == 1 && ms > 1.0 && wall.isValid()) recent.push_back({begin, ms, cpu, type, vol1 - vol0, invol1 - invol0, name});
     if (recent.size() > 400) recent.erase(recent.begin(), recent.begin() + 200);
     if (ms > (depth_ > 1 ? 4 : 16))
-      std::fprintf(stderr, "%*sslow event %d to %s (parent %s): %.1f ms (cpu %.1f)\n", 2 * (depth_ - 1), "", type, qPrintable(name), parent, ms, cpu);
+      std::fprintf(stderr, "%*sslow event %d to %s (parent %s): %.1f ms (cpu %.1f, blocked %ld, preempted %ld times)\n", 2 * (depth_ - 1), "",
+                   type, qPrintable(name), parent, ms, cpu, vol1 - vol0, invol1 - invol0);
     --depth_;
     return r;
   }
@@ -116,8 +129,8 @@ class StallProbe : public QObject {
           std::fprintf(stderr, "stall of %.1f ms, filled by:\n", gap);
           for (const auto& e : app->recent)
             if (e.begin >= last_ + base - 1)
-              std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms (cpu %.1f)\n", e.begin - last_ - base, e.type,
-                           qPrintable(e.receiver), e.ms, e.cpu);
+              std::fprintf(stderr, "  +%.1f event %d to %s: %.1f ms (cpu %.1f, blocked %ld, preempted %ld times)\n",
+                           e.begin - last_ - base, e.type, qPrintable(e.receiver), e.ms, e.cpu, e.blocked, e.preempted);
         }
       }
       last_ = now;

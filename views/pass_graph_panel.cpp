@@ -13,6 +13,7 @@
 #include "session/background.h"
 #include "views/graph_layout.h"
 #include "views/graph_view.h"
+#include "views/work_pool.h"
 
 namespace passlab::views {
 
@@ -91,7 +92,7 @@ void PassGraphPanel::lay_out(std::shared_ptr<const DrawGraph> graph, Done done) 
   }
   QPointer<PassGraphPanel> self(this);
   ++pending_layouts_;
-  QThreadPool::globalInstance()->start([self, graph, done, key] {
+  work_pool().start([self, graph, done, key] {
     session::run_in_background();
     auto layout = std::make_shared<const Layout>(layout_graph(graph->layout_request()));
     QMetaObject::invokeMethod(

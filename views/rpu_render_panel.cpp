@@ -24,6 +24,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "core/sim/heat.h"
+#include "views/work_pool.h"
 
 namespace passlab::views {
 
@@ -244,7 +245,7 @@ void RpuRenderPanel::start_render() {
     show_frame();
     emit frame_ready();
   });
-  watcher->setFuture(QtConcurrent::run([build, flag] {
+  watcher->setFuture(QtConcurrent::run(&work_pool(), [build, flag] {
     const auto t0 = std::chrono::steady_clock::now();
     rpu::RenderResult r = session::render_rpu(*build, flag.get());
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -1,5 +1,6 @@
 // The Studio's RPU debugging session.
 #include "views/rpu_session.h"
+#include "views/work_pool.h"
 
 #include <QPointer>
 #include <QThreadPool>
@@ -48,7 +49,7 @@ void RpuSession::pick_pixel(int x, int y) {
   if (recording_++ == 0) emit recording_changed(true);
   QPointer<RpuSession> self(this);
   std::shared_ptr<const session::RpuBuild> build = build_;
-  QThreadPool::globalInstance()->start([self, build, x, y, position, lane, id] {
+  work_pool().start([self, build, x, y, position, lane, id] {
     auto run = std::make_shared<rpu::ChunkRun>(session::record_rpu_pixel(*build, x, y));
     if (!self) return;
     QTimer::singleShot(0, self.data(), [self, build, run, x, y, position, lane, id] {

@@ -12,6 +12,7 @@
 #include "session/background.h"
 #include "views/layout_cache.h"
 #include "views/stable_layout.h"
+#include "views/work_pool.h"
 
 
 namespace passlab::studio {
@@ -45,7 +46,7 @@ CompileService::CompileService(QObject* parent) : QObject(parent), cache_(std::m
 CompileService::~CompileService() {
   if (cancel_) cancel_->store(true);
   if (optimal_cancel_) optimal_cancel_->store(true);
-  QThreadPool::globalInstance()->waitForDone();
+  views::work_pool().waitForDone();
 }
 
 void CompileService::set_request(const session::Request& base) {
@@ -89,7 +90,7 @@ void CompileService::start() {
   QPointer<CompileService> self(this);
   ++running_;
   emit compile_started(generation);
-  QThreadPool::globalInstance()->start([self, request, cancel, cache, generation, previous, fresh] {
+  views::work_pool().start([self, request, cancel, cache, generation, previous, fresh] {
     session::run_in_background();
     auto snapshot = session::build_snapshot(request, cancel.get());
     snapshot->generation = generation;
@@ -128,7 +129,7 @@ void CompileService::run_optimal(session::SnapshotPtr snapshot, double budget_se
   optimal_cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = optimal_cancel_;
   QPointer<CompileService> self(this);
-  QThreadPool::globalInstance()->start([self, snapshot, budget_seconds, cancel] {
+  views::work_pool().start([self, snapshot, budget_seconds, cancel] {
     session::run_in_background();
     partition::OptimalOptions so;
     so.budget_seconds = budget_seconds;

@@ -1,6 +1,8 @@
 // The Studio's main window.
 #include "app/studio/main_window.h"
 
+#include "session/background.h"
+
 #include <unistd.h>
 
 #include <csignal>
@@ -58,6 +60,7 @@
 #include "views/sampling_panel.h"
 #include "views/target_panel.h"
 #include "views/trace_player.h"
+#include "views/work_pool.h"
 
 namespace passlab::studio {
 
@@ -112,6 +115,7 @@ void apply_palette(bool dark) {
 }  // namespace
 
 MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent), options_(options) {
+  session::run_responsive();  // this is the UI thread
   setObjectName("PasslabStudio");
   setAcceptDrops(true);
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
@@ -891,7 +895,7 @@ void MainWindow::show_next_stage() {
         else set_stale(false);
         // No panel refers to the older results any more: free them (a snapshot holds the whole
         // trace, tens of thousands of events) on a worker thread, not in the UI's time.
-        QThreadPool::globalInstance()->start([old = std::move(retired_), runs = std::move(retired_runs_)]() mutable {
+        views::work_pool().start([old = std::move(retired_), runs = std::move(retired_runs_)]() mutable {
           old.clear();
           runs.clear();
         });

@@ -1,0 +1,14 @@
+// The Studio's own thread pool.
+#include "views/work_pool.h"
+
+#include <QThreadPool>
+
+namespace passlab::views {
+
+namespace {
+Q_GLOBAL_STATIC(QThreadPool, pool)
+}  // namespace
+
+QThreadPool& work_pool() { return *pool(); }
+
+}  // namespace passlab::views
