@@ -27,6 +27,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 #include <QTreeWidget>
 
 #include "session/render_job.h"
@@ -42,6 +43,7 @@
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
+#include "views/work_pool.h"
 
 using passlab::studio::MainWindow;
 using passlab::studio::StudioOptions;
@@ -261,6 +263,25 @@ class StudioTest : public QObject {
     QCOMPARE(started.back(), e->text().toStdString());
     QVERIFY(wait_for_panels(w, w.result()->snapshot->generation));
     QCOMPARE(w.result()->snapshot->request.text, e->text().toStdString());
+  }
+
+  // Qt's raster engine hands big fills to QThreadPool::globalInstance() and waits for them: a
+  // compile or a search queued there would hold up every repaint until it ended.
+  void backgroundWorkLeavesQtsGlobalPoolToThePainter() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("wood")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    QThreadPool* qt_pool = QThreadPool::globalInstance();
+    QVERIFY(qt_pool->waitForDone(5000));  // whatever painting handed it is done
+    w.service()->compile_now();
+    QVERIFY(passlab::views::work_pool().activeThreadCount() > 0);
+    QCOMPARE(qt_pool->activeThreadCount(), 0);
+    w.service()->run_optimal(w.result()->snapshot, 0.5);
+    QCOMPARE(qt_pool->activeThreadCount(), 0);
+    QVERIFY(wait_for_panels(w, w.result()->snapshot->generation));
+    w.service()->cancel_optimal();
+    QVERIFY(passlab::views::work_pool().waitForDone(10000));
   }
 
   void aSmallEditKeepsTheDrawnNodesAndAHiddenTabCatchesUpWhenChosen() {
