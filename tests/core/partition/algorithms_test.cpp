@@ -341,7 +341,9 @@ TEST(Trace, SharedSubregionsReadBackAsRecorded) {
           break;
         }
     }
-    if (trial == 0) EXPECT_GT(repeated, 0);  // the sharing happened
+    if (trial == 0) {
+      EXPECT_GT(repeated, 0);  // the sharing happened
+    }
   }
 }
 
