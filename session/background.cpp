@@ -35,8 +35,9 @@ void run_in_background() {
   thread_local bool lowered = false;
   if (!lowered) {
     lowered = true;
-    // The default slice: a worker started by the UI thread would otherwise keep the UI's short one.
-    if (!set_attributes(SCHED_BATCH, kBackgroundNice, 0)) setpriority(PRIO_PROCESS, 0, kBackgroundNice);
+    // A long slice: a worker started by the UI thread would otherwise keep the UI's short one.
+    if (!set_attributes(SCHED_BATCH, kBackgroundNice, kBackgroundSliceNs))
+      setpriority(PRIO_PROCESS, 0, kBackgroundNice);
   }
 #endif
 }
