@@ -249,24 +249,33 @@ class GraphCanvas : public QGraphicsView {
   void user_moved() {
     if (on_user_moved) on_user_moved();
   }
+  // The minimap, in the bottom-right corner, when it helps: the view has room for it and shows
+  // part of the graph. With the whole graph in view (fitted) it would only hide the nodes under it.
+  void place_corner() {
+    if (!corner) return;
+    const QRect vp = viewport()->geometry();
+    corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
+    const bool room = vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height();
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
+    const bool whole = !scene() || visible.contains(scene()->sceneRect());
+    corner->setVisible(room && !whole);
+  }
 
  protected:
   void resizeEvent(QResizeEvent* e) override {
     QGraphicsView::resizeEvent(e);
-    if (corner) {
-      const QRect vp = viewport()->geometry();
-      corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
-      corner->setVisible(vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height());
-    }
+    place_corner();
   }
   void wheelEvent(QWheelEvent* e) override {
     double f = e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15;
     scale(f, f);
+    place_corner();
     if (on_view_changed) on_view_changed();
     user_moved();
   }
   void scrollContentsBy(int dx, int dy) override {
     QGraphicsView::scrollContentsBy(dx, dy);
+    place_corner();
     if (on_view_changed) on_view_changed();
   }
   void mouseMoveEvent(QMouseEvent* e) override {
@@ -440,6 +449,7 @@ void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr
   if (same_layout && !fitted_) {
     view_->setTransform(t);
     view_->centerOn(centre);
+    view_->place_corner();
   } else if (items_.size() > 0) {
     fit();  // a new layout, or a view that was showing the whole graph: show the whole new one
   }
@@ -707,11 +717,13 @@ void GraphView::fit() {
     view_->setTransform(QTransform::fromScale(s, s));
     view_->centerOn(scene.center());
   }
+  view_->place_corner();
   static_cast<Minimap*>(minimap_)->refit();
 }
 
 void GraphView::zoom_by(double factor) {
   view_->scale(factor, factor);
+  view_->place_corner();
   minimap_->update();
   view_->user_moved();
 }
@@ -726,10 +738,13 @@ bool GraphView::shows_whole_graph() const {
   return visible.contains(nodes);
 }
 
+bool GraphView::shows_minimap() const { return !minimap_->isHidden(); }
+
 void GraphView::follow(double scale, QPointF centre) {
   if (items_.empty() || scale <= 0) return;
   view_->setTransform(QTransform::fromScale(scale, scale));
   view_->centerOn(centre);
+  view_->place_corner();
   fitted_ = false;
   static_cast<Minimap*>(minimap_)->refit();
 }

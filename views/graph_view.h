@@ -52,6 +52,7 @@ class GraphView : public QWidget {
   void zoom_by(double factor);
   double zoom() const;                      // the view's scale
   bool shows_whole_graph() const;           // every node is inside the visible area
+  bool shows_minimap() const;               // only when part of the graph is out of view
   // Linked views (the compare panel's three DAGs): zoom and centre, as view_moved() reports them.
   void follow(double scale, QPointF centre);
   // A small view (the compare panel's): only fit and zoom in its bar, so three fit side by side.

@@ -392,6 +392,13 @@ class StudioTest : public QObject {
     QVERIFY(passes > 40);
     QVERIFY(QTest::qWaitFor([&] { return !panel->laying_out() && panel->pass_view()->node_count() == passes; }, 20000));
     QVERIFY(panel->pass_view()->shows_whole_graph());
+    // The minimap shows only when part of the graph is out of view: over a fitted graph it would
+    // hide nodes.
+    QVERIFY(!panel->pass_view()->shows_minimap());
+    panel->pass_view()->zoom_by(3.0);
+    QVERIFY(panel->pass_view()->shows_minimap());
+    panel->pass_view()->fit();
+    QVERIFY(!panel->pass_view()->shows_minimap());
     // The output pass is shown first.
     QCOMPARE(panel->shown_pass(), passes - 1);
     // A click on a pass in the middle (as the scene's selection does it).
