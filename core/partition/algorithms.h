@@ -28,6 +28,9 @@ struct OptimalOptions {
   std::function<void(double fraction_done, double best, double bound)> progress;  // may be empty
   const std::atomic<bool>* cancel = nullptr;
   const Partition* incumbent = nullptr;  // a known partition to start from (e.g. RDS's)
+  // The part of the budget the exact search has; if it does not finish, the rest proves ever
+  // higher costs that no partition beats (see optimal.cpp).
+  double exact_share = 0.9;
 };
 
 // Exact search over markings (see optimal.cpp for the method and its correctness argument).
