@@ -1,5 +1,7 @@
 #include "session/background.h"
 
+#include <algorithm>
+
 #ifdef __linux__
 #include <linux/sched.h>
 #include <linux/sched/types.h>
@@ -30,14 +32,23 @@ bool set_attributes(unsigned policy, int nice, std::uint64_t slice_ns) {
 }  // namespace
 #endif
 
+int background_nice() {
+#ifdef __linux__
+  return std::max(getpriority(PRIO_PROCESS, 0), kBackgroundNice);
+#else
+  return kBackgroundNice;
+#endif
+}
+
 void run_in_background() {
 #ifdef __linux__
   thread_local bool lowered = false;
   if (!lowered) {
     lowered = true;
     // A long slice: a worker started by the UI thread would otherwise keep the UI's short one.
-    if (!set_attributes(SCHED_BATCH, kBackgroundNice, kBackgroundSliceNs))
-      setpriority(PRIO_PROCESS, 0, kBackgroundNice);
+    // Never above the process's own nice (started with `nice`, asking for less would be refused).
+    const int nice = background_nice();
+    if (!set_attributes(SCHED_BATCH, nice, kBackgroundSliceNs)) setpriority(PRIO_PROCESS, 0, nice);
   }
 #endif
 }

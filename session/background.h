@@ -23,6 +23,10 @@ constexpr std::uint64_t kResponsiveSliceNs = 500'000;     // 0.5 ms
 // UI stalled whenever it waited on the work.) Elsewhere a no-op.
 void run_in_background();
 
+// The nice run_in_background() gives the calling thread: kBackgroundNice, or the thread's own if
+// that is lower already (a Studio started with `nice`).
+int background_nice();
+
 // Asks for a short time slice for the calling thread (the UI's), keeping its priority. Linux's
 // EEVDF scheduler (6.12 and later) runs a waking thread with a short slice ahead of others with
 // the same claim to the CPU, so the UI thread's events (a key, a timer, a repaint) start at once

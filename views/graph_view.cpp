@@ -246,6 +246,8 @@ class GraphCanvas : public QGraphicsView {
   std::function<void()> on_view_changed;
   std::function<void()> on_user_moved;  // the user zoomed or panned (wheel, drag, minimap, buttons)
   QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
+  QRectF content;             // the graph's nodes (the scene adds a margin)
+  bool has_graph = false;     // false after a failed layout: nothing to navigate
   void user_moved() {
     if (on_user_moved) on_user_moved();
   }
@@ -257,8 +259,8 @@ class GraphCanvas : public QGraphicsView {
     corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
     const bool room = vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height();
     const QRectF visible = mapToScene(viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
-    const bool whole = !scene() || visible.contains(scene()->sceneRect());
-    corner->setVisible(room && !whole);
+    const bool whole = !scene() || visible.contains(content.isEmpty() ? scene()->sceneRect() : content);
+    corner->setVisible(has_graph && room && !whole);
   }
 
  protected:
@@ -449,10 +451,10 @@ void GraphView::show_now(std::shared_ptr<const DrawGraph> graph, std::shared_ptr
   if (same_layout && !fitted_) {
     view_->setTransform(t);
     view_->centerOn(centre);
-    view_->place_corner();
   } else if (items_.size() > 0) {
     fit();  // a new layout, or a view that was showing the whole graph: show the whole new one
   }
+  view_->place_corner();  // also when there is nothing to show
   select_nodes(keep);
 }
 
@@ -504,11 +506,13 @@ void GraphView::rebuild() {
   for (auto& [key, it] : old_nodes) delete it;  // deleting an item removes it from the scene
   for (auto& [key, e] : old_edges) delete e;
   muting_ = false;
+  view_->has_graph = ok;
   if (!ok) {
     status_->set_text(layout_ && !layout_->error.empty() ? QString::fromStdString(layout_->error) : QString());
     return;
   }
-  scene_->setSceneRect(QRectF(layout_->left - 20, layout_->top - 20, layout_->width + 40, layout_->height + 40));
+  view_->content = QRectF(layout_->left, layout_->top, layout_->width, layout_->height);
+  scene_->setSceneRect(view_->content.adjusted(-20, -20, 20, 20));
   status_->set_text(stale_ ? tr("%1 nodes, stale").arg(items_.size()) : tr("%1 nodes").arg(items_.size()));
   // Styled once, by the select_nodes() that follows in show_now().
 }

@@ -170,6 +170,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
         if (r.algorithm == "optimal") {
           x["nodes_explored"] = r.stats.nodes_explored;
           x["states_merged"] = r.stats.states_merged;
+          x["floors_proven"] = r.stats.floors_proven;
         }
         x["milliseconds"] = r.stats.milliseconds;
       }

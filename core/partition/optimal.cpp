@@ -112,6 +112,7 @@ class Search {
     const auto full_deadline = deadline_;
     floor_ = bound(0.0, 0);
     deadline_ = at(0.25);
+    check_clock_now();
     dive_ = true;
     dfs(0, 0.0, 0, 1.0);
     dive_ = false;
@@ -119,6 +120,7 @@ class Search {
     // The exact search, with nine tenths of the budget by default (the slowest proof of the
     // tables, Wood on PC7, takes 44 of 60 s).
     deadline_ = at(std::clamp(s_.exact_share, 0.0, 1.0));
+    check_clock_now();
     table_.clear();
     unexplored_bound_ = std::numeric_limits<double>::infinity();
     done_ = 0;
@@ -126,6 +128,8 @@ class Search {
     bool proven = !stopped_ && !best_marks_.empty();
     if (proven) floor_ = best_cost_;
     else floor_ = std::max(floor_, std::min(unexplored_bound_, best_cost_));
+    // Every subtree the exact search left had a bound at least the best cost found since.
+    if (!best_marks_.empty() && floor_ >= best_cost_ - 1e-9) proven = true;
     const bool cancelled = s_.cancel && s_.cancel->load();
     if (!proven && !cancelled && !best_marks_.empty()) proven = raise_floor(full_deadline);
     Partition part;
@@ -135,6 +139,7 @@ class Search {
     part.lower_bound = part.proven_optimal ? part.cost : std::min(floor_, best_cost_);
     part.stats.nodes_explored = explored_;
     part.stats.states_merged = transpositions_;
+    part.stats.floors_proven = floors_proven_;
     part.stats.valid_calls = valid_calls_;
     part.stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (o_.trace && o_.trace->enabled()) {
@@ -185,6 +190,7 @@ class Search {
   bool raise_floor(std::chrono::steady_clock::time_point end) {
     const double step = (best_cost_ - floor_) / 20;
     deadline_ = end;
+    check_clock_now();
     raising_ = true;
     exact_done_ = done_;
     bool proven = false;
@@ -195,6 +201,7 @@ class Search {
       done_ = 0;
       dfs(0, 0.0, 0, 1.0);
       if (stopped_) break;
+      ++floors_proven_;
       proven = best_cost_ <= cap_ + 1e-9;
       floor_ = std::min(cap_, best_cost_);
     }
@@ -202,6 +209,9 @@ class Search {
     raising_ = false;
     return proven;
   }
+
+  // The next out_of_time() reads the clock (it does every 64 calls): a new deadline counts at once.
+  void check_clock_now() { tick_ |= 63; }
 
   bool out_of_time() {
     if (stopped_) return true;
@@ -493,6 +503,7 @@ class Search {
   double floor_ = 0;  // no partition costs less (proven so far)
   double cap_ = std::numeric_limits<double>::infinity();  // prune here too (raise_floor)
   bool raising_ = false;
+  long floors_proven_ = 0;  // caps whose search finished
   double exact_done_ = 0;
   double done_ = 0;
   bool stopped_ = false;

@@ -33,6 +33,7 @@ struct SearchStats {
   long pdt_visits = 0;       // Subdivide calls including the recursive ones
   long nodes_explored = 0;  // optimal search
   long states_merged = 0;   // optimal search: branches closed because their state was seen before
+  long floors_proven = 0;   // optimal search: caps proven after the exact search ran out of time
   double milliseconds = 0;
 };
 

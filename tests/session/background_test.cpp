@@ -32,6 +32,7 @@ struct KernelSchedAttr {
   std::uint64_t sched_runtime, sched_deadline, sched_period;
   std::uint32_t sched_util_min, sched_util_max;
 };
+static_assert(sizeof(KernelSchedAttr) == 56);
 
 struct Attributes {
   unsigned policy = 0;
@@ -62,16 +63,19 @@ bool kernel_keeps_slices() {
 
 TEST(Background, WorkRunsBelowTheUiButNeverIdle) {
   Attributes worker, child;
+  int expected_nice = 0;
   std::thread([&] {
+    expected_nice = background_nice();
     run_in_background();
     worker = current();
     std::thread([&] { child = current(); }).join();  // threads a worker starts inherit its class
   }).join();
-  ASSERT_TRUE(worker.ok);
+  if (!worker.ok) GTEST_SKIP() << "sched_getattr is not available here";
   EXPECT_EQ(worker.policy, static_cast<unsigned>(SCHED_BATCH));
   EXPECT_NE(worker.policy, static_cast<unsigned>(SCHED_IDLE));
-  EXPECT_EQ(worker.nice, kBackgroundNice);
-  EXPECT_GT(worker.nice, 0);
+  EXPECT_EQ(worker.nice, expected_nice);
+  EXPECT_GE(worker.nice, kBackgroundNice);
+  EXPECT_GE(worker.nice, getpriority(PRIO_PROCESS, 0));  // never above the process
   EXPECT_EQ(child.policy, worker.policy);
   EXPECT_EQ(child.nice, worker.nice);
   if (kernel_keeps_slices()) {
@@ -86,7 +90,7 @@ TEST(Background, TheUiThreadKeepsItsPriorityWithAShortSlice) {
     run_responsive();
     ui = current();
   }).join();
-  ASSERT_TRUE(ui.ok);
+  if (!ui.ok) GTEST_SKIP() << "sched_getattr is not available here";
   EXPECT_EQ(ui.policy, static_cast<unsigned>(SCHED_OTHER));
   EXPECT_EQ(ui.nice, before);
   if (kernel_keeps_slices()) {
