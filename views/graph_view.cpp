@@ -246,8 +246,8 @@ class GraphCanvas : public QGraphicsView {
   std::function<void()> on_view_changed;
   std::function<void()> on_user_moved;  // the user zoomed or panned (wheel, drag, minimap, buttons)
   QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
-  QRectF content;             // the graph's nodes (the scene adds a margin)
-  bool has_graph = false;     // false after a failed layout: nothing to navigate
+  QRectF content;             // the graph's nodes (the scene adds a margin); set with has_graph
+  bool has_graph = false;     // false before the first layout and after a failed one
   void user_moved() {
     if (on_user_moved) on_user_moved();
   }
@@ -259,7 +259,7 @@ class GraphCanvas : public QGraphicsView {
     corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
     const bool room = vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height();
     const QRectF visible = mapToScene(viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
-    const bool whole = !scene() || visible.contains(content.isEmpty() ? scene()->sceneRect() : content);
+    const bool whole = visible.contains(content);
     corner->setVisible(has_graph && room && !whole);
   }
 
