@@ -59,6 +59,7 @@ class Search {
     for (NodeId n : all)
       for (NodeId c : p.graph.children[n])
         if (p.is_op[c]) last_user[c] = std::max(last_user[c], pos[n]);
+    frames_.resize(order_.size() + 1);
     live_at_.resize(order_.size() + 1);
     for (std::size_t i = 0; i <= order_.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
@@ -286,7 +287,8 @@ class Search {
     marked_[n] = 1;
     ++marked_total_;
     ++valid_calls_;
-    std::vector<NodeId> members;
+    Frame& f = frames_[i];  // this position's buffers: no allocation per search node
+    std::vector<NodeId>& members = f.members;
     subregion(p_, n, marked_, seen_, members);
     Check c = b_.valid(n, members);
     if (c.ok) {
@@ -295,7 +297,8 @@ class Search {
       // The pass's own operations leave the "not yet counted" pool while it is decided.
       double removed = 0;
       long removed_ops = 0;
-      std::vector<NodeId> taken;
+      std::vector<NodeId>& taken = f.taken;
+      taken.clear();
       for (NodeId m : members)
         if (!counted_[m]) {
           counted_[m] = 1;
@@ -305,7 +308,8 @@ class Search {
           account(m, -1);
         }
       // The marked operands this pass restores are read now; n waits for a later reader.
-      std::vector<NodeId> read;
+      std::vector<NodeId>& read = f.read;
+      read.clear();
       for (NodeId m : members)
         for (NodeId k : p_.graph.children[m])
           if (k != n && p_.is_op[k] && marked_[k] && !reads_[k]) {
@@ -427,8 +431,19 @@ class Search {
           stamp_[c] = epoch_;
           work_.push_back(c);
         }
-    std::sort(work_.begin(), work_.end());
-    key_.insert(key_.end(), work_.begin(), work_.end());
+    // In id order: when the ids span little more than the set, a scan of the stamps is cheaper
+    // than a sort (as in subregion()).
+    if (!work_.empty()) {
+      auto [lo, hi] = std::minmax_element(work_.begin(), work_.end());
+      const NodeId first = *lo, last = *hi;
+      if (static_cast<std::size_t>(last - first) < 4 * work_.size()) {
+        for (NodeId x = first; x <= last; ++x)
+          if (stamp_[x] == epoch_) key_.push_back(x);
+      } else {
+        std::sort(work_.begin(), work_.end());
+        key_.insert(key_.end(), work_.begin(), work_.end());
+      }
+    }
     auto it = table_.find(key_);
     if (it != table_.end()) {
       if (it->second <= cost + 1e-9) {
@@ -474,6 +489,10 @@ class Search {
     s_.progress(std::min(1.0, raising_ ? exact_done_ : done_), best_cost_, std::min(floor_, best_cost_));
   }
 
+  struct Frame {
+    std::vector<NodeId> members, taken, read;
+  };
+
   const Problem& p_;
   Backend& b_;
   const AlgorithmOptions& o_;
@@ -487,6 +506,7 @@ class Search {
   std::vector<NodeId> work_;
   std::vector<char> seen_ = std::vector<char>(marked_.size(), 0);
   std::vector<NodeId> region_;
+  std::vector<Frame> frames_;  // per position: dfs's buffers
   std::vector<std::uint32_t> key_;
   std::unordered_map<std::vector<std::uint32_t>, double, KeyHash> table_;
   long transpositions_ = 0;
