@@ -52,7 +52,7 @@ Check MemoBackend::valid(NodeId root, const std::vector<NodeId>& members) {
   Check c = inner_.valid(root, members);
   c.asker = asker_;
   c.question = ++questions_;  // never reused, even after the memo starts over
-  if (entries_.size() >= capacity_) {
+  if (entries_.size() >= capacity_ || arena_.size() + members.size() > kArenaWords) {
     entries_.clear();
     arena_.clear();
     heads_.clear();

@@ -12,7 +12,8 @@ namespace passlab::partition {
 // Wraps a backend and remembers its answers by (root, members). RDS's trials rebuild mostly the
 // same regions, and the optimal search revisits regions under different marks of unrelated
 // nodes, so most questions repeat. Answers are exact (the key is compared in full), so results
-// do not depend on the cache. Bounded: past `capacity` entries the cache starts over.
+// do not depend on the cache. Bounded: past `capacity` entries or kArenaWords members the cache
+// starts over.
 class MemoBackend : public Backend {
  public:
   explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20);
@@ -34,6 +35,9 @@ class MemoBackend : public Backend {
     Check check;
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  // The members remembered, at most (128 MB): large subregions would otherwise fill gigabytes
+  // before the entry count is reached (Wood on PC2: 300-node questions).
+  static constexpr std::size_t kArenaWords = std::size_t{1} << 25;
   // The hash of a subregion: the sum of a random key per member (no chain of dependent steps,
   // so it costs about a load and an add per member), mixed with the root.
   std::uint64_t hash(NodeId root, const std::vector<NodeId>& members);

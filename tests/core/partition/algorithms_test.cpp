@@ -13,6 +13,7 @@
 
 #include "core/partition/algorithms.h"
 #include "core/partition/memo.h"
+#include "core/partition/state_table.h"
 #include "core/partition/validate.h"
 
 namespace passlab::partition {
@@ -579,6 +580,42 @@ TEST(Algorithms, OptimalWithinBudgetReportsASoundBound) {
 // The memo answers as its backend does and asks it once per (root, members): the same members
 // under another root, or one member more or fewer, or a permutation of the same count whose
 // sum of ids is equal, are other questions. A small capacity empties it now and then.
+// The transposition table finds every stored key back with its cost, through the index's
+// growth, tells keys apart that differ in one word or in length, stores nothing past its
+// capacity, and forgets everything when cleared.
+TEST(StateTableTest, FindsWhatItStoredAndNothingElse) {
+  StateTable t(3000);
+  std::mt19937 rng(3);
+  std::vector<std::vector<std::uint32_t>> keys;
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<std::uint32_t> k(1 + rng() % 6);
+    for (auto& w : k) w = rng() % 4;  // short words: many keys share prefixes and hashes' inputs
+    k.push_back(static_cast<std::uint32_t>(i));  // distinct
+    keys.push_back(k);
+    EXPECT_EQ(t.find_or_add(k, i), nullptr);
+  }
+  EXPECT_EQ(t.size(), 2000u);
+  for (int i = 0; i < 2000; ++i) {
+    double* c = t.find_or_add(keys[static_cast<std::size_t>(i)], -1);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(*c, i);
+    std::vector<std::uint32_t> longer = keys[static_cast<std::size_t>(i)];
+    longer.push_back(0);
+    std::vector<std::uint32_t> changed = keys[static_cast<std::size_t>(i)];
+    changed[0] ^= 1u << 20;
+    EXPECT_EQ(t.find_or_add(longer, -1), nullptr) << i;   // new: stored now
+    EXPECT_EQ(t.find_or_add(changed, -1), nullptr) << i;  // new, until the capacity
+  }
+  EXPECT_EQ(t.size(), 3000u);  // 2000 + 1000 new ones; the rest found no room
+  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1), nullptr);
+  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1), nullptr);  // not stored
+  t.clear();
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.find_or_add(keys[0], 5), nullptr);
+  ASSERT_NE(t.find_or_add(keys[0], 6), nullptr);
+  EXPECT_EQ(*t.find_or_add(keys[0], 6), 5);
+}
+
 TEST(Memo, AnswersAsItsBackendAndAsksItOncePerQuestion) {
   Problem p = figure2();
   Limits l;

@@ -1,0 +1,76 @@
+// The optimal search's transposition table: the cheapest cost at which each search state was
+// entered, keyed by the state's words (see optimal.cpp). The keys live in one arena and an
+// open-addressing index points at them, so a table of millions of states is a few allocations:
+// it clears and frees at once (a map of vector keys took seconds to free after a proof) and costs
+// no allocator overhead per state. Keys are compared in full: the search stays exact.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace passlab::partition {
+
+class StateTable {
+ public:
+  explicit StateTable(std::size_t capacity) : capacity_(capacity) {}
+
+  // The cost stored for `key`, or, for a new key, null after storing `cost` for it (while there
+  // is room; past the capacity new keys are not stored).
+  double* find_or_add(const std::vector<std::uint32_t>& key, double cost) {
+    if (index_.empty()) index_.assign(1024, kEmpty);
+    const std::uint64_t h = hash(key);
+    const std::size_t mask = index_.size() - 1;
+    std::size_t i = h & mask;
+    for (; index_[i] != kEmpty; i = (i + 1) & mask) {
+      Entry& e = entries_[index_[i]];
+      if (e.hash == h && e.size == key.size() &&
+          std::equal(key.begin(), key.end(), arena_.begin() + static_cast<std::ptrdiff_t>(e.offset)))
+        return &e.cost;
+    }
+    if (entries_.size() >= capacity_) return nullptr;
+    index_[i] = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back({h, arena_.size(), static_cast<std::uint32_t>(key.size()), cost});
+    arena_.insert(arena_.end(), key.begin(), key.end());
+    if (2 * entries_.size() > index_.size()) grow();
+    return nullptr;
+  }
+
+  void clear() {
+    entries_.clear();
+    arena_.clear();
+    std::fill(index_.begin(), index_.end(), kEmpty);
+  }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::uint64_t hash;
+    std::size_t offset;  // the key's words in arena_
+    std::uint32_t size;
+    double cost;
+  };
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+
+  static std::uint64_t hash(const std::vector<std::uint32_t>& k) {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words, then mixed
+    for (std::uint32_t v : k) h = (h ^ v) * 1099511628211ULL;
+    return h ^ (h >> 29);
+  }
+  void grow() {
+    index_.assign(index_.size() * 2, kEmpty);
+    const std::size_t mask = index_.size() - 1;
+    for (std::uint32_t n = 0; n < entries_.size(); ++n) {
+      std::size_t i = entries_[n].hash & mask;
+      while (index_[i] != kEmpty) i = (i + 1) & mask;
+      index_[i] = n;
+    }
+  }
+
+  std::size_t capacity_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> arena_;
+  std::vector<std::uint32_t> index_;
+};
+
+}  // namespace passlab::partition
