@@ -119,7 +119,7 @@ class Search {
     dive_ = false;
     stopped_ = s_.cancel && s_.cancel->load();
     // The exact search, with nine tenths of the budget by default (the slowest proof of the
-    // tables, Wood on PC7, takes 44 of 60 s).
+    // tables, Wood on PC7, takes about 20 of 60 s).
     deadline_ = at(std::clamp(s_.exact_share, 0.0, 1.0));
     check_clock_now();
     table_.clear();
