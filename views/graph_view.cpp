@@ -258,10 +258,10 @@ class GraphCanvas : public QGraphicsView {
     const QRect vp = viewport()->geometry();
     corner->move(vp.right() - corner->width() - 4, vp.bottom() - corner->height() - 4);
     const bool room = vp.width() > 3 * corner->width() && vp.height() > 2 * corner->height();
-    const QRectF visible = mapToScene(viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
-    const bool whole = visible.contains(content);
-    corner->setVisible(has_graph && room && !whole);
+    corner->setVisible(has_graph && room && !visible().contains(content));
   }
+  // The part of the scene in view (a pixel of slack for rounding).
+  QRectF visible() const { return mapToScene(viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1); }
 
  protected:
   void resizeEvent(QResizeEvent* e) override {
@@ -738,8 +738,7 @@ bool GraphView::shows_whole_graph() const {
   if (items_.empty()) return false;
   QRectF nodes;
   for (const auto* it : items_) nodes |= it->sceneBoundingRect();
-  const QRectF visible = view_->mapToScene(view_->viewport()->rect()).boundingRect().adjusted(-1, -1, 1, 1);
-  return visible.contains(nodes);
+  return view_->visible().contains(nodes);
 }
 
 bool GraphView::shows_minimap() const { return !minimap_->isHidden(); }
