@@ -97,7 +97,14 @@ class SceneFile : public testing::Test {
     std::ofstream(path_) << text;
     return path_;
   }
-  std::string path_ = (std::filesystem::temp_directory_path() / "passlab_scene_test.json").string();
+  // One file per test: ctest runs this suite's tests as parallel processes.
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("passlab_scene_test_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json"))
+                .string();
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::string path_;
 };
 
 TEST_F(SceneFile, ReadsObjectsCameraAndTextures) {
