@@ -13,7 +13,9 @@
 //    cost so far), plus pass overhead for as many passes as the limits force: operations
 //    (L F >= remaining operations + those unread restores + F - 1), texture units (the same with
 //    the texture names still to fetch) and interpolants (each one still read must be in some
-//    pass).
+//    pass). The subregions of the unmarked decided nodes join later passes whole, so what a
+//    finished pass already did for them is done again: their members are computed, and the
+//    marked nodes they read restored, once more (Redo).
 // Equal futures are searched once (a transposition table). After the first i nodes of the order
 // are decided, the passes still to come depend only on the "frontier": which decided nodes with
 // an undecided user are marked, and for the unmarked ones their subregions (a subregion fixes
@@ -42,6 +44,17 @@
 namespace passlab::partition {
 
 namespace {
+
+// What the future passes must redo beyond the uncounted pool: the live unmarked subregions
+// join future passes whole (each live node has an undecided user, so some future pass holds
+// it and all of its subregion), so their members that a finished pass already computed are
+// computed again, with the texture names and interpolants they read, and the marked nodes
+// they read that a finished pass has read already are restored again.
+struct Redo {
+  double weight = 0;
+  long ops = 0, names = 0, interps = 0;
+  int restores = 0;
+};
 
 class Search {
  public:
@@ -89,6 +102,7 @@ class Search {
         for (NodeId c : p.graph.children[n])
           if (p.is_interpolant[c] && consumers_[c]++ == 0) ++interps_left_;
     }
+    name_stamp_.assign(name_uses_.size(), 0);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                       std::chrono::duration<double>(s.budget_seconds));
   }
@@ -156,26 +170,29 @@ class Search {
   }
 
  private:
+
+
   // Cost of the root's pass plus a bound for everything not yet in a finished pass.
-  double bound(double cost_so_far, int unread_restores) const {
-    const int unread = dive_ ? marked_total_ : unread_restores;
-    double rest = remaining_weight_;
+  double bound(double cost_so_far, int unread_restores, const Redo& redo = {}) const {
+    const int unread = dive_ ? marked_total_ : unread_restores + redo.restores;
+    double rest = remaining_weight_ + redo.weight;
+    const long ops = remaining_ops_ + redo.ops, names = names_left_ + redo.names, interps = interps_left_ + redo.interps;
     long passes = 1;
     // F future passes hold at most L operations each, and must compute every uncounted operation
     // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
     if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
-      long need = remaining_ops_ + unread - 1;
+      long need = ops + unread - 1;
       passes = std::max<long>(passes, (need + ops_limit_ - 2) / (ops_limit_ - 1));
     }
     // Texture units: every future pass holds at most T units, and the names still to fetch plus
     // one unit per restore must be spread over them: T F >= names + marked + F - 1.
     if (tex_limit_ != kUnlimited && tex_limit_ > 1) {
-      long need = names_left_ + unread - 1;
+      long need = names + unread - 1;
       passes = std::max<long>(passes, (need + tex_limit_ - 2) / (tex_limit_ - 1));
     }
     // Interpolants: each one an uncounted operation reads must be in some future pass.
     if (interp_limit_ != kUnlimited && interp_limit_ > 0)
-      passes = std::max<long>(passes, (interps_left_ + interp_limit_ - 1) / interp_limit_);
+      passes = std::max<long>(passes, (interps + interp_limit_ - 1) / interp_limit_);
     return cost_so_far + rest + o_.model.per_pass * static_cast<double>(passes) +
            o_.model.per_texture * static_cast<double>(unread + passes - 1);
   }
@@ -224,6 +241,14 @@ class Search {
   void dfs(std::size_t i, double cost_so_far, int unread, double share) {
     ++explored_;
     double lb = bound(cost_so_far, unread);
+    if (lb >= std::min(best_cost_, cap_) - 1e-9) {
+      done_ += share;
+      return;
+    }
+    // The same bound with what the live subregions must redo (this walks the frontier, which
+    // the transposition key below reads too).
+    const Redo redo = frontier(i);
+    lb = bound(cost_so_far, unread, redo);
     if (lb >= std::min(best_cost_, cap_) - 1e-9) {
       done_ += share;
       return;
@@ -410,35 +435,69 @@ class Search {
     return false;
   }
 
-  // The transposition table: true when state (i, frontier) was entered before at a cost no
-  // higher than `cost`; otherwise records `cost` for it. Bounded: past the capacity, states
-  // are no longer added (the search stays exact, it only repeats work).
-  bool seen_before(std::size_t i, double cost) {
-    key_.clear();
-    key_.push_back(static_cast<std::uint32_t>(i));
+  // Walks the frontier at position i: the union of the unmarked live nodes' subregions (work_)
+  // and its boundary, the marked operations its members read (boundary_, sorted), and what the
+  // future passes must redo for them (see Redo).
+  Redo frontier(std::size_t i) {
     ++epoch_;
     work_.clear();
-    for (NodeId x : live_at_[i]) {
-      key_.push_back(x * 2u + (marked_[x] ? 1u : 0u));
+    for (NodeId x : live_at_[i])
       if (!marked_[x] && stamp_[x] != epoch_) {
         stamp_[x] = epoch_;
         work_.push_back(x);
       }
+    boundary_.clear();
+    Redo redo;
+    for (std::size_t k = 0; k < work_.size(); ++k) {
+      const NodeId v = work_[k];
+      const bool again = counted_[v];
+      if (again) {
+        redo.weight += weight_[v];
+        ++redo.ops;
+        if (!p_.texture.empty() && p_.texture[v] >= 0) {
+          const auto name = static_cast<std::size_t>(p_.texture[v]);
+          if (name_uses_[name] == 0 && name_stamp_[name] != epoch_) {
+            name_stamp_[name] = epoch_;
+            ++redo.names;
+          }
+        }
+      }
+      for (NodeId c : p_.graph.children[v]) {
+        if (!p_.is_op[c]) {
+          // An interpolant only a finished pass reads is read again (leaves are never in work_).
+          if (again && !p_.is_interpolant.empty() && p_.is_interpolant[c] && consumers_[c] == 0 && stamp_[c] != epoch_) {
+            stamp_[c] = epoch_;
+            ++redo.interps;
+          }
+          continue;
+        }
+        if (stamp_[c] == epoch_) continue;
+        stamp_[c] = epoch_;
+        if (marked_[c]) {
+          boundary_.push_back(c);
+          if (reads_[c]) ++redo.restores;
+        } else {
+          work_.push_back(c);
+        }
+      }
     }
+    std::sort(boundary_.begin(), boundary_.end());
+    return redo;
+  }
+
+  // The transposition table: true when state (i, frontier) was entered before at a cost no
+  // higher than `cost`; otherwise records `cost` for it. Bounded: past the capacity, states
+  // are no longer added (the search stays exact, it only repeats work). Reads the frontier
+  // frontier(i) walked.
+  bool seen_before(std::size_t i, double cost) {
+    key_.clear();
+    key_.push_back(static_cast<std::uint32_t>(i));
+    for (NodeId x : live_at_[i]) key_.push_back(x * 2u + (marked_[x] ? 1u : 0u));
     // The union of the unmarked live nodes' subregions is keyed by its boundary: the marked
     // operations its members read. Given the live nodes, the union is exactly what they reach
     // without crossing the boundary, and the boundary is a function of the union, so equal keys
     // are equal states; and the boundary is a few nodes where the union can be hundreds (on
     // Wood/PC2 the table held 3.6 GB of unions after 60 s).
-    boundary_.clear();
-    for (std::size_t k = 0; k < work_.size(); ++k)
-      for (NodeId c : p_.graph.children[work_[k]]) {
-        if (!p_.is_op[c] || stamp_[c] == epoch_) continue;
-        stamp_[c] = epoch_;
-        if (marked_[c]) boundary_.push_back(c);
-        else work_.push_back(c);
-      }
-    std::sort(boundary_.begin(), boundary_.end());
     key_.push_back(kBoundary);  // between the live nodes' words and the boundary's
     key_.insert(key_.end(), boundary_.begin(), boundary_.end());
     double* entered = table_.find_or_add(key_, cost);
@@ -504,6 +563,7 @@ class Search {
   long remaining_ops_ = 0;
   int ops_limit_ = kUnlimited, tex_limit_ = kUnlimited, interp_limit_ = kUnlimited;
   std::vector<int> consumers_, name_uses_;
+  std::vector<std::uint32_t> name_stamp_;  // frontier(): names counted at this epoch
   long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();
   std::vector<char> best_marks_;
