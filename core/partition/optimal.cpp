@@ -54,6 +54,8 @@ struct Redo {
   double weight = 0;
   long ops = 0, names = 0, interps = 0;
   int restores = 0;
+  long passes = 1;          // future passes the operation limit forces on the frontier's tree
+  bool infeasible = false;  // no completion fits the operation limit
 };
 
 class Search {
@@ -78,6 +80,14 @@ class Search {
       for (std::size_t j = 0; j < i; ++j)
         if (last_user[order_[j]] >= i) live_at_[i].push_back(order_[j]);
     stamp_.assign(n_nodes, 0);
+    pos_ = pos;
+    last_user_ = last_user;
+    // The tree relaxation's edges: every operation hangs under its last user (see tree_passes()).
+    tree_kids_.resize(n_nodes);
+    for (NodeId n : order_) tree_kids_[last_user[n] == order_.size() ? p.graph.root : order_[last_user[n]]].push_back(n);
+    residual_.assign(n_nodes, 0);
+    piece_.assign(n_nodes, 0);
+    owner_.assign(n_nodes, 0);
     parents_.resize(n_nodes);
     for (NodeId n : all)
       for (NodeId c : p.graph.children[n])
@@ -174,10 +184,11 @@ class Search {
 
   // Cost of the root's pass plus a bound for everything not yet in a finished pass.
   double bound(double cost_so_far, int unread_restores, const Redo& redo = {}) const {
+    if (redo.infeasible) return std::numeric_limits<double>::infinity();
     const int unread = dive_ ? marked_total_ : unread_restores + redo.restores;
     double rest = remaining_weight_ + redo.weight;
     const long ops = remaining_ops_ + redo.ops, names = names_left_ + redo.names, interps = interps_left_ + redo.interps;
-    long passes = 1;
+    long passes = redo.passes;
     // F future passes hold at most L operations each, and must compute every uncounted operation
     // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
     if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
@@ -445,11 +456,14 @@ class Search {
       if (!marked_[x] && stamp_[x] != epoch_) {
         stamp_[x] = epoch_;
         work_.push_back(x);
+        owner_[x] = x;
+        piece_[x] = 0;
       }
     boundary_.clear();
     Redo redo;
     for (std::size_t k = 0; k < work_.size(); ++k) {
       const NodeId v = work_[k];
+      ++piece_[owner_[v]];
       const bool again = counted_[v];
       if (again) {
         redo.weight += weight_[v];
@@ -476,13 +490,64 @@ class Search {
         if (marked_[c]) {
           boundary_.push_back(c);
           if (reads_[c]) ++redo.restores;
+          if (last_user_[c] < i) ++piece_[owner_[v]];  // a live one is a leaf of its own
         } else {
+          owner_[c] = owner_[v];
           work_.push_back(c);
         }
       }
     }
     std::sort(boundary_.begin(), boundary_.end());
+    // A marked live node has a user in a later pass, which restores it again.
+    for (NodeId x : live_at_[i])
+      if (marked_[x] && reads_[x] && stamp_[x] != epoch_) {
+        stamp_[x] = epoch_;
+        ++redo.restores;
+      }
+    if (ops_limit_ != kUnlimited) tree_passes(i, redo);
     return redo;
+  }
+
+  // The passes the operation limit forces, by a tree relaxation of what is undecided (Kundu &
+  // Misra's greedy, exact on trees). Every undecided operation and every live node hangs under
+  // its last user, which is undecided: a pass that holds that user holds the node too, whole (an
+  // unmarked node with its subregion, undecided ones with what hangs under them unless marked),
+  // or restores it (a marked one). So a completion's marking cuts this tree into parts each no
+  // larger, in operations and restores, than the pass of its root, and it has at least as many
+  // passes as the fewest parts within the limit. A live unmarked node weighs the part of the
+  // subregions' union and of its non-live boundary (restores) it reached first in frontier()
+  // (disjoint parts: what two of them share is counted once); a live marked one weighs its
+  // restore. Greedy, bottom up: a node's part is itself plus its children's parts; while it is
+  // over the limit, the heaviest undecided child is cut (it becomes a restore).
+  void tree_passes(std::size_t i, Redo& redo) {
+    long cuts = 0;
+    const long limit = ops_limit_;
+    for (std::size_t j = i; j <= order_.size(); ++j) {
+      const NodeId v = j == order_.size() ? p_.graph.root : order_[j];
+      long r = 1;
+      cuttable_.clear();
+      for (NodeId w : tree_kids_[v]) {
+        if (pos_[w] >= i) {
+          cuttable_.push_back(residual_[w]);
+          r += residual_[w];
+        } else {
+          r += marked_[w] ? 1 : piece_[w];
+        }
+      }
+      if (r > limit) {
+        std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
+        for (std::size_t a = 0; a < cuttable_.size() && r > limit; ++a) {
+          r -= cuttable_[a] - 1;
+          ++cuts;
+        }
+        if (r > limit) {
+          redo.infeasible = true;
+          return;
+        }
+      }
+      residual_[v] = r;
+    }
+    redo.passes = cuts + 1;
   }
 
   // The transposition table: true when state (i, frontier) was entered before at a cost no
@@ -564,6 +629,10 @@ class Search {
   int ops_limit_ = kUnlimited, tex_limit_ = kUnlimited, interp_limit_ = kUnlimited;
   std::vector<int> consumers_, name_uses_;
   std::vector<std::uint32_t> name_stamp_;  // frontier(): names counted at this epoch
+  std::vector<std::size_t> pos_, last_user_;  // a node's position in order_; its last user's
+  std::vector<std::vector<NodeId>> tree_kids_;  // the operations whose last user a node is
+  std::vector<long> residual_, piece_, cuttable_;  // tree_passes(): part sizes; frontier(): pieces
+  std::vector<NodeId> owner_;                      // frontier(): the live node that reached a member
   long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();
   std::vector<char> best_marks_;
