@@ -30,7 +30,10 @@ struct OptimalOptions {
   const Partition* incumbent = nullptr;  // a known partition to start from (e.g. RDS's)
   // The part of the budget the exact search has; if it does not finish, the rest proves ever
   // higher costs that no partition beats (see optimal.cpp).
-  double exact_share = 0.9;
+  double exact_share = 0.1;
+  // Search states the transposition table remembers (about 100 bytes each); when full, it keeps
+  // the half nearest the root.
+  std::size_t table_capacity = 4'000'000;
 };
 
 // Exact search over markings (see optimal.cpp for the method and its correctness argument).

@@ -15,22 +15,25 @@
 //    the texture names still to fetch) and interpolants (each one still read must be in some
 //    pass). The subregions of the unmarked decided nodes join later passes whole, so what a
 //    finished pass already did for them is done again: their members are computed, and the
-//    marked nodes they read restored, once more (Redo).
+//    marked nodes they read restored, once more (Redo). Under an operation limit, the passes
+//    are also at least as many as a tree relaxation of the undecided part needs
+//    (tree_passes()), which sees that a pass is a connected piece, not any set of operations.
 // Equal futures are searched once (a transposition table). After the first i nodes of the order
 // are decided, the passes still to come depend only on the "frontier": which decided nodes with
 // an undecided user are marked, and for the unmarked ones their subregions (a subregion fixes
 // its restores: the operands it reads but does not contain are exactly the marked ones). So the
 // state (i, marks of the live nodes, union of their subregions) determines every completion's
-// cost beyond what is already spent. The table remembers the cheapest cost at which each state
-// was entered; arriving again at no lower cost cannot lead anywhere the first visit did not
-// explore or prune against an incumbent at least as good, so the branch is closed. Wood's DAG
-// in postorder has at most nine live nodes at a time, so this collapses most of the tree.
+// cost beyond what is already spent. A search of a state returns the least bound it met (or the
+// cheapest completion), and that less the cost spent to reach the state bounds its future on any
+// path: the table keeps the best such bound per state, and a state met again is closed when the
+// cost spent plus its bound reaches the best cost. Wood's DAG in postorder has at most nine live
+// nodes at a time, so this collapses most of the tree.
 // The search starts from an incumbent (RDS's partition when given), explores "unmarked" first,
 // and prunes whenever the bound reaches the best cost. When it runs out of nodes to explore, the
-// incumbent is proven optimal; when the budget or a cancel stops it, the smallest bound over the
-// unexplored subtrees is a cost no partition can beat, and the gap to the incumbent is reported.
-// The last tenth of the budget then raises that floor by searches pruned below the incumbent
-// (raise_floor()).
+// incumbent is proven optimal; when the budget or a cancel stops it, the least bound it met is a
+// cost no partition can beat, and the gap to the incumbent is reported. The exact search has a
+// tenth of the budget by default; the rest raises that floor by searches pruned below the
+// incumbent (raise_floor()), which prove the harder cases sooner.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -80,6 +83,9 @@ class Search {
       for (std::size_t j = 0; j < i; ++j)
         if (last_user[order_[j]] >= i) live_at_[i].push_back(order_[j]);
     stamp_.assign(n_nodes, 0);
+    ops_limit_ = b.limits().operations;
+    tex_limit_ = b.limits().textures;
+    interp_limit_ = b.limits().interpolants;
     pos_ = pos;
     last_user_ = last_user;
     // The tree relaxation's edges: every operation hangs under its last user (see tree_passes()).
@@ -87,6 +93,43 @@ class Search {
     for (NodeId n : order_) tree_kids_[last_user[n] == order_.size() ? p.graph.root : order_[last_user[n]]].push_back(n);
     residual_.assign(n_nodes, 0);
     piece_.assign(n_nodes, 0);
+    // With nothing decided below it, a node's part and the cuts under it are fixed: the greedy
+    // once over the whole tree. tree_passes() redoes only the nodes above live ones.
+    full_part_.assign(n_nodes, 0);
+    full_cuts_.assign(n_nodes, 0);
+    if (ops_limit_ != kUnlimited) {
+      std::vector<NodeId> every = order_;
+      every.push_back(p.graph.root);
+      for (NodeId v : every) {
+        long r = 1, cuts = 0;
+        cuttable_.clear();
+        for (NodeId w : tree_kids_[v]) {
+          cuttable_.push_back(full_part_[w]);
+          r += full_part_[w];
+          cuts += full_cuts_[w];
+        }
+        std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
+        for (std::size_t a = 0; a < cuttable_.size() && r > ops_limit_; ++a) {
+          r -= cuttable_[a] - 1;
+          ++cuts;
+        }
+        full_part_[v] = r;  // may exceed the limit: then no marking fits, which the search finds
+        full_cuts_[v] = cuts;
+      }
+      // Per position, the undecided nodes some live node hangs under, in postorder.
+      above_live_.resize(order_.size() + 1);
+      std::vector<std::size_t> mark(n_nodes, order_.size() + 1);
+      for (std::size_t i = 0; i <= order_.size(); ++i) {
+        std::vector<NodeId>& above = above_live_[i];
+        for (NodeId x : live_at_[i])
+          for (NodeId v = tree_parent(x); mark[v] != i; v = tree_parent(v)) {
+            mark[v] = i;
+            above.push_back(v);
+            if (v == p.graph.root) break;
+          }
+        std::sort(above.begin(), above.end(), [&](NodeId a, NodeId b) { return pos[a] < pos[b]; });
+      }
+    }
     owner_.assign(n_nodes, 0);
     parents_.resize(n_nodes);
     for (NodeId n : all)
@@ -98,9 +141,6 @@ class Search {
       weight_[n] = tex ? o.model.per_texture : o.model.per_instruction;
       remaining_weight_ += weight_[n];
     }
-    ops_limit_ = b.limits().operations;
-    tex_limit_ = b.limits().textures;
-    interp_limit_ = b.limits().interpolants;
     // Interpolants and texture names the uncounted operations still need.
     consumers_.assign(p.graph.children.size(), 0);
     for (NodeId n : all) {
@@ -125,34 +165,35 @@ class Search {
     }
     polish();
     remaining_ops_ = static_cast<long>(order_.size()) + 1;
-    // A dive for a cheaper incumbent first, with up to a quarter of the budget: the same search, but
+    // A dive for a cheaper incumbent first, with a twentieth of the budget: the same search, but
     // with a bound that counts a restore for every marked node, read or not. That bound can
     // exceed the truth, so it cuts deep subtrees early and reaches other parts of the space
     // sooner; it proves nothing, and the exact search below starts afresh. The dive does not use
-    // the transposition table (on Wood/PC4 it finds the optimum twice as fast without it).
+    // the transposition table (on Wood/PC4 it found the optimum twice as fast without it).
     auto at = [&](double share) {
       return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                          std::chrono::duration<double>(s_.budget_seconds * share));
     };
     const auto full_deadline = deadline_;
     floor_ = bound(0.0, 0);
-    deadline_ = at(0.25);
+    deadline_ = at(kDiveShare);
     check_clock_now();
     dive_ = true;
     dfs(0, 0.0, 0, 1.0);
     dive_ = false;
     stopped_ = s_.cancel && s_.cancel->load();
-    // The exact search, with nine tenths of the budget by default (the slowest proof of the
-    // tables, Wood on PC7, takes about 20 of 60 s).
+    // The exact search, pruning at the incumbent, until exact_share of the budget (a tenth by
+    // default): it proves what it can prove quickly. Then the floors (raise_floor()), which
+    // prove the rest sooner: Wood/PC5 took 15.7 s with nine tenths for the exact search, 4.8 s
+    // this way, and Wood/PC6's bound went from 884.5 to 908.8 in 60 s.
     deadline_ = at(std::clamp(s_.exact_share, 0.0, 1.0));
     check_clock_now();
     table_.clear();
-    unexplored_bound_ = std::numeric_limits<double>::infinity();
     done_ = 0;
-    dfs(0, 0.0, 0, 1.0);
+    const double reached = dfs(0, 0.0, 0, 1.0);
     bool proven = !stopped_ && !best_marks_.empty();
     if (proven) floor_ = best_cost_;
-    else floor_ = std::max(floor_, std::min(unexplored_bound_, best_cost_));
+    else floor_ = std::max(floor_, std::min(reached, best_cost_));
     // Every subtree the exact search left had a bound at least the best cost found since.
     if (!best_marks_.empty() && floor_ >= best_cost_ - 1e-9) proven = true;
     const bool cancelled = s_.cancel && s_.cancel->load();
@@ -210,12 +251,14 @@ class Search {
 
   // When the exact search runs out of time, the bound it proves is that of the subtrees it never
   // opened, often no better than the root's. The rest of the budget proves higher floors: the same
-  // search, pruning at a cap X below the incumbent, explores a small part of the tree (on Wood/PC6
-  // "no partition below 800" takes 0.7 s, below 840 16 s, while the incumbent's 925 is out of
-  // reach), and when it finishes, no partition costs less than X. Each finished search raises the
-  // floor by a twentieth of the first gap. One that finds a partition cheaper than its cap has a
-  // new incumbent, pruned at from then on; if it finishes, that partition is proven optimal.
-  // Returns whether the incumbent was proven.
+  // search, pruning at a cap X below the incumbent, explores a small part of the tree, and when it
+  // finishes, no partition costs less than X (or than the least bound it met, when higher). Each
+  // finished search raises the floor by at least a twentieth of the first gap. The transposition
+  // table stays from one cap to the next: what a search proved about a state's future holds under
+  // any cap, so each cap mostly opens the states the last one pruned (on Wood/PC6, the caps up to
+  // 868 take 2 s together, then each step of 8 about twice the last). One that finds a partition
+  // cheaper than its cap has a new incumbent, pruned at from then on; if it finishes, that
+  // partition is proven optimal. Returns whether the incumbent was proven.
   bool raise_floor(std::chrono::steady_clock::time_point end) {
     const double step = (best_cost_ - floor_) / 20;
     deadline_ = end;
@@ -226,13 +269,13 @@ class Search {
     while (!proven && step > 0) {
       cap_ = std::min(floor_ + step, best_cost_);
       stopped_ = false;
-      table_.clear();
       done_ = 0;
-      dfs(0, 0.0, 0, 1.0);
+      const double reached = dfs(0, 0.0, 0, 1.0);
       if (stopped_) break;
       ++floors_proven_;
       proven = best_cost_ <= cap_ + 1e-9;
-      floor_ = std::min(cap_, best_cost_);
+      floor_ = std::min(std::max(cap_, reached), best_cost_);
+      proven = proven || floor_ >= best_cost_ - 1e-9;
     }
     cap_ = std::numeric_limits<double>::infinity();
     raising_ = false;
@@ -249,29 +292,51 @@ class Search {
     return stopped_;
   }
 
-  void dfs(std::size_t i, double cost_so_far, int unread, double share) {
+  // Searches the completions of the current path from position i; returns a lower bound on
+  // their costs (the cheapest one when the subtree is searched to the end without pruning, and
+  // +inf when none fits). A state's return less what was spent to reach it bounds its future
+  // whatever the path, so the transposition table keeps the best such bound per state.
+  double dfs(std::size_t i, double cost_so_far, int unread, double share) {
     ++explored_;
+    const double limit = std::min(best_cost_, cap_) - 1e-9;
     double lb = bound(cost_so_far, unread);
-    if (lb >= std::min(best_cost_, cap_) - 1e-9) {
+    if (lb >= limit) {
       done_ += share;
-      return;
+      return lb;
     }
     // The same bound with what the live subregions must redo (this walks the frontier, which
     // the transposition key below reads too).
     const Redo redo = frontier(i);
     lb = bound(cost_so_far, unread, redo);
-    if (lb >= std::min(best_cost_, cap_) - 1e-9) {
+    if (lb >= limit) {
       done_ += share;
-      return;
+      return lb;
     }
-    if (out_of_time()) {
-      unexplored_bound_ = std::min(unexplored_bound_, lb);
-      return;
+    if (out_of_time()) return lb;
+    std::uint32_t slot = StateTable::kFull;
+    std::uint64_t generation = 0;
+    if (!dive_) {
+      bool found = false;
+      slot = state_slot(i, lb - cost_so_far, &found);
+      generation = table_generation_;
+      if (found) {
+        // Seen before: what its search proved about its future may close it now.
+        lb = std::max(lb, cost_so_far + table_.value(slot));
+        if (lb >= limit) {
+          ++transpositions_;
+          done_ += share;
+          return lb;
+        }
+      }
     }
-    if (!dive_ && seen_before(i, cost_so_far)) {
-      done_ += share;
-      return;
-    }
+    const double result = std::max(lb, expand(i, cost_so_far, unread, share, lb));
+    if (slot != StateTable::kFull && generation == table_generation_) table_.value(slot) = std::max(table_.value(slot), result - cost_so_far);
+    return result;
+  }
+
+  // dfs() past its bounds: decides order_[i] both ways (or closes the partition at the root).
+  double expand(std::size_t i, double cost_so_far, int unread, double share, double lb) {
+    constexpr double kNone = std::numeric_limits<double>::infinity();
     if (i == order_.size()) {
       // Every other node is decided: the output's pass closes the partition.
       NodeId root = p_.graph.root;
@@ -297,9 +362,12 @@ class Search {
       }
       done_ += share;
       report();
-      return;
+      return c.ok ? cost_so_far + o_.model.per_pass + o_.model.per_texture * c.resources.texture_fetches +
+                        o_.model.per_instruction * c.resources.arithmetic
+                  : kNone;
     }
     NodeId n = order_[i];
+    double unmarked = kNone, marked = kNone;
     // Branch 1: n unmarked; its subregion joins a later pass.
     {
       ++valid_calls_;
@@ -311,14 +379,10 @@ class Search {
       int interps = c.resources.interpolants + (l.interpolants != kUnlimited ? interpolants_beside(n, region_) : 0);
       bool feasible = !over(ops, l.operations) && !over(interps, l.interpolants) &&
                       !over(c.resources.dependent_levels, l.dependent_levels);
-      if (feasible) dfs(i + 1, cost_so_far, unread, share / 2);
+      if (feasible) unmarked = dfs(i + 1, cost_so_far, unread, share / 2);
       else done_ += share / 2;
     }
-    if (stopped_) {
-      // The marked branch was never explored: this node's bound covers it.
-      unexplored_bound_ = std::min(unexplored_bound_, lb);
-      return;
-    }
+    if (stopped_) return std::min(unmarked, lb);  // the marked branch was never explored: lb covers it
     // Branch 2: n marked; its pass is known now.
     marked_[n] = 1;
     ++marked_total_;
@@ -354,7 +418,7 @@ class Search {
           }
       remaining_weight_ -= removed;
       remaining_ops_ -= removed_ops;
-      dfs(i + 1, cost_so_far + pass, unread - static_cast<int>(read.size()) + 1, share / 2);
+      marked = dfs(i + 1, cost_so_far + pass, unread - static_cast<int>(read.size()) + 1, share / 2);
       for (NodeId k : read) reads_[k] = 0;
       remaining_weight_ += removed;
       remaining_ops_ += removed_ops;
@@ -367,6 +431,7 @@ class Search {
     }
     marked_[n] = 0;
     --marked_total_;
+    return std::min(unmarked, marked);
   }
 
   // Improves the incumbent before the search by local moves: flip the mark of one node, or of a
@@ -520,19 +585,27 @@ class Search {
   // restore. Greedy, bottom up: a node's part is itself plus its children's parts; while it is
   // over the limit, the heaviest undecided child is cut (it becomes a restore).
   void tree_passes(std::size_t i, Redo& redo) {
-    long cuts = 0;
     const long limit = ops_limit_;
-    for (std::size_t j = i; j <= order_.size(); ++j) {
-      const NodeId v = j == order_.size() ? p_.graph.root : order_[j];
+    if (live_at_[i].empty()) {  // nothing decided hangs in the tree: the whole tree's answer
+      redo.passes = std::max(redo.passes, full_cuts_[p_.graph.root] + 1);
+      redo.infeasible = full_part_[p_.graph.root] > limit;
+      return;
+    }
+    long cuts = 0;
+    // Only the nodes above live ones (above_live_[i], operands first) depend on the state; the
+    // others' parts are those of the whole tree.
+    for (NodeId v : above_live_[i]) {
       long r = 1;
       cuttable_.clear();
       for (NodeId w : tree_kids_[v]) {
-        if (pos_[w] >= i) {
-          cuttable_.push_back(residual_[w]);
-          r += residual_[w];
-        } else {
-          r += marked_[w] ? 1 : piece_[w];
+        if (pos_[w] < i) {
+          r += marked_[w] ? 1 : piece_[w];  // live: a leaf
+          continue;
         }
+        const long part = tree_stamp_[w] == epoch_ ? residual_[w] : full_part_[w];
+        if (tree_stamp_[w] != epoch_) cuts += full_cuts_[w];
+        cuttable_.push_back(part);
+        r += part;
       }
       if (r > limit) {
         std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
@@ -546,15 +619,20 @@ class Search {
         }
       }
       residual_[v] = r;
+      tree_stamp_[v] = epoch_;
     }
-    redo.passes = cuts + 1;
+    redo.passes = std::max(redo.passes, cuts + 1);
   }
 
-  // The transposition table: true when state (i, frontier) was entered before at a cost no
-  // higher than `cost`; otherwise records `cost` for it. Bounded: past the capacity, states
-  // are no longer added (the search stays exact, it only repeats work). Reads the frontier
-  // frontier(i) walked.
-  bool seen_before(std::size_t i, double cost) {
+  NodeId tree_parent(NodeId n) const {
+    return last_user_[n] == order_.size() ? p_.graph.root : order_[last_user_[n]];
+  }
+
+  // The transposition table's slot for state (i, frontier): found, or added with `future` (a
+  // bound on its completions' cost beyond what was spent to reach it). Past the capacity new
+  // states are not stored (kFull: the search stays exact, it only repeats work). Reads the
+  // frontier frontier(i) walked.
+  std::uint32_t state_slot(std::size_t i, double future, bool* found) {
     key_.clear();
     key_.push_back(static_cast<std::uint32_t>(i));
     for (NodeId x : live_at_[i]) key_.push_back(x * 2u + (marked_[x] ? 1u : 0u));
@@ -565,17 +643,23 @@ class Search {
     // Wood/PC2 the table held 3.6 GB of unions after 60 s).
     key_.push_back(kBoundary);  // between the live nodes' words and the boundary's
     key_.insert(key_.end(), boundary_.begin(), boundary_.end());
-    double* entered = table_.find_or_add(key_, cost);
-    if (!entered) return false;  // new (or no room: the search stays exact, it only repeats work)
-    if (*entered <= cost + 1e-9) {
-      ++transpositions_;
-      return true;
+    std::uint32_t slot = table_.find_or_add(key_, future, found);
+    if (slot == StateTable::kFull) {
+      // Full: keep the states nearest the root, at most half of them (what the search proved
+      // about them spares the most work when it comes back, as every cap of raise_floor()
+      // does). The slots the callers hold are stale from now on (see dfs()).
+      std::vector<std::size_t> at(order_.size() + 2, 0);
+      table_.visit([&](std::span<const std::uint32_t> k, double) { ++at[k[0]]; });
+      std::size_t positions = 0, kept = 0;
+      while (positions < at.size() && kept + at[positions] <= s_.table_capacity / 2) kept += at[positions++];
+      table_.retain([&](std::span<const std::uint32_t> k, double) { return k[0] < positions; });
+      ++table_generation_;
+      slot = table_.find_or_add(key_, future, found);
     }
-    *entered = cost;
-    return false;
+    return slot;
   }
 
-  static constexpr std::size_t kTableCapacity = 4'000'000;
+  static constexpr double kDiveShare = 0.05;  // of the budget, for the dive (see run())
 
   // An operation enters (+1) or leaves (-1) the pool of uncounted work: its texture name and the
   // interpolants it reads are needed by one operation more or less.
@@ -620,7 +704,8 @@ class Search {
   std::vector<NodeId> region_;
   std::vector<Frame> frames_;  // per position: dfs's buffers
   std::vector<std::uint32_t> key_;
-  StateTable table_{kTableCapacity};
+  StateTable table_{s_.table_capacity};
+  std::uint64_t table_generation_ = 0;  // counts the table's restarts
   long transpositions_ = 0;
   std::vector<char> reads_ = std::vector<char>(marked_.size(), 0);  // marked and read by a finished pass
   std::vector<double> weight_;
@@ -632,11 +717,13 @@ class Search {
   std::vector<std::size_t> pos_, last_user_;  // a node's position in order_; its last user's
   std::vector<std::vector<NodeId>> tree_kids_;  // the operations whose last user a node is
   std::vector<long> residual_, piece_, cuttable_;  // tree_passes(): part sizes; frontier(): pieces
+  std::vector<std::uint32_t> tree_stamp_ = std::vector<std::uint32_t>(marked_.size(), 0);  // residual_ set at this epoch
+  std::vector<long> full_part_, full_cuts_;  // the greedy over the whole tree: a node's part, cuts below it
+  std::vector<std::vector<NodeId>> above_live_;  // per position: the undecided tree ancestors of live nodes
   std::vector<NodeId> owner_;                      // frontier(): the live node that reached a member
   long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();
   std::vector<char> best_marks_;
-  double unexplored_bound_ = std::numeric_limits<double>::infinity();
   double floor_ = 0;  // no partition costs less (proven so far)
   double cap_ = std::numeric_limits<double>::infinity();  // prune here too (raise_floor)
   bool raising_ = false;

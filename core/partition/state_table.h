@@ -1,5 +1,5 @@
-// The optimal search's transposition table: the cheapest cost at which each search state was
-// entered, keyed by the state's words (see optimal.cpp). The keys live in one arena and an
+// The optimal search's transposition table: a number per search state (a bound on the cost of
+// its completions), keyed by the state's words (see optimal.cpp). The keys live in one arena and an
 // open-addressing index points at them, so a table of millions of states is a few allocations:
 // it clears and frees at once (a map of vector keys took seconds to free after a proof) and costs
 // no allocator overhead per state. Keys are compared in full: the search stays exact.
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace passlab::partition {
@@ -15,25 +16,60 @@ class StateTable {
  public:
   explicit StateTable(std::size_t capacity) : capacity_(capacity) {}
 
-  // The cost stored for `key`, or, for a new key, null after storing `cost` for it (while there
-  // is room; past the capacity new keys are not stored).
-  double* find_or_add(const std::vector<std::uint32_t>& key, double cost) {
+  static constexpr std::uint32_t kFull = ~std::uint32_t{0};
+
+  // The slot of `key`, and *found = true when it was stored before; a new key is stored with
+  // `value` (*found = false), unless the table is at its capacity: then kFull. Slots stay valid
+  // until clear().
+  std::uint32_t find_or_add(const std::vector<std::uint32_t>& key, double value, bool* found) {
     if (index_.empty()) index_.assign(1024, kEmpty);
     const std::uint64_t h = hash(key);
     const std::size_t mask = index_.size() - 1;
     std::size_t i = h & mask;
     for (; index_[i] != kEmpty; i = (i + 1) & mask) {
-      Entry& e = entries_[index_[i]];
+      const Entry& e = entries_[index_[i]];
       if (e.hash == h && e.size == key.size() &&
-          std::equal(key.begin(), key.end(), arena_.begin() + static_cast<std::ptrdiff_t>(e.offset)))
-        return &e.cost;
+          std::equal(key.begin(), key.end(), arena_.begin() + static_cast<std::ptrdiff_t>(e.offset))) {
+        *found = true;
+        return index_[i];
+      }
     }
-    if (entries_.size() >= capacity_) return nullptr;
-    index_[i] = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back({h, arena_.size(), static_cast<std::uint32_t>(key.size()), cost});
+    *found = false;
+    if (entries_.size() >= capacity_) return kFull;
+    const auto slot = static_cast<std::uint32_t>(entries_.size());
+    index_[i] = slot;
+    entries_.push_back({h, arena_.size(), static_cast<std::uint32_t>(key.size()), value});
     arena_.insert(arena_.end(), key.begin(), key.end());
     if (2 * entries_.size() > index_.size()) grow();
-    return nullptr;
+    return slot;
+  }
+  double& value(std::uint32_t slot) { return entries_[slot].value; }
+
+  // Calls f(key words, value) for every entry.
+  template <class F>
+  void visit(F f) const {
+    for (const Entry& e : entries_) f(std::span<const std::uint32_t>(arena_.data() + e.offset, e.size), e.value);
+  }
+  // Keeps the entries `keep(key words, value)` accepts, in their order (slots change).
+  template <class Keep>
+  void retain(Keep keep) {
+    std::vector<Entry> kept;
+    std::vector<std::uint32_t> arena;
+    for (const Entry& e : entries_) {
+      const std::uint32_t* words = arena_.data() + e.offset;
+      if (!keep(std::span<const std::uint32_t>(words, e.size), e.value)) continue;
+      kept.push_back({e.hash, arena.size(), e.size, e.value});
+      arena.insert(arena.end(), words, words + e.size);
+    }
+    entries_ = std::move(kept);
+    arena_ = std::move(arena);
+    std::fill(index_.begin(), index_.end(), kEmpty);
+    const std::size_t mask = index_.size() - 1;
+    for (std::uint32_t n = 0; n < entries_.size(); ++n) {
+      std::size_t i = entries_[n].hash & mask;
+      while (index_[i] != kEmpty) i = (i + 1) & mask;
+      index_[i] = n;
+    }
   }
 
   void clear() {
@@ -48,7 +84,7 @@ class StateTable {
     std::uint64_t hash;
     std::size_t offset;  // the key's words in arena_
     std::uint32_t size;
-    double cost;
+    double value;
   };
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
 

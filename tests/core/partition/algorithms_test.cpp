@@ -645,6 +645,12 @@ TEST(Algorithms, OptimalEqualsBruteForceWithTexturesAndInterpolants) {
       ASSERT_TRUE(floors.proven_optimal);
       EXPECT_DOUBLE_EQ(floors.cost, want) << "trial " << trial << " " << spec;
       if (floors.stats.floors_proven > 0) ++by_floors;
+      // A table that fills up all the time: it keeps the states nearest the root, and the
+      // searches it is taken from under must not write into slots that moved.
+      o.table_capacity = 24;
+      Partition small = optimal(p, b, {m, nullptr}, o);
+      ASSERT_TRUE(small.proven_optimal);
+      EXPECT_DOUBLE_EQ(small.cost, want) << "trial " << trial << " " << spec;
       ++cases;
     }
   }
@@ -690,33 +696,51 @@ TEST(StateTableTest, FindsWhatItStoredAndNothingElse) {
   StateTable t(3000);
   std::mt19937 rng(3);
   std::vector<std::vector<std::uint32_t>> keys;
+  bool found = true;
   for (int i = 0; i < 2000; ++i) {
     std::vector<std::uint32_t> k(1 + rng() % 6);
     for (auto& w : k) w = rng() % 4;  // short words: many keys share prefixes and hashes' inputs
     k.push_back(static_cast<std::uint32_t>(i));  // distinct
     keys.push_back(k);
-    EXPECT_EQ(t.find_or_add(k, i), nullptr);
+    EXPECT_EQ(t.find_or_add(k, i, &found), static_cast<std::uint32_t>(i));
+    EXPECT_FALSE(found);
   }
   EXPECT_EQ(t.size(), 2000u);
+  t.value(7) = 7.5;  // slots stay put through the index's growth
   for (int i = 0; i < 2000; ++i) {
-    double* c = t.find_or_add(keys[static_cast<std::size_t>(i)], -1);
-    ASSERT_NE(c, nullptr);
-    EXPECT_EQ(*c, i);
+    const std::uint32_t slot = t.find_or_add(keys[static_cast<std::size_t>(i)], -1, &found);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(slot, static_cast<std::uint32_t>(i));
+    EXPECT_EQ(t.value(slot), i == 7 ? 7.5 : i);
     std::vector<std::uint32_t> longer = keys[static_cast<std::size_t>(i)];
     longer.push_back(0);
     std::vector<std::uint32_t> changed = keys[static_cast<std::size_t>(i)];
     changed[0] ^= 1u << 20;
-    EXPECT_EQ(t.find_or_add(longer, -1), nullptr) << i;   // new: stored now
-    EXPECT_EQ(t.find_or_add(changed, -1), nullptr) << i;  // new, until the capacity
+    t.find_or_add(longer, -1, &found);
+    EXPECT_FALSE(found) << i;  // new: stored now
+    t.find_or_add(changed, -1, &found);
+    EXPECT_FALSE(found) << i;  // new, until the capacity
   }
   EXPECT_EQ(t.size(), 3000u);  // 2000 + 1000 new ones; the rest found no room
-  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1), nullptr);
-  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1), nullptr);  // not stored
+  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1, &found), StateTable::kFull);
+  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1, &found), StateTable::kFull);  // not stored
+  EXPECT_FALSE(found);
+  // Keeping some: they are found with their values, the others are gone.
+  t.retain([](std::span<const std::uint32_t> k, double v) { return k.back() % 2 == 0 && v >= 0; });
+  EXPECT_EQ(t.size(), 1000u);
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint32_t slot = t.find_or_add(keys[static_cast<std::size_t>(i)], -2, &found);
+    EXPECT_EQ(found, i % 2 == 0) << i;
+    if (found) {
+      EXPECT_EQ(t.value(slot), i);
+    }
+  }
   t.clear();
   EXPECT_EQ(t.size(), 0u);
-  EXPECT_EQ(t.find_or_add(keys[0], 5), nullptr);
-  ASSERT_NE(t.find_or_add(keys[0], 6), nullptr);
-  EXPECT_EQ(*t.find_or_add(keys[0], 6), 5);
+  EXPECT_EQ(t.find_or_add(keys[0], 5, &found), 0u);
+  EXPECT_EQ(t.find_or_add(keys[0], 6, &found), 0u);
+  EXPECT_TRUE(found);
+  EXPECT_EQ(t.value(0), 5);
 }
 
 TEST(Memo, AnswersAsItsBackendAndAsksItOncePerQuestion) {
