@@ -635,13 +635,19 @@ class Search {
   std::uint32_t state_slot(std::size_t i, double future, bool* found) {
     key_.clear();
     key_.push_back(static_cast<std::uint32_t>(i));
-    for (NodeId x : live_at_[i]) key_.push_back(x * 2u + (marked_[x] ? 1u : 0u));
+    // The live nodes are fixed by i: their marks are bits, as many words as i implies.
+    const std::vector<NodeId>& live = live_at_[i];
+    for (std::size_t a = 0; a < live.size(); a += 32) {
+      std::uint32_t bits = 0;
+      for (std::size_t b = a; b < std::min(live.size(), a + 32); ++b)
+        if (marked_[live[b]]) bits |= 1u << (b - a);
+      key_.push_back(bits);
+    }
     // The union of the unmarked live nodes' subregions is keyed by its boundary: the marked
     // operations its members read. Given the live nodes, the union is exactly what they reach
     // without crossing the boundary, and the boundary is a function of the union, so equal keys
     // are equal states; and the boundary is a few nodes where the union can be hundreds (on
     // Wood/PC2 the table held 3.6 GB of unions after 60 s).
-    key_.push_back(kBoundary);  // between the live nodes' words and the boundary's
     key_.insert(key_.end(), boundary_.begin(), boundary_.end());
     std::uint32_t slot = table_.find_or_add(key_, future, found);
     if (slot == StateTable::kFull) {
@@ -699,7 +705,6 @@ class Search {
   std::vector<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;
   std::vector<NodeId> work_, boundary_;
-  static constexpr std::uint32_t kBoundary = ~std::uint32_t{0};
   std::vector<char> seen_ = std::vector<char>(marked_.size(), 0);
   std::vector<NodeId> region_;
   std::vector<Frame> frames_;  // per position: dfs's buffers

@@ -35,10 +35,10 @@ class StateTable {
       }
     }
     *found = false;
-    if (entries_.size() >= capacity_) return kFull;
+    if (entries_.size() >= capacity_ || arena_.size() + key.size() > kMaxArena) return kFull;
     const auto slot = static_cast<std::uint32_t>(entries_.size());
     index_[i] = slot;
-    entries_.push_back({h, arena_.size(), static_cast<std::uint32_t>(key.size()), value});
+    entries_.push_back({h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), value});
     arena_.insert(arena_.end(), key.begin(), key.end());
     if (2 * entries_.size() > index_.size()) grow();
     return slot;
@@ -58,7 +58,7 @@ class StateTable {
     for (const Entry& e : entries_) {
       const std::uint32_t* words = arena_.data() + e.offset;
       if (!keep(std::span<const std::uint32_t>(words, e.size), e.value)) continue;
-      kept.push_back({e.hash, arena.size(), e.size, e.value});
+      kept.push_back({e.hash, static_cast<std::uint32_t>(arena.size()), e.size, e.value});
       arena.insert(arena.end(), words, words + e.size);
     }
     entries_ = std::move(kept);
@@ -80,13 +80,14 @@ class StateTable {
   std::size_t size() const { return entries_.size(); }
 
  private:
-  struct Entry {
+  struct Entry {  // 24 bytes
     std::uint64_t hash;
-    std::size_t offset;  // the key's words in arena_
+    std::uint32_t offset;  // the key's words in arena_ (a table of 8 million states uses ~50 million)
     std::uint32_t size;
     double value;
   };
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+  static constexpr std::size_t kMaxArena = std::uint32_t{0xffffffff};  // offsets are 32 bits
 
   static std::uint64_t hash(const std::vector<std::uint32_t>& k) {
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words, then mixed
