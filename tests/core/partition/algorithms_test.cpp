@@ -19,10 +19,26 @@
 namespace passlab::partition {
 namespace {
 
-// A backend that counts: operations (members + restores), and "textures" = restores.
-class CountingBackend : public Backend {
+// What the test backends share: the problem, the limits, and the verdict on what they counted.
+class TestBackend : public Backend {
  public:
-  explicit CountingBackend(const Problem& p, Limits l) : p_(p), l_(l) {}
+  TestBackend(const Problem& p, Limits l) : p_(p), l_(l) {}
+  const Limits& limits() const override { return l_; }
+
+ protected:
+  Check verdict(Check c) const {
+    c.failure = exceeded(c.resources, l_);
+    c.ok = c.failure.empty();
+    return c;
+  }
+  const Problem& p_;
+  Limits l_;
+};
+
+// A backend that counts: operations (members + restores), and "textures" = restores.
+class CountingBackend : public TestBackend {
+ public:
+  CountingBackend(const Problem& p, Limits l) : TestBackend(p, l) {}
   Check valid(NodeId, const std::vector<NodeId>& members) override {
     ++calls;
     Check c;
@@ -39,16 +55,9 @@ class CountingBackend : public Backend {
     c.resources.texture_fetches = c.resources.restores;
     c.resources.operations = c.resources.arithmetic + c.resources.restores;
     c.resources.textures = c.resources.restores;
-    c.failure = exceeded(c.resources, l_);
-    c.ok = c.failure.empty();
-    return c;
+    return verdict(c);
   }
-  const Limits& limits() const override { return l_; }
   long calls = 0;
-
- private:
-  const Problem& p_;
-  Limits l_;
 };
 
 Problem make(std::vector<std::vector<NodeId>> children, NodeId root, std::vector<char> is_op = {}) {
@@ -472,9 +481,9 @@ TEST(Algorithms, RaisingTheFloorProvesTheOptimumAndNeverPassesIt) {
 
 // A backend with a register-like limit that is not monotone in the members: the peak number of
 // values live when the members run in id order, restores loaded first.
-class PressureBackend : public Backend {
+class PressureBackend : public TestBackend {
  public:
-  PressureBackend(const Problem& p, Limits l) : p_(p), l_(l) {}
+  PressureBackend(const Problem& p, Limits l) : TestBackend(p, l) {}
   Check valid(NodeId root, const std::vector<NodeId>& members) override {
     Check c;
     std::vector<int> last(p_.graph.children.size(), -1);
@@ -504,15 +513,8 @@ class PressureBackend : public Backend {
     c.resources.texture_fetches = c.resources.restores;
     c.resources.operations = c.resources.arithmetic + c.resources.restores;
     c.resources.textures = c.resources.restores;
-    c.failure = exceeded(c.resources, l_);
-    c.ok = c.failure.empty();
-    return c;
+    return verdict(c);
   }
-  const Limits& limits() const override { return l_; }
-
- private:
-  const Problem& p_;
-  Limits l_;
 };
 
 TEST(Algorithms, OptimalEqualsBruteForceUnderRegisterPressure) {
@@ -552,9 +554,9 @@ TEST(Algorithms, OptimalEqualsBruteForceUnderRegisterPressure) {
 // A backend that also counts texture units by name and interpolants, as the fp backend does:
 // TEX members fetch (one unit per name), restores take a unit each, and the interpolant leaves
 // the members read are counted once.
-class UnitsBackend : public Backend {
+class UnitsBackend : public TestBackend {
  public:
-  UnitsBackend(const Problem& p, Limits l) : p_(p), l_(l) {}
+  UnitsBackend(const Problem& p, Limits l) : TestBackend(p, l) {}
   Check valid(NodeId, const std::vector<NodeId>& members) override {
     Check c;
     std::vector<char> in(p_.graph.children.size(), 0), seen(in.size(), 0);
@@ -581,15 +583,8 @@ class UnitsBackend : public Backend {
     c.resources.texture_fetches += c.resources.restores;
     c.resources.textures += c.resources.restores;
     c.resources.operations = static_cast<int>(members.size()) + c.resources.restores;
-    c.failure = exceeded(c.resources, l_);
-    c.ok = c.failure.empty();
-    return c;
+    return verdict(c);
   }
-  const Limits& limits() const override { return l_; }
-
- private:
-  const Problem& p_;
-  Limits l_;
 };
 
 // The bound counts what the live subregions must compute, fetch and read again when a finished
