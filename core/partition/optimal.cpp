@@ -265,6 +265,7 @@ class Search {
     check_clock_now();
     raising_ = true;
     exact_done_ = done_;
+    first_floor_ = floor_;
     bool proven = false;
     while (!proven && step > 0) {
       cap_ = std::min(floor_ + step, best_cost_);
@@ -276,6 +277,7 @@ class Search {
       proven = best_cost_ <= cap_ + 1e-9;
       floor_ = std::min(std::max(cap_, reached), best_cost_);
       proven = proven || floor_ >= best_cost_ - 1e-9;
+      report(true);  // a cap's search finds few partitions: say each new floor at once
     }
     cap_ = std::numeric_limits<double>::infinity();
     raising_ = false;
@@ -683,11 +685,17 @@ class Search {
     }
   }
 
-  void report() {
+  void report(bool now = false) {
     if (!s_.progress) return;
-    if ((++reports_ & 255) != 0) return;
-    // While raising the floor, the bar stays where the exact search stopped; the floor rises.
-    s_.progress(std::min(1.0, raising_ ? exact_done_ : done_), best_cost_, std::min(floor_, best_cost_));
+    if (!now && (++reports_ & 255) != 0) return;
+    // While raising the floor, the bar goes on from where the exact search stopped as the gap
+    // between the floor and the best cost closes.
+    double fraction = done_;
+    if (raising_) {
+      const double gap = best_cost_ - first_floor_;
+      fraction = exact_done_ + (1 - exact_done_) * (gap > 0 ? std::clamp((floor_ - first_floor_) / gap, 0.0, 1.0) : 1.0);
+    }
+    s_.progress(std::min(1.0, fraction), best_cost_, std::min(floor_, best_cost_));
   }
 
   struct Frame {
@@ -734,6 +742,7 @@ class Search {
   bool raising_ = false;
   long floors_proven_ = 0;  // caps whose search finished
   double exact_done_ = 0;
+  double first_floor_ = 0;  // the floor raise_floor() started from
   double done_ = 0;
   bool stopped_ = false;
   bool dive_ = false;     // the incumbent-finding phase (see run())

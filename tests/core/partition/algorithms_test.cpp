@@ -466,7 +466,19 @@ TEST(Algorithms, RaisingTheFloorProvesTheOptimumAndNeverPassesIt) {
       OptimalOptions o;
       o.incumbent = &start;
       o.exact_share = 0;
+      // Each proven floor is reported at once, the bar only moves forward, and no reported floor
+      // passes the optimum.
+      long reports = 0;
+      double last_fraction = 0;
+      o.progress = [&](double fraction, double, double bound) {
+        ++reports;
+        EXPECT_GE(fraction, last_fraction - 1e-12);
+        EXPECT_LE(fraction, 1.0);
+        EXPECT_LE(bound, want + 1e-9);
+        last_fraction = fraction;
+      };
       Partition got = optimal(p, b, {m, nullptr}, o);
+      EXPECT_GE(reports, got.stats.floors_proven);
       ASSERT_TRUE(got.proven_optimal) << "trial " << trial << " " << spec;
       EXPECT_DOUBLE_EQ(got.cost, want) << "trial " << trial << " " << spec;
       EXPECT_DOUBLE_EQ(got.lower_bound, want);
