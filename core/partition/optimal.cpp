@@ -108,11 +108,7 @@ class Search {
           r += full_part_[w];
           cuts += full_cuts_[w];
         }
-        std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
-        for (std::size_t a = 0; a < cuttable_.size() && r > ops_limit_; ++a) {
-          r -= cuttable_[a] - 1;
-          ++cuts;
-        }
+        cut_heaviest(r, cuts);
         full_part_[v] = r;  // may exceed the limit: then no marking fits, which the search finds
         full_cuts_[v] = cuts;
       }
@@ -610,11 +606,7 @@ class Search {
         r += part;
       }
       if (r > limit) {
-        std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
-        for (std::size_t a = 0; a < cuttable_.size() && r > limit; ++a) {
-          r -= cuttable_[a] - 1;
-          ++cuts;
-        }
+        cut_heaviest(r, cuts);
         if (r > limit) {
           redo.infeasible = true;
           return;
@@ -624,6 +616,17 @@ class Search {
       tree_stamp_[v] = epoch_;
     }
     redo.passes = std::max(redo.passes, cuts + 1);
+  }
+
+  // The greedy's step at one node: while its part r is over the operation limit, the heaviest
+  // of its cuttable children's parts (cuttable_) is cut and becomes one restore.
+  void cut_heaviest(long& r, long& cuts) {
+    if (r <= ops_limit_) return;
+    std::sort(cuttable_.begin(), cuttable_.end(), std::greater<long>());
+    for (std::size_t a = 0; a < cuttable_.size() && r > ops_limit_; ++a) {
+      r -= cuttable_[a] - 1;
+      ++cuts;
+    }
   }
 
   NodeId tree_parent(NodeId n) const {
