@@ -31,9 +31,9 @@ struct OptimalOptions {
   // The part of the budget the exact search has; if it does not finish, the rest proves ever
   // higher costs that no partition beats (see optimal.cpp).
   double exact_share = 0.1;
-  // Search states the transposition table remembers (on Wood about 80 bytes each, index
-  // included: a 60 s search peaks near 500 MB); when full, it keeps the half nearest the root.
-  std::size_t table_capacity = 4'000'000;
+  // The transposition table's memory (on Wood about 40 bytes a search state, index included;
+  // a 60 s search on PC6 holds about 15 million); when full, it keeps the half nearest the root.
+  std::size_t table_bytes = std::size_t{1} << 30;
 };
 
 // Exact search over markings (see optimal.cpp for the method and its correctness argument).

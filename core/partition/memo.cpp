@@ -36,7 +36,7 @@ std::uint64_t MemoBackend::hash(NodeId root, const std::vector<NodeId>& members)
   return h;
 }
 
-Check MemoBackend::valid(NodeId root, const std::vector<NodeId>& members) {
+const Check& MemoBackend::answer(NodeId root, const std::vector<NodeId>& members) {
   const std::uint64_t h = hash(root, members);
   auto it = heads_.find(h);
   if (it != heads_.end())
@@ -58,10 +58,10 @@ Check MemoBackend::valid(NodeId root, const std::vector<NodeId>& members) {
     heads_.clear();
   }
   std::uint32_t& head = heads_.try_emplace(h, kNone).first->second;
-  entries_.push_back({root, static_cast<std::uint32_t>(members.size()), arena_.size(), head, c});
+  entries_.push_back({root, static_cast<std::uint32_t>(members.size()), arena_.size(), head, std::move(c)});
   head = static_cast<std::uint32_t>(entries_.size() - 1);
   arena_.insert(arena_.end(), members.begin(), members.end());
-  return c;
+  return entries_.back().check;
 }
 
 }  // namespace passlab::partition

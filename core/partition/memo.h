@@ -17,7 +17,9 @@ namespace passlab::partition {
 class MemoBackend : public Backend {
  public:
   explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20);
-  Check valid(NodeId root, const std::vector<NodeId>& members) override;
+  Check valid(NodeId root, const std::vector<NodeId>& members) override { return answer(root, members); }
+  // The same answer by reference, valid until the next question (no copy of its failure text).
+  const Check& answer(NodeId root, const std::vector<NodeId>& members);
   const Limits& limits() const override { return inner_.limits(); }
   bool recompute(const Resources& r) const override { return inner_.recompute(r); }
   std::size_t merge(const std::vector<Resources>& candidates) const override { return inner_.merge(candidates); }

@@ -63,7 +63,7 @@ struct Redo {
 
 class Search {
  public:
-  Search(const Problem& p, Backend& b, const AlgorithmOptions& o, const OptimalOptions& s)
+  Search(const Problem& p, MemoBackend& b, const AlgorithmOptions& o, const OptimalOptions& s)
       : p_(p), b_(b), o_(o), s_(s), marked_(p.graph.children.size(), 0) {
     // The operations the output needs, in postorder (node ids are a postorder).
     std::vector<NodeId> all = subregion(p, p.graph.root, marked_);
@@ -112,11 +112,14 @@ class Search {
         full_part_[v] = r;  // may exceed the limit: then no marking fits, which the search finds
         full_cuts_[v] = cuts;
       }
-      // Per position, the undecided nodes some live node hangs under, in postorder.
-      above_live_.resize(order_.size() + 1);
+      // Per position, the undecided nodes some live node hangs under, in postorder, each with
+      // what of it does not depend on the state: the parts of its children no live node hangs
+      // under (those of the whole tree), and the children that do.
+      above_.resize(order_.size() + 1);
       std::vector<std::size_t> mark(n_nodes, order_.size() + 1);
+      std::vector<NodeId> above;
       for (std::size_t i = 0; i <= order_.size(); ++i) {
-        std::vector<NodeId>& above = above_live_[i];
+        above.clear();
         for (NodeId x : live_at_[i])
           for (NodeId v = tree_parent(x); mark[v] != i; v = tree_parent(v)) {
             mark[v] = i;
@@ -124,6 +127,25 @@ class Search {
             if (v == p.graph.root) break;
           }
         std::sort(above.begin(), above.end(), [&](NodeId a, NodeId b) { return pos[a] < pos[b]; });
+        for (NodeId v : above) {
+          Above a;
+          a.node = v;
+          a.fixed_begin = static_cast<std::uint32_t>(fixed_parts_.size());
+          a.kids_begin = static_cast<std::uint32_t>(above_kids_.size());
+          for (NodeId w : tree_kids_[v]) {
+            if (pos[w] < i || mark[w] == i) {
+              above_kids_.push_back(w);
+              continue;
+            }
+            a.fixed_part += full_part_[w];
+            a.fixed_cuts += full_cuts_[w];
+            fixed_parts_.push_back(full_part_[w]);
+          }
+          std::sort(fixed_parts_.begin() + a.fixed_begin, fixed_parts_.end(), std::greater<long>());
+          a.fixed_end = static_cast<std::uint32_t>(fixed_parts_.size());
+          a.kids_end = static_cast<std::uint32_t>(above_kids_.size());
+          above_[i].push_back(a);
+        }
       }
     }
     owner_.assign(n_nodes, 0);
@@ -249,14 +271,16 @@ class Search {
   // opened, often no better than the root's. The rest of the budget proves higher floors: the same
   // search, pruning at a cap X below the incumbent, explores a small part of the tree, and when it
   // finishes, no partition costs less than X (or than the least bound it met, when higher). Each
-  // finished search raises the floor by at least a twentieth of the first gap. The transposition
+  // finished search raises the floor by at least a fifth of the first gap. The transposition
   // table stays from one cap to the next: what a search proved about a state's future holds under
-  // any cap, so each cap mostly opens the states the last one pruned (on Wood/PC6, the caps up to
-  // 868 take 2 s together, then each step of 8 about twice the last). One that finds a partition
-  // cheaper than its cap has a new incumbent, pruned at from then on; if it finishes, that
-  // partition is proven optimal. Returns whether the incumbent was proven.
+  // any cap, so each cap mostly opens the states the last one pruned. Still, each step costs
+  // about twice the one before, so the steps before the last are overhead: Wood/PC6's proof
+  // explores 50 million nodes with steps of a twentieth, 42 million with a fifth, 38 million
+  // with one step straight to the incumbent (which reports no floor before it finishes). One
+  // that finds a partition cheaper than its cap has a new incumbent, pruned at from then on; if
+  // it finishes, that partition is proven optimal. Returns whether the incumbent was proven.
   bool raise_floor(std::chrono::steady_clock::time_point end) {
-    const double step = (best_cost_ - floor_) / 20;
+    const double step = (best_cost_ - floor_) / 5;
     deadline_ = end;
     check_clock_now();
     raising_ = true;
@@ -328,7 +352,7 @@ class Search {
       }
     }
     const double result = std::max(lb, expand(i, cost_so_far, unread, share, lb));
-    if (slot != StateTable::kFull && generation == table_generation_) table_.value(slot) = std::max(table_.value(slot), result - cost_so_far);
+    if (slot != StateTable::kFull && generation == table_generation_) table_.raise(slot, result - cost_so_far);
     return result;
   }
 
@@ -340,7 +364,7 @@ class Search {
       NodeId root = p_.graph.root;
       ++valid_calls_;
       subregion(p_, root, marked_, seen_, region_);
-      Check c = b_.valid(root, region_);
+      const Check& c = b_.answer(root, region_);
       if (c.ok) {
         double cost = cost_so_far + o_.model.per_pass + o_.model.per_texture * c.resources.texture_fetches +
                       o_.model.per_instruction * c.resources.arithmetic;
@@ -366,15 +390,20 @@ class Search {
     }
     NodeId n = order_[i];
     double unmarked = kNone, marked = kNone;
+    // n's subregion is the same whether n is marked or not: its pass if marked, what joins a
+    // later pass if not. Asked once; the buffers are this position's (no allocation per node).
+    Frame& f = frames_[i];
+    std::vector<NodeId>& members = f.members;
+    ++valid_calls_;
+    subregion(p_, n, marked_, seen_, members);
+    const Check& answer = b_.answer(n, members);
+    const Verdict c{answer.ok, answer.resources};  // the answer is valid until the next question
     // Branch 1: n unmarked; its subregion joins a later pass.
     {
-      ++valid_calls_;
-      subregion(p_, n, marked_, seen_, region_);
-      Check c = b_.valid(n, region_);
       const Limits& l = b_.limits();
       auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
-      int ops = c.resources.operations + (l.operations != kUnlimited ? slots_beside(n, region_) : 0);
-      int interps = c.resources.interpolants + (l.interpolants != kUnlimited ? interpolants_beside(n, region_) : 0);
+      int ops = c.resources.operations + (l.operations != kUnlimited ? slots_beside(n, members) : 0);
+      int interps = c.resources.interpolants + (l.interpolants != kUnlimited ? interpolants_beside(n, members) : 0);
       bool feasible = !over(ops, l.operations) && !over(interps, l.interpolants) &&
                       !over(c.resources.dependent_levels, l.dependent_levels);
       if (feasible) unmarked = dfs(i + 1, cost_so_far, unread, share / 2);
@@ -384,11 +413,6 @@ class Search {
     // Branch 2: n marked; its pass is known now.
     marked_[n] = 1;
     ++marked_total_;
-    ++valid_calls_;
-    Frame& f = frames_[i];  // this position's buffers: no allocation per search node
-    std::vector<NodeId>& members = f.members;
-    subregion(p_, n, marked_, seen_, members);
-    Check c = b_.valid(n, members);
     if (c.ok) {
       double pass = o_.model.per_pass + o_.model.per_texture * c.resources.texture_fetches +
                     o_.model.per_instruction * c.resources.arithmetic;
@@ -590,30 +614,31 @@ class Search {
       return;
     }
     long cuts = 0;
-    // Only the nodes above live ones (above_live_[i], operands first) depend on the state; the
+    // Only the nodes above live ones (above_[i], operands first) depend on the state; the
     // others' parts are those of the whole tree.
-    for (NodeId v : above_live_[i]) {
-      long r = 1;
-      cuttable_.clear();
-      for (NodeId w : tree_kids_[v]) {
+    for (const Above& a : above_[i]) {
+      long r = 1 + a.fixed_part;
+      cuts += a.fixed_cuts;
+      dynamic_.clear();
+      for (std::uint32_t k = a.kids_begin; k < a.kids_end; ++k) {
+        const NodeId w = above_kids_[k];
         if (pos_[w] < i) {
           r += marked_[w] ? 1 : piece_[w];  // live: a leaf
           continue;
         }
-        const long part = tree_stamp_[w] == epoch_ ? residual_[w] : full_part_[w];
-        if (tree_stamp_[w] != epoch_) cuts += full_cuts_[w];
-        cuttable_.push_back(part);
-        r += part;
+        dynamic_.push_back(residual_[w]);  // above a live node too: its part is known by now
+        r += residual_[w];
       }
       if (r > limit) {
+        cuttable_.assign(fixed_parts_.begin() + a.fixed_begin, fixed_parts_.begin() + a.fixed_end);
+        cuttable_.insert(cuttable_.end(), dynamic_.begin(), dynamic_.end());
         cut_heaviest(r, cuts);
         if (r > limit) {
           redo.infeasible = true;
           return;
         }
       }
-      residual_[v] = r;
-      tree_stamp_[v] = epoch_;
+      residual_[a.node] = r;
     }
     redo.passes = std::max(redo.passes, cuts + 1);
   }
@@ -639,13 +664,13 @@ class Search {
   // frontier frontier(i) walked.
   std::uint32_t state_slot(std::size_t i, double future, bool* found) {
     key_.clear();
-    key_.push_back(static_cast<std::uint32_t>(i));
-    // The live nodes are fixed by i: their marks are bits, as many words as i implies.
+    push_unit(static_cast<std::uint32_t>(i));
+    // The live nodes are fixed by i: their marks are bits, as many units as i implies.
     const std::vector<NodeId>& live = live_at_[i];
-    for (std::size_t a = 0; a < live.size(); a += 32) {
-      std::uint32_t bits = 0;
-      for (std::size_t b = a; b < std::min(live.size(), a + 32); ++b)
-        if (marked_[live[b]]) bits |= 1u << (b - a);
+    for (std::size_t a = 0; a < live.size(); a += 16) {
+      std::uint16_t bits = 0;
+      for (std::size_t b = a; b < std::min(live.size(), a + 16); ++b)
+        if (marked_[live[b]]) bits = static_cast<std::uint16_t>(bits | 1u << (b - a));
       key_.push_back(bits);
     }
     // The union of the unmarked live nodes' subregions is keyed by its boundary: the marked
@@ -653,21 +678,29 @@ class Search {
     // without crossing the boundary, and the boundary is a function of the union, so equal keys
     // are equal states; and the boundary is a few nodes where the union can be hundreds (on
     // Wood/PC2 the table held 3.6 GB of unions after 60 s).
-    key_.insert(key_.end(), boundary_.begin(), boundary_.end());
+    for (NodeId b : boundary_) push_unit(b);
     std::uint32_t slot = table_.find_or_add(key_, future, found);
     if (slot == StateTable::kFull) {
       // Full: keep the states nearest the root, at most half of them (what the search proved
       // about them spares the most work when it comes back, as every cap of raise_floor()
       // does). The slots the callers hold are stale from now on (see dfs()).
       std::vector<std::size_t> at(order_.size() + 2, 0);
-      table_.visit([&](std::span<const std::uint32_t> k, double) { ++at[k[0]]; });
+      table_.visit([&](std::span<const std::uint16_t> k, double) { ++at[key_position(k)]; });
       std::size_t positions = 0, kept = 0;
-      while (positions < at.size() && kept + at[positions] <= s_.table_capacity / 2) kept += at[positions++];
-      table_.retain([&](std::span<const std::uint32_t> k, double) { return k[0] < positions; });
+      while (positions < at.size() && kept + at[positions] <= table_.size() / 2) kept += at[positions++];
+      table_.retain([&](std::span<const std::uint16_t> k, double) { return key_position(k) < positions; });
       ++table_generation_;
       slot = table_.find_or_add(key_, future, found);
     }
     return slot;
+  }
+  // A number in the key: one unit, or two when the graph has more nodes than a unit counts.
+  void push_unit(std::uint32_t v) {
+    key_.push_back(static_cast<std::uint16_t>(v));
+    if (wide_keys_) key_.push_back(static_cast<std::uint16_t>(v >> 16));
+  }
+  std::size_t key_position(std::span<const std::uint16_t> k) const {
+    return wide_keys_ ? (std::size_t{k[0]} | std::size_t{k[1]} << 16) : k[0];
   }
 
   static constexpr double kDiveShare = 0.05;  // of the budget, for the dive (see run())
@@ -704,9 +737,13 @@ class Search {
   struct Frame {
     std::vector<NodeId> members, taken, read;
   };
+  struct Verdict {
+    bool ok;
+    Resources resources;
+  };
 
   const Problem& p_;
-  Backend& b_;
+  MemoBackend& b_;
   const AlgorithmOptions& o_;
   const OptimalOptions& s_;
   std::vector<char> marked_;
@@ -719,8 +756,9 @@ class Search {
   std::vector<char> seen_ = std::vector<char>(marked_.size(), 0);
   std::vector<NodeId> region_;
   std::vector<Frame> frames_;  // per position: dfs's buffers
-  std::vector<std::uint32_t> key_;
-  StateTable table_{s_.table_capacity};
+  std::vector<std::uint16_t> key_;
+  const bool wide_keys_ = marked_.size() > 0xffff;  // node ids and positions take two units
+  StateTable table_{s_.table_bytes};
   std::uint64_t table_generation_ = 0;  // counts the table's restarts
   long transpositions_ = 0;
   std::vector<char> reads_ = std::vector<char>(marked_.size(), 0);  // marked and read by a finished pass
@@ -732,10 +770,19 @@ class Search {
   std::vector<std::uint32_t> name_stamp_;  // frontier(): names counted at this epoch
   std::vector<std::size_t> pos_, last_user_;  // a node's position in order_; its last user's
   std::vector<std::vector<NodeId>> tree_kids_;  // the operations whose last user a node is
-  std::vector<long> residual_, piece_, cuttable_;  // tree_passes(): part sizes; frontier(): pieces
-  std::vector<std::uint32_t> tree_stamp_ = std::vector<std::uint32_t>(marked_.size(), 0);  // residual_ set at this epoch
+  std::vector<long> residual_, piece_, cuttable_, dynamic_;  // tree_passes(): part sizes; frontier(): pieces
   std::vector<long> full_part_, full_cuts_;  // the greedy over the whole tree: a node's part, cuts below it
-  std::vector<std::vector<NodeId>> above_live_;  // per position: the undecided tree ancestors of live nodes
+  // A node some live node hangs under at a position: its fixed_part_ is the sum of the parts of
+  // the children no live node hangs under (fixed_parts_[fixed_begin, fixed_end), largest first),
+  // with fixed_cuts below them; above_kids_[kids_begin, kids_end) are the others.
+  struct Above {
+    NodeId node = 0;
+    long fixed_part = 0, fixed_cuts = 0;
+    std::uint32_t fixed_begin = 0, fixed_end = 0, kids_begin = 0, kids_end = 0;
+  };
+  std::vector<std::vector<Above>> above_;  // per position, operands first
+  std::vector<long> fixed_parts_;
+  std::vector<NodeId> above_kids_;
   std::vector<NodeId> owner_;                      // frontier(): the live node that reached a member
   long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();

@@ -1,12 +1,18 @@
 // The optimal search's transposition table: a number per search state (a bound on the cost of
-// its completions), keyed by the state's words (see optimal.cpp). The keys live in one arena and an
-// open-addressing index points at them, so a table of millions of states is a few allocations:
-// it clears and frees at once (a map of vector keys took seconds to free after a proof) and costs
-// no allocator overhead per state. Keys are compared in full: the search stays exact.
+// its completions), keyed by the state's units (16-bit numbers, see optimal.cpp), in a memory
+// budget. A state is one record in an arena of fixed-size chunks: its bound, its key's length
+// and its key. An open-addressing index of 64-bit slots holds a record's place and 32 bits of
+// its key's hash, so a lookup touches the index and, when the hash bits agree, one record: two
+// cache misses where a table of millions of states is far larger than the cache. Growing never
+// copies records (a chunk is added), and clear() frees everything at once. Keys are compared
+// in full: the search stays exact. Bounds are kept as floats rounded down, which keeps them
+// bounds.
 #pragma once
 
-#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -14,100 +20,176 @@ namespace passlab::partition {
 
 class StateTable {
  public:
-  explicit StateTable(std::size_t capacity) : capacity_(capacity) {}
+  // At most about `max_bytes` of memory (records and index together).
+  explicit StateTable(std::size_t max_bytes) : max_bytes_(max_bytes) {
+    chunk_units_ = kChunkUnits;
+    while (chunk_units_ > 64 && chunk_units_ * sizeof(std::uint16_t) * 4 > max_bytes_) chunk_units_ /= 2;
+  }
 
   static constexpr std::uint32_t kFull = ~std::uint32_t{0};
 
   // The slot of `key`, and *found = true when it was stored before; a new key is stored with
-  // `value` (*found = false), unless the table is at its capacity: then kFull. Slots stay valid
-  // until clear().
-  std::uint32_t find_or_add(const std::vector<std::uint32_t>& key, double value, bool* found) {
-    if (index_.empty()) index_.assign(1024, kEmpty);
+  // `value` (*found = false), unless the table is at its memory budget: then kFull. Slots stay
+  // valid until clear() or retain().
+  std::uint32_t find_or_add(std::span<const std::uint16_t> key, double value, bool* found) {
+    if (index_.empty()) index_.assign(kFirstIndex, 0);
     const std::uint64_t h = hash(key);
+    const std::uint64_t tag = h >> 32;
     const std::size_t mask = index_.size() - 1;
     std::size_t i = h & mask;
-    for (; index_[i] != kEmpty; i = (i + 1) & mask) {
-      const Entry& e = entries_[index_[i]];
-      if (e.hash == h && e.size == key.size() &&
-          std::equal(key.begin(), key.end(), arena_.begin() + static_cast<std::ptrdiff_t>(e.offset))) {
+    for (; index_[i] != 0; i = (i + 1) & mask) {
+      if ((index_[i] >> 32) != tag) continue;
+      const auto slot = static_cast<std::uint32_t>(index_[i] - 1);
+      if (same(slot, key)) {
         *found = true;
-        return index_[i];
+        return slot;
       }
     }
     *found = false;
-    if (entries_.size() >= capacity_ || arena_.size() + key.size() > kMaxArena) return kFull;
-    const auto slot = static_cast<std::uint32_t>(entries_.size());
-    index_[i] = slot;
-    entries_.push_back({h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), value});
-    arena_.insert(arena_.end(), key.begin(), key.end());
-    if (2 * entries_.size() > index_.size()) grow();
+    const std::size_t units = kHeader + key.size();
+    if (units > chunk_units_ || key.size() >= kUnused) return kFull;
+    // Room: a new chunk when this one is full, a larger index past three quarters.
+    if (chunks_.empty() || used_ + units > chunk_units_) {
+      if (bytes() + chunk_units_ * sizeof(std::uint16_t) > max_bytes_) return kFull;
+      if (chunks_.size() + 1 > (std::size_t{1} << 32) / chunk_units_) return kFull;  // slots are 32 bits
+      add_chunk();
+    }
+    const bool grow = 4 * (size_ + 1) > 3 * index_.size();
+    if (grow && bytes() + index_.size() * sizeof(std::uint64_t) > max_bytes_) return kFull;
+    const auto slot = static_cast<std::uint32_t>((chunks_.size() - 1) * chunk_units_ + used_);
+    std::uint16_t* r = chunks_.back().get() + used_;
+    store(r, value);
+    r[2] = static_cast<std::uint16_t>(key.size());
+    std::memcpy(r + kHeader, key.data(), key.size() * sizeof(std::uint16_t));
+    used_ += units;
+    ++size_;
+    index_[i] = (tag << 32) | (std::uint64_t{slot} + 1);
+    if (grow) rebuild_index(index_.size() * 2);
     return slot;
   }
-  double& value(std::uint32_t slot) { return entries_[slot].value; }
 
-  // Calls f(key words, value) for every entry.
+  double value(std::uint32_t slot) const {
+    float f;
+    std::memcpy(&f, record(slot), sizeof f);
+    return f;
+  }
+  // The slot's bound becomes the larger of it and v.
+  void raise(std::uint32_t slot, double v) {
+    if (v > value(slot)) store(record(slot), v);
+  }
+
+  // Calls f(key units, value) for every record, in the order they were added.
   template <class F>
   void visit(F f) const {
-    for (const Entry& e : entries_) f(std::span<const std::uint32_t>(arena_.data() + e.offset, e.size), e.value);
+    for_each_record([&](std::uint32_t slot) { f(key(slot), value(slot)); });
   }
-  // Keeps the entries `keep(key words, value)` accepts, in their order (slots change).
+  // Keeps the records `keep(key units, value)` accepts, in their order (slots change).
   template <class Keep>
   void retain(Keep keep) {
-    std::vector<Entry> kept;
-    std::vector<std::uint32_t> arena;
-    for (const Entry& e : entries_) {
-      const std::uint32_t* words = arena_.data() + e.offset;
-      if (!keep(std::span<const std::uint32_t>(words, e.size), e.value)) continue;
-      kept.push_back({e.hash, static_cast<std::uint32_t>(arena.size()), e.size, e.value});
-      arena.insert(arena.end(), words, words + e.size);
+    std::vector<std::unique_ptr<std::uint16_t[]>> old = std::move(chunks_);
+    const std::size_t old_used = used_;
+    chunks_.clear();
+    used_ = 0;
+    size_ = 0;
+    std::vector<std::unique_ptr<std::uint16_t[]>> kept;
+    for (std::size_t c = 0; c < old.size(); ++c) {
+      const std::size_t end = c + 1 == old.size() ? old_used : chunk_units_;
+      for (std::size_t at = 0; at + kHeader <= end && old[c][at + 2] != kUnused;) {
+        const std::uint16_t* r = old[c].get() + at;
+        const std::size_t units = kHeader + r[2];
+        float f;
+        std::memcpy(&f, r, sizeof f);
+        if (keep(std::span<const std::uint16_t>(r + kHeader, r[2]), static_cast<double>(f))) {
+          if (chunks_.empty() || used_ + units > chunk_units_) add_chunk();
+          std::memcpy(chunks_.back().get() + used_, r, units * sizeof(std::uint16_t));
+          used_ += units;
+          ++size_;
+        }
+        at += units;
+      }
+      old[c].reset();  // the memory goes back as the copy proceeds
     }
-    entries_ = std::move(kept);
-    arena_ = std::move(arena);
-    std::fill(index_.begin(), index_.end(), kEmpty);
-    const std::size_t mask = index_.size() - 1;
-    for (std::uint32_t n = 0; n < entries_.size(); ++n) {
-      std::size_t i = entries_[n].hash & mask;
-      while (index_[i] != kEmpty) i = (i + 1) & mask;
-      index_[i] = n;
-    }
+    std::size_t slots = kFirstIndex;
+    while (4 * size_ > 3 * slots) slots *= 2;
+    rebuild_index(slots);
   }
 
   void clear() {
-    entries_.clear();
-    arena_.clear();
-    std::fill(index_.begin(), index_.end(), kEmpty);
+    chunks_.clear();
+    index_.clear();
+    used_ = 0;
+    size_ = 0;
   }
-  std::size_t size() const { return entries_.size(); }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const {
+    return chunks_.size() * chunk_units_ * sizeof(std::uint16_t) + index_.size() * sizeof(std::uint64_t);
+  }
 
  private:
-  struct Entry {  // 24 bytes
-    std::uint64_t hash;
-    std::uint32_t offset;  // the key's words in arena_ (a table of 8 million states uses ~50 million)
-    std::uint32_t size;
-    double value;
-  };
-  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
-  static constexpr std::size_t kMaxArena = std::uint32_t{0xffffffff};  // offsets are 32 bits
+  static constexpr std::size_t kHeader = 3;  // the bound (a float, two units), the key's length
+  static constexpr std::size_t kChunkUnits = std::size_t{1} << 21;  // 4 MB
+  static constexpr std::size_t kFirstIndex = 16;
+  static constexpr std::uint16_t kUnused = 0xffff;  // a length no record has: the chunk ends
 
-  static std::uint64_t hash(const std::vector<std::uint32_t>& k) {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words, then mixed
-    for (std::uint32_t v : k) h = (h ^ v) * 1099511628211ULL;
-    return h ^ (h >> 29);
+  const std::uint16_t* record(std::uint32_t slot) const { return chunks_[slot / chunk_units_].get() + slot % chunk_units_; }
+  std::uint16_t* record(std::uint32_t slot) { return chunks_[slot / chunk_units_].get() + slot % chunk_units_; }
+  std::span<const std::uint16_t> key(std::uint32_t slot) const {
+    const std::uint16_t* r = record(slot);
+    return {r + kHeader, r[2]};
   }
-  void grow() {
-    index_.assign(index_.size() * 2, kEmpty);
-    const std::size_t mask = index_.size() - 1;
-    for (std::uint32_t n = 0; n < entries_.size(); ++n) {
-      std::size_t i = entries_[n].hash & mask;
-      while (index_[i] != kEmpty) i = (i + 1) & mask;
-      index_[i] = n;
+  bool same(std::uint32_t slot, std::span<const std::uint16_t> k) const {
+    const std::uint16_t* r = record(slot);
+    return r[2] == k.size() && std::memcmp(r + kHeader, k.data(), k.size() * sizeof(std::uint16_t)) == 0;
+  }
+  // A float no larger than v: the search only ever needs a bound.
+  static void store(std::uint16_t* r, double v) {
+    float f = static_cast<float>(v);
+    if (static_cast<double>(f) > v) f = std::nextafter(f, -INFINITY);
+    std::memcpy(r, &f, sizeof f);
+  }
+  // Marks where the last chunk's records end (a length of kUnused), unless no record fits after
+  // them: a walk over the records stops there.
+  void seal() {
+    if (!chunks_.empty() && used_ + kHeader <= chunk_units_) chunks_.back()[used_ + 2] = kUnused;
+  }
+  void add_chunk() {
+    seal();
+    chunks_.push_back(std::make_unique<std::uint16_t[]>(chunk_units_));
+    used_ = 0;
+  }
+  template <class F>
+  void for_each_record(F f) const {
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      const std::size_t end = c + 1 == chunks_.size() ? used_ : chunk_units_;
+      for (std::size_t at = 0; at + kHeader <= end && chunks_[c][at + 2] != kUnused; at += kHeader + chunks_[c][at + 2])
+        f(static_cast<std::uint32_t>(c * chunk_units_ + at));
     }
   }
+  void rebuild_index(std::size_t slots) {
+    seal();
+    index_.assign(slots, 0);
+    const std::size_t mask = slots - 1;
+    for_each_record([&](std::uint32_t slot) {
+      const std::uint64_t h = hash(key(slot));
+      std::size_t i = h & mask;
+      while (index_[i] != 0) i = (i + 1) & mask;
+      index_[i] = ((h >> 32) << 32) | (std::uint64_t{slot} + 1);
+    });
+  }
+  static std::uint64_t hash(std::span<const std::uint16_t> k) {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the units, then mixed
+    for (std::uint16_t v : k) h = (h ^ v) * 1099511628211ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+  }
 
-  std::size_t capacity_;
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> arena_;
-  std::vector<std::uint32_t> index_;
+  std::size_t max_bytes_;
+  std::size_t chunk_units_;
+  std::vector<std::unique_ptr<std::uint16_t[]>> chunks_;
+  std::size_t used_ = 0;  // units of the last chunk in use
+  std::size_t size_ = 0;
+  std::vector<std::uint64_t> index_;  // (hash's high 32 bits, slot + 1); 0 is empty
 };
 
 }  // namespace passlab::partition

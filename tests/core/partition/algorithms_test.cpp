@@ -654,7 +654,7 @@ TEST(Algorithms, OptimalEqualsBruteForceWithTexturesAndInterpolants) {
       if (floors.stats.floors_proven > 0) ++by_floors;
       // A table that fills up all the time: it keeps the states nearest the root, and the
       // searches it is taken from under must not write into slots that moved.
-      o.table_capacity = 24;
+      o.table_bytes = 900;  // about 24 states
       Partition small = optimal(p, b, {m, nullptr}, o);
       ASSERT_TRUE(small.proven_optimal);
       EXPECT_DOUBLE_EQ(small.cost, want) << "trial " << trial << " " << spec;
@@ -693,63 +693,89 @@ TEST(Algorithms, OptimalWithinBudgetReportsASoundBound) {
   EXPECT_EQ(cancelled.cost, h.cost);
 }
 
-// The memo answers as its backend does and asks it once per (root, members): the same members
-// under another root, or one member more or fewer, or a permutation of the same count whose
-// sum of ids is equal, are other questions. A small capacity empties it now and then.
-// The transposition table finds every stored key back with its cost, through the index's
-// growth, tells keys apart that differ in one word or in length, stores nothing past its
-// capacity, and forgets everything when cleared.
+// The transposition table finds every stored key back with its bound, through the index's
+// growth, tells keys apart that differ in one unit or in length, keeps what retain() accepts,
+// and forgets everything when cleared.
 TEST(StateTableTest, FindsWhatItStoredAndNothingElse) {
-  StateTable t(3000);
+  StateTable t(std::size_t{1} << 20);
   std::mt19937 rng(3);
-  std::vector<std::vector<std::uint32_t>> keys;
+  std::vector<std::vector<std::uint16_t>> keys;
+  std::vector<std::uint32_t> slots;
   bool found = true;
   for (int i = 0; i < 2000; ++i) {
-    std::vector<std::uint32_t> k(1 + rng() % 6);
-    for (auto& w : k) w = rng() % 4;  // short words: many keys share prefixes and hashes' inputs
-    k.push_back(static_cast<std::uint32_t>(i));  // distinct
+    std::vector<std::uint16_t> k(1 + rng() % 6);
+    for (auto& w : k) w = static_cast<std::uint16_t>(rng() % 4);  // many keys share prefixes
+    k.push_back(static_cast<std::uint16_t>(i));                    // distinct
     keys.push_back(k);
-    EXPECT_EQ(t.find_or_add(k, i, &found), static_cast<std::uint32_t>(i));
+    slots.push_back(t.find_or_add(k, i, &found));
+    EXPECT_NE(slots.back(), StateTable::kFull);
     EXPECT_FALSE(found);
   }
   EXPECT_EQ(t.size(), 2000u);
-  t.value(7) = 7.5;  // slots stay put through the index's growth
+  t.raise(slots[7], 7.5);  // slots stay put through the index's growth
+  t.raise(slots[8], 3);    // lower: no change
   for (int i = 0; i < 2000; ++i) {
     const std::uint32_t slot = t.find_or_add(keys[static_cast<std::size_t>(i)], -1, &found);
     ASSERT_TRUE(found);
-    EXPECT_EQ(slot, static_cast<std::uint32_t>(i));
+    EXPECT_EQ(slot, slots[static_cast<std::size_t>(i)]);
     EXPECT_EQ(t.value(slot), i == 7 ? 7.5 : i);
-    std::vector<std::uint32_t> longer = keys[static_cast<std::size_t>(i)];
+    std::vector<std::uint16_t> longer = keys[static_cast<std::size_t>(i)];
     longer.push_back(0);
-    std::vector<std::uint32_t> changed = keys[static_cast<std::size_t>(i)];
-    changed[0] ^= 1u << 20;
+    std::vector<std::uint16_t> changed = keys[static_cast<std::size_t>(i)];
+    changed[0] ^= 1u << 12;
     t.find_or_add(longer, -1, &found);
     EXPECT_FALSE(found) << i;  // new: stored now
     t.find_or_add(changed, -1, &found);
-    EXPECT_FALSE(found) << i;  // new, until the capacity
+    EXPECT_FALSE(found) << i;
+    t.find_or_add(longer, -1, &found);
+    EXPECT_TRUE(found) << i;
   }
-  EXPECT_EQ(t.size(), 3000u);  // 2000 + 1000 new ones; the rest found no room
-  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1, &found), StateTable::kFull);
-  EXPECT_EQ(t.find_or_add(std::vector<std::uint32_t>{9, 9, 9}, 1, &found), StateTable::kFull);  // not stored
-  EXPECT_FALSE(found);
+  EXPECT_EQ(t.size(), 6000u);
+  EXPECT_LE(t.bytes(), std::size_t{1} << 20);
+  // Bounds are kept as floats no larger than given: still bounds.
+  const std::uint32_t third = t.find_or_add(std::vector<std::uint16_t>{7, 7}, 1.0 / 3, &found);
+  EXPECT_LE(t.value(third), 1.0 / 3);
+  EXPECT_GT(t.value(third), 1.0 / 3 - 1e-6);
   // Keeping some: they are found with their values, the others are gone.
-  t.retain([](std::span<const std::uint32_t> k, double v) { return k.back() % 2 == 0 && v >= 0; });
+  t.retain([](std::span<const std::uint16_t> k, double v) { return k.back() % 2 == 0 && v >= 0; });
   EXPECT_EQ(t.size(), 1000u);
   for (int i = 0; i < 2000; ++i) {
     const std::uint32_t slot = t.find_or_add(keys[static_cast<std::size_t>(i)], -2, &found);
     EXPECT_EQ(found, i % 2 == 0) << i;
     if (found) {
-      EXPECT_EQ(t.value(slot), i);
+      EXPECT_EQ(t.value(slot), i == 7 ? 7.5 : i);
     }
   }
   t.clear();
   EXPECT_EQ(t.size(), 0u);
-  EXPECT_EQ(t.find_or_add(keys[0], 5, &found), 0u);
-  EXPECT_EQ(t.find_or_add(keys[0], 6, &found), 0u);
+  const std::uint32_t first = t.find_or_add(keys[0], 5, &found);
+  EXPECT_EQ(t.find_or_add(keys[0], 6, &found), first);
   EXPECT_TRUE(found);
-  EXPECT_EQ(t.value(0), 5);
+  EXPECT_EQ(t.value(first), 5);
 }
 
+// A table stores nothing past its memory budget, and what retain() keeps fits again.
+TEST(StateTableTest, StaysWithinItsBudget) {
+  StateTable t(4096);
+  bool found = false;
+  std::uint16_t n = 0;
+  while (t.find_or_add(std::vector<std::uint16_t>{n, 1, 2, 3}, n, &found) != StateTable::kFull) ++n;
+  EXPECT_GT(n, 40);
+  EXPECT_LE(t.bytes(), 4096u);
+  EXPECT_EQ(t.find_or_add(std::vector<std::uint16_t>{n, 1, 2, 3}, n, &found), StateTable::kFull);  // still no room
+  EXPECT_EQ(t.size(), n);
+  t.retain([](std::span<const std::uint16_t> k, double) { return k[0] < 10; });
+  EXPECT_EQ(t.size(), 10u);
+  EXPECT_NE(t.find_or_add(std::vector<std::uint16_t>{n, 1, 2, 3}, n, &found), StateTable::kFull);
+  for (std::uint16_t k = 0; k < 10; ++k) {
+    EXPECT_NE(t.find_or_add(std::vector<std::uint16_t>{k, 1, 2, 3}, -1, &found), StateTable::kFull);
+    EXPECT_TRUE(found);
+  }
+}
+
+// The memo answers as its backend does and asks it once per (root, members): the same members
+// under another root, or one member more or fewer, or a permutation of the same count whose
+// sum of ids is equal, are other questions. A small capacity empties it now and then.
 TEST(Memo, AnswersAsItsBackendAndAsksItOncePerQuestion) {
   Problem p = figure2();
   Limits l;
