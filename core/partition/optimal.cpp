@@ -279,10 +279,12 @@ class Search {
   // million in one step to the incumbent. Small steps report rising floors where no proof is
   // within reach, so the step stays a twentieth unless the last two caps' times, extrapolated
   // to the incumbent, say that one search to it fits in the time left: then the cap is the
-  // incumbent. One that finds a partition cheaper than its cap has a new incumbent, pruned at
-  // from then on; if it finishes, that partition is proven optimal. A search the clock stops
-  // still proves the least bound it met (the bounds of the subtrees it did not finish, among
-  // others). Returns whether the incumbent was proven.
+  // incumbent (when the last cap took over a hundredth of the budget: shorter times say too
+  // little), and that search may use all but the time of about one more step. If it does not
+  // finish by then, the steps go on (without further jumps) from what the table learned. One
+  // that finds a partition cheaper than its cap has a new incumbent, pruned at from then on; if
+  // it finishes, that partition is proven optimal. A search the clock stops still proves the
+  // least bound it met. Returns whether the incumbent was proven.
   bool raise_floor(std::chrono::steady_clock::time_point end) {
     const double step = (best_cost_ - floor_) / 20;
     deadline_ = end;
@@ -290,17 +292,31 @@ class Search {
     raising_ = true;
     exact_done_ = done_;
     first_floor_ = floor_;
-    bool proven = false;
+    bool proven = false, jumped = false;
     double last = 0, before = 0;  // seconds the last two caps' searches took
     while (!proven && step > 0) {
       cap_ = std::min(floor_ + step, best_cost_);
-      if (last > 0 && proof_fits(step, last, before, end)) cap_ = best_cost_;
+      deadline_ = end;
+      // Each step costs about g times the last (g from the last two, at least 2): from the last
+      // cap's time, the search to the incumbent takes last * g^(steps to it).
+      const double g = before > 0 ? std::max(2.0, last / before) : 2.0;
+      const double left = std::chrono::duration<double>(end - std::chrono::steady_clock::now()).count();
+      const bool jump = !jumped && before > 0 && last >= s_.budget_seconds / 100 && cap_ < best_cost_ &&
+                        last * std::pow(g, (best_cost_ - floor_) / step) <= left;
+      if (jump) {
+        jumped = true;
+        cap_ = best_cost_;
+        deadline_ = end - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(std::min(left / 2, 2 * last * g)));
+      }
+      check_clock_now();
       stopped_ = false;
       done_ = 0;
       const auto started = std::chrono::steady_clock::now();
       const double reached = dfs(0, 0.0, 0, 1.0);
       if (stopped_) {
         floor_ = std::max(floor_, std::min(reached, best_cost_));
+        if (jump && !(s_.cancel && s_.cancel->load()) && std::chrono::steady_clock::now() < end) continue;
         break;
       }
       before = last;
@@ -314,15 +330,6 @@ class Search {
     cap_ = std::numeric_limits<double>::infinity();
     raising_ = false;
     return proven;
-  }
-
-  // Whether a search capped at the incumbent should finish in the time left: each step of the
-  // floor costs about g times the last (g from the last two caps, at least 2), so from the last
-  // cap's time the one that reaches the incumbent takes last * g^(steps to it).
-  bool proof_fits(double step, double last, double before, std::chrono::steady_clock::time_point end) const {
-    const double g = before > 0 ? std::max(2.0, last / before) : 2.0;
-    const double left = std::chrono::duration<double>(end - std::chrono::steady_clock::now()).count();
-    return last * std::pow(g, (best_cost_ - floor_) / step) <= left;
   }
 
   // The next out_of_time() reads the clock (it does every 64 calls): a new deadline counts at once.

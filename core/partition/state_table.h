@@ -5,11 +5,9 @@
 // its key's hash, so a lookup touches the index and, when the hash bits agree, one record: two
 // cache misses where a table of millions of states is far larger than the cache. Growing never
 // copies records (a chunk is added), and clear() frees everything at once. Keys are compared
-// in full: the search stays exact. Bounds are kept as floats rounded down, which keeps them
-// bounds.
+// in full: the search stays exact.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -59,7 +57,7 @@ class StateTable {
     const auto slot = static_cast<std::uint32_t>((chunks_.size() - 1) * chunk_units_ + used_);
     std::uint16_t* r = chunks_.back().get() + used_;
     store(r, value);
-    r[2] = static_cast<std::uint16_t>(key.size());
+    r[kLength] = static_cast<std::uint16_t>(key.size());
     std::memcpy(r + kHeader, key.data(), key.size() * sizeof(std::uint16_t));
     used_ += units;
     ++size_;
@@ -69,9 +67,9 @@ class StateTable {
   }
 
   double value(std::uint32_t slot) const {
-    float f;
-    std::memcpy(&f, record(slot), sizeof f);
-    return f;
+    double v;
+    std::memcpy(&v, record(slot), sizeof v);
+    return v;
   }
   // The slot's bound becomes the larger of it and v.
   void raise(std::uint32_t slot, double v) {
@@ -94,12 +92,12 @@ class StateTable {
     std::vector<std::unique_ptr<std::uint16_t[]>> kept;
     for (std::size_t c = 0; c < old.size(); ++c) {
       const std::size_t end = c + 1 == old.size() ? old_used : chunk_units_;
-      for (std::size_t at = 0; at + kHeader <= end && old[c][at + 2] != kUnused;) {
+      for (std::size_t at = 0; at + kHeader <= end && old[c][at + kLength] != kUnused;) {
         const std::uint16_t* r = old[c].get() + at;
-        const std::size_t units = kHeader + r[2];
-        float f;
-        std::memcpy(&f, r, sizeof f);
-        if (keep(std::span<const std::uint16_t>(r + kHeader, r[2]), static_cast<double>(f))) {
+        const std::size_t units = kHeader + r[kLength];
+        double v;
+        std::memcpy(&v, r, sizeof v);
+        if (keep(std::span<const std::uint16_t>(r + kHeader, r[kLength]), v)) {
           if (chunks_.empty() || used_ + units > chunk_units_) add_chunk();
           std::memcpy(chunks_.back().get() + used_, r, units * sizeof(std::uint16_t));
           used_ += units;
@@ -126,7 +124,8 @@ class StateTable {
   }
 
  private:
-  static constexpr std::size_t kHeader = 3;  // the bound (a float, two units), the key's length
+  static constexpr std::size_t kLength = 4;  // a record: the bound (a double, four units), the key's length, the key
+  static constexpr std::size_t kHeader = 5;
   static constexpr std::size_t kChunkUnits = std::size_t{1} << 21;  // 4 MB
   static constexpr std::size_t kFirstIndex = 16;
   static constexpr std::uint16_t kUnused = 0xffff;  // a length no record has: the chunk ends
@@ -135,22 +134,17 @@ class StateTable {
   std::uint16_t* record(std::uint32_t slot) { return chunks_[slot / chunk_units_].get() + slot % chunk_units_; }
   std::span<const std::uint16_t> key(std::uint32_t slot) const {
     const std::uint16_t* r = record(slot);
-    return {r + kHeader, r[2]};
+    return {r + kHeader, r[kLength]};
   }
   bool same(std::uint32_t slot, std::span<const std::uint16_t> k) const {
     const std::uint16_t* r = record(slot);
-    return r[2] == k.size() && std::memcmp(r + kHeader, k.data(), k.size() * sizeof(std::uint16_t)) == 0;
+    return r[kLength] == k.size() && std::memcmp(r + kHeader, k.data(), k.size() * sizeof(std::uint16_t)) == 0;
   }
-  // A float no larger than v: the search only ever needs a bound.
-  static void store(std::uint16_t* r, double v) {
-    float f = static_cast<float>(v);
-    if (static_cast<double>(f) > v) f = std::nextafter(f, -INFINITY);
-    std::memcpy(r, &f, sizeof f);
-  }
+  static void store(std::uint16_t* r, double v) { std::memcpy(r, &v, sizeof v); }
   // Marks where the last chunk's records end (a length of kUnused), unless no record fits after
   // them: a walk over the records stops there.
   void seal() {
-    if (!chunks_.empty() && used_ + kHeader <= chunk_units_) chunks_.back()[used_ + 2] = kUnused;
+    if (!chunks_.empty() && used_ + kHeader <= chunk_units_) chunks_.back()[used_ + kLength] = kUnused;
   }
   void add_chunk() {
     seal();
@@ -161,7 +155,7 @@ class StateTable {
   void for_each_record(F f) const {
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
       const std::size_t end = c + 1 == chunks_.size() ? used_ : chunk_units_;
-      for (std::size_t at = 0; at + kHeader <= end && chunks_[c][at + 2] != kUnused; at += kHeader + chunks_[c][at + 2])
+      for (std::size_t at = 0; at + kHeader <= end && chunks_[c][at + kLength] != kUnused; at += kHeader + chunks_[c][at + kLength])
         f(static_cast<std::uint32_t>(c * chunk_units_ + at));
     }
   }
