@@ -38,16 +38,15 @@ std::uint64_t MemoBackend::hash(NodeId root, const std::vector<NodeId>& members)
 
 const Check& MemoBackend::answer(NodeId root, const std::vector<NodeId>& members) {
   const std::uint64_t h = hash(root, members);
-  auto it = heads_.find(h);
-  if (it != heads_.end())
-    for (std::uint32_t e = it->second; e != kNone; e = entries_[e].next) {
-      const Entry& entry = entries_[e];
-      if (entry.root == root && entry.size == members.size() && (members.empty() ||
-          std::memcmp(arena_.data() + entry.offset, members.data(), members.size() * sizeof(NodeId)) == 0)) {
-        ++hits_;
-        return entry.check;
-      }
+  Head& head = find(h);
+  for (std::uint32_t e = head.first; e != kNone; e = entries_[e].next) {
+    const Entry& entry = entries_[e];
+    if (entry.root == root && entry.size == members.size() && (members.empty() ||
+        std::memcmp(arena_.data() + entry.offset, members.data(), members.size() * sizeof(NodeId)) == 0)) {
+      ++hits_;
+      return entry.check;
     }
+  }
   ++misses_;
   Check c = inner_.valid(root, members);
   c.asker = asker_;
@@ -55,13 +54,38 @@ const Check& MemoBackend::answer(NodeId root, const std::vector<NodeId>& members
   if (entries_.size() >= capacity_ || arena_.size() + members.size() > kArenaWords) {
     entries_.clear();
     arena_.clear();
-    heads_.clear();
+    std::fill(heads_.begin(), heads_.end(), Head{});
+    used_heads_ = 0;
   }
-  std::uint32_t& head = heads_.try_emplace(h, kNone).first->second;
-  entries_.push_back({root, static_cast<std::uint32_t>(members.size()), arena_.size(), head, std::move(c)});
-  head = static_cast<std::uint32_t>(entries_.size() - 1);
+  Head* slot = &find(h);  // the clear above may have emptied it
+  if (slot->first == kNone) {  // a new hash: its slot is taken now
+    if (2 * (used_heads_ + 1) > heads_.size()) {
+      grow();
+      slot = &find(h);
+    }
+    slot->hash = h;
+    ++used_heads_;
+  }
+  entries_.push_back({root, static_cast<std::uint32_t>(members.size()), arena_.size(), slot->first, std::move(c)});
+  slot->first = static_cast<std::uint32_t>(entries_.size() - 1);
   arena_.insert(arena_.end(), members.begin(), members.end());
   return entries_.back().check;
+}
+
+// The head of h's chain, or the empty slot where it would go (open addressing, linear probing).
+MemoBackend::Head& MemoBackend::find(std::uint64_t h) {
+  if (heads_.empty()) heads_.resize(1024);
+  const std::size_t mask = heads_.size() - 1;
+  std::size_t i = h & mask;
+  while (heads_[i].first != kNone && heads_[i].hash != h) i = (i + 1) & mask;
+  return heads_[i];
+}
+
+void MemoBackend::grow() {
+  std::vector<Head> old(heads_.size() * 2);
+  old.swap(heads_);
+  for (const Head& head : old)
+    if (head.first != kNone) find(head.hash) = head;
 }
 
 }  // namespace passlab::partition

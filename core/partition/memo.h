@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "core/partition/problem.h"
@@ -47,7 +46,15 @@ class MemoBackend : public Backend {
   std::size_t capacity_;
   std::vector<Entry> entries_;
   std::vector<NodeId> arena_;
-  std::unordered_map<std::uint64_t, std::uint32_t> heads_;
+  // Per distinct hash, its chain's first entry (kNone: an empty slot).
+  struct Head {
+    std::uint64_t hash = 0;
+    std::uint32_t first = kNone;
+  };
+  Head& find(std::uint64_t h);
+  void grow();
+  std::vector<Head> heads_;
+  std::size_t used_heads_ = 0;
   std::vector<std::uint64_t> keys_;
   long hits_ = 0, misses_ = 0;
   std::uint32_t asker_, questions_ = 0;
