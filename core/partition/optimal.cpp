@@ -141,7 +141,6 @@ class Search {
             a.fixed_cuts += full_cuts_[w];
             fixed_parts_.push_back(full_part_[w]);
           }
-          std::sort(fixed_parts_.begin() + a.fixed_begin, fixed_parts_.end(), std::greater<long>());
           a.fixed_end = static_cast<std::uint32_t>(fixed_parts_.size());
           a.kids_end = static_cast<std::uint32_t>(above_kids_.size());
           above_[i].push_back(a);
@@ -653,19 +652,18 @@ class Search {
     for (const Above& a : above_[i]) {
       long r = 1 + a.fixed_part;
       cuts += a.fixed_cuts;
-      dynamic_.clear();
+      cuttable_.clear();
       for (std::uint32_t k = a.kids_begin; k < a.kids_end; ++k) {
         const NodeId w = above_kids_[k];
         if (pos_[w] < i) {
           r += marked_[w] ? 1 : piece_[w];  // live: a leaf
           continue;
         }
-        dynamic_.push_back(residual_[w]);  // above a live node too: its part is known by now
+        cuttable_.push_back(residual_[w]);  // above a live node too: its part is known by now
         r += residual_[w];
       }
       if (r > limit) {
-        cuttable_.assign(fixed_parts_.begin() + a.fixed_begin, fixed_parts_.begin() + a.fixed_end);
-        cuttable_.insert(cuttable_.end(), dynamic_.begin(), dynamic_.end());
+        cuttable_.insert(cuttable_.end(), fixed_parts_.begin() + a.fixed_begin, fixed_parts_.begin() + a.fixed_end);
         cut_heaviest(r, cuts);
         if (r > limit) {
           redo.infeasible = true;
@@ -804,10 +802,10 @@ class Search {
   std::vector<std::uint32_t> name_stamp_;  // frontier(): names counted at this epoch
   std::vector<std::size_t> pos_, last_user_;  // a node's position in order_; its last user's
   std::vector<std::vector<NodeId>> tree_kids_;  // the operations whose last user a node is
-  std::vector<long> residual_, piece_, cuttable_, dynamic_;  // tree_passes(): part sizes; frontier(): pieces
+  std::vector<long> residual_, piece_, cuttable_;  // tree_passes(): part sizes; frontier(): pieces
   std::vector<long> full_part_, full_cuts_;  // the greedy over the whole tree: a node's part, cuts below it
   // A node some live node hangs under at a position: its fixed_part_ is the sum of the parts of
-  // the children no live node hangs under (fixed_parts_[fixed_begin, fixed_end), largest first),
+  // the children no live node hangs under (fixed_parts_[fixed_begin, fixed_end)),
   // with fixed_cuts below them; above_kids_[kids_begin, kids_end) are the others.
   struct Above {
     NodeId node = 0;

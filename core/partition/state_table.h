@@ -20,8 +20,8 @@ class StateTable {
  public:
   // At most about `max_bytes` of memory (records and index together).
   explicit StateTable(std::size_t max_bytes) : max_bytes_(max_bytes) {
-    chunk_units_ = kChunkUnits;
-    while (chunk_units_ > 64 && chunk_units_ * sizeof(std::uint16_t) * 4 > max_bytes_) chunk_units_ /= 2;
+    while (chunk_shift_ > 6 && (std::size_t{1} << chunk_shift_) * sizeof(std::uint16_t) * 4 > max_bytes_) --chunk_shift_;
+    chunk_units_ = std::size_t{1} << chunk_shift_;
   }
 
   static constexpr std::uint32_t kFull = ~std::uint32_t{0};
@@ -126,12 +126,11 @@ class StateTable {
  private:
   static constexpr std::size_t kLength = 4;  // a record: the bound (a double, four units), the key's length, the key
   static constexpr std::size_t kHeader = 5;
-  static constexpr std::size_t kChunkUnits = std::size_t{1} << 21;  // 4 MB
   static constexpr std::size_t kFirstIndex = 16;
   static constexpr std::uint16_t kUnused = 0xffff;  // a length no record has: the chunk ends
 
-  const std::uint16_t* record(std::uint32_t slot) const { return chunks_[slot / chunk_units_].get() + slot % chunk_units_; }
-  std::uint16_t* record(std::uint32_t slot) { return chunks_[slot / chunk_units_].get() + slot % chunk_units_; }
+  const std::uint16_t* record(std::uint32_t slot) const { return chunks_[slot >> chunk_shift_].get() + (slot & (chunk_units_ - 1)); }
+  std::uint16_t* record(std::uint32_t slot) { return chunks_[slot >> chunk_shift_].get() + (slot & (chunk_units_ - 1)); }
   std::span<const std::uint16_t> key(std::uint32_t slot) const {
     const std::uint16_t* r = record(slot);
     return {r + kHeader, r[kLength]};
@@ -179,6 +178,7 @@ class StateTable {
   }
 
   std::size_t max_bytes_;
+  unsigned chunk_shift_ = 21;  // chunks of 2^21 units (4 MB), fewer in a small budget
   std::size_t chunk_units_;
   std::vector<std::unique_ptr<std::uint16_t[]>> chunks_;
   std::size_t used_ = 0;  // units of the last chunk in use
