@@ -228,10 +228,72 @@ partition::Problem make_problem(const TargetDag& t) {
   return pr;
 }
 
+FpBackend::FpBackend(const TargetDag& t, const partition::TargetDesc& target)
+    : t_(t), target_(target), users_(t.size()), in_(t.size(), 0), held_(t.size(), 0), pos_(t.size(), 0) {
+  for (const TNode& n : t.nodes)
+    for (TNodeId c : n.deps) users_[c].push_back(n.id);
+}
+
 partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
   ++calls_;
   generate_pass(t_, root, members, target_.limits, target_.restore_uses_interpolant, ws_, program_);
-  return {program_.failure.empty(), program_.resources, program_.failure};
+  partition::Check c{program_.failure.empty(), program_.resources, program_.failure};
+  if (target_.limits.registers != partition::kUnlimited) c.member_registers = member_registers(root, members);
+  return c;
+}
+
+// A floor on the registers of any pass P that holds `members` (the subregion S of `root`, just
+// scheduled into program_) with the root as an ordinary member. P's schedule is depth first too,
+// with the same operand order inside S (a member's need depends only on what is below it, and S
+// is closed downwards), so it computes S as program_ does, except what P computed earlier: P
+// can only enter S early through an "entry", a member other than the root with a user outside
+// S, and then computes that member's own subregion whole. Let U be the union of the entries'
+// subregions. At each member y outside U, P computes y in program_'s relative order, after
+// every value program_ computes or restores before y, and before every user outside U that
+// program_ runs at or after y; so every value with such a user is live when P computes y.
+int FpBackend::member_registers(TNodeId root, const std::vector<TNodeId>& members) {
+  if (++epoch_ == 0) {
+    std::fill(in_.begin(), in_.end(), 0);
+    std::fill(held_.begin(), held_.end(), 0);
+    epoch_ = 1;
+  }
+  const std::uint32_t e = epoch_;
+  for (TNodeId m : members) in_[m] = e;
+  in_[root] = e;
+  // Members sorted by id are operands before users: walk down from the entries.
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    TNodeId m = *it;
+    bool entry = false;
+    if (held_[m] != e && m != root)
+      for (TNodeId u : users_[m])
+        if (in_[u] != e) {
+          entry = true;
+          break;
+        }
+    if (entry || held_[m] == e)
+      for (TNodeId c : t_.operand_nodes(m))
+        if (in_[c] == e) held_[c] = e;
+    if (entry) held_[m] = e;
+  }
+  const auto& sched = program_.schedule;
+  for (std::size_t i = 0; i < sched.size(); ++i) pos_[sched[i]] = static_cast<std::uint32_t>(i);
+  sweep_.assign(sched.size() + 1, 0);
+  for (std::size_t j = 0; j < sched.size(); ++j) {
+    TNodeId v = sched[j];
+    std::size_t last = 0;
+    for (TNodeId u : users_[v])
+      if (in_[u] == e && held_[u] != e) last = std::max<std::size_t>(last, pos_[u]);
+    if (last > j) {
+      ++sweep_[j + 1];
+      --sweep_[last + 1];
+    }
+  }
+  int live = 0, floor = 0;
+  for (std::size_t i = 0; i < sched.size(); ++i) {
+    live += sweep_[i];
+    if (!program_.is_restore[i] && held_[sched[i]] != e) floor = std::max(floor, live);
+  }
+  return floor;
 }
 
 namespace {

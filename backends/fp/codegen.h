@@ -59,7 +59,7 @@ partition::Problem make_problem(const TargetDag& t);
 
 class FpBackend : public partition::Backend {
  public:
-  FpBackend(const TargetDag& t, const partition::TargetDesc& target) : t_(t), target_(target) {}
+  FpBackend(const TargetDag& t, const partition::TargetDesc& target);
   partition::Check valid(partition::NodeId root, const std::vector<partition::NodeId>& members) override;
   const partition::Limits& limits() const override { return target_.limits; }
   const TargetDag& dag() const { return t_; }
@@ -72,6 +72,12 @@ class FpBackend : public partition::Backend {
   long calls_ = 0;
   PassWorkspace ws_;
   PassProgram program_;  // VALID's scratch program
+  // member_registers(): every node's users, and scratch indexed by node or schedule position.
+  std::vector<std::vector<TNodeId>> users_;
+  std::vector<std::uint32_t> in_, held_, pos_;
+  std::uint32_t epoch_ = 0;
+  std::vector<int> sweep_;
+  int member_registers(TNodeId root, const std::vector<TNodeId>& members);
 };
 
 }  // namespace passlab::fp

@@ -6,7 +6,8 @@
 //  * marking a node fixes one pass exactly: VALID decides it now, and its cost is added;
 //  * leaving a node unmarked puts its subregion into some later pass, which must at least
 //    satisfy the resources that can only grow when more nodes join (operations, interpolants,
-//    dependent levels): if they are already exceeded, no completion is valid;
+//    dependent levels) and the backend's floor on the registers such a pass holds at once
+//    (Check::member_registers): if they are already exceeded, no completion is valid;
 //  * a lower bound on any completion is the cost so far, plus every operation not yet inside a
 //    finished pass counted once, plus one restore for every marked node no finished pass has
 //    read yet (each is read by a later pass; a restore inside a finished pass is already in the
@@ -430,7 +431,7 @@ class Search {
     ++valid_calls_;
     subregion(p_, n, marked_, seen_, members);
     const Check& answer = b_.answer(n, members);
-    const Verdict c{answer.ok, answer.resources};  // the answer is valid until the next question
+    const Verdict c{answer.ok, answer.resources, answer.member_registers};  // valid until the next question
     // Branch 1: n unmarked; its subregion joins a later pass.
     {
       const Limits& l = b_.limits();
@@ -438,7 +439,7 @@ class Search {
       int ops = c.resources.operations + (l.operations != kUnlimited ? slots_beside(n, members) : 0);
       int interps = c.resources.interpolants + (l.interpolants != kUnlimited ? interpolants_beside(n, members) : 0);
       bool feasible = !over(ops, l.operations) && !over(interps, l.interpolants) &&
-                      !over(c.resources.dependent_levels, l.dependent_levels);
+                      !over(c.resources.dependent_levels, l.dependent_levels) && !over(c.member_registers, l.registers);
       if (feasible) unmarked = dfs(i + 1, cost_so_far, unread, share / 2);
       else done_ += share / 2;
     }
@@ -772,6 +773,7 @@ class Search {
   struct Verdict {
     bool ok;
     Resources resources;
+    int member_registers;
   };
 
   const Problem& p_;

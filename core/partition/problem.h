@@ -27,6 +27,10 @@ struct Check {
   bool ok = false;
   Resources resources;
   std::string failure;  // "registers: 5 > 4"
+  // A floor on the registers of every pass that holds this subregion below its root (the root
+  // unmarked, read by operations outside it): what the backend's schedule must hold at once
+  // there, whatever else the pass computes. 0: the backend gives none.
+  int member_registers = 0;
   // A memoizing backend's number for the question (root, members): the same asker and number,
   // the same question (a trace then keeps the subregion once). 0: not numbered.
   std::uint32_t asker = 0, question = 0;

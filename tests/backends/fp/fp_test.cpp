@@ -2,6 +2,7 @@
 // partition of every sample on every paper PC validated and executed pass by pass.
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -123,6 +124,39 @@ TEST_P(FpSample, EveryPartitionValidatesAndExecutes) {
       EXPECT_EQ(o.passes.size(), 1u);
     }
   }
+}
+
+// The optimal search cuts a node it leaves unmarked when the register floor of its subregion
+// (Check::member_registers) exceeds the limit, so that floor must hold in every pass holding the
+// node below its root, whatever the marks: checked over random markings, dense and sparse.
+TEST_P(FpSample, MemberRegisterFloorHoldsInEveryPassHoldingTheSubregion) {
+  Compiled c = compile(GetParam());
+  ASSERT_TRUE(c.target);
+  partition::Problem problem = fp::make_problem(*c.target);
+  std::string e;
+  auto target = partition::load_target("PC2", &e);
+  ASSERT_TRUE(target) << e;
+  fp::FpBackend backend(*c.target, *target);
+  partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
+  std::mt19937 rng(5);
+  const std::size_t n = problem.graph.children.size();
+  long checked = 0, tight = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const unsigned per_mille = 5 + rng() % 300;
+    std::vector<char> marks(n, 0);
+    for (std::size_t k = 0; k < n; ++k) marks[k] = problem.is_op[k] && rng() % 1000 < per_mille;
+    partition::Partition part = partition::make_partition(problem, backend, marks, model);
+    for (const partition::Pass& pass : part.passes)
+      for (partition::NodeId x : pass.members) {
+        if (x == pass.root) continue;
+        const int floor = backend.valid(x, partition::subregion(problem, x, part.marked)).member_registers;
+        ASSERT_LE(floor, pass.resources.registers) << GetParam() << " n" << x << " in the pass of n" << pass.root;
+        ++checked;
+        tight += floor == pass.resources.registers && floor >= 3;
+      }
+  }
+  EXPECT_GT(checked, 100);
+  EXPECT_GT(tight, 0);  // the floor is reached, not only held
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, FpSample, ::testing::ValuesIn(test::sample_surfaces()),
