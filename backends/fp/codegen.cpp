@@ -92,33 +92,40 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
   }
 
   // Schedule: depth first from the root, needier operands first; restores before first use.
-  w.stack.clear();
-  w.stack.push_back({root, 0});
-  w.done[root] = e;
+  // A member's operands are ordered once, when it is entered, into `order` (a stack beside the
+  // frames: a frame's operands are dropped when it leaves).
   std::vector<TNodeId>& order = w.order;
-  while (!w.stack.empty()) {
-    auto [n, next] = w.stack.back();
+  order.clear();
+  w.stack.clear();
+  auto enter = [&](TNodeId n) {
     const auto& deps = t.operand_nodes(n);
-    order.assign(deps.begin(), deps.end());
+    const auto begin = static_cast<std::uint32_t>(order.size());
+    order.insert(order.end(), deps.begin(), deps.end());
+    TNodeId* o = order.data() + begin;
     // Stable insertion sort: operand lists have at most a few entries.
-    for (std::size_t a = 1; a < order.size(); ++a)
-      for (std::size_t b = a; b > 0 && need_of(order[b]) > need_of(order[b - 1]); --b) std::swap(order[b], order[b - 1]);
-    std::size_t k = order.size();
-    if (next < k) {
-      TNodeId c = order[next];
-      ++w.stack.back().second;
+    for (std::size_t x = 1; x < deps.size(); ++x)
+      for (std::size_t y = x; y > 0 && need_of(o[y]) > need_of(o[y - 1]); --y) std::swap(o[y], o[y - 1]);
+    w.stack.push_back({n, begin, begin});
+  };
+  enter(root);
+  w.done[root] = e;
+  while (!w.stack.empty()) {
+    PassWorkspace::Frame& f = w.stack.back();
+    if (f.next < order.size()) {
+      TNodeId c = order[f.next++];
       if (w.done[c] == e || !is_op(t, c)) continue;
       w.done[c] = e;
       if (member(c)) {
-        w.stack.push_back({c, 0});
+        enter(c);
       } else {
         p.schedule.push_back(c);  // restore
         p.is_restore.push_back(1);
       }
       continue;
     }
-    p.schedule.push_back(n);
+    p.schedule.push_back(f.node);
     p.is_restore.push_back(0);
+    order.resize(f.begin);
     w.stack.pop_back();
   }
 

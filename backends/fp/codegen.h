@@ -30,7 +30,12 @@ struct PassWorkspace {
   std::vector<std::uint32_t> last_use;
   std::vector<std::uint32_t> interp_seen;
   std::uint32_t epoch = 0;
-  std::vector<std::pair<TNodeId, std::size_t>> stack;
+  // The depth-first walk: a member, where its ordered operands start in `order`, the next one.
+  struct Frame {
+    TNodeId node;
+    std::uint32_t begin, next;
+  };
+  std::vector<Frame> stack;
   std::vector<int> free_regs;
   std::vector<int> kid_needs;
   std::vector<TNodeId> order;
