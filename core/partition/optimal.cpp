@@ -173,6 +173,7 @@ class Search {
     name_stamp_.assign(name_uses_.size(), 0);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                       std::chrono::duration<double>(s.budget_seconds));
+    find_critical();
   }
 
   Partition run() {
@@ -246,12 +247,13 @@ class Search {
 
 
   // Cost of the root's pass plus a bound for everything not yet in a finished pass.
-  double bound(double cost_so_far, int unread_restores, const Redo& redo = {}) const {
-    if (redo.infeasible) return std::numeric_limits<double>::infinity();
+  double bound(double cost_so_far, int unread_restores, const Redo& redo = {}, int forced = 0) const {
+    if (redo.infeasible || forced < 0) return std::numeric_limits<double>::infinity();
     const int unread = dive_ ? marked_total_ : unread_restores + redo.restores;
     double rest = remaining_weight_ + redo.weight;
     const long ops = remaining_ops_ + redo.ops, names = names_left_ + redo.names, interps = interps_left_ + redo.interps;
-    long passes = redo.passes;
+    // Each mark still forced (forced_marks()) is a future pass besides the output's.
+    long passes = std::max<long>(redo.passes, 1 + forced);
     // F future passes hold at most L operations each, and must compute every uncounted operation
     // and restore every marked node and every future pass but the last: L F >= rem + marked + F - 1.
     if (ops_limit_ != kUnlimited && ops_limit_ > 1) {
@@ -385,6 +387,23 @@ class Search {
         }
       }
     }
+    // The marks the register limit still forces: each costs a pass and a restore, so they are
+    // counted (recomputing stale subregions) only when enough of them could close the state.
+    const double per_mark = o_.model.per_pass + o_.model.per_texture;
+    if (!critical_.empty() && per_mark > 0 && !dive_) {
+      const double need = std::ceil((limit - lb) / per_mark - 1e-9);
+      if (need <= static_cast<double>(critical_.size() - first_undecided_critical(i))) {
+        const int forced = forced_marks(i);
+        if (forced != 0) {
+          lb = std::max(lb, bound(cost_so_far, unread, redo, forced));
+          if (lb >= limit) {
+            if (slot != StateTable::kFull && generation == table_generation_) table_.raise(slot, lb - cost_so_far);
+            done_ += share;
+            return lb;
+          }
+        }
+      }
+    }
     const double result = std::max(lb, expand(i, cost_so_far, unread, share, lb));
     if (slot != StateTable::kFull && generation == table_generation_) table_.raise(slot, result - cost_so_far);
     return result;
@@ -474,7 +493,24 @@ class Search {
           }
       remaining_weight_ -= removed;
       remaining_ops_ -= removed_ops;
+      const std::size_t saves = critical_saves_.size();
+      for (std::size_t k = 0; k < critical_.size(); ++k)
+        if (critical_pos_[k] > i && has(critical_bits(k), n)) {
+          std::uint64_t* bits = critical_bits(k);
+          critical_saves_.push_back({k, critical_fails_[k], critical_dirty_[k]});
+          critical_saved_bits_.insert(critical_saved_bits_.end(), bits, bits + words_);
+          critical_dirty_[k] = 1;
+        }
       marked = dfs(i + 1, cost_so_far + pass, unread - static_cast<int>(read.size()) + 1, share / 2);
+      while (critical_saves_.size() > saves) {
+        const CriticalSave& save = critical_saves_.back();
+        const auto bits = critical_saved_bits_.end() - static_cast<std::ptrdiff_t>(words_);
+        std::copy(bits, critical_saved_bits_.end(), critical_bits(save.k));
+        critical_saved_bits_.erase(bits, critical_saved_bits_.end());
+        critical_fails_[save.k] = save.fails;
+        critical_dirty_[save.k] = save.dirty;
+        critical_saves_.pop_back();
+      }
       for (NodeId k : read) reads_[k] = 0;
       remaining_weight_ += removed;
       remaining_ops_ += removed_ops;
@@ -767,6 +803,106 @@ class Search {
     s_.progress(std::min(1.0, fraction), best_cost_, std::min(floor_, best_cost_));
   }
 
+  // Marks the register limit forces (targets with no operation limit, where the tree relaxation
+  // counts no passes). A "critical" node y fails both ways with nothing marked: as its own pass
+  // (VALID) and left unmarked (a resource of its subregion past the limit, the register floor
+  // included). Its subregion S(y) depends only on the marks inside it, so while the marks
+  // decided so far leave S(y) failing, some undecided member of S(y) other than y must still be
+  // marked: a future pass, and a restore. Critical nodes whose undecided members are disjoint
+  // need distinct marks; forced_marks() counts such a set greedily, and returns -1 when a
+  // failing critical node has no undecided member left (no completion fits).
+  void find_critical() {
+    if (ops_limit_ != kUnlimited) return;
+    words_ = (marked_.size() + 63) / 64;
+    std::vector<NodeId> all = order_;
+    all.push_back(p_.graph.root);
+    for (NodeId y : all) {
+      critical_.push_back(y);
+      critical_pos_.push_back(pos_[y]);
+      critical_fails_.push_back(0);
+      critical_dirty_.push_back(0);
+      critical_bits_.resize(critical_.size() * words_, 0);
+      refresh_critical(critical_.size() - 1);
+      if (!critical_fails_.back()) {
+        critical_.pop_back();
+        critical_pos_.pop_back();
+        critical_fails_.pop_back();
+        critical_dirty_.pop_back();
+        critical_bits_.resize(critical_.size() * words_);
+      }
+    }
+    if (critical_.empty()) return;
+    undecided_.assign((order_.size() + 1) * words_, 0);
+    for (std::size_t i = 0; i <= order_.size(); ++i) {
+      std::uint64_t* u = &undecided_[i * words_];
+      for (std::size_t j = i; j < order_.size(); ++j) u[order_[j] / 64] |= std::uint64_t{1} << (order_[j] % 64);
+    }
+    used_.assign(words_, 0);
+  }
+
+  // The first critical node still undecided at position i (critical_ is in position order).
+  std::size_t first_undecided_critical(std::size_t i) const {
+    return static_cast<std::size_t>(std::lower_bound(critical_pos_.begin(), critical_pos_.end(), i) - critical_pos_.begin());
+  }
+
+  std::uint64_t* critical_bits(std::size_t k) { return &critical_bits_[k * words_]; }
+  static bool has(const std::uint64_t* bits, NodeId n) { return bits[n / 64] >> (n % 64) & 1u; }
+
+  // Recomputes critical node k's subregion under the current marks and whether it still fails.
+  void refresh_critical(std::size_t k) {
+    std::uint64_t* bits = critical_bits(k);
+    critical_dirty_[k] = 0;
+    const NodeId y = critical_[k];
+    subregion(p_, y, marked_, seen_, critical_members_);
+    std::fill(bits, bits + words_, 0);
+    for (NodeId m : critical_members_) bits[m / 64] |= std::uint64_t{1} << (m % 64);
+    const Check& c = b_.answer(y, critical_members_);
+    bool fails = !c.ok;
+    if (fails && y != p_.graph.root) {
+      const Limits& l = b_.limits();
+      auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
+      fails = over(c.member_registers, l.registers) || over(c.resources.operations, l.operations) ||
+              over(c.resources.interpolants, l.interpolants) || over(c.resources.dependent_levels, l.dependent_levels);
+    }
+    critical_fails_[k] = fails;
+  }
+
+  int forced_marks(std::size_t i) {
+    if (critical_.empty()) return 0;
+    std::fill(used_.begin(), used_.end(), 0);
+    const std::uint64_t* undecided = &undecided_[i * words_];
+    int count = 0;
+    for (std::size_t k = first_undecided_critical(i); k < critical_.size(); ++k) {
+      if (!critical_dirty_[k] && !critical_fails_[k]) continue;
+      // The undecided members but y: a superset while the subregion is stale (marks only shrink
+      // it), so one that meets the marks already counted is passed over without recomputing.
+      auto undecided_members = [&](std::size_t w) {
+        std::uint64_t a = critical_bits(k)[w] & undecided[w];
+        if (w == critical_[k] / 64) a &= ~(std::uint64_t{1} << (critical_[k] % 64));
+        return a;
+      };
+      bool disjoint = true;
+      for (std::size_t w = 0; w < words_ && disjoint; ++w) disjoint = (undecided_members(w) & used_[w]) == 0;
+      if (!disjoint) continue;
+      if (critical_dirty_[k]) refresh_critical(k);  // valid until a mark in it is undone (saved)
+      if (!critical_fails_[k]) continue;
+      bool any = false;
+      for (std::size_t w = 0; w < words_; ++w) {
+        const std::uint64_t a = undecided_members(w);
+        any |= a != 0;
+        used_[w] |= a;
+      }
+      if (!any) return -1;
+      ++count;
+    }
+    return count;
+  }
+
+  struct CriticalSave {
+    std::size_t k;
+    char fails, dirty;
+  };
+
   struct Frame {
     std::vector<NodeId> members, taken, read;
   };
@@ -798,6 +934,14 @@ class Search {
   std::vector<char> reads_ = std::vector<char>(marked_.size(), 0);  // marked and read by a finished pass
   std::vector<double> weight_;
   double remaining_weight_ = 0;
+  // forced_marks(): the critical nodes in position order, their positions, subregions (bits per
+  // node), whether each fails, and per position the undecided nodes.
+  std::vector<NodeId> critical_, critical_members_;
+  std::vector<std::size_t> critical_pos_;
+  std::vector<std::uint64_t> critical_bits_, critical_saved_bits_, undecided_, used_;
+  std::vector<char> critical_fails_, critical_dirty_;
+  std::vector<CriticalSave> critical_saves_;
+  std::size_t words_ = 0;
   long remaining_ops_ = 0;
   int ops_limit_ = kUnlimited, tex_limit_ = kUnlimited, interp_limit_ = kUnlimited;
   std::vector<int> consumers_, name_uses_;
