@@ -2,8 +2,9 @@
 // its completions), keyed by the state's units (16-bit numbers, see optimal.cpp), in a memory
 // budget. A state is one record in an arena of fixed-size chunks: its bound, its key's length
 // and its key. An open-addressing index of 64-bit slots holds a record's place and 32 bits of
-// its key's hash, so a lookup touches the index and, when the hash bits agree, one record: two
-// cache misses where a table of millions of states is far larger than the cache. Growing never
+// its key's hash (which also place it), so a lookup touches the index and, when the hash bits
+// agree, one record: two cache misses where a table of millions of states is far larger than
+// the cache. Growing never
 // copies records (a chunk is added), and clear() frees everything at once. Keys are compared
 // in full: the search stays exact.
 #pragma once
@@ -31,10 +32,9 @@ class StateTable {
   // valid until clear() or retain().
   std::uint32_t find_or_add(std::span<const std::uint16_t> key, double value, bool* found) {
     if (index_.empty()) index_.assign(kFirstIndex, 0);
-    const std::uint64_t h = hash(key);
-    const std::uint64_t tag = h >> 32;
+    const std::uint64_t tag = hash(key) >> 32;
     const std::size_t mask = index_.size() - 1;
-    std::size_t i = h & mask;
+    std::size_t i = tag & mask;
     for (; index_[i] != 0; i = (i + 1) & mask) {
       if ((index_[i] >> 32) != tag) continue;
       const auto slot = static_cast<std::uint32_t>(index_[i] - 1);
@@ -62,7 +62,7 @@ class StateTable {
     used_ += units;
     ++size_;
     index_[i] = (tag << 32) | (std::uint64_t{slot} + 1);
-    if (grow) rebuild_index(index_.size() * 2);
+    if (grow) grow_index();
     return slot;
   }
 
@@ -158,16 +158,24 @@ class StateTable {
         f(static_cast<std::uint32_t>(c * chunk_units_ + at));
     }
   }
+  // An index slot's place is its hash bits modulo the index's size, so a larger index is built
+  // from the old one alone (no record is read or hashed again).
+  void place(std::uint64_t entry) {
+    const std::size_t mask = index_.size() - 1;
+    std::size_t i = (entry >> 32) & mask;
+    while (index_[i] != 0) i = (i + 1) & mask;
+    index_[i] = entry;
+  }
+  void grow_index() {
+    std::vector<std::uint64_t> old(index_.size() * 2, 0);
+    old.swap(index_);
+    for (std::uint64_t entry : old)
+      if (entry != 0) place(entry);
+  }
   void rebuild_index(std::size_t slots) {
     seal();
     index_.assign(slots, 0);
-    const std::size_t mask = slots - 1;
-    for_each_record([&](std::uint32_t slot) {
-      const std::uint64_t h = hash(key(slot));
-      std::size_t i = h & mask;
-      while (index_[i] != 0) i = (i + 1) & mask;
-      index_[i] = ((h >> 32) << 32) | (std::uint64_t{slot} + 1);
-    });
+    for_each_record([&](std::uint32_t slot) { place(((hash(key(slot)) >> 32) << 32) | (std::uint64_t{slot} + 1)); });
   }
   static std::uint64_t hash(std::span<const std::uint16_t> k) {
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the units, then mixed
