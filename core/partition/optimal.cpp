@@ -454,12 +454,10 @@ class Search {
     // Branch 1: n unmarked; its subregion joins a later pass.
     {
       const Limits& l = b_.limits();
-      auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
-      int ops = c.resources.operations + (l.operations != kUnlimited ? slots_beside(n, members) : 0);
-      int interps = c.resources.interpolants + (l.interpolants != kUnlimited ? interpolants_beside(n, members) : 0);
-      bool feasible = !over(ops, l.operations) && !over(interps, l.interpolants) &&
-                      !over(c.resources.dependent_levels, l.dependent_levels) && !over(c.member_registers, l.registers);
-      if (feasible) unmarked = dfs(i + 1, cost_so_far, unread, share / 2);
+      Resources joined = c.resources;  // at least what the later pass holding the subregion uses
+      if (l.operations != kUnlimited) joined.operations += slots_beside(n, members);
+      if (l.interpolants != kUnlimited) joined.interpolants += interpolants_beside(n, members);
+      if (!breaks_as_member(joined, c.member_registers)) unmarked = dfs(i + 1, cost_so_far, unread, share / 2);
       else done_ += share / 2;
     }
     if (stopped_) return std::min(unmarked, lb);  // the marked branch was never explored: lb covers it
@@ -857,14 +855,17 @@ class Search {
     std::fill(bits, bits + words_, 0);
     for (NodeId m : critical_members_) bits[m / 64] |= std::uint64_t{1} << (m % 64);
     const Check& c = b_.answer(y, critical_members_);
-    bool fails = !c.ok;
-    if (fails && y != p_.graph.root) {
-      const Limits& l = b_.limits();
-      auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
-      fails = over(c.member_registers, l.registers) || over(c.resources.operations, l.operations) ||
-              over(c.resources.interpolants, l.interpolants) || over(c.resources.dependent_levels, l.dependent_levels);
-    }
-    critical_fails_[k] = fails;
+    critical_fails_[k] = !c.ok && (y == p_.graph.root || breaks_as_member(c.resources, c.member_registers));
+  }
+
+  // Whether a subregion left unmarked already breaks a limit in every later pass that holds it:
+  // the resources that only grow as members join (here at least `r`), or the backend's register
+  // floor for it.
+  bool breaks_as_member(const Resources& r, int member_registers) const {
+    const Limits& l = b_.limits();
+    auto over = [](int used, int limit) { return limit != kUnlimited && used > limit; };
+    return over(r.operations, l.operations) || over(r.interpolants, l.interpolants) ||
+           over(r.dependent_levels, l.dependent_levels) || over(member_registers, l.registers);
   }
 
   int forced_marks(std::size_t i) {
