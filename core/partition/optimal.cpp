@@ -133,8 +133,13 @@ class Search {
           a.node = v;
           a.fixed_begin = static_cast<std::uint32_t>(fixed_parts_.size());
           a.kids_begin = static_cast<std::uint32_t>(above_kids_.size());
+          a.live_begin = static_cast<std::uint32_t>(above_live_.size());
           for (NodeId w : tree_kids_[v]) {
-            if (pos[w] < i || mark[w] == i) {
+            if (pos[w] < i) {
+              above_live_.push_back(w);
+              continue;
+            }
+            if (mark[w] == i) {
               above_kids_.push_back(w);
               continue;
             }
@@ -144,9 +149,25 @@ class Search {
           }
           a.fixed_end = static_cast<std::uint32_t>(fixed_parts_.size());
           a.kids_end = static_cast<std::uint32_t>(above_kids_.size());
+          a.live_end = static_cast<std::uint32_t>(above_live_.size());
           above_[i].push_back(a);
         }
       }
+    }
+    // Each node's distinct operations and interpolants among its operands, in flat arrays
+    // (frontier() walks them for every search state).
+    op_begin_.assign(n_nodes + 1, 0);
+    interp_begin_.assign(n_nodes + 1, 0);
+    for (std::size_t n = 0; n < n_nodes; ++n) {
+      const auto& kids = p.graph.children[n];
+      for (std::size_t a = 0; a < kids.size(); ++a) {
+        const NodeId c = kids[a];
+        if (std::find(kids.begin(), kids.begin() + static_cast<std::ptrdiff_t>(a), c) != kids.begin() + static_cast<std::ptrdiff_t>(a)) continue;
+        if (p.is_op[c]) op_kids_.push_back(c);
+        else if (!p.is_interpolant.empty() && p.is_interpolant[c]) interp_kids_.push_back(c);
+      }
+      op_begin_[n + 1] = static_cast<std::uint32_t>(op_kids_.size());
+      interp_begin_[n + 1] = static_cast<std::uint32_t>(interp_kids_.size());
     }
     owner_.assign(n_nodes, 0);
     parents_.resize(n_nodes);
@@ -375,7 +396,8 @@ class Search {
     std::uint64_t generation = 0;
     if (!dive_) {
       bool found = false;
-      slot = state_slot(i, lb - cost_so_far, &found);
+      if (!keyed_) key_state(i);
+      slot = state_slot(lb - cost_so_far, &found);
       generation = table_generation_;
       if (found) {
         // Seen before: what its search proved about its future may close it now.
@@ -631,15 +653,17 @@ class Search {
           }
         }
       }
-      for (NodeId c : p_.graph.children[v]) {
-        if (!p_.is_op[c]) {
+      if (again)
+        for (std::uint32_t a = interp_begin_[v]; a < interp_begin_[v + 1]; ++a) {
           // An interpolant only a finished pass reads is read again (leaves are never in work_).
-          if (again && !p_.is_interpolant.empty() && p_.is_interpolant[c] && consumers_[c] == 0 && stamp_[c] != epoch_) {
+          const NodeId c = interp_kids_[a];
+          if (consumers_[c] == 0 && stamp_[c] != epoch_) {
             stamp_[c] = epoch_;
             ++redo.interps;
           }
-          continue;
         }
+      for (std::uint32_t a = op_begin_[v]; a < op_begin_[v + 1]; ++a) {
+        const NodeId c = op_kids_[a];
         if (stamp_[c] == epoch_) continue;
         stamp_[c] = epoch_;
         if (marked_[c]) {
@@ -659,7 +683,13 @@ class Search {
         stamp_[x] = epoch_;
         ++redo.restores;
       }
-    if (ops_limit_ != kUnlimited) tree_passes(i, redo);
+    // The state's key is known now: its index slot is asked for before the tree relaxation
+    // runs, which hides that cache miss (on Wood/PC6 a tenth of the search's time).
+    keyed_ = false;
+    if (ops_limit_ != kUnlimited) {
+      if (!dive_) key_state(i);
+      tree_passes(i, redo);
+    }
     return redo;
   }
 
@@ -687,13 +717,13 @@ class Search {
     for (const Above& a : above_[i]) {
       long r = 1 + a.fixed_part;
       cuts += a.fixed_cuts;
+      for (std::uint32_t k = a.live_begin; k < a.live_end; ++k) {
+        const NodeId w = above_live_[k];
+        r += marked_[w] ? 1 : piece_[w];  // live: a leaf
+      }
       cuttable_.clear();
       for (std::uint32_t k = a.kids_begin; k < a.kids_end; ++k) {
         const NodeId w = above_kids_[k];
-        if (pos_[w] < i) {
-          r += marked_[w] ? 1 : piece_[w];  // live: a leaf
-          continue;
-        }
         cuttable_.push_back(residual_[w]);  // above a live node too: its part is known by now
         r += residual_[w];
       }
@@ -727,9 +757,27 @@ class Search {
 
   // The transposition table's slot for state (i, frontier): found, or added with `future` (a
   // bound on its completions' cost beyond what was spent to reach it). Past the capacity new
-  // states are not stored (kFull: the search stays exact, it only repeats work). Reads the
-  // frontier frontier(i) walked.
-  std::uint32_t state_slot(std::size_t i, double future, bool* found) {
+  // states are not stored (kFull: the search stays exact, it only repeats work). Reads the key
+  // frontier(i) made.
+  std::uint32_t state_slot(double future, bool* found) {
+    std::uint32_t slot = table_.find_or_add(key_, key_hash_, future, found);
+    if (slot == StateTable::kFull) {
+      // Full: keep the states nearest the root, at most half of them (what the search proved
+      // about them spares the most work when it comes back, as every cap of raise_floor()
+      // does). The slots the callers hold are stale from now on (see dfs()).
+      std::vector<std::size_t> at(order_.size() + 2, 0);
+      table_.visit([&](std::span<const std::uint16_t> k, double) { ++at[key_position(k)]; });
+      std::size_t positions = 0, kept = 0;
+      while (positions < at.size() && kept + at[positions] <= table_.size() / 2) kept += at[positions++];
+      table_.retain([&](std::span<const std::uint16_t> k, double) { return key_position(k) < positions; });
+      ++table_generation_;
+      slot = table_.find_or_add(key_, key_hash_, future, found);
+    }
+    return slot;
+  }
+  // The key of state (i, frontier) from the frontier frontier(i) walked, its hash, and a
+  // prefetch of its index slot.
+  void key_state(std::size_t i) {
     key_.clear();
     push_unit(static_cast<std::uint32_t>(i));
     // The live nodes are fixed by i: their marks are bits, as many units as i implies.
@@ -746,20 +794,9 @@ class Search {
     // are equal states; and the boundary is a few nodes where the union can be hundreds (on
     // Wood/PC2 the table held 3.6 GB of unions after 60 s).
     for (NodeId b : boundary_) push_unit(b);
-    std::uint32_t slot = table_.find_or_add(key_, future, found);
-    if (slot == StateTable::kFull) {
-      // Full: keep the states nearest the root, at most half of them (what the search proved
-      // about them spares the most work when it comes back, as every cap of raise_floor()
-      // does). The slots the callers hold are stale from now on (see dfs()).
-      std::vector<std::size_t> at(order_.size() + 2, 0);
-      table_.visit([&](std::span<const std::uint16_t> k, double) { ++at[key_position(k)]; });
-      std::size_t positions = 0, kept = 0;
-      while (positions < at.size() && kept + at[positions] <= table_.size() / 2) kept += at[positions++];
-      table_.retain([&](std::span<const std::uint16_t> k, double) { return key_position(k) < positions; });
-      ++table_generation_;
-      slot = table_.find_or_add(key_, future, found);
-    }
-    return slot;
+    key_hash_ = StateTable::hash(key_);
+    table_.prefetch(key_hash_);
+    keyed_ = true;
   }
   // A number in the key: one unit, or two when the graph has more nodes than a unit counts.
   void push_unit(std::uint32_t v) {
@@ -928,6 +965,8 @@ class Search {
   std::vector<NodeId> region_;
   std::vector<Frame> frames_;  // per position: dfs's buffers
   std::vector<std::uint16_t> key_;
+  std::uint64_t key_hash_ = 0;
+  bool keyed_ = false;  // key_ and key_hash_ are the current state's
   const bool wide_keys_ = marked_.size() > 0xffff;  // node ids and positions take two units
   StateTable table_{s_.table_bytes};
   std::uint64_t table_generation_ = 0;  // counts the table's restarts
@@ -953,16 +992,21 @@ class Search {
   std::vector<long> full_part_, full_cuts_;  // the greedy over the whole tree: a node's part, cuts below it
   // A node some live node hangs under at a position: its fixed_part_ is the sum of the parts of
   // the children no live node hangs under (fixed_parts_[fixed_begin, fixed_end)),
-  // with fixed_cuts below them; above_kids_[kids_begin, kids_end) are the others.
+  // with fixed_cuts below them; above_live_[live_begin, live_end) are the live ones (leaves
+  // here) and above_kids_[kids_begin, kids_end) the others (above live nodes too).
   struct Above {
     NodeId node = 0;
     long fixed_part = 0, fixed_cuts = 0;
-    std::uint32_t fixed_begin = 0, fixed_end = 0, kids_begin = 0, kids_end = 0;
+    std::uint32_t fixed_begin = 0, fixed_end = 0, kids_begin = 0, kids_end = 0, live_begin = 0, live_end = 0;
   };
   std::vector<std::vector<Above>> above_;  // per position, operands first
   std::vector<long> fixed_parts_;
-  std::vector<NodeId> above_kids_;
+  std::vector<NodeId> above_kids_, above_live_;
   std::vector<NodeId> owner_;                      // frontier(): the live node that reached a member
+  // A node's distinct operand operations are op_kids_[op_begin_[n], op_begin_[n + 1]), its
+  // interpolants interp_kids_[interp_begin_[n], interp_begin_[n + 1]).
+  std::vector<std::uint32_t> op_begin_, interp_begin_;
+  std::vector<NodeId> op_kids_, interp_kids_;
   long names_left_ = 0, interps_left_ = 0;
   double best_cost_ = std::numeric_limits<double>::infinity();
   std::vector<char> best_marks_;

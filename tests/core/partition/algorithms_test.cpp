@@ -1,6 +1,8 @@
 // The partition model and the algorithms on hand-built DAGs with a counting backend, and the
 // optimal search against brute force over every marking.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <functional>
 #include <limits>
@@ -13,6 +15,7 @@
 
 #include "core/partition/algorithms.h"
 #include "core/partition/memo.h"
+#include "core/partition/page_array.h"
 #include "core/partition/state_table.h"
 #include "core/partition/validate.h"
 
@@ -811,6 +814,31 @@ TEST(StateTableTest, StaysWithinItsBudget) {
   for (std::uint16_t k = 0; k < 10; ++k) {
     EXPECT_NE(t.find_or_add(std::vector<std::uint16_t>{k, 1, 2, 3}, -1, &found), StateTable::kFull);
     EXPECT_TRUE(found);
+  }
+}
+
+// The search's large arrays: zeroed, 2 MiB aligned past 2 MiB (where huge pages can back them),
+// and handed over whole by a move. A table large enough for such chunks keeps its records.
+TEST(PageArrayTest, IsZeroedAlignedAndMovable) {
+  PageArray<std::uint64_t> big(std::size_t{5} << 18);  // 10 MiB
+  ASSERT_EQ(big.size(), std::size_t{5} << 18);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % (std::size_t{2} << 20), 0u);
+  EXPECT_EQ(std::count(big.begin(), big.end(), 0u), static_cast<std::ptrdiff_t>(big.size()));
+  for (std::size_t i = 0; i < big.size(); i += 4099) big[i] = i + 1;
+  PageArray<std::uint64_t> moved(std::move(big));
+  EXPECT_TRUE(big.empty());
+  EXPECT_EQ(moved[4099], 4100u);
+  PageArray<std::uint64_t> small(10);
+  EXPECT_EQ(std::count(small.begin(), small.end(), 0u), 10);
+  moved = std::move(small);  // the mapping goes back; the small array moves in
+  EXPECT_EQ(moved.size(), 10u);
+  StateTable t(std::size_t{64} << 20);  // 4 MiB chunks
+  bool found = false;
+  for (std::uint16_t k = 0; k < 3000; ++k) t.find_or_add(std::vector<std::uint16_t>{k, 9}, k, &found);
+  for (std::uint16_t k = 0; k < 3000; ++k) {
+    const std::uint32_t slot = t.find_or_add(std::vector<std::uint16_t>{k, 9}, -1, &found);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(t.value(slot), k);
   }
 }
 
