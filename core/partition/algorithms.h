@@ -31,6 +31,9 @@ struct OptimalOptions {
   // The part of the budget the exact search has; if it does not finish, the rest proves ever
   // higher costs that no partition beats (see optimal.cpp).
   double exact_share = 0.1;
+  // At most this part of the budget goes to improving the incumbent by simulated annealing
+  // when the exact search did not finish in its share (see Search::anneal()).
+  double anneal_share = 0.05;
   // The transposition table's memory (on Wood about 44 bytes a search state, index included;
   // a 60 s search on PC6 holds about 15 million); when full, it keeps the half nearest the root.
   std::size_t table_bytes = std::size_t{1} << 30;

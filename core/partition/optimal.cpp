@@ -33,8 +33,9 @@
 // and prunes whenever the bound reaches the best cost. When it runs out of nodes to explore, the
 // incumbent is proven optimal; when the budget or a cancel stops it, the least bound it met is a
 // cost no partition can beat, and the gap to the incumbent is reported. The exact search has a
-// tenth of the budget by default; the rest raises that floor by searches pruned below the
-// incumbent (raise_floor()), which prove the harder cases sooner.
+// tenth of the budget by default; if it does not finish, annealing looks for a cheaper
+// incumbent (anneal.h, at most a twentieth), and the rest raises that floor by searches pruned
+// below the incumbent (raise_floor()), which prove the harder cases sooner.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,6 +43,7 @@
 
 
 #include "core/partition/algorithms.h"
+#include "core/partition/anneal.h"
 #include "core/partition/memo.h"
 #include "core/partition/state_table.h"
 
@@ -237,7 +239,17 @@ class Search {
     // Every subtree the exact search left had a bound at least the best cost found since.
     if (!best_marks_.empty() && floor_ >= best_cost_ - 1e-9) proven = true;
     const bool cancelled = s_.cancel && s_.cancel->load();
-    if (!proven && !cancelled && !best_marks_.empty()) proven = raise_floor(full_deadline);
+    if (!proven && !cancelled && !best_marks_.empty()) {
+      // Not proven quickly: a hard case, worth a better incumbent before the floors (annealing,
+      // at most anneal_share of the budget).
+      const double cost_before = best_cost_;
+      anneal(std::min(full_deadline, std::chrono::steady_clock::now() +
+                                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(s_.budget_seconds * s_.anneal_share))));
+      proven = floor_ >= best_cost_ - 1e-9;
+      if (best_cost_ < cost_before - 1e-9) report(true);
+      if (!proven && !(s_.cancel && s_.cancel->load())) proven = raise_floor(full_deadline);
+    }
     Partition part;
     if (!best_marks_.empty()) part = make_partition(p_, b_, best_marks_, o_.model);
     part.algorithm = "optimal";
@@ -577,6 +589,24 @@ class Search {
     }
     best_marks_ = marks;
     best_marks_[p_.graph.root] = 1;
+  }
+
+  // A better incumbent by annealing (see anneal.h), until `end`.
+  void anneal(std::chrono::steady_clock::time_point end) {
+    if (best_marks_.empty()) return;
+    AnnealOptions a;
+    a.end = end;
+    a.cancel = s_.cancel;
+    const double before = best_cost_;
+    best_cost_ = partition::anneal(p_, b_, o_.model, best_marks_, best_cost_, a);
+    if (best_cost_ < before - 1e-9 && o_.trace && o_.trace->enabled()) {
+      TraceEvent e;
+      e.kind = EventKind::Bound;
+      e.ok = true;
+      e.cost_save = best_cost_;
+      e.why = Why::Found;
+      o_.trace->record(e);
+    }
   }
 
   // Operation slots the pass that takes n's subregion `region` needs beyond it: some user p of

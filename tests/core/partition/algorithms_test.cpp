@@ -1,6 +1,7 @@
 // The partition model and the algorithms on hand-built DAGs with a counting backend, and the
 // optimal search against brute force over every marking.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/partition/algorithms.h"
+#include "core/partition/anneal.h"
 #include "core/partition/memo.h"
 #include "core/partition/page_array.h"
 #include "core/partition/state_table.h"
@@ -469,6 +471,7 @@ TEST(Algorithms, RaisingTheFloorProvesTheOptimumAndNeverPassesIt) {
       OptimalOptions o;
       o.incumbent = &start;
       o.exact_share = 0;
+      o.anneal_share = 0;
       // Each proven floor is reported at once, the bar only moves forward, and no reported floor
       // passes the optimum.
       long reports = 0;
@@ -492,6 +495,62 @@ TEST(Algorithms, RaisingTheFloorProvesTheOptimumAndNeverPassesIt) {
   }
   EXPECT_GE(by_floors, 10);  // 16 of the 80 with this seed
   EXPECT_GT(not_optimal_at_start, 0);
+}
+
+// Annealing takes a poor marking (every operation its own pass) to brute force's optimum on
+// small DAGs, where improving moves alone (the same moves at zero temperature: a run with no
+// uphill step) stop short of it on some; and it never returns a worse or an invalid marking.
+TEST(Algorithms, AnnealingFindsTheOptimumWhereImprovingMovesStop) {
+  std::mt19937 rng(5);
+  int cases = 0, stuck = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    Problem p = random_dag(rng, 6 + static_cast<int>(rng() % 7));
+    Limits l;
+    l.operations = 4 + static_cast<int>(rng() % 3);
+    CountingBackend b(p, l);
+    for (const char* spec : {"15p+5t+i", "t+i"}) {
+      std::string e;
+      CostModel m = *parse_cost_model(spec, &e);
+      const std::vector<char> all(p.graph.children.size(), 1);
+      const double start = marking_cost(p, b, all, m);
+      if (!std::isfinite(start)) continue;
+      const double want = brute_force(p, b, m);
+      AnnealOptions o;
+      o.end = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // the moves run out first
+      std::vector<char> marks = all;
+      const double got = anneal(p, b, m, marks, start, o);
+      EXPECT_DOUBLE_EQ(got, want) << "trial " << trial << " " << spec;
+      EXPECT_DOUBLE_EQ(marking_cost(p, b, marks, m), got);
+      // Improving moves only: every move with a higher cost is undone.
+      std::vector<char> greedy = all;
+      double g = start;
+      for (bool improved = true; improved;) {
+        improved = false;
+        for (NodeId x = 0; x < p.graph.children.size(); ++x) {
+          if (!p.is_op[x] || x == p.graph.root) continue;
+          std::vector<NodeId> partners{x};
+          for (NodeId k : p.graph.children[x])
+            if (p.is_op[k]) partners.push_back(k);
+          for (NodeId y : partners) {
+            greedy[x] ^= 1;
+            if (y != x) greedy[y] ^= 1;
+            const double c = marking_cost(p, b, greedy, m);
+            if (c < g - 1e-9) {
+              g = c;
+              improved = true;
+              continue;
+            }
+            greedy[x] ^= 1;
+            if (y != x) greedy[y] ^= 1;
+          }
+        }
+      }
+      if (g > want + 1e-9) ++stuck;
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 60);
+  EXPECT_GT(stuck, 0);  // the DAGs where annealing's uphill moves matter
 }
 
 // A backend with a register-like limit that is not monotone in the members: the peak number of
