@@ -459,14 +459,7 @@ class Search {
           best_cost_ = cost;
           best_marks_ = marked_;
           best_marks_[root] = 1;
-          if (o_.trace && o_.trace->enabled()) {
-            TraceEvent e;
-            e.kind = EventKind::Bound;
-            e.ok = true;
-            e.cost_save = cost;
-            e.why = Why::Found;
-            o_.trace->record(e);
-          }
+          trace_found();
         }
       }
       done_ += share;
@@ -599,14 +592,18 @@ class Search {
     a.cancel = s_.cancel;
     const double before = best_cost_;
     best_cost_ = partition::anneal(p_, b_, o_.model, best_marks_, best_cost_, a);
-    if (best_cost_ < before - 1e-9 && o_.trace && o_.trace->enabled()) {
-      TraceEvent e;
-      e.kind = EventKind::Bound;
-      e.ok = true;
-      e.cost_save = best_cost_;
-      e.why = Why::Found;
-      o_.trace->record(e);
-    }
+    if (best_cost_ < before - 1e-9) trace_found();
+  }
+
+  // The trace hears of each cheaper partition found (the best cost now).
+  void trace_found() {
+    if (!o_.trace || !o_.trace->enabled()) return;
+    TraceEvent e;
+    e.kind = EventKind::Bound;
+    e.ok = true;
+    e.cost_save = best_cost_;
+    e.why = Why::Found;
+    o_.trace->record(e);
   }
 
   // Operation slots the pass that takes n's subregion `region` needs beyond it: some user p of
