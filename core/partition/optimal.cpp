@@ -408,7 +408,6 @@ class Search {
     std::uint64_t generation = 0;
     if (!dive_) {
       bool found = false;
-      if (!keyed_) key_state(i);
       slot = state_slot(lb - cost_so_far, &found);
       generation = table_generation_;
       if (found) {
@@ -712,11 +711,8 @@ class Search {
       }
     // The state's key is known now: its index slot is asked for before the tree relaxation
     // runs, which hides that cache miss (on Wood/PC6 a tenth of the search's time).
-    keyed_ = false;
-    if (ops_limit_ != kUnlimited) {
-      if (!dive_) key_state(i);
-      tree_passes(i, redo);
-    }
+    if (!dive_) key_state(i);
+    if (ops_limit_ != kUnlimited) tree_passes(i, redo);
     return redo;
   }
 
@@ -823,7 +819,6 @@ class Search {
     for (NodeId b : boundary_) push_unit(b);
     key_hash_ = StateTable::hash(key_);
     table_.prefetch(key_hash_);
-    keyed_ = true;
   }
   // A number in the key: one unit, or two when the graph has more nodes than a unit counts.
   void push_unit(std::uint32_t v) {
@@ -993,7 +988,6 @@ class Search {
   std::vector<Frame> frames_;  // per position: dfs's buffers
   std::vector<std::uint16_t> key_;
   std::uint64_t key_hash_ = 0;
-  bool keyed_ = false;  // key_ and key_hash_ are the current state's
   const bool wide_keys_ = marked_.size() > 0xffff;  // node ids and positions take two units
   StateTable table_{s_.table_bytes};
   std::uint64_t table_generation_ = 0;  // counts the table's restarts

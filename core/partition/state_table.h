@@ -108,7 +108,7 @@ class StateTable {
     chunks_.clear();
     used_ = 0;
     size_ = 0;
-        for (std::size_t c = 0; c < old.size(); ++c) {
+    for (std::size_t c = 0; c < old.size(); ++c) {
       const std::size_t end = c + 1 == old.size() ? old_used : chunk_units_;
       for (std::size_t at = 0; at + kHeader <= end && old[c][at + kLength] != kUnused;) {
         const std::uint16_t* r = old[c].data() + at;
