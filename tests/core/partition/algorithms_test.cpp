@@ -596,6 +596,79 @@ class PressureBackend : public TestBackend {
   }
 };
 
+// Annealing keeps the cost up to date move by move (only the passes a flip touches are asked
+// again). Checked against the walk that prices every marking whole with marking_cost(): the
+// same moves, the same seed and the same temperatures (the moves run out, not the time) must
+// give the same walk, so the same best marking and cost, on DAGs where moves break the register
+// limit and mend it again.
+TEST(Algorithms, AnnealingPricesEachMoveAsMarkingCostDoes) {
+  std::mt19937 rng(17);
+  int walks = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Problem p = random_dag(rng, 20 + static_cast<int>(rng() % 30));
+    Limits l;
+    l.registers = 3;
+    PressureBackend b(p, l);
+    std::string e;
+    CostModel m = *parse_cost_model(trial % 2 ? "t+i" : "15p+5t+i", &e);
+    const std::vector<char> all(p.graph.children.size(), 1);
+    const double start = marking_cost(p, b, all, m);
+    if (!std::isfinite(start)) continue;
+    AnnealOptions o;
+    o.end = std::chrono::steady_clock::time_point::max();  // the moves run out first
+    o.steps_per_operation = 300;
+    std::vector<char> marks = all;
+    const double got = anneal(p, b, m, marks, start, o);
+    // The walk as anneal.h describes it, every marking priced whole.
+    std::vector<NodeId> ops;
+    std::vector<std::vector<NodeId>> kids(p.graph.children.size());
+    for (NodeId n = 0; n < p.graph.children.size(); ++n) {
+      if (!p.is_op[n] || n == p.graph.root) continue;
+      ops.push_back(n);
+      for (NodeId c : p.graph.children[n])
+        if (p.is_op[c] && std::find(kids[n].begin(), kids[n].end(), c) == kids[n].end()) kids[n].push_back(c);
+    }
+    std::mt19937_64 walk(0x5eedu);
+    auto uniform = [&] { return static_cast<double>(walk() >> 11) * 0x1.0p-53; };
+    std::vector<char> current = all, best = all;
+    double current_cost = start, best_cost = start;
+    const double t0 = std::max(0.01 * start, 0.5 * (m.per_pass + m.per_texture + m.per_instruction));
+    const double steps = o.steps_per_operation * static_cast<double>(ops.size());
+    double temperature = t0;
+    long uphill = 0;
+    for (long step = 0;; ++step) {
+      if ((step & 63) == 0) {
+        const double done = static_cast<double>(step) / steps;
+        if (done >= 1) break;
+        temperature = t0 * (1 - done);
+      }
+      const NodeId a = ops[walk() % ops.size()];
+      NodeId x = a;
+      if (!kids[a].empty() && (walk() & 1)) x = kids[a][walk() % kids[a].size()];
+      current[a] ^= 1;
+      if (x != a) current[x] ^= 1;
+      const double c = marking_cost(p, b, current, m);
+      if (c <= current_cost || (std::isfinite(c) && temperature > 0 && uniform() < std::exp((current_cost - c) / temperature))) {
+        uphill += c > current_cost;
+        current_cost = c;
+        if (c < best_cost - 1e-9) {
+          best_cost = c;
+          best = current;
+        }
+        continue;
+      }
+      current[a] ^= 1;
+      if (x != a) current[x] ^= 1;
+    }
+    best[p.graph.root] = 1;
+    EXPECT_EQ(got, best_cost) << "trial " << trial;
+    EXPECT_EQ(marks, best) << "trial " << trial;
+    EXPECT_GT(uphill, 0);
+    ++walks;
+  }
+  EXPECT_GE(walks, 8);
+}
+
 TEST(Algorithms, OptimalEqualsBruteForceUnderRegisterPressure) {
   // Larger DAGs than above, where equal frontiers recur, under a limit that can fail when a
   // subregion grows and pass again when it grows further: the transposition table must not
