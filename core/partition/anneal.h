@@ -11,7 +11,7 @@ namespace passlab::partition {
 
 struct AnnealOptions {
   std::chrono::steady_clock::time_point end;  // stop by then
-  double steps_per_operation = 2500;          // and after this many moves per operation
+  double steps_per_operation = 1000;          // and after this many moves per operation
   const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -23,11 +23,15 @@ struct AnnealOptions {
 // the price of a pass, a fetch and an instruction, to nothing. Improving moves alone stop at
 // the first marking none of them improves; annealing crosses such ridges: on Wood/PC2
 // (15p+5t+i) RDS and local improvement give 661, the optimal search's dive and exact search
-// nothing better in a minute, annealing 644 with its 787,500 moves (2,500 per operation) in
-// about 2.8 s (starting from 3% of the cost, it wandered above 2000 and found 660; from 1%
-// alone, a small DAG in the tests stayed 9 above its optimum). Deterministic when the moves run
-// out first (a fixed seed). A move asks VALID again only about the passes it touches (the
-// flipped nodes' own, and those holding or restoring them), not about every pass.
+// nothing better in a minute, annealing 644 (starting from 3% of the cost, it wandered above
+// 2000 and found 660; from 1% alone, a small DAG in the tests stayed 9 above its optimum). A
+// move asks VALID again only about the passes it touches (the flipped nodes' own, and those
+// holding or restoring them), not about every pass: Wood's 315,000 moves take about 1.1 s in
+// the 60 s search, well within its 3 s share even at this machine's slow hours, so the walk
+// ends on its moves and its result does not depend on the machine (a fixed seed; when the time
+// runs out first, the temperature follows the time instead). One walk's result is chaotic in its
+// schedule: from RDS's 661 on Wood/PC2, 800 moves per operation end at 647, 1,000 and 1,200 at
+// 644, 1,500 at 661, 2,500 at 644.
 double anneal(const Problem& p, Backend& backend, const CostModel& model, std::vector<char>& marks, double cost,
               const AnnealOptions& options);
 
