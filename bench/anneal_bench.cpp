@@ -5,13 +5,9 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <memory>
-#include <optional>
 #include <string>
 
-#include "backends/fp/codegen.h"
-#include "core/dag/flatten.h"
-#include "core/driver/program.h"
+#include "bench/fp_sample.h"
 #include "core/partition/algorithms.h"
 #include "core/partition/anneal.h"
 #include "core/partition/memo.h"
@@ -20,29 +16,8 @@ namespace {
 
 using namespace passlab;
 
-struct Wood {
-  std::unique_ptr<driver::Program> program;
-  std::optional<dag::FragmentDag> fdag;
-  std::optional<fp::TargetDag> tdag;
-  partition::Problem problem;
-};
-
-const Wood& wood() {
-  static std::unique_ptr<Wood> w;
-  if (!w) {
-    w = std::make_unique<Wood>();
-    w->program = driver::compile_file(std::string(PASSLAB_SAMPLES_DIR) + "/shaders/wood.sl", {});
-    lang::DiagnosticList sink;
-    w->fdag = dag::flatten(*w->program->module, w->program->binding, sink);
-    std::string error;
-    w->tdag = fp::select(*w->fdag, &error);
-    w->problem = fp::make_problem(*w->tdag);
-  }
-  return *w;
-}
-
 void BM_Anneal(benchmark::State& state, const std::string& target_name) {
-  const Wood& w = wood();
+  const bench::FpSample& w = bench::fp_sample("wood");
   std::string error;
   const auto target = partition::load_target(target_name, &error);
   const auto model = partition::parse_cost_model("15p+5t+i", &error);

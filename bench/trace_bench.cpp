@@ -4,45 +4,17 @@
 //   trace_bench [--benchmark_repetitions=5 --benchmark_report_aggregates_only=true]
 #include <benchmark/benchmark.h>
 
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 
-#include "backends/fp/codegen.h"
-#include "core/dag/flatten.h"
-#include "core/driver/program.h"
+#include "bench/fp_sample.h"
 #include "core/partition/algorithms.h"
 
 namespace {
 
 using namespace passlab;
 
-// The sample's fragment DAG selected for the fp backend, and the problem on it; built once.
-struct Sample {
-  std::unique_ptr<driver::Program> program;
-  std::optional<dag::FragmentDag> fdag;
-  std::optional<fp::TargetDag> tdag;
-  partition::Problem problem;
-};
-
-const Sample& sample(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<Sample>> cache;
-  auto& s = cache[name];
-  if (!s) {
-    s = std::make_unique<Sample>();
-    s->program = driver::compile_file(std::string(PASSLAB_SAMPLES_DIR) + "/shaders/" + name + ".sl", {});
-    lang::DiagnosticList sink;
-    s->fdag = dag::flatten(*s->program->module, s->program->binding, sink);
-    std::string error;
-    s->tdag = fp::select(*s->fdag, &error);
-    s->problem = fp::make_problem(*s->tdag);
-  }
-  return *s;
-}
-
 void BM_Partition(benchmark::State& state, const std::string& name, bool heuristic_only, bool traced) {
-  const Sample& s = sample(name);
+  const bench::FpSample& s = bench::fp_sample(name);
   std::string error;
   const auto target = partition::load_target("PC5", &error);
   const auto model = partition::parse_cost_model("15p+5t+i", &error);
