@@ -1,6 +1,7 @@
 // Annealing's moves per second (core/partition/anneal.h) on Wood, from RDS's partition, on PC2
 // (registers only) and PC6 (operations), 15p+5t+i: a fixed number of moves (100 per operation)
-// on a fresh memoized backend per run, as the optimal search gives it one per search.
+// on a fresh memoized backend per run (inside the optimal search it shares the search's memo,
+// already large, where the moves run faster still: see core/partition/README.md).
 //   anneal_bench [--benchmark_repetitions=5 --benchmark_report_aggregates_only=true]
 #include <benchmark/benchmark.h>
 
