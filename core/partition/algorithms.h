@@ -32,8 +32,10 @@ struct OptimalOptions {
   // higher costs that no partition beats (see optimal.cpp).
   double exact_share = 0.1;
   // At most this part of the budget goes to improving the incumbent by simulated annealing
-  // when the exact search did not finish in its share (see Search::anneal()).
-  double anneal_share = 0.05;
+  // when the exact search did not finish in its share (see Search::anneal()). A cap: the walk
+  // ends on its moves when it can (Wood/PC2's takes 1.1 to 2.6 s of the 6 s of a 60 s budget,
+  // with the machine's speed; at a twentieth it ran out of time at times and ended at 659).
+  double anneal_share = 0.1;
   // The transposition table's memory (on Wood about 44 bytes a search state, index included;
   // a 60 s search on PC6 holds about 15 million); when full, it keeps the half nearest the root.
   std::size_t table_bytes = std::size_t{1} << 30;

@@ -26,10 +26,10 @@ struct AnnealOptions {
 // nothing better in a minute, annealing 644 (starting from 3% of the cost, it wandered above
 // 2000 and found 660; from 1% alone, a small DAG in the tests stayed 9 above its optimum). A
 // move asks VALID again only about the passes it touches (the flipped nodes' own, and those
-// holding or restoring them), not about every pass: Wood's 315,000 moves take about 1.1 s in
-// the 60 s search, well within its 3 s share even at this machine's slow hours, so the walk
-// ends on its moves and its result does not depend on the machine (a fixed seed; when the time
-// runs out first, the temperature follows the time instead). One walk's result is chaotic in its
+// holding or restoring them), not about every pass: Wood's 315,000 moves take 1.1 to 2.6 s in
+// the 60 s search, with the machine's speed, within its 6 s share (at 3 s the clock ended it in
+// a slow hour, at 659), so the walk ends on its moves and its result does not depend on the
+// machine (a fixed seed; when the time runs out first, the temperature follows the time). One walk's result is chaotic in its
 // schedule: from RDS's 661 on Wood/PC2, 800 moves per operation end at 647, 1,000 and 1,200 at
 // 644, 1,500 at 661, 2,500 at 644.
 double anneal(const Problem& p, Backend& backend, const CostModel& model, std::vector<char>& marks, double cost,

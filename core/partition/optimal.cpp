@@ -34,7 +34,7 @@
 // incumbent is proven optimal; when the budget or a cancel stops it, the least bound it met is a
 // cost no partition can beat, and the gap to the incumbent is reported. The exact search has a
 // tenth of the budget by default; if it does not finish, annealing looks for a cheaper
-// incumbent (anneal.h, at most a twentieth), and the rest raises that floor by searches pruned
+// incumbent (anneal.h, at most a tenth), and the rest raises that floor by searches pruned
 // below the incumbent (raise_floor()), which prove the harder cases sooner.
 #include <algorithm>
 #include <chrono>
