@@ -29,9 +29,9 @@ struct AnnealOptions {
 // holding or restoring them), not about every pass: Wood's 315,000 moves take 1.1 to 2.6 s in
 // the 60 s search, with the machine's speed, within its 6 s share (at 3 s the clock ended it in
 // a slow hour, at 659), so the walk ends on its moves and its result does not depend on the
-// machine (a fixed seed; when the time runs out first, the temperature follows the time). One walk's result is chaotic in its
-// schedule: from RDS's 661 on Wood/PC2, 800 moves per operation end at 647, 1,000 and 1,200 at
-// 644, 1,500 at 661, 2,500 at 644.
+// machine (a fixed seed; when the time runs out first, the temperature follows the time). One
+// walk's result is chaotic in its schedule: from RDS's 661 on Wood/PC2, 800 moves per
+// operation end at 647, 1,000 and 1,200 at 644, 1,500 at 661, 2,500 at 644.
 double anneal(const Problem& p, Backend& backend, const CostModel& model, std::vector<char>& marks, double cost,
               const AnnealOptions& options);
 
