@@ -24,15 +24,27 @@
 
 namespace passlab::partition {
 
-Subdivider::Subdivider(const Problem& p, Backend& backend, TraceSink* trace) : p_(p), backend_(backend), trace_(trace) {
+namespace {
+
+// The number of set bits (operand subsets are small; __builtin_popcount is a library call
+// without -mpopcnt).
+std::size_t bits(unsigned s) {
+  std::size_t n = 0;
+  for (; s != 0; s &= s - 1) ++n;
+  return n;
+}
+
+}  // namespace
+
+Subdivider::Subdivider(const Problem& p, MemoBackend& backend, TraceSink* trace) : p_(p), backend_(backend), trace_(trace) {
   dom_ = dag::dominators(p.graph);
   mr_ = dag::multiply_referenced(p.graph, p.is_op);
   pdt_ = dag::partial_dominator_tree(p.graph, dom_, mr_);
 }
 
-Check Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
+const Check& Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
   ++valid_calls_;
-  Check c = backend_.valid(root, members);
+  const Check& c = backend_.answer(root, members);
   if (trace_ && trace_->enabled()) {
     TraceEvent e;
     e.kind = EventKind::ValidCheck;
@@ -81,8 +93,7 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
 void Subdivider::subdivide(NodeId t) {
   ++subdivide_calls_;
   note(EventKind::Visit, Why::Subdivide, t, true);
-  Check whole = check(t, region(t));
-  if (!whole.ok) {
+  if (!check(t, region(t)).ok) {
     for (NodeId k : pdt_.children[t]) {
       subdivide(k);
       if (!mr_[k]) continue;
@@ -97,7 +108,7 @@ void Subdivider::subdivide(NodeId t) {
         save = false;
         why = Why::FixedRecompute;
       } else {
-        Check own = check(k, region(k));
+        const Check& own = check(k, region(k));
         r = own.resources;
         save = !own.ok || !backend_.recompute(own.resources);
         why = save ? Why::SaveHalf : Why::RecomputeBelowHalf;
@@ -111,26 +122,29 @@ void Subdivider::subdivide(NodeId t) {
 }
 
 void Subdivider::merge_region(NodeId t) {
-  std::vector<NodeId> nodes = region(t);
-  for (NodeId n : nodes) merge_node(n);
+  nodes_ = region(t);
+  for (NodeId n : nodes_) merge_node(n);
 }
 
 void Subdivider::merge_node(NodeId n) {
-  std::vector<NodeId> kids;
+  std::vector<NodeId>& kids = kids_;
+  kids.clear();
   for (NodeId c : p_.graph.children[n])
     if (p_.is_op[c] && !marked_[c] && std::find(kids.begin(), kids.end(), c) == kids.end()) kids.push_back(c);
   if (kids.empty()) return;
   const std::size_t k = kids.size();
+  std::vector<unsigned>& subsets = subsets_;
+  std::vector<Resources>& fits = fits_;
   for (std::size_t d = k + 1; d-- > 0;) {
-    std::vector<unsigned> subsets;
-    std::vector<Resources> fits;
+    subsets.clear();
+    fits.clear();
     // Subsets of size d in lexicographic order of kept operands (bit i = kids[i] kept).
     for (unsigned s = (1u << k); s-- > 0;) {
-      if (static_cast<std::size_t>(__builtin_popcount(s)) != d) continue;
+      if (bits(s) != d) continue;
       // Try the subset with the left-out operands marked, then take the marks back.
       for (std::size_t i = 0; i < k; ++i)
         if (!(s >> i & 1u)) marked_[kids[i]] = 1;
-      Check c = check(n, region(n));
+      const Check& c = check(n, region(n));
       for (std::size_t i = 0; i < k; ++i)
         if (!(s >> i & 1u)) marked_[kids[i]] = 0;
       if (c.ok) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/dag/dominators.h"
+#include "core/partition/memo.h"
 #include "core/partition/partition.h"
 
 namespace passlab::partition {
@@ -13,7 +14,8 @@ enum class Fixed : std::uint8_t { None, Save, Recompute };
 
 class Subdivider {
  public:
-  Subdivider(const Problem& p, Backend& backend, TraceSink* trace);
+  // Asks VALID through a memo (RDS's trials repeat most questions) and reads its answers in place.
+  Subdivider(const Problem& p, MemoBackend& backend, TraceSink* trace);
 
   // One full Subdivide from the PDT root with the given fixings; returns the marks (root marked).
   std::vector<char> run(const std::vector<Fixed>& fixed);
@@ -28,13 +30,14 @@ class Subdivider {
   void subdivide(NodeId t);
   void merge_region(NodeId t);
   void merge_node(NodeId n);
-  Check check(NodeId root, const std::vector<NodeId>& members);
+  // VALID's answer, by reference: valid until the next question.
+  const Check& check(NodeId root, const std::vector<NodeId>& members);
   void mark(NodeId n, Why why, NodeId user = 0);
   // Records an event about one node when a trace is on.
   void note(EventKind kind, Why why, NodeId n, bool ok, const Resources& r = {}, NodeId user = 0);
 
   const Problem& p_;
-  Backend& backend_;
+  MemoBackend& backend_;
   TraceSink* trace_;
   dag::DominatorTree dom_;
   std::vector<char> mr_;
@@ -43,6 +46,11 @@ class Subdivider {
   std::vector<char> scratch_;
   std::vector<NodeId> members_;
   std::vector<NodeId> trace_nodes_;  // the nodes of the event being recorded, reused: no allocation per event
+  std::vector<NodeId> nodes_;        // merge_region()'s copy of the region it walks
+  // merge_node()'s scratch: the node's unmarked operations, and the subsets of one size that fit.
+  std::vector<NodeId> kids_;
+  std::vector<unsigned> subsets_;
+  std::vector<Resources> fits_;
   const std::vector<NodeId>& region(NodeId n);  // subregion(n) under the current marks, reused buffer
   const std::vector<Fixed>* fixed_ = nullptr;
   long subdivide_calls_ = 0;
