@@ -30,6 +30,7 @@ struct PartitionOptions {
   std::string cost = "15p+5t+i";
   std::string algo = "all";  // rdsh, rds, optimal or all
   double budget = 60;        // seconds for the optimal search
+  int table_mb = 1024;       // MiB for the optimal search's table of states
   bool trace = false;
   bool timing = false;       // run times and search statistics (not deterministic)
   std::string emit;          // folder for the per-pass listings

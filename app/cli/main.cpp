@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
   part->add_option("--algo", po.algo, "rdsh, rds, optimal or all")->check(CLI::IsMember({"rdsh", "rds", "optimal", "all"}));
   part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
+  part->add_option("--table-mb", po.table_mb,
+                   "MiB for the optimal search's table of states (default 1024; a long search proves more with more)")
+      ->check(CLI::Range(16, 1 << 20));
   part->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   part->add_flag("--trace", po.trace, "print every decision");
   part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");

@@ -107,6 +107,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     else {
       partition::OptimalOptions so;
       so.budget_seconds = po.budget;
+      so.table_bytes = static_cast<std::size_t>(po.table_mb) << 20;
       partition::Partition seed = incumbent();
       so.incumbent = &seed;
       part = partition::optimal(problem, backend, ao, so);

@@ -132,6 +132,15 @@ TEST(Cli, PartitionComparesTheThreeAlgorithmsDeterministically) {
 
   CliRun text = cli("partition --target PC5 --algo optimal " + sample("bump_pin"));
   EXPECT_NE(text.out.find("optimal: proven optimal"), std::string::npos) << text.out;
+
+  // The table's memory changes how fast a proof comes, never what is proven; out of range is a
+  // usage error that names the option.
+  CliRun small = cli(args + " --table-mb 16");
+  ASSERT_EQ(small.code, 0) << small.out;
+  EXPECT_EQ(small.out, a.out);
+  CliRun tiny = cli(args + " --table-mb 8", true);
+  EXPECT_NE(tiny.code, 0);
+  EXPECT_NE(tiny.out.find("--table-mb"), std::string::npos) << tiny.out;
 }
 
 TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
