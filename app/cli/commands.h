@@ -1,6 +1,7 @@
 // The passlab-cli subcommands: each takes parsed options and returns the process exit code.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,5 +114,27 @@ int run_rpu_asm(const RpuCliOptions& r);
 int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r);
 int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r);
 int run_rpu_debug(const CommonOptions& o, const RpuCliOptions& r);
+
+// passlab-cli conform: shaders through every backend against the reference interpreter.
+struct ConformCliOptions {
+  std::vector<std::string> files;         // shaders to check (with their light setups)
+  std::vector<std::string> include_paths;
+  long generate = 0;                      // generated programs per family
+  double minutes = 0;                     // or generate until this much time has passed
+  std::uint64_t seed = 1;                 // the first generated program's seed
+  std::vector<std::string> families;      // fragment, combiners, rpu or all (default all)
+  std::vector<std::string> only;          // backend families to run: ir, fragment, combiners, rpu, decoupled
+  int statements = 10;                    // generated programs' size
+  int fragments = 16;                     // random fragments per comparison
+  int transforms = 0;                     // semantics-preserving variants of each file
+  bool reduce = false;                    // shrink each failure while it fails the same way
+  std::string save;                       // folder for failing (reduced) programs
+  double timeout = 120;                   // seconds one program may take before it is a hang
+  long progress = 0;                      // print a progress line every N generated seeds
+  std::string format = "text";
+  bool verbose = false;
+  bool print = false;                     // print the generated program(s) of --seed and stop
+};
+int run_conform(const ConformCliOptions& o);
 
 }  // namespace passlab::cli

@@ -172,6 +172,27 @@ int main(int argc, char** argv) {
   rpu_debug->add_option("--run-to", rp.run_to, "stop after the first word that makes a NaN, or that faults")->check(CLI::IsMember({"nan", "fault"}));
   rpu_debug->add_option("--format", rp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  ConformCliOptions cf;
+  auto* conf = app.add_subcommand("conform", "check shaders (given, or generated at random) on every backend against the reference interpreter");
+  conf->add_option("files", cf.files, "RSL shaders to check (each with its light setup)");
+  conf->add_option("-I,--include", cf.include_paths, "add an include directory");
+  conf->add_option("--generate", cf.generate, "generate and check N random programs per family")->check(CLI::Range(0L, 1L << 40));
+  conf->add_option("--minutes", cf.minutes, "generate and check programs until this many minutes have passed")->check(CLI::NonNegativeNumber);
+  conf->add_option("--seed", cf.seed, "the first generated program's seed (then seed+1, ...)");
+  conf->add_option("--family", cf.families, "generate for: fragment, combiners, rpu or all (default all)")->delimiter(',');
+  conf->add_option("--only", cf.only, "run only these backends: ir, fragment, combiners, rpu, decoupled")
+      ->check(CLI::IsMember({"ir", "fragment", "combiners", "rpu", "decoupled"}))->delimiter(',');
+  conf->add_option("--statements", cf.statements, "statements in a generated shader's body (about)")->check(CLI::Range(1, 200));
+  conf->add_option("--fragments", cf.fragments, "random fragments each backend is compared on")->check(CLI::Range(1, 4096));
+  conf->add_option("--transforms", cf.transforms, "also check N semantics-preserving variants of each file")->check(CLI::Range(0, 10000));
+  conf->add_flag("--reduce", cf.reduce, "shrink each failing program while it fails the same way");
+  conf->add_option("--save", cf.save, "write failing (reduced) programs into this folder, with their seed and failure");
+  conf->add_option("--timeout", cf.timeout, "seconds one program may take before it counts as a hang")->check(CLI::PositiveNumber);
+  conf->add_option("--progress", cf.progress, "print a progress line every N seeds")->check(CLI::NonNegativeNumber);
+  conf->add_option("--format", cf.format, "text or json (files)")->check(CLI::IsMember({"text", "json"}));
+  conf->add_flag("-v,--verbose", cf.verbose, "print every check");
+  conf->add_flag("--print", cf.print, "print the program --seed generates (for each --family) and stop");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -195,6 +216,7 @@ int main(int argc, char** argv) {
     if (rpu_run->parsed()) return run_rpu_run(o, rp);
     if (rpu_render->parsed()) return run_rpu_render(o, rp);
     if (rpu_debug->parsed()) return run_rpu_debug(o, rp);
+    if (conf->parsed()) return run_conform(cf);
   } catch (const std::exception& e) {
     std::cerr << "passlab-cli: internal error: " << e.what() << '\n';
     return kDiagnostics;

@@ -388,8 +388,23 @@ std::array<Loc, 3> FunctionCodegen::vertex_word(int word) {
     out[static_cast<std::size_t>(k)] = temp(RegClass::Vector, names[word]);
     mov(vdst(f_, out[static_cast<std::size_t>(k)]), Source::reg(Bank::I, static_cast<std::uint32_t>(k), Swizzle{{0, 1, 2, 2}}));
   }
+  // A vector temporary holds .xyz only: the word's .w (v of [s, t, u, v]) needs scalars of its
+  // own, taken before the I registers are loaded again (unused ones are dead code).
+  if (word == 2) {
+    std::array<Loc, 3> w{};
+    for (int k = 0; k < 3; ++k) {
+      w[static_cast<std::size_t>(k)] = temp(RegClass::Scalar, "vertex.v");
+      mov(vdst(f_, w[static_cast<std::size_t>(k)]), Source::reg(Bank::I, static_cast<std::uint32_t>(k), Swizzle::splat(3)));
+    }
+    vertex_ws_[word] = w;
+  }
   vertex_words_[word] = out;
   return out;
+}
+
+std::array<Loc, 3> FunctionCodegen::vertex_w(int word) {
+  vertex_word(word);
+  return vertex_ws_.at(word);
 }
 
 Loc FunctionCodegen::object_word(int word) {
@@ -472,7 +487,7 @@ Source FunctionCodegen::global(lang::Global g, const lang::Span& at) {
       out = lane_of(vsrc(f_, st), g == G::s ? 0 : g == G::t ? 1 : 2);
       break;
     }
-    case G::v: out = vsrc(f_, interpolate(vertex_word(2), RegClass::Scalar, 3, "v")); break;
+    case G::v: out = vsrc(f_, interpolate(vertex_w(2), RegClass::Scalar, 3, "v")); break;
     case G::dPdu: out = vsrc(f_, interpolate(vertex_word(3), RegClass::Vector, 0, "dPdu")); break;
     case G::dPdv: out = vsrc(f_, interpolate(vertex_word(4), RegClass::Vector, 0, "dPdv")); break;
     case G::Cs: out = vsrc(f_, object_word(0)); break;

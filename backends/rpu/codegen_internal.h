@@ -64,7 +64,8 @@ class FunctionCodegen {
   // ---- the surface shader's globals (its entry convention) ----
   Source global(lang::Global g, const lang::Span& at);
   void load_triangle();
-  std::array<Loc, 3> vertex_word(int word);  // the word of the three vertex records
+  std::array<Loc, 3> vertex_word(int word);  // the word of the three vertex records (xyz)
+  std::array<Loc, 3> vertex_w(int word);     // its .w, for the word that has one (s t u v: v)
   Loc object_word(int word);
   Loc interpolate(const std::array<Loc, 3>& v, RegClass cls, int lane, const char* name);
 
@@ -86,7 +87,7 @@ class FunctionCodegen {
   // Surface entry state.
   Loc origin_ = 0, dir_ = 0, level_ = 0, hit_ = 0;
   bool loaded_triangle_ = false;
-  std::map<int, std::array<Loc, 3>> vertex_words_;
+  std::map<int, std::array<Loc, 3>> vertex_words_, vertex_ws_;
   std::map<int, Loc> object_words_;
   std::map<lang::Global, Source> globals_;
 };

@@ -32,7 +32,7 @@ struct Failure {
 
 class Tracer : public ir::RayTracer {
  public:
-  Tracer(const Context& c, int level) : c_(c), level_(level) {}
+  Tracer(const Context& c, int level, const ir::RunOptions& run) : c_(c), level_(level), run_(run) {}
 
   Value trace(const Value& P, const Value& R) const override {
     const int level = level_ + 1;
@@ -86,16 +86,17 @@ class Tracer : public ir::RayTracer {
     const std::size_t index = object / kObjectWords;
     const FunctionInfo* shader = index < c_.object_shader.size() ? c_.object_shader[index] : nullptr;
     if (!shader) throw Failure{"a ray hit an object without a shader"};
-    Tracer deeper(c_, level);
+    Tracer deeper(c_, level, run_);
     ir::EvalContext ctx;
     ctx.rays = &deeper;
-    const ir::RunResult r = ir::interpret_function(c_.program.modules.at(shader->file), shader->function, {}, in, c_.params, ctx, c_.run);
+    const ir::RunResult r = ir::interpret_function(c_.program.modules.at(shader->file), shader->function, {}, in, c_.params, ctx, run_);
     if (!r.ok) throw Failure{r.error};
     return r.results.at(0);
   }
 
   const Context& c_;
   int level_;
+  const ir::RunOptions& run_;
 };
 
 }  // namespace
@@ -126,12 +127,19 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
       float* px = out.image.at(x, y);
       try {
         if (!main) throw Failure{"no main shader"};
-        Tracer camera(c, -1);
+        ir::RunOptions run = c.run;
+        ir::Perturbation perturb;
+        if (options.perturb) {
+          perturb = *options.perturb;
+          perturb.seed = perturb.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(y) * static_cast<std::uint64_t>(w) + static_cast<std::uint64_t>(x);
+          run.perturb = &perturb;
+        }
+        Tracer camera(c, -1, run);
         ir::EvalContext ctx;
         ctx.rays = &camera;
         const Value P = Value::triple(lang::BaseType::Point, (static_cast<float>(x) + 0.5f) / static_cast<float>(w),
                                       (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0);
-        const ir::RunResult r = ir::interpret_function(cp.modules.at(main->file), main->function, {P}, {}, c.params, ctx, c.run);
+        const ir::RunResult r = ir::interpret_function(cp.modules.at(main->file), main->function, {P}, {}, c.params, ctx, run);
         if (!r.ok) throw Failure{r.error};
         px[0] = r.results.at(0).f[0];
         px[1] = r.results.at(0).f[1];

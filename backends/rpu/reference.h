@@ -9,6 +9,7 @@
 
 #include "backends/rpu/scene_program.h"
 #include "backends/rpu/scene_data.h"
+#include "core/ir/interpreter.h"
 #include "core/sim/image.h"
 
 namespace passlab::rpu {
@@ -17,6 +18,9 @@ struct ReferenceOptions {
   int width = 0, height = 0;  // 0: the scene's
   int threads = 0;
   const std::atomic<bool>* cancel = nullptr;
+  // Monte Carlo arithmetic for every shader run (the conformance oracle's tolerance); each pixel's
+  // runs are seeded from perturb->seed and the pixel.
+  const ir::Perturbation* perturb = nullptr;
 };
 
 struct ReferenceResult {

@@ -61,7 +61,20 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
           ++n;
         }
       VmStats chunk;
-      vm.run_fresh_chunk(main_entry, std::span<const Vec4>(r0.data(), static_cast<std::size_t>(n)), chunk, result);
+      if (options.lanes == 1) {
+        // Each pixel alone: the same results, gathered as if the chunk had run them.
+        Vm::FreshResult one;
+        for (int k = 0; k < n; ++k) {
+          const auto ki = static_cast<std::size_t>(k);
+          vm.run_fresh_chunk(main_entry, std::span<const Vec4>(&r0[ki], 1), chunk, one);
+          result.r0[ki] = one.r0[0];
+          result.status[ki] = one.status[0];
+          result.steps[ki] = one.steps[0];
+          result.fault[ki] = one.fault[0];
+        }
+      } else {
+        vm.run_fresh_chunk(main_entry, std::span<const Vec4>(r0.data(), static_cast<std::size_t>(n)), chunk, result);
+      }
       rr.stats += chunk;
       auto clip = [](std::uint64_t v) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, UINT32_MAX)); };
       for (int k = 0; k < n; ++k) {

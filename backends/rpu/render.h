@@ -32,6 +32,9 @@ struct RenderOptions {
   // answer as the scene would and be safe to call from every host thread. Benchmarks time the
   // trace unit through it.
   const TraceUnit* trace_unit = nullptr;
+  // Threads per chunk: 4 (the RPU's 2x2 pixels in lockstep) or 1 (every pixel alone), which must
+  // give the same image: the conformance oracle compares them.
+  int lanes = 4;
 };
 
 struct RenderResult {

@@ -514,6 +514,15 @@ class Flattener {
       for (auto& [v, s] : phis) a.env[v] = std::move(s);
     }
     for (std::size_t i = 0; i < env.size(); ++i) {
+      // A value defined on some of the paths only (inside a branch) is not read after the join
+      // (SSA: its uses are dominated by its definition; phis were resolved above), so nothing is
+      // merged for it. Merging would make a select of it, which a texture's name, a string,
+      // cannot be.
+      const ValueId v = static_cast<ValueId>(i);
+      if (!fn_.at(v).removed && !dom_.dominates(fn_.at(v).block, join)) {
+        env[i] = arrivals[0].env[i];
+        continue;
+      }
       bool differ = false;
       for (std::size_t k = 1; k < arrivals.size() && !differ; ++k) differ = !same(arrivals[k].env[i], arrivals[0].env[i]);
       if (!differ) {

@@ -17,7 +17,10 @@ class Interpreter {
  public:
   Interpreter(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params, const EvalContext& ctx,
               const RunOptions& options)
-      : m_(m), in_(in), params_(params), ctx_(ctx), options_(options) {}
+      : m_(m), in_(in), params_(params), ctx_(ctx), options_(options) {
+    if (options.perturb) rng_.state = options.perturb->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  }
+  bool nonfinite() const { return nonfinite_; }
 
   std::vector<Value> run(const Function& fn, const std::vector<Value>& args, int depth) {
     if (depth > options_.max_depth) throw Stop{"call depth exceeds " + std::to_string(options_.max_depth), {}};
@@ -56,7 +59,11 @@ class Interpreter {
             return out;
           }
           case Op::Arg: vals[v] = args.at(in.aux); break;
-          case Op::Global: vals[v] = in_.globals.at(in.aux); vals[v].type = in.type; break;
+          case Op::Global:
+            vals[v] = in_.globals.at(in.aux);
+            vals[v].type = in.type;
+            perturb(vals[v]);
+            break;
           case Op::ShaderParam: {
             auto it = params_.find(in.text);
             vals[v] = it != params_.end() ? it->second : vals[in.args[0]];
@@ -99,6 +106,7 @@ class Interpreter {
             std::vector<const Value*> ops;
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
+            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1);
             break;
           }
         }
@@ -109,6 +117,20 @@ class Interpreter {
   }
 
  private:
+  // Marks results that are not finite, and applies the Monte Carlo perturbation (RunOptions).
+  void perturb(Value& val, int builtin = -1) {
+    if (val.type == BaseType::String || val.type == BaseType::Void) return;
+    const int n = val.type == BaseType::Bool ? 1 : lang::component_count(val.type);
+    for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
+    const Perturbation* p = options_.perturb;
+    if (!p || val.type == BaseType::Bool) return;
+    const float extra = builtin >= 0 && static_cast<std::size_t>(builtin) < p->builtin.size() ? p->builtin[static_cast<std::size_t>(builtin)] : 0.0f;
+    for (int i = 0; i < n; ++i) {
+      float& x = val.f[static_cast<std::size_t>(i)];
+      x = x * (1 + p->relative * rng_.range(-1, 1)) + (p->absolute + extra) * rng_.range(-1, 1);
+    }
+  }
+
   static constexpr BlockId kNoBlockId = static_cast<BlockId>(-1);
   const Module& m_;
   const FragmentInputs& in_;
@@ -117,6 +139,8 @@ class Interpreter {
   const RunOptions& options_;
   std::uint64_t steps_ = 0;
   std::map<std::pair<const Function*, ValueId>, std::vector<Value>> tuples_;
+  SplitMix64 rng_{1};
+  bool nonfinite_ = false;
 };
 
 using Rng = SplitMix64;
@@ -171,6 +195,7 @@ RunResult interpret_function(const Module& m, std::size_t function, const std::v
     Interpreter it(m, in, params, ctx, options);
     r.results = it.run(m.functions.at(function), args, 0);
     r.ok = true;
+    r.nonfinite = it.nonfinite();
   } catch (const Stop& s) {
     r.error = s.message;
     r.where = s.where;

@@ -24,14 +24,29 @@ FragmentInputs random_fragment(std::uint64_t seed);
 
 struct RunResult {
   bool ok = false;
+  bool nonfinite = false;  // some operation yielded a NaN or an infinity (a domain error or an overflow)
   std::string error;  // when !ok: what stopped evaluation (step limit, unsupported operation)
   lang::Span where;
   std::vector<Value> results;  // the entry function's Ret operands, in result_names order
 };
 
+// Monte Carlo arithmetic (Parker 1997): every float that an operation, a global read or a constant
+// yields becomes r (1 + relative u) + absolute u', with u and u' uniform in [-1, 1] drawn from
+// `seed`. Runs with a few seeds show how far rounding errors of that size can move a result: the
+// conformance oracle's tolerance for a backend of that precision.
+struct Perturbation {
+  float relative = 0;
+  float absolute = 0;
+  std::uint64_t seed = 1;
+  // A further absolute error on the result of each built-in function (by lang::Builtin): the
+  // bound of a backend's approximation of it (the fp target's acos is a polynomial within 7e-5).
+  std::array<float, static_cast<std::size_t>(lang::Builtin::Count)> builtin{};
+};
+
 struct RunOptions {
   std::uint64_t max_steps = 50'000'000;  // instructions executed, over all calls
   int max_depth = 256;                   // nested calls (recursion, on targets that allow it)
+  const Perturbation* perturb = nullptr; // null: exact IEEE single arithmetic
 };
 
 // Runs the entry function. Shader parameters take `params[name]` when present, else their

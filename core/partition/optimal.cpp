@@ -251,7 +251,15 @@ class Search {
       if (!proven && !(s_.cancel && s_.cancel->load())) proven = raise_floor(full_deadline);
     }
     Partition part;
-    if (!best_marks_.empty()) part = make_partition(p_, b_, best_marks_, o_.model);
+    if (!best_marks_.empty()) {
+      part = make_partition(p_, b_, best_marks_, o_.model);
+    } else {
+      // Nothing fits: every operation in a pass of its own says which one cannot run at all
+      // (the target's minimum of the RDS paper does not hold for it), as RDSh's passes do.
+      std::vector<char> alone(p_.is_op.begin(), p_.is_op.end());
+      part = make_partition(p_, b_, std::move(alone), o_.model);
+      proven = false;
+    }
     part.algorithm = "optimal";
     part.proven_optimal = proven;
     part.lower_bound = part.proven_optimal ? part.cost : std::min(floor_, best_cost_);

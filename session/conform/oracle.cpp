@@ -1,0 +1,779 @@
+// The conformance oracle (see oracle.h).
+#include "session/conform/oracle.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "session/conform/reference_shader.h"
+#include "session/target_program.h"
+#include "backends/combiners/lower.h"
+#include "backends/rpu/reference.h"
+#include "backends/rpu/render.h"
+#include "backends/rpu/scene_program.h"
+#include "core/dag/flatten.h"
+#include "core/driver/program.h"
+#include "core/partition/algorithms.h"
+#include "core/paths/data_dir.h"
+#include "core/sim/decoupled.h"
+#include "core/sim/render.h"
+#include "core/sim/scene.h"
+
+namespace passlab::conform {
+
+namespace {
+
+using Rgba = std::array<float, 4>;
+
+// A backend's arithmetic, as the oracle models its rounding: Monte Carlo perturbations of each
+// operation's result (ir::Perturbation; its seed is set per run), and the floor under which
+// values always agree.
+struct Precision {
+  const char* name;
+  ir::Perturbation perturb;
+  float floor_abs = 0, floor_rel = 0;
+};
+Precision precision(const char* name, float relative, float absolute, float floor_abs, float floor_rel) {
+  Precision p{name, {}, floor_abs, floor_rel};
+  p.perturb.relative = relative;
+  p.perturb.absolute = absolute;
+  return p;
+}
+// The interpreter against itself (the optimised IR, the flattened DAG) and the combiners' float
+// mode: IEEE single precision, operations that differ by a few units in the last place.
+const Precision& ieee() {
+  static const Precision p = precision("ieee", 0x1p-20f, 0, 1e-5f, 1e-5f);
+  return p;
+}
+// The fp ISA: IEEE single, and acos, asin, atan and atan2 as Abramowitz and Stegun's polynomial
+// 4.4.45 (within 7e-5; backends/fp/select.cpp).
+const Precision& fp_isa() {
+  static const Precision p = [] {
+    Precision q = precision("fp", 0x1p-20f, 0, 1e-5f, 1e-5f);
+    for (lang::Builtin b : {lang::Builtin::Acos, lang::Builtin::Asin, lang::Builtin::Atan, lang::Builtin::Atan2})
+      q.perturb.builtin[static_cast<std::size_t>(b)] = 7e-5f;
+    return q;
+  }();
+  return p;
+}
+// The RPU's IEEE mode: its runtime library computes sin, pow, exp and log by series.
+const Precision& rpu_ieee() {
+  static const Precision p = precision("rpu-ieee", 0x1p-18f, 0, 1e-4f, 1e-4f);
+  return p;
+}
+// The RPU's 24-bit floats: 16 mantissa bits, rounded to nearest (2^-17 relative per operation).
+const Precision& fp24() {
+  static const Precision p = precision("fp24", 0x1p-15f, 0, 2e-3f, 2e-3f);
+  return p;
+}
+// The combiners' hardware precision: 8-bit inputs and intermediates, 9-bit signed registers.
+const Precision& fixed8() {
+  static const Precision p = precision("fixed8", 0, 1.0f / 255, 3.0f / 255, 0);
+  return p;
+}
+
+constexpr int kQuickRuns = 4;     // perturbed runs that set the tolerance
+constexpr int kConfirmRuns = 48;  // and that a difference beyond it must survive
+constexpr float kSafety = 4;
+
+bool same_bits(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+Rgba rgba_of(const ir::RunResult& r) {
+  Rgba out{0, 0, 0, 1};
+  if (r.results.size() >= 1)
+    for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] = r.results[0].f[static_cast<std::size_t>(c)];
+  if (r.results.size() >= 2) out[3] = r.results[1].f[0];
+  return out;
+}
+
+bool nonfinite(const std::vector<ir::Value>& values) {
+  for (const ir::Value& v : values) {
+    if (v.type == lang::BaseType::String) continue;
+    const int n = v.type == lang::BaseType::Bool ? 1 : std::max(1, lang::component_count(v.type));
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(v.f[static_cast<std::size_t>(i)])) return true;
+  }
+  return false;
+}
+
+// One random fragment and what the reference makes of it.
+struct Case {
+  ir::FragmentInputs in;
+  Rgba ref{};
+  bool defined = false;      // the reference finished and met no NaN or infinity
+  bool dag_defined = true;   // no node of the if-converted DAG is a NaN or infinity either
+  std::map<const Precision*, std::vector<Rgba>> runs;  // perturbed reference runs
+};
+
+// The whole compiled program the checks share.
+struct Compiled {
+  std::unique_ptr<driver::Program> reference;  // unoptimised: the oracle
+  std::unique_ptr<driver::Program> optimized;
+  ir::EvalContext ctx;
+  std::vector<Case> cases;
+  std::optional<dag::FragmentDag> dag;
+  std::string dag_refusal;
+};
+
+std::string first_error(const lang::DiagnosticList& d, const lang::SourceManager& sm) {
+  for (const lang::Diagnostic& x : d.items())
+    if (x.severity == lang::Severity::Error) return lang::format_text(x, sm);
+  return "";
+}
+bool internal_error(const lang::DiagnosticList& d) {
+  for (const lang::Diagnostic& x : d.items())
+    if (x.code == "internal-error") return true;
+  return false;
+}
+
+Rgba reference_run(const Compiled& c, const Case& k, const Precision& p, std::uint64_t seed) {
+  ir::Perturbation pert = p.perturb;
+  pert.seed = seed;
+  ir::RunOptions ro;
+  ro.perturb = &pert;
+  const ir::RunResult r = ir::interpret(*c.reference->module, k.in, c.reference->binding.surface_params, c.ctx, ro);
+  if (!r.ok) return {NAN, NAN, NAN, NAN};
+  return rgba_of(r);
+}
+
+const std::vector<Rgba>& runs(const Compiled& c, Case& k, const Precision& p, int n) {
+  std::vector<Rgba>& v = k.runs[&p];
+  while (static_cast<int>(v.size()) < n) v.push_back(reference_run(c, k, p, 1000003ULL * (v.size() + 1)));
+  return v;
+}
+
+float floor_of(const Precision& p, float r) { return p.floor_abs + p.floor_rel * std::fabs(r); }
+
+// Whether `got` agrees with the reference on this fragment at precision `p` (values clamped to
+// [0, 1] first where the target's output is).
+bool agrees(const Compiled& c, Case& k, const Rgba& got, const Precision& p, bool clamp, std::string* why, float* difference) {
+  const auto val = [&](float x) { return clamp && !std::isnan(x) ? std::clamp(x, 0.0f, 1.0f) : x; };
+  for (std::size_t ch = 0; ch < 4; ++ch) {
+    const float r = val(k.ref[ch]), g = val(got[ch]);
+    const float fl = floor_of(p, r);
+    if (std::fabs(g - r) <= fl) continue;
+    float dev = 0;
+    for (const Rgba& run : runs(c, k, p, kQuickRuns)) dev = std::max(dev, std::fabs(val(run[ch]) - r));
+    if (std::fabs(g - r) <= fl + kSafety * dev) continue;
+    // Beyond the quick tolerance: confirm with many more runs before calling it a difference.
+    float wide = 0;
+    for (const Rgba& run : runs(c, k, p, kConfirmRuns)) wide = std::isnan(run[ch]) ? INFINITY : std::max(wide, std::fabs(val(run[ch]) - r));
+    if (std::fabs(g - r) <= fl + 2 * wide) continue;
+    if (why)
+      *why = fmt::format("channel {}: {:.9g}, the reference {:.9g} (tolerance {:.3g} at {} precision)", "rgba"[ch], g, r,
+                         fl + 2 * wide, p.name);
+    if (difference) *difference = std::isnan(g - r) ? INFINITY : std::fabs(g - r);
+    return false;
+  }
+  return true;
+}
+
+// Runs a renderer's shader on single fragments: each fragment's interpolants are what corner()
+// makes of its globals (no interpolation), each pass reads what earlier passes saved.
+std::vector<Rgba> run_fragments(const sim::FragmentShader& sh, const std::vector<Case>& cases) {
+  std::vector<Rgba> out(cases.size());
+  const int ni = sh.interpolants();
+  std::vector<float> corner(static_cast<std::size_t>(ni) * 4);
+  std::vector<float> scratch;
+  for (std::size_t first = 0; first < cases.size(); first += sim::kBatch) {
+    const int n = static_cast<int>(std::min<std::size_t>(sim::kBatch, cases.size() - first));
+    std::vector<std::vector<float>> in(static_cast<std::size_t>(ni), std::vector<float>(4 * sim::kBatch, 0.0f));
+    for (int i = 0; i < n; ++i) {
+      sh.corner(cases[first + static_cast<std::size_t>(i)].in, corner.data());
+      for (int k = 0; k < ni; ++k)
+        for (int c = 0; c < 4; ++c) in[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)] = corner[static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(c)];
+    }
+    std::vector<const float*> in_ptr;
+    for (const auto& v : in) in_ptr.push_back(v.data());
+    std::vector<std::vector<float>> buffers(static_cast<std::size_t>(std::max(sh.buffers(), 0)), std::vector<float>(4 * sim::kBatch, 0.0f));
+    std::vector<float> result(4 * sim::kBatch, 0.0f);
+    for (int pass = 0; pass < sh.passes(); ++pass) {
+      std::vector<const float*> restored;
+      for (int r : sh.restores(pass)) restored.push_back(buffers.at(static_cast<std::size_t>(r)).data());
+      std::vector<float> value(4 * sim::kBatch, 0.0f);
+      sh.run(pass, n, in_ptr.data(), restored.data(), value.data(), scratch);
+      const int s = sh.saves(pass);
+      if (s >= 0) buffers.at(static_cast<std::size_t>(s)) = value;
+      else result = value;
+    }
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < 4; ++c) out[first + static_cast<std::size_t>(i)][static_cast<std::size_t>(c)] = result[static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)];
+  }
+  return out;
+}
+
+// Where two renders of the same scene differ bit for bit ("" when nowhere).
+std::string bitwise_difference(const sim::Image& a, const sim::Image& b) {
+  if (a.width != b.width || a.height != b.height) return "the images differ in size";
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x)
+      for (int c = 0; c < 4; ++c)
+        if (!same_bits(a.at(x, y)[c], b.at(x, y)[c]))
+          return fmt::format("pixel ({}, {}) channel {}: {:.9g} against {:.9g}", x, y, "rgba"[c], a.at(x, y)[c], b.at(x, y)[c]);
+  return "";
+}
+
+}  // namespace
+
+const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::Agrees: return "agrees";
+    case Outcome::Refused: return "refused";
+    case Outcome::Failed: return "FAILED";
+  }
+  return "?";
+}
+
+bool Report::failed() const { return first_failure() != nullptr; }
+
+const Check* Report::first_failure() const {
+  for (const Check& c : checks)
+    if (c.outcome == Outcome::Failed) return &c;
+  return nullptr;
+}
+
+bool same_failure(const Report& candidate, const Report& original) {
+  const Check* c = candidate.first_failure();
+  const Check* o = original.first_failure();
+  if (!c || !o || c->backend != o->backend || c->kind != o->kind) return false;
+  return c->kind != "mismatch" || c->difference >= 0.1f * o->difference;
+}
+
+std::string Report::signature() const {
+  const Check* f = first_failure();
+  return f ? f->backend + ": " + f->kind : "";
+}
+
+void expect_acceptance(Report& r, Family family) {
+  for (Check& c : r.checks) {
+    if (c.outcome != Outcome::Refused) continue;
+    const std::string& b = c.backend;
+    const bool own = family == Family::Fragment ? (b == "dag" || b.rfind("fp ", 0) == 0)
+                     : family == Family::Combiners ? b == "dag"
+                                                   : b.rfind("rpu", 0) == 0;
+    if (!own) continue;
+    c.outcome = Outcome::Failed;
+    c.kind = "refused within its profile";
+  }
+}
+
+struct Oracle::State {
+  OracleOptions options;
+  std::string error;
+  std::optional<sim::Scene> raster, rpu, decoupled;
+  std::vector<partition::TargetDesc> fp_targets, combiner_targets;
+  partition::CostModel model;
+
+  bool wants(const char* family) const {
+    return options.only.empty() || std::find(options.only.begin(), options.only.end(), family) != options.only.end();
+  }
+
+  // ---- the checks ---------------------------------------------------------------------------
+
+  void check_ir(Compiled& c, Report& rep) const {
+    Check k{"ir"};
+    for (Case& cs : c.cases) {
+      if (!cs.defined) {
+        ++k.undefined;
+        continue;
+      }
+      const ir::RunResult r = ir::interpret(*c.optimized->module, cs.in, c.optimized->binding.surface_params, c.ctx);
+      std::string why;
+      if (!r.ok) {
+        fail(k, "mismatch", "the optimised IR stops: " + r.error);
+        break;
+      }
+      ++k.compared;
+      if (!agrees(c, cs, rgba_of(r), ieee(), false, &why, &k.difference)) {
+        fail(k, "mismatch", fragment_text(c, cs) + why);
+        break;
+      }
+    }
+    rep.checks.push_back(std::move(k));
+  }
+
+  // A transformed program against the program it was made from: the same results.
+  void check_transform(Compiled& c, const std::string& path, const std::string& original, Report& rep) const {
+    Check k{"transform"};
+    driver::ProgramOptions po;
+    po.include_paths = options.include_paths;
+    po.optimize = false;
+    const std::unique_ptr<driver::Program> o = driver::compile_source(path, original, po);
+    if (!o->ok() || !o->module) {
+      fail(k, "reference", "the original does not compile: " + first_error(o->diagnostics, *o->sources));
+      rep.checks.push_back(std::move(k));
+      return;
+    }
+    for (Case& cs : c.cases) {
+      const ir::RunResult r = ir::interpret(*o->module, cs.in, o->binding.surface_params, c.ctx);
+      if (!cs.defined || !r.ok || r.nonfinite) {
+        ++k.undefined;
+        continue;
+      }
+      ++k.compared;
+      std::string why;
+      if (!agrees(c, cs, rgba_of(r), ieee(), false, &why, &k.difference)) {
+        fail(k, "mismatch", fragment_text(c, cs) + "the original gives " + why);
+        break;
+      }
+    }
+    rep.checks.push_back(std::move(k));
+  }
+
+  void check_dag(Compiled& c, Report& rep) const {
+    Check k{"dag"};
+    if (!c.dag) {
+      refuse_or_fail(k, c.dag_refusal, internal_error(c.optimized->diagnostics));
+      rep.checks.push_back(std::move(k));
+      return;
+    }
+    for (Case& cs : c.cases) {
+      const std::vector<ir::Value> all = dag::evaluate_all(*c.dag, cs.in, c.ctx);
+      cs.dag_defined = !nonfinite(all);
+      if (!cs.defined || !cs.dag_defined) {
+        ++k.undefined;
+        continue;
+      }
+      ++k.compared;
+      const ir::Value& v = all[c.dag->root];
+      std::string why;
+      if (!agrees(c, cs, {v.f[0], v.f[1], v.f[2], v.f[3]}, ieee(), false, &why, &k.difference)) {
+        fail(k, "mismatch", fragment_text(c, cs) + why);
+        break;
+      }
+    }
+    rep.checks.push_back(std::move(k));
+  }
+
+  // Every target of one backend kind, with each algorithm.
+  void check_targets(Compiled& c, Report& rep, const std::vector<partition::TargetDesc>& targets, bool combiners) const {
+    if (!c.dag) return;
+    const char* family = combiners ? "combiners" : "fp";
+    std::optional<dag::FragmentDag> lowered;
+    if (combiners) lowered = combiners::lower(*c.dag);
+    for (const partition::TargetDesc& t : targets) {
+      if (!options.targets.empty() && std::find(options.targets.begin(), options.targets.end(), t.name) == options.targets.end()) continue;
+      const std::string base = fmt::format("{} {}", family, t.name);
+      std::string why;
+      std::unique_ptr<session::TargetProgram> program = session::TargetProgram::make(*c.dag, t, &why);
+      if (!program) {
+        Check k{base};
+        refuse_or_fail(k, why, false);
+        rep.checks.push_back(std::move(k));
+        continue;
+      }
+      std::unique_ptr<partition::Backend> backend = program->backend();
+      partition::AlgorithmOptions ao;
+      ao.model = model;
+      std::vector<partition::Partition> parts;
+      parts.push_back(partition::rdsh(program->problem(), *backend, ao));
+      parts.push_back(partition::rds(program->problem(), *backend, ao));
+      {
+        partition::OptimalOptions so;
+        so.budget_seconds = options.optimal_budget;
+        so.table_bytes = std::size_t{16} << 20;
+        const partition::Partition& seed = parts[1].valid && (!parts[0].valid || parts[1].cost <= parts[0].cost) ? parts[1] : parts[0];
+        if (seed.valid) so.incumbent = &seed;
+        parts.push_back(partition::optimal(program->problem(), *backend, ao, so));
+      }
+      // The whole program in one pass, where it fits: the renders of the partitions must equal it.
+      std::optional<sim::Image> single;
+      if (!combiners && raster) single = render_single(c, *program, rep, base);
+      for (const partition::Partition& part : parts) {
+        const std::string name = fmt::format("{} {}", base, part.algorithm);
+        if (!part.valid) {
+          Check k{name};
+          std::string reason;
+          for (const partition::Pass& p : part.passes)
+            if (!p.failure.empty()) {
+              reason = fmt::format("pass {} does not fit {}: {}", &p - part.passes.data() + 1, t.name, p.failure);
+              break;
+            }
+          refuse_or_fail(k, reason, false);
+          rep.checks.push_back(std::move(k));
+          continue;
+        }
+        {
+          Check k{name + " validator"};
+          const std::vector<std::string> problems = program->check(part, model, c.optimized->binding);
+          if (!problems.empty()) fail(k, "validator", problems.front());
+          rep.checks.push_back(std::move(k));
+        }
+        for (int hw = 0; hw < (combiners ? 2 : 1); ++hw) {
+          Check k{combiners ? fmt::format("{} {}", name, hw ? "hardware" : "float") : name};
+          session::ShaderOptions so;
+          so.hardware_precision = hw == 1;
+          std::string err;
+          std::unique_ptr<sim::FragmentShader> sh = program->shader(&part, c.ctx, &err, so);
+          if (!sh) {
+            refuse_or_fail(k, err, false);
+            rep.checks.push_back(std::move(k));
+            continue;
+          }
+          const std::vector<Rgba> got = run_fragments(*sh, c.cases);
+          for (std::size_t i = 0; i < c.cases.size(); ++i) {
+            Case& cs = c.cases[i];
+            if (!cs.defined || !cs.dag_defined || (combiners && clamped(*lowered, cs, c.ctx))) {
+              ++k.undefined;
+              continue;
+            }
+            ++k.compared;
+            std::string diff;
+            if (!agrees(c, cs, got[i], hw ? fixed8() : combiners ? ieee() : fp_isa(), combiners, &diff, &k.difference)) {
+              fail(k, "mismatch", fragment_text(c, cs) + diff);
+              break;
+            }
+          }
+          rep.checks.push_back(std::move(k));
+        }
+        if (!combiners && single && raster) check_storage(c, *program, part, *single, rep, name);
+      }
+    }
+  }
+
+  // Whether the combiners' registers ([-1, 1]) may clamp on this fragment: some value of the
+  // (lowered) DAG lies outside [-1, 1], an operation's or an interpolant's the program reads as it
+  // is (one read only through normalize() is a cube-map lookup). There the hardware clamps by
+  // design and the reference does not; elsewhere it must reproduce the reference.
+  static bool clamped(const dag::FragmentDag& lowered, const Case& cs, const ir::EvalContext& ctx) {
+    const std::vector<ir::Value> all = dag::evaluate_all(lowered, cs.in, ctx);
+    std::vector<char> only_normalized(lowered.size(), 1);
+    for (const dag::Node& n : lowered.nodes) {
+      const bool normalize = n.kind == dag::NodeKind::Operation && n.op == ir::Op::Builtin && n.aux == static_cast<std::uint32_t>(lang::Builtin::Normalize);
+      if (!normalize)
+        for (dag::NodeId c : n.children) only_normalized[c] = 0;
+    }
+    for (const dag::Node& n : lowered.nodes) {
+      if (n.kind == dag::NodeKind::Constant || n.id == lowered.root || n.type == ir::BaseType::Bool || n.type == ir::BaseType::String) continue;
+      if (n.kind == dag::NodeKind::Interpolant && only_normalized[n.id]) continue;
+      const ir::Value& v = all[n.id];
+      for (int k = 0; k < std::max(1, lang::component_count(v.type)); ++k)
+        if (!(std::fabs(v.f[static_cast<std::size_t>(k)]) <= 1.0f + 1e-6f)) return true;
+    }
+    return false;
+  }
+
+  // The single-pass render of the target's shader, checked against the reference's render.
+  std::optional<sim::Image> render_single(Compiled& c, const session::TargetProgram& program, Report& rep, const std::string& base) const {
+    std::string err;
+    std::unique_ptr<sim::FragmentShader> sh = program.shader(nullptr, c.ctx, &err, {});
+    if (!sh) return std::nullopt;  // the whole program does not fit one pass: only the partitions render
+    std::optional<sim::Image> img = render(*raster, *sh, sim::Storage::SinglePass, &err);
+    Check k{base + " single-pass render"};
+    if (!img) {
+      fail(k, "mismatch", "the render failed: " + err);
+      rep.checks.push_back(std::move(k));
+      return std::nullopt;
+    }
+    compare_with_reference(c, *img, fp_isa(), k);
+    rep.checks.push_back(std::move(k));
+    return img;
+  }
+
+  // Render-to-texture and the F-buffer must reproduce the single pass bit for bit.
+  void check_storage(Compiled& c, const session::TargetProgram& program, const partition::Partition& part, const sim::Image& single,
+                     Report& rep, const std::string& name) const {
+    std::string err;
+    std::unique_ptr<sim::FragmentShader> sh = program.shader(&part, c.ctx, &err, {});
+    if (!sh) return;
+    for (sim::Storage s : {sim::Storage::RenderToTexture, sim::Storage::FBuffer}) {
+      Check k{fmt::format("{} {}", name, s == sim::Storage::FBuffer ? "fbuffer" : "rtt")};
+      std::optional<sim::Image> img = render(*raster, *sh, s, &err);
+      if (!img) fail(k, "mismatch", "the render failed: " + err);
+      else {
+        k.compared = img->width * img->height;
+        const std::string d = bitwise_difference(*img, single);
+        if (!d.empty()) fail(k, "mismatch", "differs from the single pass at " + d);
+      }
+      rep.checks.push_back(std::move(k));
+    }
+  }
+
+  std::optional<sim::Image> render(const sim::Scene& scene, const sim::FragmentShader& sh, sim::Storage storage, std::string* err) const {
+    sim::RenderOptions ro;
+    ro.width = ro.height = options.image;
+    ro.storage = storage;
+    ro.threads = 1;
+    std::vector<const sim::FragmentShader*> shaders(scene.objects.size(), &sh);
+    return sim::render(scene, shaders, ro, nullptr, err);
+  }
+
+  // A render against the reference interpreter's render of the same scene (Monte Carlo runs of
+  // the reference set the tolerance per pixel, as for fragments).
+  void compare_with_reference(Compiled& c, const sim::Image& img, const Precision& p, Check& k) const {
+    std::string err;
+    ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, nullptr, c.dag ? &*c.dag : nullptr);
+    std::optional<sim::Image> want = render(*raster, ref, sim::Storage::SinglePass, &err);
+    if (!want || ref.failures() > 0) {
+      fail(k, "reference", "the reference render failed: " + (want ? ref.first_error() : err));
+      return;
+    }
+    std::vector<sim::Image> runs;
+    auto deviation = [&](int x, int y, int ch, int n) {
+      while (static_cast<int>(runs.size()) < n) {
+        ir::Perturbation pert = p.perturb;
+        pert.seed = 7919ULL * (runs.size() + 1);
+        ReferenceShader perturbed(*c.reference->module, c.reference->binding.surface_params, c.ctx, &pert, nullptr);
+        std::optional<sim::Image> r = render(*raster, perturbed, sim::Storage::SinglePass, &err);
+        runs.push_back(r ? *r : sim::Image(want->width, want->height, {NAN, NAN, NAN, NAN}));
+      }
+      float dev = 0;
+      for (int i = 0; i < n; ++i) {
+        const float d = std::fabs(std::clamp(runs[static_cast<std::size_t>(i)].at(x, y)[ch], 0.0f, 1.0f) - std::clamp(want->at(x, y)[ch], 0.0f, 1.0f));
+        dev = std::isnan(d) ? INFINITY : std::max(dev, d);
+      }
+      return dev;
+    };
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x) {
+        if (std::isnan(want->at(x, y)[0])) {
+          ++k.undefined;
+          continue;
+        }
+        ++k.compared;
+        for (int ch = 0; ch < 4; ++ch) {
+          // As a frame buffer holds them.
+          const float r = std::clamp(want->at(x, y)[ch], 0.0f, 1.0f), g = std::isnan(img.at(x, y)[ch]) ? NAN : std::clamp(img.at(x, y)[ch], 0.0f, 1.0f);
+          const float fl = floor_of(p, r);
+          if (std::fabs(g - r) <= fl || std::fabs(g - r) <= fl + kSafety * deviation(x, y, ch, kQuickRuns)) continue;
+          const float wide = deviation(x, y, ch, kConfirmRuns);
+          if (std::fabs(g - r) <= fl + 2 * wide) continue;
+          fail(k, "mismatch", fmt::format("pixel ({}, {}) channel {}: {:.9g}, the reference {:.9g} (tolerance {:.3g} at {} precision)", x, y,
+                                          "rgba"[ch], g, r, fl + 2 * wide, p.name));
+          k.difference = std::isnan(g - r) ? INFINITY : std::fabs(g - r);
+          return;
+        }
+      }
+  }
+
+  void check_rpu(const std::string& path, const std::string& text, Report& rep) const {
+    rpu::CompileOptions co;
+    co.include_paths = options.include_paths;
+    co.unsaved[path] = text;
+    const int w = options.image;
+    rpu::SceneProgram sp = rpu::compile_scene(*rpu, w, w, path, "", "", co);
+    if (!sp.ok()) {
+      Check k{"rpu"};
+      refuse_or_fail(k, sp.compiled ? first_error(sp.compiled->diagnostics, *sp.compiled->sources) : "", sp.compiled && internal_error(sp.compiled->diagnostics));
+      rep.checks.push_back(std::move(k));
+      return;
+    }
+    const rpu::SceneData data(*rpu, sp.object_shader);
+    rpu::ReferenceOptions refo;
+    refo.width = refo.height = w;
+    refo.threads = 1;
+    const rpu::ReferenceResult want = rpu::reference_render(sp, data, *rpu, refo);
+    for (bool ieee : {true, false}) {
+      const Precision& p = ieee ? rpu_ieee() : fp24();
+      std::vector<sim::Image> perturbed;
+      auto deviation = [&](int x, int y, int ch, int n) {
+        while (static_cast<int>(perturbed.size()) < n) {
+          ir::Perturbation pert = p.perturb;
+          pert.seed = 104729ULL * (perturbed.size() + 1);
+          rpu::ReferenceOptions o = refo;
+          o.perturb = &pert;
+          perturbed.push_back(rpu::reference_render(sp, data, *rpu, o).image);
+        }
+        float dev = 0;
+        for (int i = 0; i < n; ++i) {
+          const float d = std::fabs(perturbed[static_cast<std::size_t>(i)].at(x, y)[ch] - want.image.at(x, y)[ch]);
+          dev = std::isnan(d) ? INFINITY : std::max(dev, d);
+        }
+        return dev;
+      };
+      std::optional<sim::Image> chunks;
+      for (int lanes : {4, 1}) {
+        Check k{fmt::format("rpu {} {}", ieee ? "ieee" : "fp24", lanes == 4 ? "chunks" : "lanes")};
+        rpu::RenderOptions ro;
+        ro.width = ro.height = w;
+        ro.threads = 1;
+        ro.ieee = ieee;
+        ro.lanes = lanes;
+        const rpu::RenderResult got = rpu::render(*sp.compiled->program, sp.main_entry, data, *rpu, ro);
+        if (want.errors > 0) {
+          fail(k, "reference", "the reference renderer failed: " + want.first_error);
+        } else if (got.fault_count > 0) {
+          fail(k, "mismatch", "the VM faulted: " + (got.faults.empty() ? std::string("?") : got.faults.front()));
+        } else if (lanes == 1 && chunks && !bitwise_difference(got.image, *chunks).empty()) {
+          fail(k, "mismatch", "one thread at a time differs from chunks of four at " + bitwise_difference(got.image, *chunks));
+        } else {
+          for (int y = 0; y < w && k.outcome != Outcome::Failed; ++y)
+            for (int x = 0; x < w && k.outcome != Outcome::Failed; ++x) {
+              ++k.compared;
+              for (int ch = 0; ch < 3; ++ch) {
+                const float r = want.image.at(x, y)[ch], g = got.image.at(x, y)[ch];
+                const float fl = floor_of(p, r);
+                if (std::fabs(g - r) <= fl || std::fabs(g - r) <= fl + kSafety * deviation(x, y, ch, kQuickRuns)) continue;
+                const float wide = deviation(x, y, ch, kConfirmRuns);
+                if (std::fabs(g - r) <= fl + 2 * wide) continue;
+                fail(k, "mismatch", fmt::format("pixel ({}, {}) channel {}: {:.9g}, the reference {:.9g} (tolerance {:.3g} at {} precision)", x, y,
+                                                "rgba"[ch], g, r, fl + 2 * wide, p.name));
+                k.difference = std::isnan(g - r) ? INFINITY : std::fabs(g - r);
+                break;
+              }
+            }
+        }
+        if (lanes == 4) chunks = got.image;
+        rep.checks.push_back(std::move(k));
+      }
+    }
+  }
+
+  // Decoupled sampling with no blur must equal its multisampling mode, for the single pass and the
+  // partitioned shader.
+  void check_decoupled(Compiled& c, Report& rep) const {
+    if (!c.dag) return;
+    std::string err;
+    std::unique_ptr<session::TargetProgram> program = session::TargetProgram::make(*c.dag, fp_targets.front(), &err);
+    if (!program) return;
+    std::unique_ptr<sim::FragmentShader> sh = program->shader(nullptr, c.ctx, &err, {});
+    if (!sh) return;
+    std::vector<const sim::FragmentShader*> shaders(decoupled->objects.size(), sh.get());
+    auto draw = [&](sim::Shading s, sim::Reconstruct r, std::string* e) {
+      sim::DecoupledOptions o;
+      o.width = o.height = options.image;
+      o.spp = 4;
+      o.shading = s;
+      o.reconstruct = r;
+      o.threads = 1;
+      return sim::render_decoupled(*decoupled, shaders, o, nullptr, e);
+    };
+    std::string e1, e2;
+    const std::optional<sim::Image> msaa = draw(sim::Shading::Msaa, sim::Reconstruct::Nearest, &e1);
+    for (sim::Reconstruct r : {sim::Reconstruct::Nearest, sim::Reconstruct::Bilinear}) {
+      Check k{fmt::format("decoupled {}", to_string(r))};
+      const std::optional<sim::Image> ds = draw(sim::Shading::Decoupled, r, &e2);
+      if (!msaa || !ds) fail(k, "mismatch", "the render failed: " + (msaa ? e2 : e1));
+      else if (r == sim::Reconstruct::Nearest) {
+        k.compared = ds->width * ds->height;
+        const std::string d = bitwise_difference(*ds, *msaa);
+        if (!d.empty()) fail(k, "mismatch", "differs from multisampling at " + d);
+      }
+      rep.checks.push_back(std::move(k));
+    }
+  }
+
+  // ---- verdict helpers ----------------------------------------------------------------------
+
+  // A failure; a mismatch found by comparing values sets its difference afterwards (an exact
+  // comparison's is infinite).
+  static void fail(Check& k, const std::string& kind, const std::string& detail) {
+    k.outcome = Outcome::Failed;
+    k.kind = kind;
+    k.detail = detail;
+    k.difference = INFINITY;
+  }
+  static void refuse_or_fail(Check& k, const std::string& diagnostic, bool internal) {
+    if (internal) fail(k, "internal error", diagnostic);
+    else if (diagnostic.empty()) fail(k, "refusal without a diagnostic", "the backend refused the program and said nothing");
+    else {
+      k.outcome = Outcome::Refused;
+      k.detail = diagnostic;
+    }
+  }
+  static std::string fragment_text(const Compiled& c, const Case& cs) {
+    return fmt::format("fragment {} (s={:.6g} t={:.6g}): ", &cs - c.cases.data() + 1, cs.in[lang::Global::s].f[0], cs.in[lang::Global::t].f[0]);
+  }
+};
+
+Oracle::Oracle(OracleOptions options) : s_(std::make_unique<State>()) {
+  s_->options = std::move(options);
+  const std::string dir = paths::data_dirs().resources + "/conform/";
+  auto scene = [&](const char* name, std::optional<sim::Scene>& out) {
+    sim::Problems problems;
+    out = sim::load_scene(dir + name, &problems);
+    if (!out && s_->error.empty()) s_->error = problems.empty() ? dir + name + ": cannot load" : problems.front().text();
+  };
+  scene("raster.json", s_->raster);
+  scene("rpu.json", s_->rpu);
+  scene("decoupled.json", s_->decoupled);
+  std::string err;
+  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500"}) {
+    if (auto d = partition::load_target(t, &err)) s_->fp_targets.push_back(*d);
+    else if (s_->error.empty()) s_->error = err;
+  }
+  for (const char* t : {"geforce1", "geforce3"}) {
+    if (auto d = partition::load_target(t, &err)) s_->combiner_targets.push_back(*d);
+    else if (s_->error.empty()) s_->error = err;
+  }
+  if (auto m = partition::parse_cost_model("15p+5t+i", &err)) s_->model = *m;
+}
+
+Oracle::~Oracle() = default;
+bool Oracle::ok() const { return s_->error.empty(); }
+const std::string& Oracle::error() const { return s_->error; }
+
+Report Oracle::check(const std::string& path, const std::string& text, const std::string* original) const {
+  const State& s = *s_;
+  Report rep;
+  rep.program = path;
+  Compiled c;
+  driver::ProgramOptions po;
+  po.include_paths = s.options.include_paths;
+  po.optimize = false;
+  c.reference = driver::compile_source(path, text, po);
+  if (!c.reference->ok() || !c.reference->module) {
+    rep.front_end = lang::format_text(c.reference->diagnostics.items(), *c.reference->sources);
+    if (internal_error(c.reference->diagnostics)) {
+      Check k{"front end"};
+      State::fail(k, "internal error", rep.front_end);
+      rep.checks.push_back(std::move(k));
+      return rep;
+    }
+    rep.recursion = true;
+    for (const lang::Diagnostic& d : c.reference->diagnostics.items())
+      if (d.severity == lang::Severity::Error && d.code != "recursion") rep.recursion = false;
+    // The RPU compiles recursion (its own front end allows it) and checks against its own IR.
+    if (rep.recursion && s.wants("rpu")) s.check_rpu(path, text, rep);
+    return rep;
+  }
+  rep.front_end_ok = true;
+  po.optimize = true;
+  po.verify = true;
+  c.optimized = driver::compile_source(path, text, po);
+  c.ctx.spaces = c.reference->binding.spaces;
+  if (!c.optimized->ok() || !c.optimized->module) {
+    Check k{"ir"};
+    State::fail(k, internal_error(c.optimized->diagnostics) ? "internal error" : "mismatch",
+                "the optimiser rejects what the front end accepted: " + first_error(c.optimized->diagnostics, *c.optimized->sources));
+    rep.checks.push_back(std::move(k));
+    return rep;
+  }
+  // The fragments and the reference's answers.
+  for (int i = 0; i < s.options.fragments; ++i) {
+    Case cs;
+    cs.in = ir::random_fragment(static_cast<std::uint64_t>(i) + 1);
+    const ir::RunResult r = ir::interpret(*c.reference->module, cs.in, c.reference->binding.surface_params, c.ctx);
+    cs.defined = r.ok && !r.nonfinite;
+    if (r.ok) cs.ref = rgba_of(r);
+    c.cases.push_back(std::move(cs));
+  }
+  const bool surface = c.reference->module->kind == lang::ShaderKind::Surface;
+  if (original) s.check_transform(c, path, *original, rep);
+  if (s.wants("ir")) s.check_ir(c, rep);
+  if (surface && (s.wants("fragment") || s.wants("combiners") || s.wants("decoupled"))) {
+    lang::DiagnosticList sink;
+    c.dag = dag::flatten(*c.optimized->module, c.optimized->binding, sink);
+    if (!c.dag) c.dag_refusal = first_error(sink, *c.optimized->sources);
+    if (internal_error(sink)) {
+      Check k{"dag"};
+      State::fail(k, "internal error", c.dag_refusal);
+      rep.checks.push_back(std::move(k));
+    } else {
+      s.check_dag(c, rep);
+    }
+    if (s.wants("fragment")) s.check_targets(c, rep, s.fp_targets, false);
+    if (s.wants("combiners")) s.check_targets(c, rep, s.combiner_targets, true);
+    if (s.wants("decoupled")) s.check_decoupled(c, rep);
+  }
+  if (surface && s.wants("rpu")) s.check_rpu(path, text, rep);
+  return rep;
+}
+
+}  // namespace passlab::conform
