@@ -130,7 +130,8 @@ struct ConformCliOptions {
   bool reduce = false;                    // shrink each failure while it fails the same way
   std::string save;                       // folder for failing (reduced) programs
   double timeout = 120;                   // seconds one program may take before it is a hang
-  long progress = 0;                      // print a progress line every N generated seeds
+  long progress = 0;                      // print a progress line every N programs
+  int jobs = 1;                           // programs checked at once (child processes)
   std::string format = "text";
   bool verbose = false;
   bool print = false;                     // print the generated program(s) of --seed and stop

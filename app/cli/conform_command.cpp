@@ -1,11 +1,7 @@
 // passlab-cli conform: shaders (given, or generated at random) through every backend, each
 // compared with the reference interpreter (session/conform/oracle.h). Each program runs in a child
-// process, so that a crash or a hang is a finding with its seed, not the end of the run.
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// process (conform_child.h), so that a crash or a hang is a finding with its seed, not the end of
+// the run; --jobs runs several at once.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -21,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/conform_child.h"
 #include "session/conform/generator.h"
 #include "session/conform/oracle.h"
 #include "session/conform/reducer.h"
@@ -35,108 +32,12 @@ using conform::Outcome;
 using conform::Report;
 using Clock = std::chrono::steady_clock;
 
-nlohmann::json to_json(const Report& r) {
+nlohmann::json report_json(const Report& r) {
   nlohmann::json checks = nlohmann::json::array();
   for (const Check& c : r.checks)
     checks.push_back({{"backend", c.backend}, {"outcome", conform::to_string(c.outcome)}, {"kind", c.kind}, {"detail", c.detail},
-                      {"compared", c.compared}, {"undefined", c.undefined},
-                      {"difference", std::isfinite(c.difference) ? c.difference : -1.0f}});
-  return {{"program", r.program}, {"front_end_ok", r.front_end_ok}, {"recursion", r.recursion}, {"front_end", r.front_end}, {"checks", checks}};
-}
-
-Report from_json(const nlohmann::json& j) {
-  Report r;
-  r.program = j.value("program", "");
-  r.front_end_ok = j.value("front_end_ok", false);
-  r.recursion = j.value("recursion", false);
-  r.front_end = j.value("front_end", "");
-  for (const auto& c : j.at("checks")) {
-    Check k;
-    k.backend = c.value("backend", "");
-    const std::string o = c.value("outcome", "");
-    k.outcome = o == "FAILED" ? Outcome::Failed : o == "refused" ? Outcome::Refused : Outcome::Agrees;
-    k.kind = c.value("kind", "");
-    k.detail = c.value("detail", "");
-    k.compared = c.value("compared", 0);
-    k.undefined = c.value("undefined", 0);
-    const float d = c.value("difference", 0.0f);
-    k.difference = d < 0 ? INFINITY : d;
-    r.checks.push_back(std::move(k));
-  }
-  return r;
-}
-
-// Checks one program in a child process. A crash is a failure named after the signal, and a
-// program that takes longer than `timeout` seconds a hang.
-Report isolated_check(const conform::Oracle& oracle, const std::string& path, const std::string& text, double timeout,
-                      const std::string* original = nullptr) {
-  int fds[2];
-  if (pipe(fds) != 0) return oracle.check(path, text, original);
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return oracle.check(path, text, original);
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string out = to_json(oracle.check(path, text, original)).dump();
-    std::size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string got;
-  const auto start = Clock::now();
-  bool hung = false;
-  for (;;) {
-    const double left = timeout - std::chrono::duration<double>(Clock::now() - start).count();
-    if (left <= 0) {
-      hung = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (ready <= 0) continue;
-    char buf[65536];
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    got.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  if (hung) kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Report r;
-  r.program = path;
-  if (hung || WIFSIGNALED(status) || got.empty()) {
-    r.front_end_ok = true;
-    Check k{"process"};
-    k.outcome = Outcome::Failed;
-    k.kind = hung ? "hang" : "crash";
-    k.detail = hung ? fmt::format("no answer within {} s", timeout)
-                    : WIFSIGNALED(status) ? fmt::format("the checks died of signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
-                                          : "the checks ended without an answer";
-    r.checks.push_back(std::move(k));
-    return r;
-  }
-  try {
-    return from_json(nlohmann::json::parse(got));
-  } catch (const std::exception& e) {
-    Check k{"process"};
-    k.outcome = Outcome::Failed;
-    k.kind = "crash";
-    k.detail = std::string("unreadable answer: ") + e.what();
-    r.checks.push_back(std::move(k));
-    return r;
-  }
+                      {"compared", c.compared}, {"undefined", c.undefined}});
+  return {{"program", r.program}, {"front_end_ok", r.front_end_ok}, {"front_end", r.front_end}, {"checks", checks}};
 }
 
 // The backend group a check counts toward in the acceptance shares: "fp PC3", "combiners
@@ -251,24 +152,57 @@ int run_conform(const ConformCliOptions& o) {
   }
   if (families.empty()) families = {conform::Family::Fragment, conform::Family::Combiners, conform::Family::Rpu};
 
+  if (o.print && !o.files.empty()) {
+    // The transformations --transforms N would check, one after another.
+    for (const std::string& file : o.files) {
+      std::string text;
+      if (!read_file(file, &text)) {
+        std::cerr << "passlab-cli: cannot read " << file << '\n';
+        return kDiagnostics;
+      }
+      for (int k = 0; k < std::max(1, o.transforms); ++k) {
+        conform::TransformOptions to;
+        to.seed = o.seed + static_cast<std::uint64_t>(k);
+        const conform::Transformed t = conform::transform(file, text, to, o.include_paths);
+        if (!t.ok) {
+          std::cerr << fmt::format("{}: cannot transform: {}\n", file, t.error);
+          return kDiagnostics;
+        }
+        std::cout << fmt::format("// {}, transform seed {}: {}\n{}", file, to.seed, t.summary, t.text);
+      }
+    }
+    return kOk;
+  }
   if (o.print) {
     for (conform::Family f : families) {
       conform::GeneratorOptions g;
       g.seed = o.seed;
       g.family = f;
+      g.statements = o.statements;
       std::cout << conform::generate(g).source;
     }
     return kOk;
   }
 
+  // The texts of the given files, read before anything runs.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const std::string& file : o.files) {
+    std::string text;
+    if (!read_file(file, &text)) {
+      std::cerr << "passlab-cli: cannot read " << file << '\n';
+      return kDiagnostics;
+    }
+    files.push_back({file, std::move(text)});
+  }
+
   Tally tally;
-  bool any_failure = false;
+  std::vector<std::string> saved;
   const auto start = Clock::now();
+
   // A failing program, shrunk while it fails the same way (checked by an oracle that runs only
-  // the failing backend's family), saved with where it came from.
-  auto reduce_and_save = [&](const std::string& name, const std::string& text, const Report& r, const std::string& origin,
-                             std::optional<conform::Family> family, const std::string* original) {
-    std::string reduced = text;
+  // the failing backend's family, and target), saved with where it came from.
+  auto reduce_and_save = [&](const ConformJob& job, const Report& r) {
+    std::string reduced = job.text;
     if (o.reduce) {
       conform::OracleOptions ro = oo;
       const std::string failing = r.first_failure() ? r.first_failure()->backend : "";
@@ -280,103 +214,136 @@ int run_conform(const ConformCliOptions& o) {
       }
       const conform::Oracle narrow(ro);
       conform::ReduceOptions rd;
-      rd.timeout = o.timeout;
+      // A candidate that hangs where the original did not is not interesting: it need not be
+      // waited for as long (unless the failure is the hang).
+      const bool hang = r.first_failure() && r.first_failure()->kind == "hang";
+      rd.timeout = hang ? o.timeout : std::min(o.timeout, 20.0);
       rd.include_paths = o.include_paths;
-      rd.path = name + ".sl";
+      rd.path = job.path;
       conform::ReduceStats stats;
-      reduced = conform::reduce(text, [&](const std::string& candidate) {
-        Report c = isolated_check(narrow, name + ".sl", candidate, o.timeout, original);
-        if (family) conform::expect_acceptance(c, *family);
-        return conform::same_failure(c, r);
+      reduced = conform::reduce(job.text, [&](const std::string& candidate) {
+        ConformJob c = job;
+        c.text = candidate;
+        Report cr = check_in_child(narrow, c, rd.timeout);
+        if (job.family) conform::expect_acceptance(cr, *job.family);
+        return conform::same_failure(cr, r);
       }, rd, &stats);
       std::cout << fmt::format("  reduced {} bytes to {} in {} tests\n", stats.original_bytes, stats.reduced_bytes, stats.tests);
     }
     if (o.save.empty()) return;
-    const std::string header = fmt::format("// {}\n// fails: {}\n", origin, r.signature());
-    const std::string where = save_reduced(o.save, name, reduced, header);
+    const std::string header = fmt::format("// {}\n// fails: {}\n", job.origin, r.signature());
+    const std::string where = save_reduced(o.save, job.name, reduced, header);
+    if (!where.empty()) saved.push_back(where);
     std::cout << fmt::format("  {} saved as {}\n", o.reduce ? "reduced" : "program", where.empty() ? "(could not write)" : where);
   };
 
-  // Given files, and with --transform their semantics-preserving variants.
-  for (const std::string& file : o.files) {
-    std::string text;
-    if (!read_file(file, &text)) {
-      std::cerr << "passlab-cli: cannot read " << file << '\n';
-      return kDiagnostics;
-    }
-    Report r = isolated_check(oracle, file, text, o.timeout);
-    tally.add(r);
-    if (o.format == "json") std::cout << to_json(r).dump(1) << '\n';
-    else print_report(r, o.verbose);
-    if (r.failed()) {
-      any_failure = true;
-      reduce_and_save(std::filesystem::path(file).stem().string(), text, r, "from " + file, std::nullopt, nullptr);
-    }
-    for (int k = 0; k < o.transforms; ++k) {
-      conform::TransformOptions to;
-      to.seed = o.seed + static_cast<std::uint64_t>(k);
-      const conform::Transformed t = conform::transform(file, text, to, o.include_paths);
-      if (!t.ok) {
-        std::cerr << fmt::format("{}: cannot transform: {}\n", file, t.error);
-        break;
-      }
-      Report tr = isolated_check(oracle, file, t.text, o.timeout, &text);
-      tr.program = fmt::format("{} (transform seed {}: {})", file, to.seed, t.summary);
-      tally.add(tr);
-      if (tr.failed() || o.verbose) print_report(tr, o.verbose);
-      if (tr.failed()) {
-        any_failure = true;
-        reduce_and_save(fmt::format("{}_t{}", std::filesystem::path(file).stem().string(), to.seed), t.text, tr,
-                        fmt::format("from {}, transform seed {}", file, to.seed), std::nullopt, &text);
-      }
-    }
-  }
-
-  // Generated programs: --generate N per family, or until --minutes have passed.
+  // The jobs, made as they are asked for: the files, each file's transformations, then
+  // generated programs (--generate N per family, or until --minutes have passed).
+  std::size_t file_at = 0;
+  int transform_at = 0;
+  std::uint64_t gen_at = 0;
+  std::size_t family_at = 0;
   const bool generating = o.generate > 0 || o.minutes > 0;
-  for (std::uint64_t i = 0; generating; ++i) {
-    if (o.generate > 0 && i >= static_cast<std::uint64_t>(o.generate)) break;
-    if (o.minutes > 0 && std::chrono::duration<double>(Clock::now() - start).count() > o.minutes * 60) break;
-    for (conform::Family f : families) {
-      conform::GeneratorOptions g;
-      g.seed = o.seed + i;
-      g.family = f;
-      g.statements = o.statements;
-      const conform::GeneratedProgram p = conform::generate(g);
-      Report r = isolated_check(oracle, p.name + ".sl", p.source, o.timeout);
-      conform::expect_acceptance(r, f);
-      tally.add(r);
-      if (!r.front_end_ok && !r.recursion && r.checks.empty()) {
-        // The generator promises programs that check: a rejection is a finding too.
-        any_failure = true;
-        ++tally.failures;
-        std::cout << fmt::format("FAILED {} (seed {}): the front end rejects a generated program\n{}", p.name, g.seed, r.front_end);
-        reduce_and_save(p.name, p.source, r, fmt::format("generated: --family {} --seed {}", conform::to_string(f), g.seed), f, nullptr);
-        continue;
+  auto next = [&]() -> std::optional<ConformJob> {
+    while (file_at < files.size()) {
+      const auto& [file, text] = files[file_at];
+      const std::string stem = std::filesystem::path(file).stem().string();
+      if (transform_at == 0) {
+        ++transform_at;
+        ConformJob j;
+        j.path = file;
+        j.text = text;
+        j.name = stem;
+        j.origin = "from " + file;
+        return j;
       }
-      if (r.failed()) {
-        any_failure = true;
-        const Check& c = *r.first_failure();
-        std::cout << fmt::format("FAILED {} (seed {}): {} ({}): {}\n", p.name, g.seed, c.backend, c.kind, c.detail);
-        reduce_and_save(p.name, p.source, r, fmt::format("generated: --family {} --seed {}", conform::to_string(f), g.seed), f, nullptr);
-      } else if (o.verbose) {
-        print_report(r, true);
+      if (transform_at <= o.transforms) {
+        conform::TransformOptions to;
+        to.seed = o.seed + static_cast<std::uint64_t>(transform_at - 1);
+        ++transform_at;
+        const conform::Transformed t = conform::transform(file, text, to, o.include_paths);
+        if (!t.ok) {
+          std::cerr << fmt::format("{}: cannot transform: {}\n", file, t.error);
+          transform_at = o.transforms + 1;
+          continue;
+        }
+        ConformJob j;
+        j.path = file;
+        j.text = t.text;
+        j.original = text;
+        j.name = fmt::format("{}_t{}", stem, to.seed);
+        j.origin = fmt::format("from {}, transform seed {} ({})", file, to.seed, t.summary);
+        return j;
       }
+      ++file_at;
+      transform_at = 0;
     }
-    if (o.progress > 0 && (i + 1) % static_cast<std::uint64_t>(o.progress) == 0) {
-      const double s = std::chrono::duration<double>(Clock::now() - start).count();
-      std::cout << fmt::format("... {} programs in {:.0f} s ({:.1f} per second), {} failures\n", tally.programs, s, tally.programs / s, tally.failures);
-      std::cout.flush();
+    if (!generating) return std::nullopt;
+    if (o.generate > 0 && gen_at >= static_cast<std::uint64_t>(o.generate)) return std::nullopt;
+    if (o.minutes > 0 && std::chrono::duration<double>(Clock::now() - start).count() > o.minutes * 60) return std::nullopt;
+    conform::GeneratorOptions g;
+    g.seed = o.seed + gen_at;
+    g.family = families[family_at];
+    g.statements = o.statements;
+    if (++family_at == families.size()) {
+      family_at = 0;
+      ++gen_at;
     }
-  }
+    const conform::GeneratedProgram p = conform::generate(g);
+    ConformJob j;
+    j.path = p.name + ".sl";
+    j.text = p.source;
+    j.name = p.name;
+    j.origin = fmt::format("generated: --family {} --seed {}", conform::to_string(g.family), g.seed);
+    j.family = g.family;
+    return j;
+  };
 
-  if (generating || o.files.size() > 1 || o.transforms > 0) {
+  bool any_failure = false;
+  long seen = 0;
+  auto done = [&](const ConformJob& job, Report& r) {
+    if (job.family) conform::expect_acceptance(r, *job.family);
+    if (job.original) r.program = job.path + " (" + job.origin.substr(job.origin.find("transform")) + ")";
+    tally.add(r);
+    ++seen;
+    const bool rejected = !r.front_end_ok && !r.recursion && r.checks.empty();
+    if (job.family && rejected) {
+      // The generator promises programs that check: a rejection is a finding too.
+      any_failure = true;
+      ++tally.failures;
+      std::cout << fmt::format("FAILED {} ({}): the front end rejects a generated program\n{}", job.name, job.origin, r.front_end);
+      reduce_and_save(job, r);
+    } else if (r.failed()) {
+      any_failure = true;
+      if (!job.family && !job.original && o.format == "json") std::cout << report_json(r).dump(1) << '\n';
+      else if (!job.family && !job.original) print_report(r, o.verbose);
+      else {
+        const Check& c = *r.first_failure();
+        std::cout << fmt::format("FAILED {} ({}): {} ({}): {}\n", job.name, job.origin, c.backend, c.kind, c.detail);
+      }
+      reduce_and_save(job, r);
+    } else if (!job.family && !job.original) {
+      if (o.format == "json") std::cout << report_json(r).dump(1) << '\n';
+      else print_report(r, o.verbose);
+    } else if (o.verbose) {
+      print_report(r, true);
+    }
+    if (o.progress > 0 && seen % o.progress == 0) {
+      const double s = std::chrono::duration<double>(Clock::now() - start).count();
+      std::cout << fmt::format("... {} programs in {:.0f} s ({:.1f} per second), {} failed\n", tally.programs, s, tally.programs / s, tally.failures);
+    }
+    std::cout.flush();
+  };
+  check_in_children(oracle, o.jobs, o.timeout, next, done);
+
+  if (generating || files.size() > 1 || o.transforms > 0) {
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second); the front end accepted {}; {} failed\n", tally.programs, s,
-                             s > 0 ? tally.programs / s : 0.0, tally.front_end, tally.failures);
+    std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second, {} at once); the front end accepted {}; {} failed\n", tally.programs, s,
+                             s > 0 ? tally.programs / s : 0.0, o.jobs, tally.front_end, tally.failures);
     std::cout << "accepted by (programs that reached the backend and were not refused):\n";
     for (const auto& [g, n] : tally.groups)
       std::cout << fmt::format("  {:<20} {:>7} / {:<7} {:5.1f}%\n", g, n.second, n.first, n.first ? 100.0 * n.second / n.first : 0.0);
+    if (!saved.empty()) std::cout << fmt::format("failing programs saved in {}\n", o.save);
   }
   return any_failure ? kDiagnostics : kOk;
 }

@@ -188,10 +188,11 @@ int main(int argc, char** argv) {
   conf->add_flag("--reduce", cf.reduce, "shrink each failing program while it fails the same way");
   conf->add_option("--save", cf.save, "write failing (reduced) programs into this folder, with their seed and failure");
   conf->add_option("--timeout", cf.timeout, "seconds one program may take before it counts as a hang")->check(CLI::PositiveNumber);
-  conf->add_option("--progress", cf.progress, "print a progress line every N seeds")->check(CLI::NonNegativeNumber);
+  conf->add_option("--progress", cf.progress, "print a progress line every N programs")->check(CLI::NonNegativeNumber);
+  conf->add_option("--jobs", cf.jobs, "check this many programs at once (each in its own process)")->check(CLI::Range(1, 256));
   conf->add_option("--format", cf.format, "text or json (files)")->check(CLI::IsMember({"text", "json"}));
   conf->add_flag("-v,--verbose", cf.verbose, "print every check");
-  conf->add_flag("--print", cf.print, "print the program --seed generates (for each --family) and stop");
+  conf->add_flag("--print", cf.print, "print the program --seed generates (for each --family), or the files' --transforms, and stop");
 
   try {
     app.parse(argc, argv);

@@ -210,7 +210,9 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                              po.timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
   }
   for (const auto& r : results) {
-    if (r.algorithm == "optimal")
+    if (r.algorithm == "optimal" && !r.valid)
+      std::cout << fmt::format("\noptimal: no partition fits {}: some operation does not fit a pass of its own (below)\n", target->name);
+    else if (r.algorithm == "optimal")
       std::cout << (r.proven_optimal ? "\noptimal: proven optimal\n"
                                      : fmt::format("\noptimal: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
                                                    r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));

@@ -425,6 +425,10 @@ class Rewriter {
         fail("unsupported", fmt::format("the register combiners cannot compute '{}'", op_name(n)), id);
         return kNoH;
     }
+    // The flattener drops a float's splat to a triple (fragment hardware swizzles it), so an
+    // operation of triple type may have only scalar operands (-color(a . b)): its value is the
+    // scalar in all three components, a TRIPLE (read from the alpha it is computed in).
+    if (ok_ && r != kNoH && part_of(id) == Part::Rgb && h_[r].part == Part::Alpha) r = triple(r, id);
     if (ok_ && t_.on()) event(CEvent::Rewrite, id, op_name(n), why.empty() ? describe(h_[r]) : why);
     return r;
   }

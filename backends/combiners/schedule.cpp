@@ -169,7 +169,7 @@ class Scheduler {
         bool writes_control = false;
         for (HId v : writes_of(pc))
           if (is_control(v)) writes_control = true;
-        if (writes_control && control_busy(s)) {
+        if (writes_control && control_busy(s, i)) {
           refused = "spare0.a: it still holds a control another MUX waits for";
           continue;
         }
@@ -232,14 +232,21 @@ class Scheduler {
       if (pcs_[static_cast<std::size_t>(r)].control == v) return true;
     return false;
   }
-  // Whether a control written before stage s is still waiting for a MUX at s or later.
-  bool control_busy(int s) const {
+  // Whether a control written before stage s still holds spare0.a after stage s, so that a new
+  // control written at s (readable from s + 1) would overwrite it: a MUX reading it sits in a
+  // later stage, or is not placed yet (unless it is `writer`, the combiner about to go into s).
+  // A MUX at s itself reads spare0.a before the stage writes (the exact scheduler's rule:
+  // a control holds spare0.a from the stage after it is written to its last MUX).
+  bool control_busy(int s, int writer) const {
     for (const auto& [v, prod] : producer_) {
       if (!is_control(v)) continue;
       const int ps = stage_of_[static_cast<std::size_t>(prod)];
       if (ps < 0 || ps >= s) continue;
-      for (int r : readers_.at(v))
-        if (pcs_[static_cast<std::size_t>(r)].control == v && (stage_of_[static_cast<std::size_t>(r)] < 0 || stage_of_[static_cast<std::size_t>(r)] >= s)) return true;
+      for (int r : readers_.at(v)) {
+        if (pcs_[static_cast<std::size_t>(r)].control != v || r == writer) continue;
+        const int rs = stage_of_[static_cast<std::size_t>(r)];
+        if (rs < 0 || rs > s) return true;
+      }
     }
     return false;
   }

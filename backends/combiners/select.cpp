@@ -14,7 +14,8 @@
 //
 // A FULL combiner's DOT/MUL outputs never start a combiner: a product with other readers is
 // absorbed and written as a side output, which the shared OUTMAP allows only when it is the
-// identity. An RGB combiner that ADDs cannot compute a dot product (they share the adder). Two
+// identity. A combiner that ADDs or MUXes computes no dot product (an RGB ADD shares the adder;
+// nvparse's grammar has no MUX over a dot product, though the hardware has one). Two
 // transformations happen while a combiner fills: TRIPLE or BLUE over an INMAP is read as the
 // INMAP of the TRIPLE/BLUE (moving it toward the leaves), and a TRIPLE, BLUE or INMAP node with
 // other readers is duplicated so this combiner can absorb its own copy (forward substitution).
@@ -365,7 +366,10 @@ class Selector {
         needed_[pc.control] = 1;
       }
       const std::size_t left = mux ? 1 : 0, right = mux ? 2 : 1;
-      const bool allow_dot = portion == Part::Rgb && mux;  // an RGB ADD shares its adder with the dot products
+      // An RGB ADD shares its adder with the dot products. A MUX could select between them in
+      // hardware (NV_register_combiners 1.6), but nvparse's !!RC1.0 grammar writes mux() and
+      // sum() only over two products (Mul Mul Mux), so a dot product is computed a stage before.
+      const bool allow_dot = false;
       const bool side = pc.out == OutMap::None;
       pc.combine_node = cur;
       pc.ab_value = product(pc, cur, left, portion, allow_dot, side, pc.a, pc.b, pc.ab_dot, pc.ab_node);

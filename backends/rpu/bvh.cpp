@@ -49,7 +49,13 @@ Bvh::Bvh(const std::vector<std::array<Vec3, 3>>& triangles) {
   std::vector<Vec3> centre(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const auto& t = triangles[i];
-    tris_.push_back({t[0], t[1] - t[0], t[2] - t[0]});
+    // A triangle without area (a sphere's poles have them) has a determinant that is zero only
+    // up to rounding: Möller-Trumbore then divides by it and reports hits anywhere (the
+    // conformance tester saw one at t = 1, u = v = 0, for a ray the reference missed).
+    const Vec3 e1 = t[1] - t[0], e2 = t[2] - t[0];
+    const Vec3 n = sim::cross(e1, e2);
+    const bool flat = !(sim::dot(n, n) > 1e-12f * sim::dot(e1, e1) * sim::dot(e2, e2));
+    tris_.push_back({t[0], e1, e2, flat});
     for (const Vec3& p : t) boxes[i].grow(p);
     centre[i] = (t[0] + t[1] + t[2]) * (1.0f / 3);
   }
@@ -144,6 +150,7 @@ Bvh::Bvh(const std::vector<std::array<Vec3, 3>>& triangles) {
 void Bvh::test(std::uint32_t index, const Vec3& o, const Vec3& d, float t_min, RayHit& best) const {
   // Möller-Trumbore, two-sided.
   const Tri& tr = tris_[index];
+  if (tr.flat) return;
   const Vec3 p = sim::cross(d, tr.e2);
   const float det = sim::dot(tr.e1, p);
   if (det == 0 || !std::isfinite(det)) return;

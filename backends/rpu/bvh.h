@@ -43,6 +43,7 @@ class Bvh {
   };
   struct Tri {
     sim::Vec3 a, e1, e2;
+    bool flat = false;  // no area (two corners equal, or all three on a line): never hit
   };
   void test(std::uint32_t index, const sim::Vec3& o, const sim::Vec3& d, float t_min, RayHit& best) const;
 

@@ -3,6 +3,7 @@
 #include "backends/rpu/codegen.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "backends/rpu/codegen_internal.h"
 
@@ -151,14 +152,16 @@ Source FunctionCodegen::use(ValueId v) {
 Source FunctionCodegen::constant(const ir::Instr& in) {
   if (in.type == lang::BaseType::String) return Source::lit(strings_.intern(in.text, in.span, sink_));
   if (in.type == lang::BaseType::Matrix) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
-  if (in.data.size() <= 1 || std::all_of(in.data.begin(), in.data.end(), [&](float x) { return x == in.data[0]; }))
+  // Numbers compare as encodings, so that a NaN (a folded sqrt(-3)) is the same number as itself.
+  const auto same = [](float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); };
+  if (in.data.size() <= 1 || std::all_of(in.data.begin(), in.data.end(), [&](float x) { return same(x, in.data[0]); }))
     return Source::lit(in.data.empty() ? 0.0f : in.data[0]);
   // A triple of different numbers: written lane by lane, the most common number first.
   const Loc r = temp(RegClass::Vector, "const");
   float first = in.data[0];
   int best = 0;
   for (float x : in.data) {
-    int n = static_cast<int>(std::count(in.data.begin(), in.data.end(), x));
+    const int n = static_cast<int>(std::count_if(in.data.begin(), in.data.end(), [&](float y) { return same(x, y); }));
     if (n > best) {
       best = n;
       first = x;
@@ -166,12 +169,12 @@ Source FunctionCodegen::constant(const ir::Instr& in) {
   }
   mov(vdst(f_, r), Source::lit(first));
   for (std::size_t i = 0; i < 3; ++i) {
-    if (in.data[i] == first) continue;
+    if (same(in.data[i], first)) continue;
     std::uint8_t mask = 0;
     for (std::size_t j = i; j < 3; ++j)
-      if (in.data[j] == in.data[i]) mask |= static_cast<std::uint8_t>(1u << j);
+      if (same(in.data[j], in.data[i])) mask |= static_cast<std::uint8_t>(1u << j);
     bool done = false;
-    for (std::size_t j = 0; j < i; ++j) done = done || in.data[j] == in.data[i];
+    for (std::size_t j = 0; j < i; ++j) done = done || same(in.data[j], in.data[i]);
     if (!done) mov({Bank::Virtual, r, mask}, Source::lit(in.data[i]));
   }
   return vsrc(f_, r);

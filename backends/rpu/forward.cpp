@@ -142,6 +142,10 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
       if (s.bank != Bank::Virtual) continue;
       const Fact* x = find(facts, Fact::Kind::Product, s.index, read_lanes(o, p, cond));
       if (!x) continue;
+      // Not when the other addend is the product itself: a mad rounds a * b once, so
+      // a * b - round(a * b) is the rounding error, not 0 (on 24-bit floats Ng == Ng was false).
+      const Source& other = o.src[static_cast<std::size_t>(1 - p)];
+      if (other.bank == Bank::Virtual && other.index == s.index) continue;
       std::optional<Source> b = compose(s, x->b);
       Source c = x->c;
       c.swizzle = s.swizzle.then(x->c.swizzle);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -73,7 +74,12 @@ struct Source {
   // The literal's value after scale and sign.
   float literal_value() const { return literal * factor(); }
   bool same_register(const Source& o) const { return bank == o.bank && index == o.index; }
-  friend bool operator==(const Source&, const Source&) = default;
+  // Literals compare as encodings: a NaN literal equals itself, so analyses that iterate to a
+  // fixed point over operations reach it (forwarding ran forever on a constant sqrt(-3)).
+  friend bool operator==(const Source& a, const Source& b) {
+    return a.bank == b.bank && a.index == b.index && a.swizzle == b.swizzle && a.scale == b.scale && a.negate == b.negate &&
+           std::bit_cast<std::uint32_t>(a.literal) == std::bit_cast<std::uint32_t>(b.literal);
+  }
 };
 
 struct Dest {

@@ -32,7 +32,7 @@ struct Failure {
 
 class Tracer : public ir::RayTracer {
  public:
-  Tracer(const Context& c, int level, const ir::RunOptions& run) : c_(c), level_(level), run_(run) {}
+  Tracer(const Context& c, int level, const ir::RunOptions& run, bool* nonfinite) : c_(c), level_(level), run_(run), nonfinite_(nonfinite) {}
 
   Value trace(const Value& P, const Value& R) const override {
     const int level = level_ + 1;
@@ -86,17 +86,19 @@ class Tracer : public ir::RayTracer {
     const std::size_t index = object / kObjectWords;
     const FunctionInfo* shader = index < c_.object_shader.size() ? c_.object_shader[index] : nullptr;
     if (!shader) throw Failure{"a ray hit an object without a shader"};
-    Tracer deeper(c_, level, run_);
+    Tracer deeper(c_, level, run_, nonfinite_);
     ir::EvalContext ctx;
     ctx.rays = &deeper;
     const ir::RunResult r = ir::interpret_function(c_.program.modules.at(shader->file), shader->function, {}, in, c_.params, ctx, run_);
     if (!r.ok) throw Failure{r.error};
+    *nonfinite_ = *nonfinite_ || r.nonfinite;
     return r.results.at(0);
   }
 
   const Context& c_;
   int level_;
   const ir::RunOptions& run_;
+  bool* nonfinite_;
 };
 
 }  // namespace
@@ -106,9 +108,11 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
   const int h = options.height > 0 ? options.height : scene.height;
   ReferenceResult out;
   out.image = sim::Image(w, h, {0, 0, 0, 1});
+  out.undefined.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
   const CompiledProgram& cp = *program.compiled;
   Context c{cp, data, scene_constants(scene, data), {}, {}, {}};
   c.run.max_depth = 4096;
+  c.run.max_steps = options.max_steps;
   for (float address : program.object_shader) {
     const FunctionInfo* f = nullptr;
     for (const FunctionInfo& info : cp.functions)
@@ -134,18 +138,21 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
           perturb.seed = perturb.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(y) * static_cast<std::uint64_t>(w) + static_cast<std::uint64_t>(x);
           run.perturb = &perturb;
         }
-        Tracer camera(c, -1, run);
+        bool nonfinite = false;
+        Tracer camera(c, -1, run, &nonfinite);
         ir::EvalContext ctx;
         ctx.rays = &camera;
         const Value P = Value::triple(lang::BaseType::Point, (static_cast<float>(x) + 0.5f) / static_cast<float>(w),
                                       (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0);
         const ir::RunResult r = ir::interpret_function(cp.modules.at(main->file), main->function, {P}, {}, c.params, ctx, run);
         if (!r.ok) throw Failure{r.error};
+        out.undefined[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] = nonfinite || r.nonfinite;
         px[0] = r.results.at(0).f[0];
         px[1] = r.results.at(0).f[1];
         px[2] = r.results.at(0).f[2];
         px[3] = 1;
       } catch (const Failure& f) {
+        out.undefined[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] = 1;
         px[0] = 1;
         px[1] = 0;
         px[2] = 1;

@@ -21,10 +21,14 @@ struct ReferenceOptions {
   // Monte Carlo arithmetic for every shader run (the conformance oracle's tolerance); each pixel's
   // runs are seeded from perturb->seed and the pixel.
   const ir::Perturbation* perturb = nullptr;
+  std::uint64_t max_steps = 50'000'000;  // per pixel's run (the interpreter's step limit): past it, undefined
 };
 
 struct ReferenceResult {
   sim::Image image;
+  // Per pixel (row-major): some shader run for it met a NaN or an infinity (a domain error or an
+  // overflow: undefined in RSL, so a backend may give anything there), or could not finish.
+  std::vector<std::uint8_t> undefined;
   std::uint64_t errors = 0;   // pixels the interpreter could not finish (magenta)
   std::string first_error;
 };

@@ -24,6 +24,7 @@ VmStats& VmStats::operator+=(const VmStats& o) {
   stalls += o.stalls;
   partial_issues += o.partial_issues;
   lane_slots += o.lane_slots;
+  lane_issues += o.lane_issues;
   splits += o.splits;
   merges += o.merges;
   traces += o.traces;
@@ -52,11 +53,14 @@ using v4u = std::uint32_t __attribute__((vector_size(16)));
 inline v4f splat(float x) { return v4f{x, x, x, x}; }
 
 // Scoreboard resources: the 22 thread registers, A, then stack slots folded onto 64 entries.
+// Readiness is kept per component (a register's .w may be pending while its .xyz is ready: the
+// compiler packs a scalar beside a vector, and the scheduler counts them apart).
 constexpr int kResA = kRegCount;
 constexpr int kResStack = kRegCount + 1;
 constexpr int kStackResources = 64;
 constexpr int kResources = kResStack + kStackResources;
 constexpr std::uint8_t kNoResource = 0xFF;
+constexpr std::uint8_t kAllLanes = 0xF;
 
 // Lanes in a 4-bit mask (a table: no popcount instruction is assumed).
 inline int lane_count(std::uint8_t mask) {
@@ -265,8 +269,12 @@ struct Vm::Decoded {
   DSrc target_reg;
   std::uint32_t push = 0;
   Condition cond;
-  // Scoreboard: what the word reads and writes.
-  std::array<std::uint8_t, 8> reads{};
+  // Scoreboard: what the word reads and writes (registers with the components concerned).
+  struct Read {
+    std::uint8_t resource;
+    std::uint8_t lanes;
+  };
+  std::array<Read, 8> reads{};
   std::uint8_t read_count = 0;
   bool reads_stack = false;
   std::array<std::uint8_t, 2> stack_slots{};  // window slots read (kNoResource when none)
@@ -274,6 +282,7 @@ struct Vm::Decoded {
     std::uint8_t resource;  // a register or A; kNoResource: the stack slot below
     std::uint8_t slot;      // window slot written (resource kNoResource)
     std::uint16_t latency;
+    std::uint8_t lanes;     // the components written
   };
   std::array<Write, 6> writes{};
   std::uint8_t write_count = 0;
@@ -314,33 +323,43 @@ Vm::Vm(const Program& program, const VmOptions& options)
     }
     d.stack_slots = {kNoResource, kNoResource};
     std::uint8_t ns = 0;
-    auto note_source = [&](const DSrc& s) {
-      if (s.kind == kSrcReg && d.read_count < d.reads.size()) d.reads[d.read_count++] = s.index;
+    auto note_source = [&](const DSrc& s, std::uint8_t lanes) {
+      if (s.kind == kSrcReg && lanes && d.read_count < d.reads.size()) d.reads[d.read_count++] = {s.index, lanes};
       if (s.kind == kSrcStack && ns < 2) {
         d.reads_stack = true;
         d.stack_slots[ns++] = s.index;
       }
     };
-    for (const DOp* op : {&d.primary, &d.secondary}) {
-      for (int k = 0; k < op->nsrc; ++k) note_source(op->src[static_cast<std::size_t>(k)]);
+    const Operation* ops[2] = {&in.primary, &in.secondary};
+    const Condition* conds[2] = {in.control.kind != ControlKind::None ? &in.control.cond : nullptr, nullptr};
+    for (int h = 0; h < 2; ++h) {
+      const DOp* op = h == 0 ? &d.primary : &d.secondary;
+      if (h == 1 && !d.paired) break;
+      const std::uint8_t result = result_lanes(*ops[h], conds[h]);
+      for (int k = 0; k < op->nsrc; ++k) {
+        // The components this source gives the operation (a load or store reads all it names).
+        std::uint8_t lanes = source_lanes(*ops[h], k, result);
+        if (!lanes && !is_arithmetic(op->op)) lanes = kAllLanes;
+        note_source(op->src[static_cast<std::size_t>(k)], lanes);
+      }
       if (op->op == Opcode::Load || op->op == Opcode::Load4 || op->op == Opcode::Store) {
-        if (op->addr_kind == kAddrA && d.read_count < d.reads.size()) d.reads[d.read_count++] = kResA;
-        if (op->addr_kind != kAddrA && d.read_count < d.reads.size()) d.reads[d.read_count++] = kRegHit;
+        if (op->addr_kind == kAddrA && d.read_count < d.reads.size()) d.reads[d.read_count++] = {static_cast<std::uint8_t>(kResA), kAllLanes};
+        if (op->addr_kind != kAddrA && d.read_count < d.reads.size()) d.reads[d.read_count++] = {kRegHit, kAllLanes};
       }
     }
-    if (d.call_through_register) note_source(d.target_reg);
-    auto add_write = [&](std::uint8_t resource, std::uint8_t slot, int latency) {
-      if (d.write_count < d.writes.size()) d.writes[d.write_count++] = {resource, slot, static_cast<std::uint16_t>(latency)};
+    if (d.call_through_register) note_source(d.target_reg, static_cast<std::uint8_t>(1u << d.target_reg.swz[0]));
+    auto add_write = [&](std::uint8_t resource, std::uint8_t slot, int latency, std::uint8_t lanes) {
+      if (d.write_count < d.writes.size()) d.writes[d.write_count++] = {resource, slot, static_cast<std::uint16_t>(latency), lanes};
     };
     for (const DOp* o : {&d.primary, &d.secondary}) {
       if (o->op == Opcode::None) continue;
-      if (o->dst_kind == kDstReg) add_write(o->dst_index, 0, o->latency);
-      if (o->dst_kind == kDstA) add_write(static_cast<std::uint8_t>(kResA), 0, o->latency);
-      if (o->dst_kind == kDstStack) add_write(kNoResource, o->dst_index, o->latency);
-      if (o->special != SpecialFn::None) add_write(kRegS, 0, o->latency + machine_->special_latency);
-      if (o->op == Opcode::Trace) add_write(kRegHit, 0, o->latency);
+      if (o->dst_kind == kDstReg) add_write(o->dst_index, 0, o->latency, o->mask);
+      if (o->dst_kind == kDstA) add_write(static_cast<std::uint8_t>(kResA), 0, o->latency, kAllLanes);
+      if (o->dst_kind == kDstStack) add_write(kNoResource, o->dst_index, o->latency, kAllLanes);
+      if (o->special != SpecialFn::None) add_write(kRegS, 0, o->latency + machine_->special_latency, kAllLanes);
+      if (o->op == Opcode::Trace) add_write(kRegHit, 0, o->latency, kAllLanes);
       if (o->op == Opcode::Load4)
-        for (int k = 0; k < 4; ++k) add_write(static_cast<std::uint8_t>(kRegI0 + k), 0, o->latency);
+        for (int k = 0; k < 4; ++k) add_write(static_cast<std::uint8_t>(kRegI0 + k), 0, o->latency, kAllLanes);
       d.memory = d.memory || o->op == Opcode::Trace || o->op == Opcode::Load || o->op == Opcode::Load4 || o->op == Opcode::Store;
     }
     d.arithmetic = is_arithmetic(d.primary.op);
@@ -531,7 +550,7 @@ void Vm::run_loaded(int n, VmStats& st, Recording* rec, std::uint32_t chunk) {
   const int width = lane_count(running);
   const std::uint8_t all_threads = static_cast<std::uint8_t>((1u << n) - 1);
   std::uint64_t cycle = 0;
-  std::array<std::uint64_t, kResources> ready{};
+  std::array<std::uint64_t, kResources * 4> ready{};  // per resource and component
   std::vector<Group>& groups = ch.groups;
   groups.clear();
   for (int l = 0; l < n; ++l) {
@@ -711,10 +730,14 @@ void Vm::run_loaded(int n, VmStats& st, Recording* rec, std::uint32_t chunk) {
       const std::uint32_t base = ch.base[static_cast<std::size_t>(first_lane(g.mask))];
       // Timing: wait until every source is ready.
       std::uint64_t need = cycle;
-      for (std::uint8_t k = 0; k < d.read_count; ++k) need = std::max(need, ready[d.reads[k]]);
+      for (std::uint8_t k = 0; k < d.read_count; ++k)
+        for (int c = 0; c < 4; ++c)
+          if (d.reads[k].lanes & (1u << c)) need = std::max(need, ready[static_cast<std::size_t>(d.reads[k].resource) * 4 + static_cast<std::size_t>(c)]);
       if (d.reads_stack)
         for (std::uint8_t s : d.stack_slots)
-          if (s != kNoResource) need = std::max(need, ready[static_cast<std::size_t>(kResStack + ((base + s) & (kStackResources - 1)))]);
+          if (s != kNoResource)
+            for (int c = 0; c < 4; ++c)
+              need = std::max(need, ready[static_cast<std::size_t>(kResStack + ((base + s) & (kStackResources - 1))) * 4 + static_cast<std::size_t>(c)]);
       const std::uint32_t stall = static_cast<std::uint32_t>(need - cycle);
       const std::uint64_t issue = need;
       cycle = need + 1;
@@ -736,6 +759,7 @@ void Vm::run_loaded(int n, VmStats& st, Recording* rec, std::uint32_t chunk) {
           }
       }
       st.instructions += static_cast<std::uint64_t>(lane_count(active)) * (d.paired ? 2u : 1u);
+      st.lane_issues += static_cast<std::uint64_t>(lane_count(active));
       // Both halves of a pair read before either writes. (Only the components an operation
       // delivers are computed; nothing reads the others.)
       v4f primary[4], second[4];
@@ -905,7 +929,8 @@ void Vm::run_loaded(int n, VmStats& st, Recording* rec, std::uint32_t chunk) {
       for (std::uint8_t k = 0; k < d.write_count; ++k) {
         const Decoded::Write& w = d.writes[k];
         const std::size_t res = w.resource != kNoResource ? w.resource : static_cast<std::size_t>(kResStack + ((base + w.slot) & (kStackResources - 1)));
-        ready[res] = issue + w.latency;
+        for (int c = 0; c < 4; ++c)
+          if (w.lanes & (1u << c)) ready[res * 4 + static_cast<std::size_t>(c)] = issue + w.latency;
       }
       // A conditional control part waits for the result it tests.
       if (d.control != ControlKind::None && !d.cond.always) cycle = std::max(cycle, issue + static_cast<std::uint64_t>(d.primary.latency));

@@ -81,12 +81,14 @@ struct VmStats {
   std::uint64_t stalls = 0;            // cycles a chunk waited for a result
   std::uint64_t partial_issues = 0;    // issues with some running lane of the chunk inactive
   std::uint64_t lane_slots = 0;        // issues x lanes the chunk started with
+  std::uint64_t lane_issues = 0;       // active lanes summed over issued words (a pair counts once)
   std::uint64_t splits = 0, merges = 0;
   std::uint64_t traces = 0, calls = 0, loads = 0, stores = 0;
   std::uint64_t threads = 0, faults = 0;
 
-  // Active lanes per issued word over the lanes the chunk started with (1 when never divergent).
-  double occupancy() const { return lane_slots ? static_cast<double>(instructions) / static_cast<double>(lane_slots) : 1.0; }
+  // Active lanes per issued word over the lanes the chunk started with (1 when never divergent;
+  // a paired word is one issue, so pairs cannot lift it above 1).
+  double occupancy() const { return lane_slots ? static_cast<double>(lane_issues) / static_cast<double>(lane_slots) : 1.0; }
   VmStats& operator+=(const VmStats& o);
 };
 

@@ -124,6 +124,10 @@ class Interpreter {
     for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
     const Perturbation* p = options_.perturb;
     if (!p || val.type == BaseType::Bool) return;
+    for (int i = 0; i < n; ++i) {
+      const float a = std::fabs(val.f[static_cast<std::size_t>(i)]);
+      nonfinite_ = nonfinite_ || a >= p->overflow || (a != 0 && a < p->underflow);
+    }
     const float extra = builtin >= 0 && static_cast<std::size_t>(builtin) < p->builtin.size() ? p->builtin[static_cast<std::size_t>(builtin)] : 0.0f;
     for (int i = 0; i < n; ++i) {
       float& x = val.f[static_cast<std::size_t>(i)];

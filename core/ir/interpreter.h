@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct Perturbation {
   // A further absolute error on the result of each built-in function (by lang::Builtin): the
   // bound of a backend's approximation of it (the fp target's acos is a polynomial within 7e-5).
   std::array<float, static_cast<std::size_t>(lang::Builtin::Count)> builtin{};
+  // A narrower number format's range: a magnitude from `overflow` up, or a nonzero one below
+  // `underflow`, counts as not finite (RunResult::nonfinite), as it would not be on that machine.
+  float overflow = std::numeric_limits<float>::infinity();
+  float underflow = 0;
 };
 
 struct RunOptions {

@@ -83,9 +83,12 @@ std::uint32_t morton(std::uint32_t x, std::uint32_t y) {
 
 // The view of a triangle from the lens centre at one end of the shutter, if it is a valid one:
 // every corner in front of the eye and the triangle not seen edge on.
-bool reference_view(const std::array<Vec3, 3>& p, const LensCamera& cam, Reference* r) {
+// `behind`: corners may lie behind the near plane. The mapping still holds for every point of
+// the triangle in front of the eye, which is all a view that is the only one (a pinhole, nothing
+// moving) ever samples.
+bool reference_view(const std::array<Vec3, 3>& p, const LensCamera& cam, Reference* r, bool behind = false) {
   for (const Vec3& c : p)
-    if (!(c.z >= cam.near)) return false;
+    if (!(c.z >= cam.near) && !behind) return false;
   const Vec3 n = cross(p[1], p[2]);
   const double det = dot(p[0], n);
   const double scale = static_cast<double>(length(p[0])) * length(p[1]) * length(p[2]);
@@ -307,7 +310,10 @@ class DecoupledRenderer {
     r = Reference{};
     const TriangleSetup& s = setups_[i];
     const std::array<Vec3, 3> close{s.open[0] + s.move[0], s.open[1] + s.move[1], s.open[2] + s.move[2]};
-    if (reference_view(s.open, cam_, &r)) r.view = 0;
+    // A triangle crossing the near plane has no view of all its corners; when nothing blurs it,
+    // the one view there is still maps its visible part (the floor reaching behind the eye).
+    const bool unblurred = s.kind == Blur::Static && cam_.aperture == 0;
+    if (reference_view(s.open, cam_, &r, unblurred)) r.view = 0;
     else if (reference_view(close, cam_, &r)) r.view = 1;
     else r.view = 2;
     float step = std::sqrt(std::max(1.0f / 64, opt_.rate * b.shading_rate[i]));
@@ -538,7 +544,10 @@ class DecoupledRenderer {
         const ShadingKey key{id, 0, block_ == 4 ? ix >> 1 : ix, block_ == 4 ? iy >> 1 : iy};
         const auto r = lookup(*global_, key, static_cast<std::uint32_t>(runs_.size()));
         if (!r.hit) {
-          if (ref.view == 2) add_barycentric_runs(tri, ref, key.x, key.y);
+          // No view maps the pixel's centre onto the triangle: the pixel's first sample's own
+          // point stands for it (key.x, key.y are pixels, not cells of the barycentric grid).
+          if (ref.view == 2)
+            for (int m = 0; m < block_; ++m) own_run();
           else add_grid_runs(tri, ref, key.x, key.y, false);
         }
         *hit = r.hit;
@@ -557,7 +566,14 @@ class DecoupledRenderer {
         else add_barycentric_runs(tri, ref, key.x, key.y);
       }
       *hit = r.hit;
-      return r.value + (block_ == 4 ? static_cast<std::uint32_t>((i & 1) + 2 * (j & 1)) : 0u);
+      const std::uint32_t run = r.value + (block_ == 4 ? static_cast<std::uint32_t>((i & 1) + 2 * (j & 1)) : 0u);
+      if (!bilinear()) return run;
+      // Bilinear reconstruction reads taps: the grid's run alone, in all four.
+      Tap tap;
+      tap.run = {run, run, run, run};
+      tap.fx = tap.fy = 0;
+      taps_.push_back(tap);
+      return static_cast<std::uint32_t>(taps_.size() - 1);
     }
     auto cell_run = [&](std::int32_t ix, std::int32_t iy, bool snap, bool* was_hit) {
       const ShadingKey key{id, 0, block_ == 4 ? ix >> 1 : ix, block_ == 4 ? iy >> 1 : iy};

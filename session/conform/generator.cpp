@@ -345,7 +345,7 @@ class Generator {
         [[fallthrough]];
       default:
         if (t == BaseType::Color) {
-          if (p_.rays && !in_function_ && chance(0.3f)) return fmt::format("trace(P, {})", triple_expr(BaseType::Vector, d));
+          if (p_.rays && !in_function_ && chance(0.3f)) return fmt::format("trace(P, {})", ray_direction(d));
           return fmt::format("color({}, {}, {})", float_expr(d), float_expr(d), float_expr(d));
         }
         return pointlike_builtin(t, d);
@@ -360,6 +360,18 @@ class Generator {
       case 2: return fmt::format("{}(reflect({}, {}))", tn, triple_expr(BaseType::Vector, d), triple_expr(BaseType::Normal, d));
       case 3: return fmt::format("{}(faceforward({}, {}))", tn, triple_expr(BaseType::Normal, d), triple_expr(BaseType::Vector, d));
       default: return fmt::format("{}(normalize({}))", tn, triple_expr(t, d));
+    }
+  }
+
+  // A secondary ray leaves the surface: a ray along it (dPdu, say) grazes the surface it starts
+  // on, and whether it hits is decided by the last bit of P, on the VM and in the reference alike.
+  std::string ray_direction(int d) {
+    switch (below(3)) {
+      case 0: return "reflect(normalize(I), normalize(N))";
+      case 1: return "faceforward(normalize(N), I)";
+      default:
+        return fmt::format("faceforward(normalize(N), I) + {} * vector({}, {}, {})", unit_constant(), unit_constant(), unit_constant(),
+                           d > 0 ? "0.5" : "0");
     }
   }
 
@@ -398,7 +410,9 @@ class Generator {
   std::string call_or(BaseType t, int d) {
     std::vector<const Function*> c;
     for (const Function& f : functions_)
-      if (f.result == t && std::none_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.output; })) c.push_back(&f);
+      if (f.result == t && std::none_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.output; }) &&
+          !(f.recursive && in_recursive_))
+        c.push_back(&f);
     if (c.empty() || depth_calls_ > 2) return t == BaseType::Float ? float_builtin(d) : triple_leaf(t);
     const Function& f = *pick(c);
     ++depth_calls_;
@@ -446,7 +460,9 @@ class Generator {
     for (std::size_t i = 0; i < f.params.size(); ++i) declare({names[i], f.params[i].type, 0, f.params[i].output, false});
     in_function_ = true;
     if (recursive) {
-      // Each call goes one level down: rec(x..., d) = d <= 0 ? leaf : rec(args..., d - 1) * c + e.
+      // Each call goes one level down: rec(x..., d) = d <= 0 ? leaf : rec(args..., d - 1) * c + e;
+      // no other call of a recursive function is written inside, so every recursion ends.
+      in_recursive_ = true;
       const std::string& depth = names.back();
       line(fmt::format("if ({} <= 0) return {};", depth, float_expr(2)));
       functions_.push_back(f);  // visible in its own body
@@ -454,6 +470,7 @@ class Generator {
       for (std::size_t i = 0; i + 1 < f.params.size(); ++i) args += expr(f.params[i].type, 2) + ", ";
       line(fmt::format("return {}({}{} - 1) * {} + {};", f.name, args, depth, number(0.5f + std::round(rng_.uniform() * 40) / 100),
                        float_expr(2)));
+      in_recursive_ = false;
     } else {
       statements(1 + below(3), 1);
       for (std::size_t i = 0; i < f.params.size(); ++i)
@@ -766,6 +783,7 @@ class Generator {
   int loops_ = 0;
   int depth_calls_ = 0;
   bool in_function_ = false;
+  bool in_recursive_ = false;
   bool in_illuminance_ = false;
   bool varying_context_ = false;
 };

@@ -81,8 +81,9 @@ struct OracleOptions {
 
 // A generated program stays within its family's profile, so the family's own backends must take
 // it: the fragment DAG and every fp target for the fragment family, the DAG for the combiners
-// (whose stages and units a program may still outgrow), the RPU for the RPU family. Their
-// refusals become failures of kind "refused within its profile".
+// (whose stages and units a program may still outgrow), the RPU for the RPU family (whose
+// registers and stack window it may outgrow: the RPU cannot spill). Their other refusals become
+// failures of kind "refused within its profile".
 void expect_acceptance(Report& r, Family family);
 
 class Oracle {

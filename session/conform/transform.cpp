@@ -65,7 +65,15 @@ class Transformer {
  private:
   template <class T>
   const T* pick(const std::vector<T*>& v) { return v.empty() ? nullptr : v[static_cast<std::size_t>(rng_.below(static_cast<int>(v.size())))]; }
-  std::string piece(const std::string& text, const ExprSite& e) const { return text.substr(e.begin, e.end - e.begin); }
+  // The expression's text as a value of its own type. A call is prefixed by its type: RSL
+  // resolves texture(), noise() and the like by the type the context expects, and a new context
+  // (a function's argument, an array's element) would otherwise pick another overload
+  // (vector texture(...) read three channels; passlab_id_color(texture(...)) read one).
+  std::string piece(const std::string& text, const ExprSite& e) const {
+    const std::string t = text.substr(e.begin, e.end - e.begin);
+    if (e.expr->kind == lang::ExprKind::Call) return std::string("(") + lang::to_string(e.expr->type.base) + " " + t + ")";
+    return t;
+  }
 
   const char* identity(const std::string& text, const Sites& s, std::string& out) {
     const ExprSite* e = pick(values(s));

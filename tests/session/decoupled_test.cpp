@@ -84,6 +84,44 @@ TEST(Decoupled, WithoutBlurEqualsMultisamplingExactly) {
   EXPECT_GT(e.psnr, 45.0) << "rmse " << e.rmse;
 }
 
+TEST(Decoupled, AFloorReachingBehindTheEyeRendersInEveryMode) {
+  // One quad from behind the camera to the horizon (resources/conform/decoupled.json): it has no
+  // view of all its corners. Bilinear reconstruction read its barycentric-grid run as a tap and
+  // crashed; multisampling shaded pixels as cells of the barycentric grid. Without blur its one
+  // view still maps what is visible: decoupled equals multisampling again, bilinear renders.
+  sim::Problems problems;
+  auto loaded = sim::load_scene(std::string(PASSLAB_SOURCE_DIR) + "/resources/conform/decoupled.json", &problems);
+  ASSERT_TRUE(loaded) << (problems.empty() ? "" : problems.front().text());
+  sim::Scene s = *loaded;
+  s.width = s.height = 48;
+  for (auto& obj : s.objects) obj.shader = kSamples + "/shaders/matte.sl";
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  o.shading = sim::Shading::Msaa;
+  const Frame msaa = render(s, o);
+  ASSERT_TRUE(msaa.image) << msaa.diagnostics;
+  o.shading = sim::Shading::Decoupled;
+  const Frame ds = render(s, o);
+  ASSERT_TRUE(ds.image) << ds.diagnostics;
+  EXPECT_TRUE(same(*ds.image, *msaa.image)) << differing_pixels(*ds.image, *msaa.image) << " pixels differ";
+  const long unblurred_grids = ds.stats.barycentric_grids;  // the ball's pole triangles have no area, hence no view
+  o.reconstruct = sim::Reconstruct::Bilinear;
+  const Frame bilinear = render(s, o);
+  ASSERT_TRUE(bilinear.image) << bilinear.diagnostics;
+  EXPECT_GT(sim::image_error(*bilinear.image, *msaa.image).psnr, 30.0);
+  // With a lens the quad has no view at all: the barycentric grid, in every mode, no crash.
+  s.aperture = 0.1f;
+  s.focus = 6;
+  for (const sim::Reconstruct r : {sim::Reconstruct::Nearest, sim::Reconstruct::Bilinear}) {
+    o.reconstruct = r;
+    const Frame blurred = render(s, o);
+    ASSERT_TRUE(blurred.image) << blurred.diagnostics;
+    EXPECT_GT(blurred.stats.barycentric_grids, unblurred_grids);
+  }
+  o.shading = sim::Shading::Msaa;
+  ASSERT_TRUE(render(s, o).image);
+}
+
 // Shading happens at the grid point, not where the miss happened: the picture is the same for
 // any order of lookups and any cache size (only the work changes). An opportunistic cache, which
 // shades where the miss happened, changes its picture with the order.

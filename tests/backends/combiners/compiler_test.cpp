@@ -394,10 +394,20 @@ TEST(Stage5, TheFigure5ShaderCompiles) {
   One o = compile_file("combiners/fig5.sl", "geforce3");
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   EXPECT_EQ(o.result.program.stages.size(), 2u);
-  // Each stage's portion holds one FULL or two HALFs that agree on the OUTMAP.
+  // Each used portion is one FULL (its sum or MUX written) or HALFs (products written, no MUX).
+  int used = 0;
   for (const Stage& s : o.result.program.stages)
-    for (const Portion* po : {&s.rgb, &s.alpha})
-      if (po->sum_out < 0 && po->ab_out >= 0 && po->cd_out >= 0) SUCCEED();
+    for (const Portion* po : {&s.rgb, &s.alpha}) {
+      if (!po->used()) continue;
+      ++used;
+      if (po->mux) {
+        EXPECT_GE(po->sum_out, 0) << "a MUX writes its output";
+      }
+      if (po->sum_out < 0) {
+        EXPECT_TRUE(po->ab_out >= 0 || po->cd_out >= 0);
+      }
+    }
+  EXPECT_GE(used, 2);
 }
 
 TEST(Stage5, TooManyStagesNamesTheConstraintAndTheNode) {
@@ -435,6 +445,78 @@ TEST(Listing, NvparseProgramsAndDeterministicJson) {
   EXPECT_THAT(text, HasSubstr("out.rgb = spare0.rgb;"));
   EXPECT_THAT(text, HasSubstr("out.a = unsigned_invert(zero);"));
   EXPECT_EQ(to_json(o.result.program, m).dump(), to_json(compile("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;", "geforce1").result.program, m).dump());
+}
+
+// ---- found by the conformance tester (tests/data/conformance) ---------------------------------
+
+// The register parts the general combiner stages of a listing write, as "spare0.rgb", "spare0.a".
+std::vector<std::string> written_parts(const std::string& listing) {
+  std::vector<std::string> out;
+  std::string portion;
+  std::size_t at = 0;
+  while (at < listing.size()) {
+    const std::size_t end = listing.find('\n', at);
+    const std::string line = listing.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? listing.size() : end + 1;
+    if (line.find("rgb {") != std::string::npos) portion = "rgb";
+    if (line.find("alpha {") != std::string::npos) portion = "a";
+    const std::size_t eq = line.find(" = ");
+    if (!portion.empty() && eq != std::string::npos) {
+      const std::string reg = line.substr(line.find_first_not_of(' '), eq - line.find_first_not_of(' '));
+      if (reg != "discard") out.push_back(reg + "." + portion);
+    }
+  }
+  return out;
+}
+
+TEST(Regression, AColourChosenBetweenScalarsIsReadWhereTheMuxWroteIt) {
+  // `color c = (s > 0.5) ? 0.2 : 0.8`: the MUX of two scalars runs in alpha; the final combiner
+  // read spare0.rgb, which no stage wrote (renders off by up to 255/255).
+  for (const char* body : {"color c = (s > 0.5) ? 0.2 : 0.8; Ci = c; Oi = 1;", "Ci = -color(dPdv . dPdv); Oi = 1;"}) {
+    One o = compile(body, "geforce3");
+    ASSERT_TRUE(o.result.ok) << body << ": " << o.result.failure.message;
+    const std::string text = listing(o.result.program, test::machine("geforce3"), {&o.lowered, 0, 1});
+    const std::size_t at = text.find("out.rgb = ");
+    ASSERT_NE(at, std::string::npos) << text;
+    std::string read = text.substr(at + 10, text.find(';', at) - at - 10);
+    for (const char* mapping : {"unsigned_invert(", "unsigned("})
+      if (read.rfind(mapping, 0) == 0) read = read.substr(std::string(mapping).size(), read.size() - std::string(mapping).size() - 1);
+    const std::vector<std::string> written = written_parts(text);
+    EXPECT_NE(std::find(written.begin(), written.end(), read), written.end()) << body << ": the final combiner reads " << read << "\n" << text;
+  }
+}
+
+TEST(Regression, TheGreedySchedulerFitsAndAsTheExactOneDoes) {
+  // `a > x && b > y`: the MUX that makes the && control reads the first comparison's control and
+  // writes its own in the same stage; the greedy rule for spare0.a refused that, one stage
+  // stricter than the exact scheduler, so && and || never fitted.
+  for (const char* body : {"Ci = (s > 0.3 && t > 0.6) ? Cs : Os; Oi = 1;", "Ci = (s > 0.3 || t > 0.6) ? Cs : Os; Oi = 1;"}) {
+    One greedy = compile(body, "geforce3");
+    ASSERT_TRUE(greedy.result.ok) << body << ": " << greedy.result.failure.message;
+    CompileResult exact = compile_single(greedy.lowered, greedy.ranges, test::machine("geforce3"), {true, true});
+    ASSERT_TRUE(exact.ok) << exact.failure.message;
+    EXPECT_EQ(greedy.result.program.stages.size(), exact.program.stages.size()) << body;
+  }
+}
+
+TEST(Regression, ListingsHaveNoMuxOrSumOverADotProduct) {
+  // nvparse's !!RC1.0 grammar writes mux() and sum() only over two products (Mul Mul Mux): a MUX
+  // that absorbed a DOT printed "Dot Mul Mux", which nvparse cannot load.
+  One o = compile("float d = normalize(N) . normalize(I); Ci = (s > 0.5) ? color(d) : Cs; Oi = 1;", "geforce3");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  const std::string text = listing(o.result.program, test::machine("geforce3"), {&o.lowered, 0, 1});
+  // Each portion: its lines up to its closing brace; one with mux() or sum() has no " . ".
+  std::size_t at = 0;
+  int portions = 0;
+  while ((at = text.find(" {\n", at)) != std::string::npos) {
+    const std::size_t end = text.find("}", at);
+    const std::string portion = text.substr(at, end - at);
+    at = end;
+    if (portion.find("mux()") == std::string::npos && portion.find("sum()") == std::string::npos) continue;
+    ++portions;
+    EXPECT_EQ(portion.find(" . "), std::string::npos) << portion;
+  }
+  EXPECT_GT(portions, 0) << text;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/rpu/bvh.h"
 #include "backends/rpu/reference.h"
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
@@ -106,6 +107,51 @@ TEST(RpuRender, RecursiveReflectionsAndShadowsMatchTheReference) {
   EXPECT_LT(flat.stats.calls, r.vm.stats.calls);
   EXPECT_GT(share_different(flat.image, r.vm.image, 0.05f), 0.01);
   EXPECT_GT(r.vm.stats.traces, 3u * 96 * 72 / 2);  // shadow rays on top of the camera's
+}
+
+TEST(RpuBvh, ATriangleWithoutAreaIsNeverHit) {
+  // A sphere's pole triangles have two corners on a line with the third: Möller-Trumbore's
+  // determinant is then zero up to rounding, and dividing by it gave hits anywhere (one at t = 1,
+  // u = v = 0 made the VM and the reference disagree on a reflection).
+  const sim::Vec3 a{0.1f, 0.2f, 5}, b{0.7f, 0.35f, 5.3f};
+  const sim::Vec3 c = a + (b - a) * 3.1f;  // on the line through a and b, up to rounding
+  const Bvh bvh(std::vector<std::array<sim::Vec3, 3>>{{a, b, c}, {sim::Vec3{-1, -1, 9}, sim::Vec3{1, -1, 9}, sim::Vec3{0, 1, 9}}});
+  ir::SplitMix64 rng{7};
+  int flat_hits = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const sim::Vec3 on = a + (b - a) * rng.range(-1, 4);
+    const sim::Vec3 from{rng.range(-3, 3), rng.range(-3, 3), rng.range(-2, 2)};
+    const RayHit h = bvh.intersect(from, on - from, 1e-4f, 1e30f);
+    flat_hits += h.hit && h.triangle == 0;
+    const RayHit all = bvh.intersect_all(from, on - from, 1e-4f, 1e30f);
+    EXPECT_EQ(h.hit, all.hit);
+  }
+  EXPECT_EQ(flat_hits, 0);
+  // The real triangle behind is still hit.
+  EXPECT_TRUE(bvh.intersect({0, 0, 0}, {0, 0, 1}, 1e-4f, 1e30f).hit);
+}
+
+TEST(RpuRender, PairedWordsKeepChunkOccupancyAtMostOne) {
+  // Occupancy is active lanes per issued word over the chunk's lanes; a pair is one issue (it
+  // once counted two instructions and read 1.0143 on the reflections scene with --pair).
+  Machine m = default_machine();
+  ASSERT_TRUE(m.pairing);
+  sim::Problems problems;
+  std::optional<sim::Scene> s = sim::load_scene(scene_path("rpu_reflections.json"), &problems);
+  ASSERT_TRUE(s) << "(the bunny comes from scripts/setup.sh)";
+  CompileOptions co;
+  co.pair = true;
+  SceneProgram sp = compile_scene(*s, 48, 36, "", "", "", co);
+  ASSERT_TRUE(sp.ok());
+  SceneData data(*s, sp.object_shader);
+  RenderOptions ro;
+  ro.width = 48;
+  ro.height = 36;
+  const RenderResult r = render(*sp.compiled->program, sp.main_entry, data, *s, ro);
+  EXPECT_GT(r.stats.paired_issues, 0u);
+  EXPECT_LE(r.stats.occupancy(), 1.0);
+  EXPECT_GT(r.stats.occupancy(), 0.5);
+  for (float o : r.pixel_occupancy) EXPECT_LE(o, 1.0f);
 }
 
 TEST(RpuRender, ImagesAndStatisticsDoNotDependOnHostThreads) {

@@ -70,6 +70,19 @@ TEST(Flatten, DerivativesAreRejected) {
   EXPECT_EQ(first_error(f)->span.line, 2u);
 }
 
+TEST(Flatten, ATextureLookupInsideAVaryingBranchFlattens) {
+  // The values a branch defines are not merged at its end (only what flows on): merging every
+  // value made a select of the texture's name, "a string value cannot be computed per fragment".
+  // Found by the conformance tester (tests/data/conformance/texture_in_varying_branch.sl).
+  Flat f = flatten(R"(surface t() {
+    float v = s;
+    if (t > 0.5) v = mix(float texture("marks", s, t), v, float texture("grain", s, t));
+    Ci = v;
+  })");
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  EXPECT_EQ(count_kind(*f.dag, dag::NodeKind::Texture), 2);
+}
+
 TEST(Flatten, VaryingBranchBecomesSelect) {
   Flat f = flatten("surface t() { color c = 0; if (s > .5) c = Cs; else c = Os; Ci = c; }");
   ASSERT_TRUE(f.dag);

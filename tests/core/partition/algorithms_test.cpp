@@ -177,6 +177,25 @@ TEST(Algorithms, UnlimitedTargetIsOnePass) {
   EXPECT_EQ(best.cost, 27);
 }
 
+TEST(Algorithms, WhenNothingFitsTheOptimalSearchSaysWhichPassDoesNot) {
+  // A target below the RDS paper's minimum: node D (8) restores two values and reads a third
+  // one, more than 2 operations even alone. RDSh and RDS return passes naming the pass that does
+  // not fit; the optimal search returned no passes and no reason (the conformance tester found
+  // it on GeForce1, whose pass cannot hold every combiner operation alone).
+  Problem p = make({{}, {}, {}, {0, 1, 2}}, 3);
+  Limits l;
+  l.operations = 2;
+  CountingBackend b(p, l);
+  for (const Partition& part : {rdsh(p, b, {paper(), nullptr}), optimal(p, b, {paper(), nullptr}, OptimalOptions{})}) {
+    EXPECT_FALSE(part.valid) << part.algorithm;
+    ASSERT_FALSE(part.passes.empty()) << part.algorithm;
+    bool named = false;
+    for (const Pass& pass : part.passes) named = named || !pass.failure.empty();
+    EXPECT_TRUE(named) << part.algorithm;
+    EXPECT_FALSE(part.proven_optimal);
+  }
+}
+
 TEST(Algorithms, RdsCallsSubdivideTwicePerMrNodeAndTraces) {
   Problem p = figure2();
   Limits l;
