@@ -25,6 +25,8 @@ using conform::Outcome;
 using conform::Report;
 using Clock = std::chrono::steady_clock;
 
+}  // namespace
+
 nlohmann::json to_json(const Report& r) {
   nlohmann::json checks = nlohmann::json::array();
   for (const Check& c : r.checks)
@@ -34,7 +36,7 @@ nlohmann::json to_json(const Report& r) {
   return {{"program", r.program}, {"front_end_ok", r.front_end_ok}, {"recursion", r.recursion}, {"front_end", r.front_end}, {"checks", checks}};
 }
 
-Report from_json(const nlohmann::json& j) {
+Report report_from_json(const nlohmann::json& j) {
   Report r;
   r.program = j.value("program", "");
   r.front_end_ok = j.value("front_end_ok", false);
@@ -54,6 +56,8 @@ Report from_json(const nlohmann::json& j) {
   }
   return r;
 }
+
+namespace {
 
 Report process_failure(const std::string& path, const std::string& kind, const std::string& detail) {
   Report r;
@@ -124,7 +128,7 @@ struct Child {
       return process_failure(job.path, "crash", fmt::format("the checks died of signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
     if (got.empty()) return process_failure(job.path, "crash", "the checks ended without an answer");
     try {
-      return from_json(nlohmann::json::parse(got));
+      return report_from_json(nlohmann::json::parse(got));
     } catch (const std::exception& e) {
       return process_failure(job.path, "crash", std::string("unreadable answer: ") + e.what());
     }

@@ -32,14 +32,6 @@ using conform::Outcome;
 using conform::Report;
 using Clock = std::chrono::steady_clock;
 
-nlohmann::json report_json(const Report& r) {
-  nlohmann::json checks = nlohmann::json::array();
-  for (const Check& c : r.checks)
-    checks.push_back({{"backend", c.backend}, {"outcome", conform::to_string(c.outcome)}, {"kind", c.kind}, {"detail", c.detail},
-                      {"compared", c.compared}, {"undefined", c.undefined}});
-  return {{"program", r.program}, {"front_end_ok", r.front_end_ok}, {"front_end", r.front_end}, {"checks", checks}};
-}
-
 // The backend group a check counts toward in the acceptance shares: "fp PC3", "combiners
 // geforce1", "rpu", "dag", ...
 std::string group_of(const std::string& backend) {
@@ -203,9 +195,29 @@ int run_conform(const ConformCliOptions& o) {
   // the failing backend's family, and target), saved with where it came from.
   auto reduce_and_save = [&](const ConformJob& job, const Report& r) {
     std::string reduced = job.text;
-    if (o.reduce) {
+    std::string origin = job.origin;
+    const conform::Check* failing_check = r.first_failure();
+    if (o.reduce && failing_check && failing_check->backend == "transform" && job.original) {
+      // The transformation changed what the program computes: the fewest of its edits (the
+      // same seed's first k) that still do, saved beside the file they apply to.
+      for (int k = 1; k <= job.transform_steps; ++k) {
+        conform::TransformOptions to;
+        to.seed = job.transform_seed;
+        to.steps = k;
+        const conform::Transformed t = conform::transform(job.path, *job.original, to, o.include_paths);
+        if (!t.ok) break;
+        ConformJob c = job;
+        c.text = t.text;
+        if (conform::same_failure(check_in_child(oracle, c, o.timeout), r)) {
+          reduced = t.text;
+          origin = fmt::format("from {}, transform seed {}, its first {} edit{} ({})", job.path, job.transform_seed, k, k == 1 ? "" : "s", t.summary);
+          std::cout << fmt::format("  reduced to the first {} of {} edits\n", k, job.transform_steps);
+          break;
+        }
+      }
+    } else if (o.reduce) {
       conform::OracleOptions ro = oo;
-      const std::string failing = r.first_failure() ? r.first_failure()->backend : "";
+      const std::string failing = failing_check ? failing_check->backend : "";
       const std::string only = family_of_check(failing);
       if (!only.empty()) ro.only = {only};
       if (only == "fragment" || only == "combiners") {
@@ -216,13 +228,17 @@ int run_conform(const ConformCliOptions& o) {
       conform::ReduceOptions rd;
       // A candidate that hangs where the original did not is not interesting: it need not be
       // waited for as long (unless the failure is the hang).
-      const bool hang = r.first_failure() && r.first_failure()->kind == "hang";
+      const bool hang = failing_check && failing_check->kind == "hang";
       rd.timeout = hang ? o.timeout : std::min(o.timeout, 20.0);
       rd.include_paths = o.include_paths;
       rd.path = job.path;
       conform::ReduceStats stats;
+      // A backend's failure on a transformed program is the transformed program's own: reduced
+      // against its own reference, without the original.
+      ConformJob base = job;
+      base.original.reset();
       reduced = conform::reduce(job.text, [&](const std::string& candidate) {
-        ConformJob c = job;
+        ConformJob c = base;
         c.text = candidate;
         Report cr = check_in_child(narrow, c, rd.timeout);
         if (job.family) conform::expect_acceptance(cr, *job.family);
@@ -231,7 +247,7 @@ int run_conform(const ConformCliOptions& o) {
       std::cout << fmt::format("  reduced {} bytes to {} in {} tests\n", stats.original_bytes, stats.reduced_bytes, stats.tests);
     }
     if (o.save.empty()) return;
-    const std::string header = fmt::format("// {}\n// fails: {}\n", job.origin, r.signature());
+    const std::string header = fmt::format("// {}\n// fails: {}\n", origin, r.signature());
     const std::string where = save_reduced(o.save, job.name, reduced, header);
     if (!where.empty()) saved.push_back(where);
     std::cout << fmt::format("  {} saved as {}\n", o.reduce ? "reduced" : "program", where.empty() ? "(could not write)" : where);
@@ -273,6 +289,8 @@ int run_conform(const ConformCliOptions& o) {
         j.original = text;
         j.name = fmt::format("{}_t{}", stem, to.seed);
         j.origin = fmt::format("from {}, transform seed {} ({})", file, to.seed, t.summary);
+        j.transform_seed = to.seed;
+        j.transform_steps = to.steps;
         return j;
       }
       ++file_at;
@@ -315,7 +333,7 @@ int run_conform(const ConformCliOptions& o) {
       reduce_and_save(job, r);
     } else if (r.failed()) {
       any_failure = true;
-      if (!job.family && !job.original && o.format == "json") std::cout << report_json(r).dump(1) << '\n';
+      if (!job.family && !job.original && o.format == "json") std::cout << to_json(r).dump(1) << '\n';
       else if (!job.family && !job.original) print_report(r, o.verbose);
       else {
         const Check& c = *r.first_failure();
@@ -323,7 +341,7 @@ int run_conform(const ConformCliOptions& o) {
       }
       reduce_and_save(job, r);
     } else if (!job.family && !job.original) {
-      if (o.format == "json") std::cout << report_json(r).dump(1) << '\n';
+      if (o.format == "json") std::cout << to_json(r).dump(1) << '\n';
       else print_report(r, o.verbose);
     } else if (o.verbose) {
       print_report(r, true);
