@@ -6,6 +6,7 @@
 // abs and step become MUXes; pow() by a whole number becomes repeated squaring; the inputs of the
 // pass become INPUT nodes (biased inputs read through expand()). Mappings are recognised
 // afterwards (mapping.cpp). What the hardware cannot compute fails with the operation's name.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -206,7 +207,14 @@ class Rewriter {
   Cond condition(dag::NodeId id) {
     const dag::Node& n = d_.node(id);
     if (n.kind == dag::NodeKind::Operation && n.type != ir::BaseType::Bool) {
-      // A number used as a condition: restored 0/1 (a bool saved as a number), tested >= 1/2.
+      // A number used as a condition means x != 0. Tested >= 1/2, that holds only for a number
+      // that is 0 or 1: a bool made a number (a select of 0 and 1, a conversion). Any other
+      // (`min(a, b) ? x : y`) has no combiner test (the conformance tester found 0.25 taken as
+      // false).
+      if (!zero_or_one(id)) {
+        fail("unsupported", "a number used as a condition (x != 0) has no combiner test; compare it with >= or <", id);
+        return {};
+      }
       return {blue(value(id), id), false};
     }
     if (n.kind == dag::NodeKind::Operation) {
@@ -245,6 +253,16 @@ class Rewriter {
     }
     fail("unsupported", fmt::format("the combiners cannot test '{}' (only <, <=, >, >= and their combinations)", op_name(n)), id);
     return {};
+  }
+  // Whether a node's value is always 0 or 1: a bool converted to a number, or a select between 0
+  // and 1 (or between such values).
+  bool zero_or_one(dag::NodeId id) const {
+    const dag::Node& n = d_.node(id);
+    if (n.kind == dag::NodeKind::Constant) return !n.value.empty() && std::all_of(n.value.begin(), n.value.end(), [](float v) { return v == 0.0f || v == 1.0f; });
+    if (n.kind != dag::NodeKind::Operation) return false;
+    if (n.op == Op::Convert) return !n.children.empty() && d_.node(n.children[0]).type == ir::BaseType::Bool;
+    if (n.op == Op::Select) return n.children.size() == 3 && zero_or_one(n.children[1]) && zero_or_one(n.children[2]);
+    return false;
   }
   // A control for "not c": 1 - control (exact except when the control is exactly 1/2).
   HId positive(const Cond& c, dag::NodeId origin) {

@@ -99,12 +99,23 @@ class Selector {
   }
 
  private:
-  // A MUX whose control is an input or a constant: a move into a register of its own (spare0.a
-  // at the MUX's stage).
+  // Whether a value is read straight from a register, by a variable that applies the mapping or
+  // the component selection itself: a leaf, an input mapping, BLUE or TRIPLE (no combiner
+  // computes them, so none writes them into spare0.a).
+  bool read_from_register(HId v) const {
+    const HNode& n = h_[v];
+    return is_leaf(n) || n.op == HOp::InMap || n.op == HOp::Blue || n.op == HOp::Triple;
+  }
+
+  // A MUX whose control is read from a register (an input, a constant, or through a mapping or
+  // a component: a biased input is expand(col0.a), a dot product's value BLUE(DOT)): a move into
+  // a register of its own (spare0.a at the MUX's stage). Without one the MUX read whatever
+  // spare0.a held (the conformance tester found `t < 0.5 ? 0.1 : t` always 0.1, and a MUX on
+  // `n . n >= 1/2` reading the alpha a dot product never writes).
   void move_leaf_controls() {
     for (HId i = 0; i < h_.nodes.size(); ++i) {
       HNode& x = h_[i];
-      if (x.removed || x.op != HOp::Mux || !is_leaf(h_[x.kids[0]])) continue;
+      if (x.removed || x.op != HOp::Mux || !read_from_register(x.kids[0])) continue;
       HNode mov;
       mov.op = HOp::OutMap;
       mov.map = static_cast<std::uint8_t>(OutMap::None);
@@ -234,7 +245,11 @@ class Selector {
               bool& dot, HId& unit) {
     const HId p = h_[owner].kids[slot];
     const HNode pn = h_[p];
-    const bool is_product = pn.op == HOp::Mul || (pn.op == HOp::Dot && allow_dot);
+    // A MUX's operand that is also its control (min(x, 1/2) is x >= 1/2 ? 1/2 : x) is not
+    // computed inside the MUX: the control must be in spare0.a before the MUX's stage, so its own
+    // combiner writes it (absorbed, the MUX read whatever spare0.a held).
+    const bool own_control = h_[owner].op == HOp::Mux && h_[owner].kids[0] == p;
+    const bool is_product = !own_control && (pn.op == HOp::Mul || (pn.op == HOp::Dot && allow_dot));
     const bool single = parents_[p].size() == 1;
     // A side output must not feed, through another reader, the combiner that writes it: that
     // reader would need the product before the combiner and the combiner the reader's value

@@ -243,9 +243,16 @@ class Selector {
         return emit(Opcode::SUB, {pos, negv}, width);
       }
       case Builtin::Mod: {
-        // a - b * floor(a / b)
-        Operand inv = emit(Opcode::RCP, {kid(1)}, 1);
-        if (!is_float(child(n, 1).type)) fail("mod with a triple divisor is not supported on this target");
+        // a - b * floor(a / b); RCP is scalar, so a triple divisor takes one per component (as
+        // a division by a triple does).
+        Operand inv;
+        if (is_float(child(n, 1).type)) {
+          inv = emit(Opcode::RCP, {kid(1)}, 1);
+        } else {
+          std::vector<Operand> r;
+          for (std::uint8_t c = 0; c < 3; ++c) r.push_back(emit(Opcode::RCP, {splat(kid(1), c)}, 1));
+          inv = pack(r);
+        }
         Operand q = emit(Opcode::FLR, {emit(Opcode::MUL, {kid(0), inv}, width)}, width);
         return emit(Opcode::MAD, {neg(q), kid(1), kid(0)}, width);
       }

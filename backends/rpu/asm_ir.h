@@ -47,6 +47,10 @@ struct AsmInstr {
   std::vector<Loc> call_uses, call_defs;
   std::string callee;  // the called function's RSL name (listings); "" for a call through HIT.w
   lang::Span span;     // the RSL it came from
+  // Rounds as written: forwarding fuses no product into it. floor(x) is x - frac(x), an integer
+  // only when both sides read the same rounded x; a mad would subtract from the exact product
+  // (on 24-bit floats ceil(-0.76) was 2e-6, and the ceil of that 1).
+  bool exact = false;
   bool is_call() const { return word.control.kind == ControlKind::Call; }
 };
 

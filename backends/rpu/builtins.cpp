@@ -77,6 +77,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
       const Loc f = fresh("frac"), r = fresh("floor");
       emit(Opcode::Frac, vdst(f_, f), x);
       emit(Opcode::Add, vdst(f_, r), x, negated(vsrc(f_, f)));
+      exact();
       return vsrc(f_, r);
     }
     case B::Ceil: {  // x + frac(-x)
@@ -84,6 +85,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
       const Loc f = fresh("frac"), r = fresh("ceil");
       emit(Opcode::Frac, vdst(f_, f), negated(x));
       emit(Opcode::Add, vdst(f_, r), x, vsrc(f_, f));
+      exact();
       return vsrc(f_, r);
     }
     case B::Round: {  // halves away from zero: floor(x + 0.5), and -floor(-x + 0.5) below zero
@@ -92,12 +94,14 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
       emit(Opcode::Add, vdst(f_, a), x, Source::lit(0.5f));
       emit(Opcode::Frac, vdst(f_, f), vsrc(f_, a));
       emit(Opcode::Add, vdst(f_, r), vsrc(f_, a), negated(vsrc(f_, f)));
+      exact();
       for (int l : lanes_of(cls))
         unless(lane_of(x, l), Source::lit(0), Relation::Ge, [&] {
           const Loc b = temp(RegClass::Scalar, "t"), g = temp(RegClass::Scalar, "frac");
           emit(Opcode::Add, vdst(f_, b), negated(lane_of(x, l)), Source::lit(0.5f));
           emit(Opcode::Frac, vdst(f_, g), vsrc(f_, b));
           emit(Opcode::Add, lane_dest(r, l), negated(vsrc(f_, b)), vsrc(f_, g));
+          exact();
         });
       return vsrc(f_, r);
     }
@@ -112,6 +116,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
       emit(Opcode::Mul, vdst(f_, q), a, vsrc(f_, inv));
       emit(Opcode::Frac, vdst(f_, f), vsrc(f_, q));
       emit(Opcode::Add, vdst(f_, fl), vsrc(f_, q), negated(vsrc(f_, f)));
+      exact();
       emit(Opcode::Mad, vdst(f_, r), negated(b), vsrc(f_, fl), a);
       return vsrc(f_, r);
     }

@@ -24,6 +24,8 @@ class FunctionCodegen {
   // ---- emission (used by the standard library) ----
   Loc temp(RegClass cls, const char* name = "t");
   void emit(Opcode op, const Dest& d, const Source& a, const Source& b = {}, const Source& c = {}, SpecialFn special = SpecialFn::None);
+  // Marks the instruction just emitted as rounding as written (AsmInstr::exact).
+  void exact() { f_.blocks[cur_].body.back().exact = true; }
   void mov(const Dest& d, const Source& s) { emit(Opcode::Mov, d, s); }
   // 1/x or 1/sqrt(x) of `x`'s first lane into the next S lane; returns that lane as an operand.
   Source special(SpecialFn fn, const Source& x);

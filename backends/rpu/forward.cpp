@@ -108,7 +108,7 @@ bool literals_ok(const Operation& o, const Machine& m) {
 }
 
 bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Machine& m, AsmStats& stats, std::vector<const Fact*>* used,
-             std::string* what) {
+             std::string* what, bool exact) {
   if (!is_arithmetic(o.op) && o.op != Opcode::Trace && o.op != Opcode::Store) return false;
   bool changed = false;
   for (int k = 0; k < source_count(o.op); ++k) {
@@ -135,8 +135,8 @@ bool rewrite(Operation& o, const Condition* cond, const Facts& facts, const Mach
     if (what) *what = "operands";
     changed = true;
   }
-  // mul + add -> mad
-  if (o.op == Opcode::Add) {
+  // mul + add -> mad (not into an add that must round as written: AsmInstr::exact)
+  if (o.op == Opcode::Add && !exact) {
     for (int p = 0; p < 2; ++p) {
       const Source& s = o.src[static_cast<std::size_t>(p)];
       if (s.bank != Bank::Virtual) continue;
@@ -290,12 +290,12 @@ bool forward(AsmFunction& f, const Machine& m, AsmStats& stats, std::vector<Forw
     for (std::uint32_t b : order) {
       Facts facts = *in[b];
       // Rewrites one operation; with `notes`, says what changed and by which facts.
-      auto apply = [&](Operation& op, const Condition* cond) {
-        if (!notes) return rewrite(op, cond, facts, m, stats, nullptr, nullptr);
+      auto apply = [&](Operation& op, const Condition* cond, bool exact) {
+        if (!notes) return rewrite(op, cond, facts, m, stats, nullptr, nullptr, exact);
         const std::string before = to_text(op, to);
         std::vector<const Fact*> used;
         std::string what;
-        if (!rewrite(op, cond, facts, m, stats, &used, &what)) return false;
+        if (!rewrite(op, cond, facts, m, stats, &used, &what, exact)) return false;
         ForwardNote note{b, before, to_text(op, to), {}, what};
         for (const Fact* x : used)
           if (x) note.facts.push_back(fact_text(f, *x));
@@ -303,11 +303,11 @@ bool forward(AsmFunction& f, const Machine& m, AsmStats& stats, std::vector<Forw
         return true;
       };
       for (AsmInstr& instr : f.blocks[b].body) {
-        if (!instr.is_call()) changed = apply(instr.word.primary, nullptr) || changed;
+        if (!instr.is_call()) changed = apply(instr.word.primary, nullptr, instr.exact) || changed;
         transfer(f, m, instr, facts);
       }
       Terminator& t = f.blocks[b].term;
-      if (t.kind == Terminator::Kind::Branch) changed = apply(t.test, &t.cond) || changed;
+      if (t.kind == Terminator::Kind::Branch) changed = apply(t.test, &t.cond, false) || changed;
     }
     any = any || changed;
     if (!changed) break;

@@ -2,6 +2,7 @@
 #include "core/ir/interpreter.h"
 #include "core/ir/splitmix.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace passlab::ir {
@@ -62,7 +63,7 @@ class Interpreter {
           case Op::Global:
             vals[v] = in_.globals.at(in.aux);
             vals[v].type = in.type;
-            perturb(vals[v]);
+            perturb(vals[v], -1, true);
             break;
           case Op::ShaderParam: {
             auto it = params_.find(in.text);
@@ -106,6 +107,8 @@ class Interpreter {
             std::vector<const Value*> ops;
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
+            if (options_.perturb && in.op == Op::Builtin && !ops.empty() && beyond_fractions(static_cast<lang::Builtin>(in.aux), *ops[0]))
+              nonfinite_ = true;
             perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1);
             break;
           }
@@ -118,7 +121,18 @@ class Interpreter {
 
  private:
   // Marks results that are not finite, and applies the Monte Carlo perturbation (RunOptions).
-  void perturb(Value& val, int builtin = -1) {
+  // Whether a rounding function's argument is past the format's fractions (Perturbation::integral).
+  bool beyond_fractions(lang::Builtin b, const Value& x) const {
+    if (b != lang::Builtin::Floor && b != lang::Builtin::Ceil && b != lang::Builtin::Round && b != lang::Builtin::Mod) return false;
+    const int n = std::max(1, lang::component_count(x.type));
+    for (int i = 0; i < n; ++i)
+      if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
+    return false;
+  }
+
+  // `global`: an interpolated input, whose error is relative to the values it was interpolated
+  // from: a scalar's to its unit range (s, t, u and v come from [0, 1]), so an exact 0 moves too.
+  void perturb(Value& val, int builtin = -1, bool global = false) {
     if (val.type == BaseType::String || val.type == BaseType::Void) return;
     const int n = val.type == BaseType::Bool ? 1 : lang::component_count(val.type);
     for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
@@ -129,9 +143,15 @@ class Interpreter {
       nonfinite_ = nonfinite_ || a >= p->overflow || (a != 0 && a < p->underflow);
     }
     const float extra = builtin >= 0 && static_cast<std::size_t>(builtin) < p->builtin.size() ? p->builtin[static_cast<std::size_t>(builtin)] : 0.0f;
+    // A triple's error is relative to its length, not to each component: a cross product's, or a
+    // face normal's, exact zero is zero only up to the rounding of the terms that cancelled.
+    float scale = 0;
+    if (n == 3)
+      for (int i = 0; i < 3; ++i) scale = std::max(scale, std::fabs(val.f[static_cast<std::size_t>(i)]));
     for (int i = 0; i < n; ++i) {
       float& x = val.f[static_cast<std::size_t>(i)];
-      x = x * (1 + p->relative * rng_.range(-1, 1)) + (p->absolute + extra) * rng_.range(-1, 1);
+      const float size = n == 3 ? scale : global ? std::max(std::fabs(x), 1.0f) : std::fabs(x);
+      x = x + size * p->relative * rng_.range(-1, 1) + (p->absolute + extra) * rng_.range(-1, 1);
     }
   }
 

@@ -46,6 +46,9 @@ struct Perturbation {
   // `underflow`, counts as not finite (RunResult::nonfinite), as it would not be on that machine.
   float overflow = std::numeric_limits<float>::infinity();
   float underflow = 0;
+  // From this magnitude on the format holds no fractions: floor, ceil, round and mod of such a
+  // value say nothing there (mod(1e6, 2.13) on 16 mantissa bits), and count as not finite.
+  float integral = std::numeric_limits<float>::infinity();
 };
 
 struct RunOptions {

@@ -69,19 +69,24 @@ const Precision& rpu_ieee() {
   return p;
 }
 // The RPU's 24-bit floats: 16 mantissa bits, rounded to nearest (2^-17 relative per operation),
-// magnitudes from 2^64 infinite and below 2^-62 zero (a value beyond that range is undefined there).
+// magnitudes from 2^64 infinite and below 2^-62 zero (a value beyond that range is undefined
+// there), no fractions from 2^16 (floor or mod of such a value is undefined there too).
 const Precision& fp24() {
   static const Precision p = [] {
     Precision q = precision("fp24", 0x1p-15f, 0, 1e-4f, 1e-4f);
     q.perturb.overflow = 0x1p64f;
     q.perturb.underflow = 0x1p-62f;
+    q.perturb.integral = 0x1p16f;
     return q;
   }();
   return p;
 }
-// The combiners' hardware precision: 8-bit inputs and intermediates, 9-bit signed registers.
+// The combiners' hardware precision: 8-bit inputs and intermediates, 9-bit signed registers; a
+// signed value stored biased, (x + 1) / 2, steps by 2/255 once expanded, so an operation's
+// result is within 2/255 of the exact one (1/255 was optimistic: a normal's squared length, from
+// three such components, reached past it).
 const Precision& fixed8() {
-  static const Precision p = precision("fixed8", 0, 1.0f / 255, 3.0f / 255, 0);
+  static const Precision p = precision("fixed8", 0, 2.0f / 255, 4.0f / 255, 0);
   return p;
 }
 
