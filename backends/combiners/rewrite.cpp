@@ -231,15 +231,17 @@ class Rewriter {
         case Op::And:
         case Op::Or: {
           // a && b: if a then b else false; a || b: if a then true else b (controls made by a MUX).
+          // The result keeps b's polarity: when b is true below 1/2, "false" is a control of 1 and
+          // "true" one of 0. Making b positive as 1 - control instead turned a strict test into a
+          // non-strict one at exactly 1/2 (the conformance tester found s <= t || g > g true).
           const Cond a = condition(n.children[0]);
           const Cond b = condition(n.children[1]);
           if (!ok_) return {};
-          const HId bc = b.negated ? positive(b, id) : b.control;
-          const HId no = constant(Part::Alpha, 0.0f), yes = constant(Part::Alpha, 1.0f);
-          HId left = n.op == Op::And ? no : bc, right = n.op == Op::And ? bc : yes;
+          const HId no = constant(Part::Alpha, b.negated ? 1.0f : 0.0f), yes = constant(Part::Alpha, b.negated ? 0.0f : 1.0f);
+          HId left = n.op == Op::And ? no : b.control, right = n.op == Op::And ? b.control : yes;
           if (a.negated) std::swap(left, right);
           event(CEvent::Rewrite, id, n.op == Op::And ? "&&" : "||", "a MUX of the two controls");
-          return {mux(a.control, left, right, id), false};
+          return {mux(a.control, left, right, id), b.negated};
         }
         case Op::Convert:
           if (n.children.size() == 1 && d_.node(n.children[0]).type == ir::BaseType::Float) {
@@ -263,10 +265,6 @@ class Rewriter {
     if (n.op == Op::Convert) return !n.children.empty() && d_.node(n.children[0]).type == ir::BaseType::Bool;
     if (n.op == Op::Select) return n.children.size() == 3 && zero_or_one(n.children[1]) && zero_or_one(n.children[2]);
     return false;
-  }
-  // A control for "not c": 1 - control (exact except when the control is exactly 1/2).
-  HId positive(const Cond& c, dag::NodeId origin) {
-    return add(constant(Part::Alpha, 1.0f), neg(c.control, origin), origin);
   }
 
   std::string op_name(const dag::Node& n) const {

@@ -413,11 +413,18 @@ class Selector {
     Operand folded = emit(Opcode::CMP, {big, emit(Opcode::SUB, {scalar(1.57079633f), r}, 1), r}, 1);
     return emit(Opcode::CMP, {x, neg(folded), folded}, 1);
   }
-  // atan2(y, x) = atan(y / x), plus pi toward y's side when x < 0.
+  // atan2(y, x) from the octant: r = atan(min(|x|,|y|) / max(|x|,|y|)) in [0, pi/4], reflected to
+  // pi/2 - r when |y| > |x|, to pi - r when x < 0, negated when y < 0. The divisor is kept off zero,
+  // so atan2(0, 0) is 0 as in C; y * (1/x) made it 0 * inf = NaN (found by the conformance tester).
   Operand atan2(Operand y, Operand x) {
-    Operand base = atan(emit(Opcode::MUL, {y, emit(Opcode::RCP, {x}, 1)}, 1));
-    Operand side = emit(Opcode::CMP, {y, scalar(-3.14159265f), scalar(3.14159265f)}, 1);
-    return emit(Opcode::CMP, {x, emit(Opcode::ADD, {base, side}, 1), base}, 1);
+    Operand ax = emit(Opcode::ABS, {x}, 1), ay = emit(Opcode::ABS, {y}, 1);
+    Operand lo = emit(Opcode::MIN, {ax, ay}, 1);
+    Operand hi = emit(Opcode::MAX, {emit(Opcode::MAX, {ax, ay}, 1), scalar(1e-30f)}, 1);
+    Operand u = emit(Opcode::MUL, {lo, emit(Opcode::RCP, {hi}, 1)}, 1);
+    Operand r = asin(emit(Opcode::MUL, {u, emit(Opcode::RSQ, {emit(Opcode::MAD, {u, u, scalar(1)}, 1)}, 1)}, 1));
+    r = emit(Opcode::CMP, {emit(Opcode::SUB, {ax, ay}, 1), emit(Opcode::SUB, {scalar(1.57079633f), r}, 1), r}, 1);
+    r = emit(Opcode::CMP, {x, emit(Opcode::SUB, {scalar(3.14159265f), r}, 1), r}, 1);
+    return emit(Opcode::CMP, {y, neg(r), r}, 1);
   }
 
   // Catmull-Rom through constant knots: each segment's cubic is a polynomial in u = n*clamp(x)
