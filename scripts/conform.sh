@@ -6,6 +6,8 @@
 # reduced and saved under build/conformance/<date>/ with the seed or transformation they came from.
 # Prints programs per second, the share of programs each backend accepted, and the failures.
 # Usage: scripts/conform.sh [minutes=10] [backend...]
+# PASSLAB_CONFORM_PROGRAMS=N runs N generated programs instead of a time budget (the closing run of
+# the conformance issue: 100,000); PASSLAB_CONFORM_SEED=S repeats a run's seed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 minutes=${1:-10}
@@ -21,13 +23,17 @@ args=(--reduce --save "$out" --jobs "$jobs" --timeout 120)
 [ -n "$only" ] && args+=(--only "$only")
 # The seed of this run's generated programs: different every run, printed so it can be repeated.
 seed=${PASSLAB_CONFORM_SEED:-$(( $(date +%s) % 1000000000 ))}
-echo "conform: $minutes minutes on $jobs cores, generated programs from seed $seed; failures go to $out"
+budget=(--minutes "$minutes") what="$minutes minutes"
+if [ -n "${PASSLAB_CONFORM_PROGRAMS:-}" ]; then
+  budget=(--generate "$PASSLAB_CONFORM_PROGRAMS") what="$PASSLAB_CONFORM_PROGRAMS generated programs"
+fi
+echo "conform: $what on $jobs cores, generated programs from seed $seed; failures go to $out"
 status=0
 # Every sample, as it is and in 20 transformed versions (a few minutes at most).
 samples=("$here"/samples/shaders/*.sl "$here"/samples/combiners/*.sl "$here"/samples/rpu/*.sl)
 "$cli" conform "${samples[@]}" --transforms 20 --seed "$seed" "${args[@]}" | tee "$out/samples.txt" || status=1
 # Generated programs for the rest of the time.
 start=$(date +%s)
-"$cli" conform --minutes "$minutes" --seed "$seed" --progress 1000 "${args[@]}" | tee "$out/generated.txt" || status=1
+"$cli" conform "${budget[@]}" --seed "$seed" --progress 1000 "${args[@]}" | tee "$out/generated.txt" || status=1
 echo "took $(( $(date +%s) - start )) s; reports in $out"
 exit $status
