@@ -189,6 +189,32 @@ TEST(Transform, SamplesKeepTheirMeaningOnEveryBackend) {
   }
 }
 
+// The ceramic sample hashes cells with fract(sin(x) * 43758) and speckles where the hash passes
+// 0.985: on 24-bit floats a pixel flips in about 1.5% of perturbed runs, which 48 runs often miss.
+// Two of the transformations of seed 1000007 moved the VM onto such a flip (a difference of 0.05
+// against a tolerance of 0.049); the oracle now confirms with 256 runs before failing.
+TEST(Oracle, ARareFlipOfAPseudoRandomHashIsWithinTheTolerance) {
+  const std::filesystem::path path = std::filesystem::path(PASSLAB_SAMPLES_DIR) / "rpu/ceramic.sl";
+  std::string text = read(path);
+  const auto edit = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  edit("float band = smoothstep(0.35, 0.65, ring);", "float a[2] = {smoothstep(0.35, 0.65, ring), smoothstep(0.35, 0.65, ring)}; float band = a[0];");
+  edit("reflected = trace(P, R) * fresnel * Kr;", "reflected = (trace(P, R) + 0) * fresnel * Kr;");
+  OracleOptions o;
+  o.only = {"rpu"};
+  o.include_paths = {(std::filesystem::path(PASSLAB_SAMPLES_DIR) / "include").string()};
+  const Oracle rpu{o};
+  ASSERT_TRUE(rpu.ok()) << rpu.error();
+  const Report r = rpu.check(path.string(), text);
+  EXPECT_FALSE(r.failed()) << failures(r);
+  int compared = 0;
+  for (const Check& c : r.checks) compared += c.compared;
+  EXPECT_GT(compared, 4 * 100) << "the ceramic's pixels are compared, not left undefined";
+}
+
 TEST(Transform, EveryKindOfEditHappens) {
   const std::string text = read(std::filesystem::path(PASSLAB_SAMPLES_DIR) / "shaders/toon.sl");
   std::string summaries;
