@@ -1,6 +1,7 @@
 // The test-case reducer (see reducer.h).
 #include "session/conform/reducer.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "session/conform/syntax.h"
@@ -22,6 +23,7 @@ class Reducer {
     while (progress && !spent()) {
       progress = false;
       progress |= pass(&Reducer::functions);
+      progress |= pass(&Reducer::inlining);
       progress |= pass(&Reducer::statements);
       progress |= pass(&Reducer::expressions);
       progress |= pass(&Reducer::parameters);
@@ -51,7 +53,7 @@ class Reducer {
       for (const std::string& cand : c) {
         if (spent()) break;
         if (cand.size() > best_.size() + 2 || cand == best_ || !parse(o_.path, cand, o_.include_paths).ok) continue;
-        if (cand.size() >= best_.size() && p != &Reducer::parameters) continue;
+        if (cand.size() >= best_.size() && p != &Reducer::parameters && p != &Reducer::inlining) continue;
         ++stats_.tests;
         if (test_(cand)) {
           best_ = cand;
@@ -66,6 +68,49 @@ class Reducer {
 
   void functions(const Parsed&, const Sites& s, Candidates& c) {
     for (auto it = s.functions.rbegin(); it != s.functions.rend(); ++it) c.push_back(splice(best_, it->begin, it->end, ""));
+  }
+
+  // A function whose body is `return E;`, with no output parameter: every call becomes (E) with
+  // the parameters replaced by the call's (parenthesised) arguments, and the definition goes.
+  // Arguments may be evaluated twice or not at all; the reducer needs only the failure to hold.
+  void inlining(const Parsed&, const Sites& s, Candidates& c) {
+    for (const FunctionSite& f : s.functions) {
+      const lang::FunctionDecl& fn = *f.function;
+      if (!fn.body || fn.body->stmts.size() != 1 || fn.body->stmts[0]->kind != lang::StmtKind::Return) continue;
+      const lang::Expr* ret = static_cast<const lang::ReturnStmt&>(*fn.body->stmts[0]).value.get();
+      if (!ret || std::any_of(fn.params.begin(), fn.params.end(), [](const lang::Param& p) { return p.output; })) continue;
+      const std::uint32_t rb = ret->span.offset, re = ret->span.offset + ret->span.length;
+      // The parameters' uses in E, last first.
+      std::vector<std::pair<const ExprSite*, std::size_t>> uses;
+      for (const ExprSite& e : s.expressions) {
+        if (e.begin < rb || e.end > re || e.expr->kind != lang::ExprKind::Name) continue;
+        const auto& name = static_cast<const lang::NameExpr&>(*e.expr);
+        for (std::size_t k = 0; k < fn.params.size(); ++k)
+          if (name.symbol && name.symbol == fn.params[k].symbol) uses.push_back({&e, k});
+      }
+      std::sort(uses.begin(), uses.end(), [](const auto& a, const auto& b) { return a.first->begin > b.first->begin; });
+      // Its calls, last first; none may lie inside another (an argument calling it again).
+      std::vector<const ExprSite*> calls;
+      for (const ExprSite& e : s.expressions)
+        if (e.expr->kind == lang::ExprKind::Call && static_cast<const lang::CallExpr&>(*e.expr).function == &fn) calls.push_back(&e);
+      if (calls.empty()) continue;
+      std::sort(calls.begin(), calls.end(), [](const ExprSite* a, const ExprSite* b) { return a->begin > b->begin; });
+      bool nested = false;
+      for (std::size_t k = 0; k + 1 < calls.size(); ++k) nested |= calls[k + 1]->end > calls[k]->begin;
+      for (const ExprSite* call : calls) nested |= static_cast<const lang::CallExpr&>(*call->expr).args.size() != fn.params.size();
+      if (nested || calls.back()->begin < f.end) continue;  // or a call inside its own body: recursion
+      std::string t = best_;
+      for (const ExprSite* call : calls) {
+        const auto& args = static_cast<const lang::CallExpr&>(*call->expr).args;
+        std::string body = best_.substr(rb, re - rb);
+        for (const auto& [use, k] : uses) {
+          const lang::Span a = args[k]->span;
+          body = splice(body, use->begin - rb, use->end - rb, "(" + best_.substr(a.offset, a.length) + ")");
+        }
+        t = splice(t, call->begin, call->end, "(" + body + ")");
+      }
+      c.push_back(splice(t, f.begin, f.end, ""));
+    }
   }
 
   void statements(const Parsed&, const Sites& s, Candidates& c) {

@@ -1,6 +1,7 @@
 // The test-case reducer: shrinks a failing program while it still fails the same way (after
 // C-Reduce, Regehr et al., PLDI 2012, and spirv-reduce), by passes over its text:
 //   functions    delete a file-scope function
+//   inlining     replace the calls of a function `{ return E; }` by E and delete it
 //   statements   delete a statement, or keep only a branch or a loop's body
 //   expressions  replace an expression by one of its operands, or by 0 or 1
 //   parameters   turn a shader parameter into a local variable with its default

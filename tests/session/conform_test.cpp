@@ -242,5 +242,18 @@ TEST(Reducer, ShrinksWhileTheFailureHoldsAndKeepsItParsing) {
   EXPECT_LE(stats.tests, ReduceOptions{}.max_tests);
 }
 
+// A failure inside a small function survives the function: its calls become its expression
+// (without inlining, the function could only stay, as deleting it breaks the calls).
+TEST(Reducer, InlinesAFunctionThatOnlyReturnsAnExpression) {
+  const std::string text =
+      "float twice(float a; float b) { return a * 2 + b; }\n"
+      "surface r() {\n  float x = twice(s, t);\n  Ci = color(twice(x, 1));\n}\n";
+  auto interesting = [](const std::string& t) { return parse("r.sl", t, {}).ok && t.find("* 2") != std::string::npos; };
+  ASSERT_TRUE(interesting(text));
+  const std::string small = reduce(text, interesting, {});
+  EXPECT_TRUE(interesting(small));
+  EXPECT_EQ(small.find("twice"), std::string::npos) << small;
+}
+
 }  // namespace
 }  // namespace passlab::conform
