@@ -6,7 +6,7 @@
 # reduced and saved under build/conformance/<date>/ with the seed or transformation they came from.
 # Prints programs per second, the share of programs each backend accepted, and the failures.
 # Usage: scripts/conform.sh [minutes=10] [backend...]
-# PASSLAB_CONFORM_PROGRAMS=N runs N generated programs instead of a time budget (the closing run of
+# PASSLAB_CONFORM_PROGRAMS=N runs N generated programs in all instead of a time budget (the closing run of
 # the conformance issue: 100,000); PASSLAB_CONFORM_SEED=S repeats a run's seed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +25,8 @@ args=(--reduce --save "$out" --jobs "$jobs" --timeout 120)
 seed=${PASSLAB_CONFORM_SEED:-$(( $(date +%s) % 1000000000 ))}
 budget=(--minutes "$minutes") what="$minutes minutes"
 if [ -n "${PASSLAB_CONFORM_PROGRAMS:-}" ]; then
-  budget=(--generate "$PASSLAB_CONFORM_PROGRAMS") what="$PASSLAB_CONFORM_PROGRAMS generated programs"
+  # --generate counts programs per family (three families).
+  budget=(--generate $(( (PASSLAB_CONFORM_PROGRAMS + 2) / 3 ))) what="$PASSLAB_CONFORM_PROGRAMS generated programs"
 fi
 echo "conform: $what on $jobs cores, generated programs from seed $seed; failures go to $out"
 status=0
