@@ -319,6 +319,9 @@ int run_conform(const ConformCliOptions& o) {
 
   bool any_failure = false;
   long seen = 0;
+  // Failures are reduced after the run: reducing takes minutes, and while the parent reduces,
+  // the checks in flight would wait unanswered and count as hangs.
+  std::vector<std::pair<ConformJob, Report>> failed;
   auto done = [&](const ConformJob& job, Report& r) {
     if (job.family) conform::expect_acceptance(r, *job.family);
     if (job.original) r.program = job.path + " (" + job.origin.substr(job.origin.find("transform")) + ")";
@@ -330,7 +333,7 @@ int run_conform(const ConformCliOptions& o) {
       any_failure = true;
       ++tally.failures;
       std::cout << fmt::format("FAILED {} ({}): the front end rejects a generated program\n{}", job.name, job.origin, r.front_end);
-      reduce_and_save(job, r);
+      failed.push_back({job, r});
     } else if (r.failed()) {
       any_failure = true;
       if (!job.family && !job.original && o.format == "json") std::cout << to_json(r).dump(1) << '\n';
@@ -339,7 +342,7 @@ int run_conform(const ConformCliOptions& o) {
         const Check& c = *r.first_failure();
         std::cout << fmt::format("FAILED {} ({}): {} ({}): {}\n", job.name, job.origin, c.backend, c.kind, c.detail);
       }
-      reduce_and_save(job, r);
+      failed.push_back({job, r});
     } else if (!job.family && !job.original) {
       if (o.format == "json") std::cout << to_json(r).dump(1) << '\n';
       else print_report(r, o.verbose);
@@ -353,9 +356,15 @@ int run_conform(const ConformCliOptions& o) {
     std::cout.flush();
   };
   check_in_children(oracle, o.jobs, o.timeout, next, done);
+  const double s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!failed.empty() && (o.reduce || !o.save.empty())) std::cout << fmt::format("\n{} {} failing program{}:\n", o.reduce ? "reducing" : "saving", failed.size(), failed.size() == 1 ? "" : "s");
+  for (const auto& [job, r] : failed) {
+    if (o.reduce || !o.save.empty()) std::cout << fmt::format("{} ({})\n", job.name, r.signature());
+    reduce_and_save(job, r);
+    std::cout.flush();
+  }
 
   if (generating || files.size() > 1 || o.transforms > 0) {
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
     std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second, {} at once); the front end accepted {}; {} failed\n", tally.programs, s,
                              s > 0 ? tally.programs / s : 0.0, o.jobs, tally.front_end, tally.failures);
     std::cout << "accepted by (programs that reached the backend and were not refused):\n";

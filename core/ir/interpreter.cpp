@@ -109,6 +109,8 @@ class Interpreter {
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
             if (options_.perturb && in.op == Op::Builtin && !ops.empty() && beyond_fractions(static_cast<lang::Builtin>(in.aux), *ops[0]))
               nonfinite_ = true;
+            if (options_.perturb && (in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1]))
+              nonfinite_ = true;
             perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1);
             break;
           }
@@ -128,6 +130,21 @@ class Interpreter {
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
     return false;
+  }
+
+  // Whether two floats (or triples) differ by a rounding of the format (Perturbation::equality),
+  // compared componentwise, a triple's relative to its length.
+  bool nearly_equal(const Value& a, const Value& b) const {
+    const float eq = options_.perturb->equality;
+    if (eq <= 0 || a.type == BaseType::String || a.type == BaseType::Bool || a.type == BaseType::Void) return false;
+    const int n = std::max(1, std::min(lang::component_count(a.type), lang::component_count(b.type)));
+    float scale = 0, diff = 0;
+    for (int i = 0; i < n; ++i) {
+      const float x = a.f[static_cast<std::size_t>(i)], y = b.f[static_cast<std::size_t>(i)];
+      scale = std::max({scale, std::fabs(x), std::fabs(y)});
+      diff = std::max(diff, std::fabs(x - y));
+    }
+    return diff > 0 && diff <= eq * scale;
   }
 
   // `global`: an interpolated input, whose error is relative to the values it was interpolated

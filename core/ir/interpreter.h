@@ -49,6 +49,10 @@ struct Perturbation {
   // From this magnitude on the format holds no fractions: floor, ceil, round and mod of such a
   // value say nothing there (mod(1e6, 2.13) on 16 mantissa bits), and count as not finite.
   float integral = std::numeric_limits<float>::infinity();
+  // == and != of floats that differ, but by no more than this (relative to the larger) say nothing
+  // either: the format's rounding decides them (normalize(N) == N holds on 16 mantissa bits where
+  // it does not on 24), and perturbing never makes two values equal. They count as not finite.
+  float equality = 0;
 };
 
 struct RunOptions {
