@@ -111,6 +111,9 @@ class Interpreter {
               nonfinite_ = true;
             if (options_.perturb && (in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1]))
               nonfinite_ = true;
+            if (options_.perturb && options_.perturb->sign_of_zero_undefined && in.op == Op::Builtin &&
+                static_cast<lang::Builtin>(in.aux) == lang::Builtin::Sign && !ops.empty() && has_zero(*ops[0]))
+              nonfinite_ = true;
             perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1);
             break;
           }
@@ -129,6 +132,13 @@ class Interpreter {
     const int n = std::max(1, lang::component_count(x.type));
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
+    return false;
+  }
+
+  static bool has_zero(const Value& x) {
+    const int n = std::max(1, lang::component_count(x.type));
+    for (int i = 0; i < n; ++i)
+      if (x.f[static_cast<std::size_t>(i)] == 0) return true;
     return false;
   }
 

@@ -53,6 +53,9 @@ struct Perturbation {
   // either: the format's rounding decides them (normalize(N) == N holds on 16 mantissa bits where
   // it does not on 24), and perturbing never makes two values equal. They count as not finite.
   float equality = 0;
+  // sign(0) says nothing either: the machine's differs by design (the RPU's is 1, as the thesis
+  // chose for the hardware; the interpreter's 0).
+  bool sign_of_zero_undefined = false;
 };
 
 struct RunOptions {
