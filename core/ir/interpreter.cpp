@@ -111,10 +111,11 @@ class Interpreter {
               nonfinite_ = true;
             if (options_.perturb && (in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1]))
               nonfinite_ = true;
+            if (options_.perturb && squares_overflow(in, ops)) nonfinite_ = true;
             if (options_.perturb && options_.perturb->sign_of_zero_undefined && in.op == Op::Builtin &&
                 static_cast<lang::Builtin>(in.aux) == lang::Builtin::Sign && !ops.empty() && has_zero(*ops[0]))
               nonfinite_ = true;
-            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1);
+            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in.op, ops));
             break;
           }
         }
@@ -132,6 +133,28 @@ class Interpreter {
     const int n = std::max(1, lang::component_count(x.type));
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
+    return false;
+  }
+
+  // Whether a length, distance, normalisation or dot product squares a component past the
+  // format's range (Perturbation::overflow): its result may be in range, but a machine that sums
+  // the squares in that format overflows (length of a vector of 1e10 on 24-bit floats).
+  bool squares_overflow(const Instr& in, const std::vector<const Value*>& ops) const {
+    const float limit = options_.perturb->overflow;
+    if (!std::isfinite(limit) || ops.empty()) return false;
+    const bool builtin = in.op == Op::Builtin;
+    const auto id = static_cast<lang::Builtin>(in.aux);
+    const bool one = builtin && (id == lang::Builtin::Length || id == lang::Builtin::Normalize);
+    const bool diff = builtin && id == lang::Builtin::Distance && ops.size() == 2;
+    const bool dot = in.op == Op::Dot && ops.size() == 2;
+    if (!one && !diff && !dot) return false;
+    if (lang::component_count(ops[0]->type) != 3) return false;
+    for (int i = 0; i < 3; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      const float a = ops[0]->f[k], b = ops.size() > 1 ? ops[1]->f[k] : a;
+      const float sq = one ? a * a : diff ? (a - b) * (a - b) : a * b;
+      if (std::fabs(sq) >= limit) return true;
+    }
     return false;
   }
 
@@ -157,9 +180,24 @@ class Interpreter {
     return diff > 0 && diff <= eq * scale;
   }
 
+  // A dot or cross product rounds each of its products before they cancel: its error is relative
+  // to the terms' size, |a| |b|, not to the result's (a x a is exactly zero in the interpreter, and
+  // a fused multiply-add makes it the rounding of one product on the RPU's 24-bit floats).
+  static float term_scale(Op op, const std::vector<const Value*>& ops) {
+    if ((op != Op::Dot && op != Op::Cross) || ops.size() != 2) return 0;
+    float a = 0, b = 0;
+    for (int i = 0; i < 3; ++i) {
+      a += ops[0]->f[static_cast<std::size_t>(i)] * ops[0]->f[static_cast<std::size_t>(i)];
+      b += ops[1]->f[static_cast<std::size_t>(i)] * ops[1]->f[static_cast<std::size_t>(i)];
+    }
+    const float r = std::sqrt(a) * std::sqrt(b);
+    return std::isfinite(r) ? r : 0;
+  }
+
   // `global`: an interpolated input, whose error is relative to the values it was interpolated
   // from: a scalar's to its unit range (s, t, u and v come from [0, 1]), so an exact 0 moves too.
-  void perturb(Value& val, int builtin = -1, bool global = false) {
+  // `terms`: a scale the error is relative to at least (term_scale).
+  void perturb(Value& val, int builtin = -1, bool global = false, float terms = 0) {
     if (val.type == BaseType::String || val.type == BaseType::Void) return;
     const int n = val.type == BaseType::Bool ? 1 : lang::component_count(val.type);
     for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
@@ -177,7 +215,7 @@ class Interpreter {
       for (int i = 0; i < 3; ++i) scale = std::max(scale, std::fabs(val.f[static_cast<std::size_t>(i)]));
     for (int i = 0; i < n; ++i) {
       float& x = val.f[static_cast<std::size_t>(i)];
-      const float size = n == 3 ? scale : global ? std::max(std::fabs(x), 1.0f) : std::fabs(x);
+      const float size = std::max(terms, n == 3 ? scale : global ? std::max(std::fabs(x), 1.0f) : std::fabs(x));
       x = x + size * p->relative * rng_.range(-1, 1) + (p->absolute + extra) * rng_.range(-1, 1);
     }
   }
