@@ -107,14 +107,7 @@ class Interpreter {
             std::vector<const Value*> ops;
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
-            if (options_.perturb && in.op == Op::Builtin && !ops.empty() && beyond_fractions(static_cast<lang::Builtin>(in.aux), *ops[0]))
-              nonfinite_ = true;
-            if (options_.perturb && (in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1]))
-              nonfinite_ = true;
-            if (options_.perturb && squares_overflow(in, ops)) nonfinite_ = true;
-            if (options_.perturb && options_.perturb->sign_of_zero_undefined && in.op == Op::Builtin &&
-                static_cast<lang::Builtin>(in.aux) == lang::Builtin::Sign && !ops.empty() && has_zero(*ops[0]))
-              nonfinite_ = true;
+            if (options_.perturb && undefined_at_precision(in, ops)) nonfinite_ = true;
             perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in.op, ops));
             break;
           }
@@ -134,6 +127,19 @@ class Interpreter {
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
     return false;
+  }
+
+  // Whether the precision the Perturbation describes leaves this operation's result undefined
+  // (the result itself is checked against its range in perturb()).
+  bool undefined_at_precision(const Instr& in, const std::vector<const Value*>& ops) const {
+    if (ops.empty()) return false;
+    if (in.op == Op::Builtin) {
+      const auto id = static_cast<lang::Builtin>(in.aux);
+      if (beyond_fractions(id, *ops[0])) return true;
+      if (id == lang::Builtin::Sign && options_.perturb->sign_of_zero_undefined && has_zero(*ops[0])) return true;
+    }
+    if ((in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1])) return true;
+    return squares_overflow(in, ops);
   }
 
   // Whether a length, distance, normalisation or dot product squares a component past the
@@ -165,8 +171,8 @@ class Interpreter {
     return false;
   }
 
-  // Whether two floats (or triples) differ by a rounding of the format (Perturbation::equality),
-  // compared componentwise, a triple's relative to its length.
+  // Whether two floats (or triples) differ by a rounding of the format (Perturbation::equality):
+  // the largest difference of a component relative to the largest component.
   bool nearly_equal(const Value& a, const Value& b) const {
     const float eq = options_.perturb->equality;
     if (eq <= 0 || a.type == BaseType::String || a.type == BaseType::Bool || a.type == BaseType::Void) return false;
