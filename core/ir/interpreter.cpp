@@ -142,9 +142,10 @@ class Interpreter {
     return squares_overflow(in, ops);
   }
 
-  // Whether a length, distance, normalisation or dot product squares a component past the
-  // format's range (Perturbation::overflow): its result may be in range, but a machine that sums
-  // the squares in that format overflows (length of a vector of 1e10 on 24-bit floats).
+  // Whether a length, distance, normalisation or dot product sums its squares (its products) past
+  // the format's range (Perturbation::overflow): its result may be in range, but a machine that
+  // sums them in that format overflows (length of a vector of 1e10 on 24-bit floats; a length
+  // whose three squares are each below 2^64 and sum past it, as the RPU's dp3 rounds the sum).
   bool squares_overflow(const Instr& in, const std::vector<const Value*>& ops) const {
     const float limit = options_.perturb->overflow;
     if (!std::isfinite(limit) || ops.empty()) return false;
@@ -155,13 +156,13 @@ class Interpreter {
     const bool dot = in.op == Op::Dot && ops.size() == 2;
     if (!one && !diff && !dot) return false;
     if (lang::component_count(ops[0]->type) != 3) return false;
+    double sum = 0;  // of the terms' magnitudes: a partial sum may pass the range before others cancel it
     for (int i = 0; i < 3; ++i) {
       const auto k = static_cast<std::size_t>(i);
-      const float a = ops[0]->f[k], b = ops.size() > 1 ? ops[1]->f[k] : a;
-      const float sq = one ? a * a : diff ? (a - b) * (a - b) : a * b;
-      if (std::fabs(sq) >= limit) return true;
+      const double a = ops[0]->f[k], b = ops.size() > 1 ? ops[1]->f[k] : a;
+      sum += std::fabs(one ? a * a : diff ? (a - b) * (a - b) : a * b);
     }
-    return false;
+    return sum >= limit;
   }
 
   static bool has_zero(const Value& x) {
