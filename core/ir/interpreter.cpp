@@ -108,7 +108,7 @@ class Interpreter {
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
             if (options_.perturb && undefined_at_precision(in, ops)) nonfinite_ = true;
-            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in.op, ops));
+            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops));
             break;
           }
         }
@@ -121,8 +121,11 @@ class Interpreter {
  private:
   // Marks results that are not finite, and applies the Monte Carlo perturbation (RunOptions).
   // Whether a rounding function's argument is past the format's fractions (Perturbation::integral).
+  // So are sin, cos and tan, whose range reduction is a mod by 2 pi (the RPU's runtime library
+  // computes sin(1e6 + t) on 24-bit floats from 1e6 alone, and from no fraction of its turn).
   bool beyond_fractions(lang::Builtin b, const Value& x) const {
-    if (b != lang::Builtin::Floor && b != lang::Builtin::Ceil && b != lang::Builtin::Round && b != lang::Builtin::Mod) return false;
+    using B = lang::Builtin;
+    if (b != B::Floor && b != B::Ceil && b != B::Round && b != B::Mod && b != B::Sin && b != B::Cos && b != B::Tan) return false;
     const int n = std::max(1, lang::component_count(x.type));
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
@@ -189,8 +192,32 @@ class Interpreter {
 
   // A dot or cross product rounds each of its products before they cancel: its error is relative
   // to the terms' size, |a| |b|, not to the result's (a x a is exactly zero in the interpreter, and
-  // a fused multiply-add makes it the rounding of one product on the RPU's 24-bit floats).
-  static float term_scale(Op op, const std::vector<const Value*>& ops) {
+  // a fused multiply-add makes it the rounding of one product on the RPU's 24-bit floats). So is
+  // mix(a, b, t)'s, to |a| |1 - t| + |b| |t|: the interpreter computes a (1 - t) + b t, which
+  // cancels for t far outside [0, 1] (mix(P, P, -1e6)), the RPU a + (b - a) t, exact there.
+  static float term_scale(const Instr& in, const std::vector<const Value*>& ops) {
+    if (in.op == Op::Builtin && static_cast<lang::Builtin>(in.aux) == lang::Builtin::Mix && ops.size() == 3) {
+      float r = 0;
+      const int n = std::max(1, lang::component_count(in.type));
+      for (int i = 0; i < n; ++i) {
+        auto lane = [&](const Value* v) { return v->f[static_cast<std::size_t>(lang::component_count(v->type) > 1 ? i : 0)]; };
+        const float t = lane(ops[2]);
+        r = std::max(r, std::fabs(lane(ops[0])) * std::fabs(1 - t) + std::fabs(lane(ops[1])) * std::fabs(t));
+      }
+      return std::isfinite(r) ? r : 0;
+    }
+    // distance(a, b) subtracts before it squares: relative to |a| + |b|.
+    if (in.op == Op::Builtin && static_cast<lang::Builtin>(in.aux) == lang::Builtin::Distance && ops.size() == 2 &&
+        lang::component_count(ops[0]->type) == 3 && lang::component_count(ops[1]->type) == 3) {
+      float a = 0, b = 0;
+      for (std::size_t i = 0; i < 3; ++i) {
+        a += ops[0]->f[i] * ops[0]->f[i];
+        b += ops[1]->f[i] * ops[1]->f[i];
+      }
+      const float r = std::sqrt(a) + std::sqrt(b);
+      return std::isfinite(r) ? r : 0;
+    }
+    const Op op = in.op;
     if ((op != Op::Dot && op != Op::Cross) || ops.size() != 2) return 0;
     float a = 0, b = 0;
     for (int i = 0; i < 3; ++i) {
@@ -201,10 +228,25 @@ class Interpreter {
     return std::isfinite(r) ? r : 0;
   }
 
+  // A sum or difference of values that cancel: the size of what cancelled, |a| + |b| (the largest
+  // component's). Its rounding is relative to its result, but a result within the operands'
+  // rounding of zero may be exactly zero on a machine (P - mix(P, P, s) is on the RPU).
+  static float cancel_scale(const Instr& in, const std::vector<const Value*>& ops) {
+    if ((in.op != Op::Add && in.op != Op::Sub) || ops.size() != 2) return 0;
+    float r = 0;
+    const int n = std::max(1, lang::component_count(in.type));
+    for (int i = 0; i < n; ++i) {
+      auto lane = [&](const Value* v) { return v->f[static_cast<std::size_t>(lang::component_count(v->type) > 1 ? i : 0)]; };
+      r = std::max(r, std::fabs(lane(ops[0])) + std::fabs(lane(ops[1])));
+    }
+    return std::isfinite(r) ? r : 0;
+  }
+
   // `global`: an interpolated input, whose error is relative to the values it was interpolated
   // from: a scalar's to its unit range (s, t, u and v come from [0, 1]), so an exact 0 moves too.
-  // `terms`: a scale the error is relative to at least (term_scale).
-  void perturb(Value& val, int builtin = -1, bool global = false, float terms = 0) {
+  // `terms`: a scale the error is relative to at least (term_scale); `cancels`: what a sum cancelled
+  // (cancel_scale). Either says when the result is zero up to rounding.
+  void perturb(Value& val, int builtin = -1, bool global = false, float terms = 0, float cancels = 0) {
     if (val.type == BaseType::String || val.type == BaseType::Void) return;
     const int n = val.type == BaseType::Bool ? 1 : lang::component_count(val.type);
     for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
@@ -220,6 +262,15 @@ class Interpreter {
     float scale = 0;
     if (n == 3)
       for (int i = 0; i < 3; ++i) scale = std::max(scale, std::fabs(val.f[static_cast<std::size_t>(i)]));
+    // A result its terms leave zero up to rounding may be exactly zero on a machine (the RPU's
+    // mix(a, a, t) is a, so distance(a, mix(a, a, t)) and P - mix(P, P, s) are 0 there and a
+    // rounding in the interpreter); a quarter of the runs take it, so what divides by it, or
+    // normalises it, is seen to be undefined.
+    const float zero = std::max(terms, cancels);
+    if (zero > 0 && (n == 3 ? scale : std::fabs(val.f[0])) <= zero * p->relative && rng_.below(4) == 0) {
+      for (int i = 0; i < n; ++i) val.f[static_cast<std::size_t>(i)] = 0;
+      return;
+    }
     for (int i = 0; i < n; ++i) {
       float& x = val.f[static_cast<std::size_t>(i)];
       const float size = std::max(terms, n == 3 ? scale : global ? std::max(std::fabs(x), 1.0f) : std::fabs(x));

@@ -47,7 +47,8 @@ struct Perturbation {
   float overflow = std::numeric_limits<float>::infinity();
   float underflow = 0;
   // From this magnitude on the format holds no fractions: floor, ceil, round and mod of such a
-  // value say nothing there (mod(1e6, 2.13) on 16 mantissa bits), and count as not finite.
+  // value say nothing there (mod(1e6, 2.13) on 16 mantissa bits), nor do sin, cos and tan (their
+  // range reduction is such a mod), and they count as not finite.
   float integral = std::numeric_limits<float>::infinity();
   // == and != of floats that differ, but by no more than this (relative to the larger) say nothing
   // either: the format's rounding decides them (normalize(N) == N holds on 16 mantissa bits where

@@ -309,10 +309,13 @@ Value builtin(Builtin id, BaseType type, const std::vector<const Value*>& a, con
     case Builtin::Clamp:
       return componentwise(type, a, [](float x, float lo, float hi) { return std::min(std::max(x, lo), hi); });
     case Builtin::Mix: {
+      // a (1 - t) + b t, and exactly a where b is a, as in exact arithmetic (the RPU's a + (b - a) t
+      // gives it; the sum of two roundings would not, and distance(a, mix(a, a, t)) would be a
+      // rounding instead of 0).
       Value r = Value::zero(type);
       for (int i = 0; i < count(type); ++i) {
-        float t = lane(*a[2], i);
-        r.f[i] = lane(*a[0], i) * (1 - t) + lane(*a[1], i) * t;
+        const float t = lane(*a[2], i), x = lane(*a[0], i), y = lane(*a[1], i);
+        r.f[i] = x == y ? x : x * (1 - t) + y * t;
       }
       return r;
     }
