@@ -26,9 +26,10 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
     ++cost_calls;
     return marking_cost(p, memo, marks, options.model);
   };
-  // Every trial is a complete, valid partition; the cheapest one seen is kept (never worse than
-  // the paper's last trial, and never worse than RDSh, whose partition is the first trial here).
-  std::vector<char> best = s.run(fixed);
+  // Every trial is a complete partition (one with a pass that does not fit costs infinity); the
+  // cheapest one seen is kept (never worse than the paper's last trial, and never worse than
+  // RDSh, whose repaired partition is the first trial here).
+  std::vector<char> best = s.repaired(s.run(fixed));
   double best_cost = cost_of(best);
   auto consider = [&](std::vector<char> marks) {
     double c = cost_of(marks);

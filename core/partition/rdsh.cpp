@@ -11,7 +11,7 @@ Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& optio
   auto start = std::chrono::steady_clock::now();
   MemoBackend memo(backend);
   Subdivider s(p, memo, options.trace);
-  std::vector<char> marks = s.run(std::vector<Fixed>(p.graph.children.size(), Fixed::None));
+  std::vector<char> marks = s.repaired(s.run(std::vector<Fixed>(p.graph.children.size(), Fixed::None)));
   Partition part = make_partition(p, memo, marks, options.model);
   part.algorithm = "RDSh";
   part.stats.subdivide_calls = s.runs();

@@ -70,6 +70,7 @@ void Subdivider::note(EventKind kind, Why why, NodeId n, bool ok, const Resource
 void Subdivider::mark(NodeId n, Why why, NodeId user) {
   if (marked_[n]) return;
   marked_[n] = 1;
+  ++marks_;
   note(EventKind::Mark, why, n, true, {}, user);
 }
 
@@ -88,6 +89,32 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
   subdivide(pdt_.root);
   mark(p_.graph.root, Why::OutputLastPass);
   return marked_;
+}
+
+std::vector<char> Subdivider::repaired(std::vector<char> marks) {
+  marked_ = std::move(marks);
+  repair();
+  return marked_;
+}
+
+// A pass merged early can outgrow the target when later merges mark nodes inside it: an operand
+// another user left out becomes one more value this pass restores (a generated shader's pass
+// came to restore 7 values on a 6-texture Radeon 8500). Each pass that no longer fits merges
+// again, leaving operands out until it fits, and the passes that makes are checked in turn. Every
+// round marks a node or ends, so it terminates; no pass of the paper's shaders needs it. RDS's
+// trials stay as the paper has them (one that does not fit costs infinity and steers the search
+// as before); RDSh's partition, which is also RDS's first, is repaired.
+void Subdivider::repair() {
+  for (bool again = true; again;) {
+    again = false;
+    for (NodeId n = 0; n < marked_.size(); ++n) {
+      if (!marked_[n] || !p_.is_op[n] || check(n, region(n)).ok) continue;
+      note(EventKind::Visit, Why::Repair, n, false);
+      const long before = marks_;
+      merge_node(n);
+      again = again || marks_ != before;
+    }
+  }
 }
 
 void Subdivider::subdivide(NodeId t) {

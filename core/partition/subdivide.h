@@ -19,6 +19,8 @@ class Subdivider {
 
   // One full Subdivide from the PDT root with the given fixings; returns the marks (root marked).
   std::vector<char> run(const std::vector<Fixed>& fixed);
+  // The marks with every pass that does not fit merged again until it does (see repair()).
+  std::vector<char> repaired(std::vector<char> marks);
 
   const std::vector<char>& mr() const { return mr_; }
   const dag::PartialDominatorTree& pdt() const { return pdt_; }
@@ -30,6 +32,7 @@ class Subdivider {
   void subdivide(NodeId t);
   void merge_region(NodeId t);
   void merge_node(NodeId n);
+  void repair();
   // VALID's answer, by reference: valid until the next question.
   const Check& check(NodeId root, const std::vector<NodeId>& members);
   void mark(NodeId n, Why why, NodeId user = 0);
@@ -56,6 +59,7 @@ class Subdivider {
   long subdivide_calls_ = 0;
   long runs_ = 0;
   long valid_calls_ = 0;
+  long marks_ = 0;  // nodes mark() has marked, over all runs
 };
 
 }  // namespace passlab::partition

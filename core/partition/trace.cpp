@@ -268,6 +268,7 @@ std::string Trace::describe(const TraceEvent& e) const {
     case Why::Proven: return fmt::format("proven optimal: cost {:g}", e.cost_save);
     case Why::BestWithinBudget: return fmt::format("best within budget: cost {:g}, no partition below {:g}", e.cost_save, e.cost_recompute);
     case Why::Found: return fmt::format("a partition costing {:g} found", e.cost_save);
+    case Why::Repair: return fmt::format("n{}'s pass no longer fits now that later merges marked nodes inside it: it merges again", n);
   }
   return text(e);
 }

@@ -48,6 +48,7 @@ enum class Why : std::uint8_t {
   Proven,              // the optimal search proved cost_save optimal
   BestWithinBudget,    // ... stopped at cost_save with no partition below cost_recompute
   Found,               // ... found a partition costing cost_save
+  Repair,              // nodes[0]'s pass no longer fits after later marks: it merges again
 };
 
 // One decision. Plain data, no allocation: its nodes and words live in the Trace it belongs to.
