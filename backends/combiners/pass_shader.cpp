@@ -49,7 +49,7 @@ class BatchFragment : public FragmentSource {
 
 PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& part, const CompiledPartition& cp, const Machine& m,
                        const ir::EvalContext& ctx, SimOptions options)
-    : d_(d), part_(part), cp_(cp), m_(m), ctx_(ctx), options_(options) {
+    : d_(d), cp_(cp), m_(m), ctx_(ctx), options_(options) {
   // Every leaf any pass reads: interpolated values and texture coordinates.
   std::vector<std::vector<dag::NodeId>> per_pass(cp.passes.size());
   for (std::size_t p = 0; p < cp.passes.size(); ++p) {

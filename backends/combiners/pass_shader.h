@@ -27,7 +27,6 @@ class PassShader : public sim::FragmentShader {
 
  private:
   const dag::FragmentDag& d_;
-  const partition::Partition& part_;
   const CompiledPartition& cp_;
   const Machine& m_;
   ir::EvalContext ctx_;

@@ -41,8 +41,8 @@ using lang::Builtin;
 
 class Rewriter {
  public:
-  Rewriter(const PassSpec& pass, const Machine& m, HDag& h, Failure& f, CompileTrace& t)
-      : p_(pass), d_(*pass.dag), m_(m), h_(h), f_(f), t_(t), memo_(d_.size(), kNoH), member_(d_.size(), 0), restored_(d_.size(), -1) {
+  Rewriter(const PassSpec& pass, HDag& h, Failure& f, CompileTrace& t)
+      : p_(pass), d_(*pass.dag), h_(h), f_(f), t_(t), memo_(d_.size(), kNoH), member_(d_.size(), 0), restored_(d_.size(), -1) {
     for (dag::NodeId id : pass.members) member_[id] = 1;
     // Conditions are computed where they are read (the partitioner never saves them).
     for (const dag::Node& n : d_.nodes)
@@ -573,7 +573,6 @@ class Rewriter {
 
   const PassSpec& p_;
   const dag::FragmentDag& d_;
-  const Machine& m_;
   HDag& h_;
   Failure& f_;
   CompileTrace& t_;
@@ -588,8 +587,9 @@ class Rewriter {
 
 }  // namespace
 
-bool rewrite(const PassSpec& pass, const Machine& m, HDag& h, Failure& f, CompileTrace& t) {
-  Rewriter r(pass, m, h, f, t);
+// The machine is unused here; every stage takes it (stages.h).
+bool rewrite(const PassSpec& pass, const Machine&, HDag& h, Failure& f, CompileTrace& t) {
+  Rewriter r(pass, h, f, t);
   if (!r.run()) return false;
   compute_ranges(pass, h);
   return true;

@@ -124,12 +124,12 @@ class Scheduler {
     std::size_t done = 0;
     for (int s = 0; done < general.size(); ++s) {
       if (s >= m_.general_stages) {
-        // How many the schedule would take: keep going past the limit to say so.
-        int need = s;
-        std::size_t left = general.size() - done;
-        need += static_cast<int>((left + 1) / 2);
-        return fail("stages", fmt::format("stages: the pass needs more than {} general combiner stages ({} partial combiners left after stage {})",
-                                          m_.general_stages, left, m_.general_stages - 1),
+        // How many the schedule would take, at least: the stages so far and two partial
+        // combiners (RGB and alpha) in each further one.
+        const std::size_t left = general.size() - done;
+        const int need = s + static_cast<int>((left + 1) / 2);
+        return fail("stages", fmt::format("stages: the pass needs at least {} general combiner stages and the target has {} ({} partial combiners left after stage {})",
+                                          need, m_.general_stages, left, m_.general_stages - 1),
                     first_origin(general, done));
       }
       std::array<PortionState, 2> portion{};

@@ -49,7 +49,7 @@ bool is_leaf(const HNode& n) { return n.op == HOp::Input || n.op == HOp::Const; 
 
 class Selector {
  public:
-  Selector(HDag& h, const Machine& m, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) : h_(h), m_(m), out_(out), f_(f), t_(t) {}
+  Selector(HDag& h, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) : h_(h), out_(out), f_(f), t_(t) {}
 
   bool run() {
     move_leaf_controls();
@@ -418,7 +418,6 @@ class Selector {
   }
 
   HDag& h_;
-  const Machine& m_;
   std::vector<PartialCombiner>& out_;
   Failure& f_;
   CompileTrace& t_;
@@ -431,8 +430,9 @@ class Selector {
 
 }  // namespace
 
-bool select_combiners(HDag& h, const Machine& m, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) {
-  Selector s(h, m, out, f, t);
+// The machine is unused here; every stage takes it (stages.h).
+bool select_combiners(HDag& h, const Machine&, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) {
+  Selector s(h, out, f, t);
   return s.run() && f.constraint.empty();
 }
 

@@ -60,7 +60,10 @@ constexpr std::array<LimitField, 5> kLimitFields = {{
 
 bool parse_limits(const json& j, const std::string& where, Limits* out, std::string* error) {
   if (!j.is_object()) return fail(error, fmt::format("{}: \"limits\" must be an object", where));
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named, not a structured binding: the lambda captures `key` (clang before 16 cannot capture a binding).
+    const std::string& key = item.key();
+    const auto& value = item.value();
     const auto* field = std::find_if(kLimitFields.begin(), kLimitFields.end(),
                                      [&](const LimitField& f) { return key == f.key; });
     if (field == kLimitFields.end()) {

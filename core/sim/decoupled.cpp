@@ -259,7 +259,9 @@ class DecoupledRenderer {
                    [&](int u) { cover_unit(units_[static_cast<std::size_t>(u)], (*now)[static_cast<std::size_t>(u)]); });
     }
     for (std::size_t w = 0; w < windows.size() && !cancelled(); ++w) {
-      const auto [at, end] = windows[w];
+      // Plain variables, not a structured binding: the lambdas below capture them (clang before
+      // 16 cannot capture a binding).
+      const std::size_t at = windows[w].first, end = windows[w].second;
       // The depth tests: each tile's units on one worker, in order.
       parallel_for(threads_, threads_, opt_.cancel, [&](int lane) {
         for (std::size_t u = at; u < end; ++u)
