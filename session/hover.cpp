@@ -69,6 +69,7 @@ struct Finder {
           found = HoverInfo{c->name, lang::to_string(c->type), c->builtin >= 0 ? "builtin function" : "function",
                             c->name_span.offset, c->name_span.length};
         for (const auto& a : c->args) expr(a.get());
+        if (c->channel) expr(c->channel.get());
         return;
       }
       case K::Cast: expr(static_cast<const lang::CastExpr*>(e)->operand.get()); return;

@@ -72,6 +72,10 @@ bool takes_arrays(const FunctionDecl& f) {
   return std::any_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.type.is_array(); });
 }
 
+// Functions that take arrays (whose lengths each call decides) and functions that assign the
+// shader's globals run inlined where they are called.
+bool inlined(const FunctionDecl& f) { return f.local || takes_arrays(f) || !f.writes_globals.empty(); }
+
 class FunctionLowering {
  public:
   FunctionLowering(ModuleLowering& m, Function& fn, const TranslationUnit& unit) : m_(m), fn_(fn), unit_(unit) {
@@ -220,6 +224,9 @@ class FunctionLowering {
   ValueId local_call(const CallExpr& c);
   ValueId library(const CallExpr& c, const Signature& sig);
   ValueId spline(const CallExpr& c);
+  // A lookup's channels (texture(name[k], ...)): `lookup(k)` reads channel k; a channel chosen
+  // when the shader runs selects among every channel the result type can start at.
+  ValueId channels(const CallExpr& c, BaseType type, const std::function<ValueId(std::uint32_t)>& lookup);
   // Arrays: one SSA variable per element. A constant index picks one; a computed index, clamped
   // to the array and truncated, becomes a chain of selects (reads) or one per element (writes).
   void declare_array(const Symbol* s, int length);
@@ -702,9 +709,26 @@ ValueId FunctionLowering::expr(const Expr& e) {
   return undef(e.type.base);
 }
 
+ValueId FunctionLowering::channels(const CallExpr& c, BaseType type, const std::function<ValueId(std::uint32_t)>& lookup) {
+  if (c.channel_index != CallExpr::kChannelChosenAtRun) return lookup(static_cast<std::uint32_t>(c.channel_index));
+  // The channel rounded down; one the map does not have (below 0, past 3, or past 1 for a colour,
+  // which reads three) is filled with 0, as renderers fill missing channels...
+  const ValueId k = expr(*c.channel);
+  ValueId fill = constant(Value::zero(type));
+  // ... or with the "fill" option's value (RI 3.2 §15.7), after the fixed arguments.
+  for (std::size_t i = signature(c.builtin).args.size(); i + 1 < c.args.size(); i += 2)
+    if (c.args[i]->kind == ExprKind::String && static_cast<const StringExpr&>(*c.args[i]).value == "fill")
+      fill = convert(expr(*c.args[i + 1]), type, c.args[i + 1]->span);
+  auto below = [&](float n) { return emit(Op::Lt, BaseType::Bool, {k, constant(n)}, c.channel->span); };
+  ValueId r = fill;
+  for (int ch = lang::is_triple(type) ? 1 : 3; ch >= 0; --ch)
+    r = emit(Op::Select, type, {below(static_cast<float>(ch + 1)), lookup(static_cast<std::uint32_t>(ch)), r}, c.span);
+  return emit(Op::Select, type, {below(0), fill, r}, c.span);
+}
+
 ValueId FunctionLowering::call(const CallExpr& c) {
   // Local functions, and functions that take arrays (whose lengths each call decides), run inlined.
-  if (c.function && (c.function->local || takes_arrays(*c.function))) return local_call(c);
+  if (c.function && inlined(*c.function)) return local_call(c);
   if (c.function) {
     const FunctionDecl& f = *c.function;
     std::uint32_t index = m_.function_index(&f);
@@ -761,7 +785,7 @@ ValueId FunctionLowering::call(const CallExpr& c) {
     } else {
       for (std::size_t i = first; i < fixed; ++i) args.push_back(expr(*c.args[i]));
     }
-    return emit(Op::Texture, type, args, c.span, static_cast<std::uint32_t>(c.channel_index));
+    return channels(c, type, [&](std::uint32_t k) { return emit(Op::Texture, type, args, c.span, k); });
   }
   if (noise4) return library(c, sig);
   std::vector<ValueId> args;
@@ -998,6 +1022,14 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
   auto comp = [&](ValueId v, int i) { return builtin(Builtin::Comp, BaseType::Float, {v, f(static_cast<float>(i))}, sp); };
   auto sel = [&](ValueId cond, ValueId a, ValueId b) { return emit(Op::Select, fn_.at(a).type, {cond, a, b}, sp); };
   auto fract = [&](ValueId v) { return bin(Op::Sub, v, call1(Builtin::Floor, v)); };
+  // shadow(name, P) and environment(name, R), or their area forms with four corners (RI 3.2
+  // §15.7), read at the corners' centre like texture's (no area filtering).
+  auto centre = [&](BaseType t) {
+    ValueId sum = convert(arg(1), t, sp);
+    if (sig.args.size() != 5) return sum;
+    for (std::size_t i = 2; i < 5; ++i) sum = emit(Op::Add, t, {sum, convert(arg(i), t, sp)}, sp);
+    return emit(Op::Mul, t, {sum, convert(f(0.25f), t, sp)}, sp);
+  };
   auto lattice = [&](std::vector<ValueId> coords) {
     coords.insert(coords.begin(), constant(Value::string("$noise"), sp));
     return emit(Op::Texture, type, std::move(coords), sp);
@@ -1025,6 +1057,19 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
       return lattice(coords);
     }
     case Builtin::Random: {
+      if (c.uniform_random) {
+        // One value for every point, a hash of the call's place in the file (a renderer gives one
+        // per grid; Passlab shades the image as one): the same on every run and target.
+        Value v = Value::zero(type);
+        for (int k = 0; k < std::max(1, lang::component_count(type)); ++k) {
+          std::uint64_t h = (static_cast<std::uint64_t>(c.span.offset) << 2 | static_cast<std::uint64_t>(k)) + 0x9E3779B97F4A7C15ull;
+          h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+          h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+          h ^= h >> 31;
+          v.f[static_cast<std::size_t>(k)] = static_cast<float>(h >> 40) * 0x1p-24f;  // [0, 1)
+        }
+        return constant(v, sp);
+      }
       // A hash of the shading point, not a stream: the same fragment gets the same value on every
       // run and every target. Two lattice cells at incommensurate scales, summed modulo 1 (still
       // uniform), so the lattice's 32-cell period never shows; each call site its own offset.
@@ -1063,9 +1108,9 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
       // coordinate system of the map's name (x, y in [0, 1], z its depth), its depth read and
       // compared. 1 is in shadow. "bias" is honoured; blur, samples and width are hints.
       ValueId name = arg(0);
-      ValueId q = builtin(Builtin::Transform, BaseType::Point, {name, convert(arg(1), BaseType::Point, sp)}, sp);
+      ValueId q = builtin(Builtin::Transform, BaseType::Point, {name, centre(BaseType::Point)}, sp);
       ValueId bias = f(0);
-      for (std::size_t i = 2; i + 1 < c.args.size(); i += 2)
+      for (std::size_t i = sig.args.size(); i + 1 < c.args.size(); i += 2)
         if (c.args[i]->kind == ExprKind::String && static_cast<const StringExpr&>(*c.args[i]).value == "bias")
           bias = convert(arg(i + 1), BaseType::Float, sp);
       ValueId d = emit(Op::Texture, BaseType::Float, {name, comp(q, 0), comp(q, 1)}, sp);
@@ -1073,12 +1118,12 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
     }
     case Builtin::Environment: {
       // A latitude-longitude map: s around the y axis (s = 0.5 looks down -z), t from +y (0) to -y (1).
-      ValueId R = call1(Builtin::Normalize, convert(arg(1), BaseType::Vector, sp));
+      ValueId R = call1(Builtin::Normalize, centre(BaseType::Vector));
       ValueId s_ = fl(Op::Add, f(0.5f), fl(Op::Mul, builtin(Builtin::Atan2, BaseType::Float, {comp(R, 0), emit(Op::Neg, BaseType::Float, {comp(R, 2)}, sp)}, sp),
                                            f(0.15915494f)));
       ValueId y = builtin(Builtin::Clamp, BaseType::Float, {comp(R, 1), f(-1), f(1)}, sp);
       ValueId t_ = fl(Op::Mul, builtin(Builtin::Acos, BaseType::Float, {y}, sp), f(0.31830989f));
-      return emit(Op::Texture, type, {arg(0), s_, t_}, sp, static_cast<std::uint32_t>(c.channel_index));
+      return channels(c, type, [&](std::uint32_t k) { return emit(Op::Texture, type, {arg(0), s_, t_}, sp, k); });
     }
     case Builtin::Depth: {
       // z in NDC space, which the light setup may define; by default the camera-space depth.
@@ -1535,7 +1580,7 @@ std::optional<Module> ModuleLowering::run(bool everything) {
   try {
     if (everything)
       for (const auto& f : unit_.functions)
-        if (!takes_arrays(*f)) function_index(f.get());  // those run inlined at each call
+        if (!inlined(*f)) function_index(f.get());  // the others run inlined at each call
     if (shader) {
       module_.kind = shader->kind;
       module_.shader_name = shader->name;

@@ -122,9 +122,13 @@ struct CallExpr : Expr {
   Span name_span;
   std::vector<ExprPtr> args;
   ExprPtr channel;                         // texture("name"[channel], ...): the first channel read
-  int channel_index = 0;                   // sema: its value
+  int channel_index = 0;                   // sema: its value, or kChannelChosenAtRun
+  static constexpr int kChannelChosenAtRun = -1;  // an expression: lowering selects among the channels
   int builtin = -1;                        // sema: index into the standard library table
   const FunctionDecl* function = nullptr;  // sema: a user function
+  // sema: random() whose value a uniform variable receives, or BMRT's urand(): one value for
+  // every point shaded (a renderer's uniform random), not one per point.
+  bool uniform_random = false;
 };
 
 // `color (r,g,b)`, `point "world" (x,y,z)`, `float texture(...)`: a type name before an expression.
@@ -280,6 +284,9 @@ struct FunctionDecl {
   std::unique_ptr<BlockStmt> body;
   bool prelude = false;  // part of the built-in RSL prelude (diffuse, specular, ...)
   bool local = false;    // defined inside a shader or function (a FunctionStmt)
+  // sema: the shader globals it (or a function it calls) assigns, as RI 3.2-era compilers allowed
+  // (`Oi = Os; Ci = ...` in a helper); such a function runs inlined where it is called.
+  std::vector<Global> writes_globals;
 };
 
 inline FunctionStmt::FunctionStmt(Span s, std::unique_ptr<FunctionDecl> f) : Stmt(StmtKind::Function, s), function(std::move(f)) {}

@@ -106,6 +106,7 @@ class Assignment {
         };
         for (std::size_t i = 0; i < c.args.size(); ++i)
           if (!output_only(i)) expr(*c.args[i], st);
+        if (c.channel) expr(*c.channel, st);  // texture(name[k], ...)
         for (std::size_t i = 0; i < c.args.size(); ++i) {
           bool out = output_only(i) || (i == 0 && c.builtin >= 0 && signature(c.builtin).writes_first);
           if (out) write(*c.args[i], st);

@@ -56,6 +56,35 @@ class Frequency {
     }
   }
 
+  // random() in a value a uniform variable receives is a uniform random, as renderers compile it
+  // (`uniform float jitter = random() * 0.1`): one value, not one per point.
+  static void uniform_randoms(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Unary: uniform_randoms(*static_cast<UnaryExpr&>(e).operand); break;
+      case ExprKind::Convert: uniform_randoms(*static_cast<ConvertExpr&>(e).operand); break;
+      case ExprKind::Cast: uniform_randoms(*static_cast<CastExpr&>(e).operand); break;
+      case ExprKind::Binary:
+        uniform_randoms(*static_cast<BinaryExpr&>(e).lhs);
+        uniform_randoms(*static_cast<BinaryExpr&>(e).rhs);
+        break;
+      case ExprKind::Ternary:
+        uniform_randoms(*static_cast<TernaryExpr&>(e).then_expr);
+        uniform_randoms(*static_cast<TernaryExpr&>(e).else_expr);
+        break;
+      case ExprKind::Tuple:
+        for (auto& el : static_cast<TupleExpr&>(e).elements) uniform_randoms(*el);
+        break;
+      case ExprKind::Call: {
+        auto& c = static_cast<CallExpr&>(e);
+        if (c.builtin >= 0 && signature(c.builtin).id == Builtin::Random) c.uniform_random = true;
+        else if (c.builtin >= 0)
+          for (auto& a : c.args) uniform_randoms(*a);
+        break;
+      }
+      default: break;
+    }
+  }
+
   Detail local(const Symbol* s) {
     auto it = inferred_.find(s);
     return it == inferred_.end() ? Detail::Uniform : it->second;
@@ -158,6 +187,8 @@ class Frequency {
       case ExprKind::Assign: {
         auto& a = static_cast<AssignExpr&>(e);
         auto& target = const_cast<NameExpr&>(target_name(*a.target));
+        if (target.symbol && target.symbol->kind == SymbolKind::Local && target.symbol->type.detail == Detail::Uniform)
+          uniform_randoms(*a.value);
         Detail v = expr(*a.value, control);
         // An element chosen by a varying index is a varying choice: the whole array varies.
         if (a.target->kind == ExprKind::Index) v = join(v, expr(*static_cast<IndexExpr&>(*a.target).index, control));
@@ -174,6 +205,7 @@ class Frequency {
           args.push_back(expr(*a, control));
           d = join(d, args.back());
         }
+        if (c.channel) d = join(d, expr(*c.channel, control));  // texture(name[k], ...)
         if (c.function && c.function->local) {
           d = local_call(c, args, control);
         } else if (c.function) {
@@ -187,7 +219,7 @@ class Frequency {
           }
         } else if (c.builtin >= 0) {
           const Signature& sig = signature(c.builtin);
-          if (sig.needs_lights || sig.derivative || sig.ray_traced || sig.point_based || sig.id == Builtin::Random ||
+          if (sig.needs_lights || sig.derivative || sig.ray_traced || sig.point_based || (sig.id == Builtin::Random && !c.uniform_random) ||
               (sig.id == Builtin::Texture && c.args.size() == 1))
             d = Detail::Varying;
           if (sig.writes_first && !c.args.empty() && c.args[0]->kind == ExprKind::Name)
@@ -247,8 +279,10 @@ class Frequency {
       case StmtKind::Empty: break;
       case StmtKind::Decl: {
         auto& d = static_cast<DeclStmt&>(s);
-        for (auto& v : d.vars)
+        for (auto& v : d.vars) {
+          if (v.init && v.symbol && v.symbol->type.detail == Detail::Uniform) uniform_randoms(*v.init);
           if (v.init) assign(v.symbol, join(expr(*v.init, control), control), v.span, false);
+        }
         break;
       }
       case StmtKind::Expr: expr(*static_cast<ExprStmt&>(s).expr, control); break;

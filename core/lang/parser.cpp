@@ -21,6 +21,9 @@ constexpr int kMaxDepth = 256;
 
 struct ParseError {};  // unwinds to the nearest recovery point; the diagnostic is already out
 
+// The lookups whose map name may select a channel: texture("name"[1], ...).
+bool takes_channel(const std::string& name) { return name == "texture" || name == "environment" || name == "shadow"; }
+
 class Parser {
  public:
   Parser(const std::vector<Token>& tokens, DiagnosticSink& sink) : toks_(tokens), sink_(sink) {}
@@ -649,7 +652,7 @@ class Parser {
         advance();
         if (at(Tok::LParen)) {
           auto call = std::make_unique<CallExpr>(t.span, t.text, t.span);
-          call->args = call_args("to start the arguments", t.text == "texture" ? &call->channel : nullptr);
+          call->args = call_args("to start the arguments", takes_channel(t.text) ? &call->channel : nullptr);
           call->span = join(t.span, last_);
           return call;
         }

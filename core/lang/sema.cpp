@@ -117,12 +117,22 @@ bool global_visible(Context c, Global g) {
 bool global_writable(Context c, Global g) {
   switch (c) {
     case Context::Surface: return g == Global::Ci || g == Global::Oi || g == Global::P || g == Global::N;
-    case Context::Light: return g == Global::Cl || g == Global::Ol;
+    // L too, inside illuminate or solar (where it is defined): a light may redirect the light it
+    // sends (uberlight-style lights do; PRMan and BMRT accept it), and illuminance sees that L.
+    case Context::Light: return g == Global::Cl || g == Global::Ol || g == Global::L;
     case Context::Displacement: return g == Global::P || g == Global::N;
     case Context::Volume: return g == Global::Ci || g == Global::Oi;
     case Context::Imager: return g == Global::Ci || g == Global::Oi || g == Global::alpha;
-    case Context::Function: return false;  // functions return values; only shaders write globals
+    case Context::Function: return false;  // see assigned_in_function
   }
+  return false;
+}
+
+// A function may assign a global some shader may (RI 3.2-era compilers allowed it; published
+// shaders' helpers set Ci and Oi): each shader that calls it is checked for that global.
+bool assigned_in_function(Global g) {
+  for (Context c : {Context::Surface, Context::Light, Context::Displacement, Context::Volume, Context::Imager})
+    if (global_writable(c, g)) return true;
   return false;
 }
 
@@ -323,7 +333,7 @@ class Checker {
 
   // Parameters and body, in a new scope inside whatever encloses the definition.
   void check_function_body(FunctionDecl& f) {
-    const FunctionDecl* saved = current_function_;
+    FunctionDecl* saved = current_function_;
     const int saved_loops = loop_depth_;
     current_function_ = &f;
     loop_depth_ = 0;
@@ -724,8 +734,16 @@ class Checker {
       case ExprKind::Ternary: {
         auto& t = static_cast<TernaryExpr&>(*e);
         check_cond(t.cond);
-        check_expr(t.then_expr, expected);
-        check_expr(t.else_expr, expected);
+        if (untyped_triple(t.then_expr) != untyped_triple(t.else_expr)) {
+          // One untyped triple branch takes the other branch's type (`c > 0 ? (1, 0, 0) : Cs`).
+          ExprPtr& typed = untyped_triple(t.then_expr) ? t.else_expr : t.then_expr;
+          ExprPtr& tuple = untyped_triple(t.then_expr) ? t.then_expr : t.else_expr;
+          check_expr(typed, expected);
+          check_expr(tuple, is_triple(typed->type.base) ? typed->type.base : expected);
+        } else {
+          check_expr(t.then_expr, expected);
+          check_expr(t.else_expr, expected);
+        }
         BaseType a = t.then_expr->type.base, b = t.else_expr->type.base;
         BaseType r = unify(a, b);
         if (r == BaseType::Error && a != BaseType::Error && b != BaseType::Error)
@@ -846,8 +864,34 @@ class Checker {
     return a == b ? a : BaseType::Vector;
   }
 
+  // `(1, 0.5, 0)`, or a `?:` choosing between two of them: a triple whose type the context gives.
   static bool untyped_triple(const ExprPtr& e) {
+    if (e->kind == ExprKind::Ternary) {
+      const auto& t = static_cast<const TernaryExpr&>(*e);
+      return untyped_triple(t.then_expr) && untyped_triple(t.else_expr);
+    }
     return e->kind == ExprKind::Tuple && static_cast<const TupleExpr&>(*e).elements.size() == 3;
+  }
+
+  // The type of an untyped triple passed to a library function, as PRMan types it: the
+  // parameter's, where a version of the function with this many arguments names one (ctransform's
+  // colour, transform's point); else the other triples' (`mix(c, (1, 1, 1), t)`); else what the
+  // context expects; else a point, for functions whose value does not depend on it
+  // (`comp((1, 2, 3), 1)`, `max((0, 0, 0), (1, 1, 1))`).
+  BaseType builtin_triple_hint(const CallExpr& c, std::size_t i, const std::vector<BaseType>& types, BaseType expected) const {
+    for (const Signature& sig : signatures()) {
+      if (sig.name != c.name || i >= sig.args.size() || (sig.args.size() != c.args.size() && !sig.options && !sig.variadic)) continue;
+      switch (sig.args[i]) {
+        case ArgKind::Color: return BaseType::Color;
+        case ArgKind::Point: case ArgKind::PointLike: return BaseType::Point;
+        case ArgKind::Vector: return BaseType::Vector;
+        case ArgKind::Normal: return BaseType::Normal;
+        default: break;
+      }
+    }
+    for (std::size_t k = 0; k < types.size(); ++k)
+      if (k != i && !untyped_triple(c.args[k]) && is_triple(types[k])) return types[k];
+    return is_triple(expected) ? expected : BaseType::Point;
   }
 
   void check_binary(BinaryExpr& b, BaseType expected) {
@@ -871,6 +915,15 @@ class Checker {
       case BinaryOp::Sub:
       case BinaryOp::Mul:
       case BinaryOp::Div: {
+        // A comparison used as a number, `(s > 0.5) * 2`: 1 when true, 0 when false, as C and
+        // the renderers' compilers take it; warned, since RSL's booleans are not numbers.
+        for (ExprPtr* side : {&b.lhs, &b.rhs})
+          if ((*side)->type.base == BaseType::Bool) {
+            sink_.warning("bool-as-number", (*side)->span, "a comparison used as a number is 1 when true and 0 when false");
+            wrap(*side, BaseType::Float);
+          }
+        l = b.lhs->type.base;
+        r = b.rhs->type.base;
         BaseType t = arithmetic(b.op, l, r, b.span);
         if (t != BaseType::Error && t != BaseType::Matrix) {
           coerce_operand(b.lhs, t);
@@ -963,13 +1016,19 @@ class Checker {
     set(a, t);
   }
 
+  void writes_global(Global g) {
+    auto& w = current_function_->writes_globals;
+    if (std::find(w.begin(), w.end(), g) == w.end()) w.push_back(g);
+  }
+
   void check_writable(const Symbol& s, const Span& span) {
     switch (s.kind) {
       case SymbolKind::Constant:
         sink_.error("assign-to-constant", span, "cannot assign to the constant '" + s.name + "'");
         break;
       case SymbolKind::Global:
-        if (!global_writable(context_, s.global))
+        if (context_ == Context::Function && current_function_ && assigned_in_function(s.global)) writes_global(s.global);
+        else if (!global_writable(context_, s.global))
           sink_.error("read-only-global", span, "cannot assign to '" + s.name + "' in " + context_name());
         break;
       case SymbolKind::ShaderParam:
@@ -1003,22 +1062,39 @@ class Checker {
         if (f->params.size() == c.args.size() && f->params[i].type.is_array()) return true;
       return false;
     };
-    std::vector<BaseType> types;
-    std::vector<Type> full;
+    // texture(maps[i], ...) with `maps` an array of names: an element, not a channel (the parser
+    // cannot tell them apart).
+    if (c.channel && !c.args.empty() && c.args[0]->kind == ExprKind::Name) {
+      const Symbol* s = lookup(static_cast<const NameExpr&>(*c.args[0]).name);
+      if (s && s->type.is_array()) {
+        const Span span = join(c.args[0]->span, c.channel->span);
+        c.args[0] = std::make_unique<IndexExpr>(span, std::move(c.args[0]), std::move(c.channel));
+      }
+    }
+    std::vector<BaseType> types(c.args.size());
+    std::vector<Type> full(c.args.size());
+    auto check_arg = [&](std::size_t i, BaseType hint) {
+      array_ok_ = array_param(i);
+      check_expr(c.args[i], hint);
+      types[i] = c.args[i]->type.base;
+      full[i] = c.args[i]->type;
+    };
     for (std::size_t i = 0; i < c.args.size(); ++i) {
-      // An untyped triple argument takes the parameter's type (the first definition that fits).
+      // An untyped triple argument takes the parameter's type (the first definition that fits);
+      // a library function's, once the others are known (builtin_triple_hint).
       BaseType hint = BaseType::Error;
+      if (untyped_triple(c.args[i]) && !candidates && is_builtin_name(c.name)) continue;
       if (candidates && untyped_triple(c.args[i]))
         for (const FunctionDecl* f : *candidates)
           if (f->params.size() == c.args.size() && is_triple(f->params[i].type.base)) {
             hint = f->params[i].type.base;
             break;
           }
-      array_ok_ = array_param(i);
-      check_expr(c.args[i], hint);
-      types.push_back(c.args[i]->type.base);
-      full.push_back(c.args[i]->type);
+      check_arg(i, hint);
     }
+    if (!candidates && is_builtin_name(c.name))
+      for (std::size_t i = 0; i < c.args.size(); ++i)
+        if (untyped_triple(c.args[i])) check_arg(i, builtin_triple_hint(c, i, types, expected));
     bool any_error = std::any_of(types.begin(), types.end(), [](BaseType t) { return t == BaseType::Error; });
     if (candidates) {
       const FunctionDecl* best = nullptr;
@@ -1060,6 +1136,13 @@ class Checker {
         else if (!p.type.is_array()) coerce(c.args[i], p.type.base, "argument " + std::to_string(i + 1) + " of '" + c.name + "'");
       }
       calls_[current_function_].insert(best);
+      for (Global g : best->writes_globals) {
+        if (context_ == Context::Function && current_function_) writes_global(g);
+        else if (!global_writable(context_, g))
+          sink_.report({Severity::Error, "read-only-global",
+                        "'" + c.name + "' assigns '" + to_string(g) + "', which " + context_name() + " cannot",
+                        c.name_span, {{best->span, "function defined here"}}});
+      }
       return set(c, best->return_type.base);
     }
     if (c.name == "arraylength") return check_arraylength(c, full);
@@ -1082,20 +1165,8 @@ class Checker {
     }
     c.builtin = r.index;
     const Signature& sig = signature(r.index);
-    if (c.channel) {
-      // texture("name"[k], ...): a float reads channel k, a colour channels k to k + 2.
-      const bool number = c.channel->kind == ExprKind::Number;
-      const double k = number ? static_cast<const NumberExpr&>(*c.channel).value : -1;
-      const int last = is_triple(r.result) ? 1 : 3;
-      if (!number || k != static_cast<int>(k) || k < 0 || k > last) {
-        sink_.error("texture-channel", c.channel->span,
-                    !number                ? "a texture channel must be a number written in the shader (0 to 3)"
-                    : is_triple(r.result) ? "a colour lookup's first channel must be 0 or 1 (it reads three channels)"
-                                          : "a texture channel must be 0, 1, 2 or 3");
-        return set(c, BaseType::Error);
-      }
-      c.channel_index = static_cast<int>(k);
-    }
+    if (c.name == "urand") c.uniform_random = true;
+    if (c.channel && !check_channel(c, r.result)) return set(c, BaseType::Error);
     if (sig.id == Builtin::Ctransform)
       for (std::size_t i = 0; i + 1 < c.args.size(); ++i)
         if (c.args[i]->kind == ExprKind::String && !is_color_space(static_cast<const StringExpr&>(*c.args[i]).value))
@@ -1118,6 +1189,38 @@ class Checker {
       }
     }
     set(c, r.result);
+  }
+
+  // texture(name[k], ...), environment(name[k], ...), shadow(name[k], ...): a float lookup reads
+  // channel k, a colour one channels k to k + 2. A number written in the shader is checked here;
+  // any other float expression (a parameter, as published shaders write it) is chosen when the
+  // shader runs, and a channel the map does not have reads 0, as renderers fill it (RI 3.2 §15.7).
+  // A shadow map has one channel, its depth.
+  bool check_channel(CallExpr& c, BaseType result) {
+    const bool shadow = signature(c.builtin).id == Builtin::Shadow;
+    const int last = shadow ? 0 : is_triple(result) ? 1 : 3;
+    if (c.channel->kind != ExprKind::Number) {
+      check_expr(c.channel, BaseType::Float);
+      if (c.channel->type.base == BaseType::Error) return false;
+      if (c.channel->type.base != BaseType::Float || c.channel->type.is_array()) {
+        sink_.error("texture-channel", c.channel->span, "a texture channel is a float, not " + describe(c.channel->type));
+        return false;
+      }
+      if (shadow)
+        sink_.warning("texture-channel", c.channel->span, "a shadow map has one channel, its depth: this channel is not used");
+      c.channel_index = shadow ? 0 : CallExpr::kChannelChosenAtRun;
+      return true;
+    }
+    const double k = static_cast<const NumberExpr&>(*c.channel).value;
+    if (k != static_cast<int>(k) || k < 0 || k > last) {
+      sink_.error("texture-channel", c.channel->span,
+                  shadow                 ? "a shadow map has one channel, its depth: its channel is 0"
+                  : is_triple(result)    ? "a colour lookup's first channel must be 0 or 1 (it reads three channels)"
+                                         : "a texture channel must be 0, 1, 2 or 3");
+      return false;
+    }
+    c.channel_index = static_cast<int>(k);
+    return true;
   }
 
   // arraylength(a): the length of an array (RI 3.2 §15.4).
@@ -1286,7 +1389,7 @@ class Checker {
   std::vector<const FunctionDecl*> local_list_;  // every local function, in order
   bool array_ok_ = false;  // the next expression checked may be a whole array (check_expr clears it)
   Context context_ = Context::Surface;
-  const FunctionDecl* current_function_ = nullptr;
+  FunctionDecl* current_function_ = nullptr;
   ShaderDecl* current_shader_ = nullptr;
   int loop_depth_ = 0;
   int light_loop_depth_ = 0;

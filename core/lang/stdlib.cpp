@@ -139,16 +139,23 @@ std::vector<Signature> build_table() {
     add("noise", B::Noise, r, {K::Point, K::Float});  // four-dimensional noise
     add("random", B::Random, r, {});
   }
+  // BMRT's urand(): a uniform random float (CallExpr::uniform_random).
+  add("urand", B::Random, K::Float, {});
   // fresnel(I, N, eta, output Kr, output Kt [, output R, output T]).
   add("fresnel", B::Fresnel, K::Void, {K::Vector, K::Normal, K::Float, K::Float, K::Float});
   t.back().outputs_from = 3;
   add("fresnel", B::Fresnel, K::Void, {K::Vector, K::Normal, K::Float, K::Float, K::Float, K::Vector, K::Vector});
   t.back().outputs_from = 3;
   // Shadow and environment maps, with the optional parameters of RI 3.2 §15.7.
+  // Each also over an area, four corners read at their centre.
   add("shadow", B::Shadow, K::Float, {K::String, K::Point});
+  t.back().options = true;
+  add("shadow", B::Shadow, K::Float, {K::String, K::Point, K::Point, K::Point, K::Point});
   t.back().options = true;
   for (K r : {K::Float, K::Color}) {
     add("environment", B::Environment, r, {K::String, K::Vector});
+    t.back().options = true;
+    add("environment", B::Environment, r, {K::String, K::Vector, K::Vector, K::Vector, K::Vector});
     t.back().options = true;
   }
   add("depth", B::Depth, K::Float, {K::Point});

@@ -194,7 +194,8 @@ class Generator {
         if (p_.noise && chance(0.7f)) return fmt::format("float noise({})", noise_args(d));
         return float_builtin(d);
       case 17:
-        if (p_.textures && !in_function_) return fmt::format("float texture(\"{}\", {}, {})", texture_name(), float_expr(d), float_expr(d));
+        if (p_.textures && !in_function_)
+          return fmt::format("float texture(\"{}\"{}, {}, {})", texture_name(), channel(false, d), float_expr(d), float_expr(d));
         return float_builtin(d);
       default: return fmt::format("({} * {} + {})", float_expr(d), constant(), float_expr(d));
     }
@@ -308,6 +309,13 @@ class Generator {
     }
   }
 
+  // A lookup's channel, half the time: a number in range (0 to 3; a colour's first, 0 or 1), or
+  // an expression chosen when the shader runs (past the map's channels it reads 0).
+  std::string channel(bool colour, int d) {
+    if (chance(0.5f)) return "";
+    if (chance(0.5f)) return fmt::format("[{}]", below(colour ? 2 : 4));
+    return fmt::format("[{}]", float_expr(d / 2));
+  }
   std::string texture_name() { return pick(std::vector<std::string>{"grain", "stripes", "marks"}); }
 
   std::vector<BaseType> triple_types() const {
@@ -338,7 +346,8 @@ class Generator {
         if (p_.noise) return fmt::format("{} noise({})", tn, noise_args(d));
         return fmt::format("max({}, {})", triple_expr(t, d), triple_expr(t, d));
       case 15:
-        if (t == BaseType::Color && p_.textures && !in_function_) return fmt::format("color texture(\"{}\", {}, {})", texture_name(), float_expr(d), float_expr(d));
+        if (t == BaseType::Color && p_.textures && !in_function_)
+          return fmt::format("color texture(\"{}\"{}, {}, {})", texture_name(), channel(true, d), float_expr(d), float_expr(d));
         return fmt::format("min({}, {})", triple_expr(t, d), triple_expr(t, d));
       case 16:
         if (t == BaseType::Color && !in_function_ && p_.light_loops) return light_builtin(d);

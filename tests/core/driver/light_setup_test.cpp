@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/driver/program.h"
+#include "core/ir/interpreter.h"
 #include "tests/support/samples.h"
 
 namespace passlab {
@@ -87,6 +88,35 @@ TEST_F(LightSetup, NoSetupMeansTheDefaultLights) {
   ASSERT_TRUE(p->ok());
   EXPECT_TRUE(p->lights_file.empty());
   EXPECT_EQ(p->binding.lights.size(), 2u);  // a distant light and an ambient light
+}
+
+// A light may redirect L inside illuminate (uberlight-style lights do), and the surface's
+// illuminance sees the L it set: a point light at a far-off place that sends its light along
+// (0, -1, 1) shades like a solar light along that axis.
+TEST_F(LightSetup, ALightThatAssignsLSendsThatDirection) {
+  write("redirect.sl", "light redirect() { illuminate(point(40, -7, 3)) { Cl = 1; L = vector(0, -1, 1); } }\n");
+  write("sun.sl", "light sun() { solar(vector(0, -1, 1), 0) Cl = 1; }\n");
+  ir::FragmentInputs in = ir::random_fragment(2);
+  in[lang::Global::N] = ir::Value::triple(lang::BaseType::Normal, 0, 0.6f, -0.8f);
+  float lit[2];
+  for (int k = 0; k < 2; ++k) {
+    auto p = compile(std::string(R"({"lights": [{"shader": ")") + (k ? "sun.sl" : "redirect.sl") + R"("}]})");
+    ASSERT_TRUE(p->ok() && p->module) << lang::format_text(p->diagnostics.items(), *p->sources);
+    ir::EvalContext ctx;
+    ir::RunResult r = ir::interpret(*p->module, in, p->binding.surface_params, ctx);
+    ASSERT_TRUE(r.ok) << r.error;
+    lit[k] = r.results[0].f[0];
+  }
+  EXPECT_GT(lit[0], 0.5f);
+  EXPECT_EQ(lit[0], lit[1]);
+}
+
+TEST_F(LightSetup, LIsAssignedOnlyWhereALightDefinesIt) {
+  write("outside.sl", "light outside() { L = vector(0, 0, 1); illuminate(point(0, 0, 0)) Cl = 1; }\n");
+  auto p = compile(R"({"lights": [{"shader": "outside.sl"}]})");
+  const lang::Diagnostic* d = error(*p);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->code, "light-global-outside-loop");
 }
 
 TEST(Samples, EveryLightSetupBindsCleanly) {

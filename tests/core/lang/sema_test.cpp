@@ -153,6 +153,18 @@ TEST_F(SemaTest, ColorsAndPointsDoNotMixButConvertWithAWarning) {
   EXPECT_NE(diags_.items()[2].message.find("the result of '+=' is a color"), std::string::npos);
 }
 
+// A lookup's channel: a number is checked against the map's channels; an expression is a float
+// chosen when the shader runs; a shadow map has one channel, so its expression is unused (warned).
+TEST_F(SemaTest, ALookupsChannelIsANumberInRangeOrAFloatExpression) {
+  check("surface s(float ch = 1; string map = \"m\") {\n  float a = texture(map[ch], s, t);\n"
+        "  color e = environment(map[ch + 1], N);\n  float d = shadow(map[ch], P);\n  float b = texture(map[\"r\"]);\n}");
+  EXPECT_EQ(errors(), (std::vector<std::string>{"texture-channel"})) << dump();
+  EXPECT_EQ(warnings(), (std::vector<std::string>{"texture-channel"})) << dump();
+  EXPECT_EQ(where(diags_.items()[0].span), "4:24");
+  EXPECT_EQ(diags_.items()[1].message, "a texture channel is a float, not a string");
+  EXPECT_EQ(where(diags_.items()[1].span), "5:25");
+}
+
 TEST_F(SemaTest, MatrixArithmeticAndStringComparison) {
   clean("surface s(string map = \"\") {\n  matrix m = 1;\n  matrix n = m * m;\n  matrix k = 2 * m / 4;\n"
         "  if (map == \"x\") Ci = 1;\n}");
