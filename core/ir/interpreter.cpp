@@ -108,7 +108,8 @@ class Interpreter {
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
             if (options_.perturb && undefined_at_precision(in, ops)) nonfinite_ = true;
-            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops));
+            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops),
+                    options_.perturb && exact_integers(in, ops, vals[v]));
             break;
           }
         }
@@ -228,6 +229,42 @@ class Interpreter {
     return std::isfinite(r) ? r : 0;
   }
 
+  // Whether an operation's result is an integer every float format holds exactly: a whole-number
+  // constant, what floor, ceil, round, sign and step return, and sums, differences, products,
+  // negations, selections, minima, maxima, absolute values and remainders of such integers, below
+  // the format's fractions (Perturbation::integral; 2^24 in IEEE single). A loop counter
+  // (`i += 1`) and an array index are such values; perturbing them changed which element a
+  // truncated index picked and how often a loop ran, which no machine does.
+  bool exact_integers(const Instr& in, const std::vector<const Value*>& ops, const Value& result) const {
+    const float limit = std::min(options_.perturb->integral, 0x1p24f);
+    auto integers = [&](const Value& x) {
+      if (x.type == BaseType::String || x.type == BaseType::Void) return false;
+      const int n = x.type == BaseType::Bool ? 1 : std::max(1, lang::component_count(x.type));
+      for (int i = 0; i < n; ++i) {
+        const float f = x.f[static_cast<std::size_t>(i)];
+        if (!(std::fabs(f) < limit) || f != std::trunc(f)) return false;
+      }
+      return true;
+    };
+    if (!integers(result)) return false;
+    using B = lang::Builtin;
+    switch (in.op) {
+      case Op::Const: return true;
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Select: break;
+      case Op::Builtin:
+        switch (static_cast<B>(in.aux)) {
+          case B::Floor: case B::Ceil: case B::Round: case B::Sign: case B::Step: return true;
+          case B::Min: case B::Max: case B::Abs: case B::Mod: case B::Clamp: break;
+          default: return false;
+        }
+        break;
+      default: return false;
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (!(in.op == Op::Select && i == 0) && !integers(*ops[i])) return false;  // a select's condition is a bool
+    return true;
+  }
+
   // A sum or difference of values that cancel: the size of what cancelled, |a| + |b| (the largest
   // component's). Its rounding is relative to its result, but a result within the operands'
   // rounding of zero may be exactly zero on a machine (P - mix(P, P, s) is on the RPU).
@@ -246,7 +283,7 @@ class Interpreter {
   // from: a scalar's to its unit range (s, t, u and v come from [0, 1]), so an exact 0 moves too.
   // `terms`: a scale the error is relative to at least (term_scale); `cancels`: what a sum cancelled
   // (cancel_scale). Either says when the result is zero up to rounding.
-  void perturb(Value& val, int builtin = -1, bool global = false, float terms = 0, float cancels = 0) {
+  void perturb(Value& val, int builtin = -1, bool global = false, float terms = 0, float cancels = 0, bool exact = false) {
     if (val.type == BaseType::String || val.type == BaseType::Void) return;
     const int n = val.type == BaseType::Bool ? 1 : lang::component_count(val.type);
     for (int i = 0; i < n; ++i) nonfinite_ = nonfinite_ || !std::isfinite(val.f[static_cast<std::size_t>(i)]);
@@ -256,6 +293,7 @@ class Interpreter {
       const float a = std::fabs(val.f[static_cast<std::size_t>(i)]);
       nonfinite_ = nonfinite_ || a >= p->overflow || (a != 0 && a < p->underflow);
     }
+    if (exact) return;  // exact_integers
     const float extra = builtin >= 0 && static_cast<std::size_t>(builtin) < p->builtin.size() ? p->builtin[static_cast<std::size_t>(builtin)] : 0.0f;
     // A triple's error is relative to its length, not to each component: a cross product's, or a
     // face normal's, exact zero is zero only up to the rounding of the terms that cancelled.
