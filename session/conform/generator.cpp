@@ -314,7 +314,7 @@ class Generator {
   std::string channel(bool colour, int d) {
     if (chance(0.5f)) return "";
     if (chance(0.5f)) return fmt::format("[{}]", below(colour ? 2 : 4));
-    return fmt::format("[{}]", float_expr(d / 2));
+    return fmt::format("[({} + s * 4)]", float_expr(d / 2));  // never a bare number, which must be a channel
   }
   std::string texture_name() { return pick(std::vector<std::string>{"grain", "stripes", "marks"}); }
 
