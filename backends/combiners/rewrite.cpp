@@ -331,10 +331,16 @@ class Rewriter {
         if (part == Part::Rgb) return expand_if(biased, input(in, Part::Rgb, id), id);
         return expand_if(biased, input(in, Part::Alpha, id), id);
       }
+      const int channel = n.kind == dag::NodeKind::Texture ? static_cast<int>(n.aux) : 0;
+      if (part == Part::Rgb && channel != 0 && lang::is_triple(n.type)) {
+        // A colour from channel 1 is (g, b, a): the combiners read a unit's RGB as it is and
+        // cannot swizzle it (a generated program found it read as (r, g, b)).
+        fail("unsupported", fmt::format("the register combiners read a texture's colour as its RGB; a colour from channel {} cannot be formed", channel), id);
+        return kNoH;
+      }
       if (part == Part::Rgb) return expand_if(biased, input(in, Part::Rgb, id), id);
       // A scalar lookup reads one channel: alpha directly, blue through BLUE, red and green
       // through BLUE(DOT(rgb, unit vector)).
-      const int channel = n.kind == dag::NodeKind::Texture ? static_cast<int>(n.aux) : 0;
       if (channel == 3) return input(in, Part::Alpha, id);
       return component(input(in, Part::Rgb, id), channel, id);
     }
