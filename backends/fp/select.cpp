@@ -205,7 +205,9 @@ class Selector {
       case Op::And: return emit(Opcode::MUL, {kid(0), kid(1)}, 1);
       case Op::Or: return emit(Opcode::MAX, {kid(0), kid(1)}, 1);
       case Op::Not: return emit(Opcode::SUB, {scalar(1), kid(0)}, 1);
-      case Op::Select: return emit(Opcode::LRP, {kid(0), kid(1), kid(2)}, width);
+      // CMP, not LRP: c * a + (1 - c) * b lets a NaN or infinity of the branch not taken through
+      // (0 * NaN), where a select must not look at it.
+      case Op::Select: return emit(Opcode::CMP, {neg(kid(0)), kid(1), kid(2)}, width);
       case Op::Convert: {
         lang::BaseType from = kid_node(0).type;
         if (n.type == lang::BaseType::Bool && from == lang::BaseType::Float) {
@@ -217,7 +219,9 @@ class Selector {
         return kid(0);  // float -> triple is a broadcast, triple -> triple moves no bits
       }
       case Op::MakeTriple: return pack({kid(0), kid(1), kid(2)});
-      case Op::Output: return emit(Opcode::LRP, {constant({0, 0, 0, 1}, 4), splat(kid(1), 0), kid(0)}, 4);
+      // Ci's RGB and Oi in alpha, chosen by CMP: an LRP by (0, 0, 0, 1) let Ci's unused fourth lane
+      // through as 0 * w, and NaN there made alpha NaN (a generated program found it).
+      case Op::Output: return emit(Opcode::CMP, {constant({1, 1, 1, -1}, 4), splat(kid(1), 0), kid(0)}, 4);
       case Op::Builtin: return builtin(n, refs);
       default: break;
     }
