@@ -202,8 +202,10 @@ class Interpreter {
       const int n = std::max(1, lang::component_count(in.type));
       for (int i = 0; i < n; ++i) {
         auto lane = [&](const Value* v) { return v->f[static_cast<std::size_t>(lang::component_count(v->type) > 1 ? i : 0)]; };
-        const float t = lane(ops[2]);
-        r = std::max(r, std::fabs(lane(ops[0])) * std::fabs(1 - t) + std::fabs(lane(ops[1])) * std::fabs(t));
+        // ... or, for the RPU's form, |a| + (|a| + |b|) |t| (b - a rounds before t scales it:
+        // mix(1e6 u, u, 1) is u here and u up to 1e6 u's rounding there).
+        const float t = lane(ops[2]), a = std::fabs(lane(ops[0])), b = std::fabs(lane(ops[1]));
+        r = std::max({r, a * std::fabs(1 - t) + b * std::fabs(t), a + (a + b) * std::fabs(t)});
       }
       return std::isfinite(r) ? r : 0;
     }
