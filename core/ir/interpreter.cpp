@@ -141,6 +141,9 @@ class Interpreter {
       const auto id = static_cast<lang::Builtin>(in.aux);
       if (beyond_fractions(id, *ops[0])) return true;
       if (id == lang::Builtin::Sign && options_.perturb->sign_of_zero_undefined && has_zero(*ops[0])) return true;
+      // atan(y, x) on its branch cut, y zero and x negative, is pi or -pi by the sign of the zero,
+      // which machines give differently (round(-0.3) is -0 in C, +0 as floor(x + 0.5)).
+      if (id == lang::Builtin::Atan2 && ops.size() == 2 && ops[0]->f[0] == 0 && ops[1]->f[0] < 0) return true;
     }
     if ((in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1])) return true;
     return squares_overflow(in, ops);
