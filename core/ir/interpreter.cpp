@@ -107,9 +107,13 @@ class Interpreter {
             std::vector<const Value*> ops;
             for (ValueId a : in.args) ops.push_back(&vals[a]);
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
-            if (options_.perturb && undefined_at_precision(in, ops)) nonfinite_ = true;
+            if (!options_.perturb) {
+              perturb(vals[v]);  // marks a result that is not finite; nothing more to work out
+              break;
+            }
+            if (undefined_at_precision(in, ops)) nonfinite_ = true;
             perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops),
-                    options_.perturb && exact_integers(in, ops, vals[v]));
+                    exact_integers(in, ops, vals[v]));
             break;
           }
         }
@@ -172,6 +176,15 @@ class Interpreter {
     return sum >= limit;
   }
 
+  // Lane i of an operand, a float standing for all three of a triple's lanes.
+  static float lane(const Value& v, int i) { return v.f[static_cast<std::size_t>(lang::component_count(v.type) > 1 ? i : 0)]; }
+  // The length of a triple's first three components.
+  static float length3(const Value& v) {
+    float sq = 0;
+    for (std::size_t i = 0; i < 3; ++i) sq += v.f[i] * v.f[i];
+    return std::sqrt(sq);
+  }
+
   static bool has_zero(const Value& x) {
     const int n = std::max(1, lang::component_count(x.type));
     for (int i = 0; i < n; ++i)
@@ -204,10 +217,9 @@ class Interpreter {
       float r = 0;
       const int n = std::max(1, lang::component_count(in.type));
       for (int i = 0; i < n; ++i) {
-        auto lane = [&](const Value* v) { return v->f[static_cast<std::size_t>(lang::component_count(v->type) > 1 ? i : 0)]; };
         // ... or, for the RPU's form, |a| + (|a| + |b|) |t| (b - a rounds before t scales it:
         // mix(1e6 u, u, 1) is u here and u up to 1e6 u's rounding there).
-        const float t = lane(ops[2]), a = std::fabs(lane(ops[0])), b = std::fabs(lane(ops[1]));
+        const float t = lane(*ops[2], i), a = std::fabs(lane(*ops[0], i)), b = std::fabs(lane(*ops[1], i));
         r = std::max({r, a * std::fabs(1 - t) + b * std::fabs(t), a + (a + b) * std::fabs(t)});
       }
       return std::isfinite(r) ? r : 0;
@@ -215,22 +227,12 @@ class Interpreter {
     // distance(a, b) subtracts before it squares: relative to |a| + |b|.
     if (in.op == Op::Builtin && static_cast<lang::Builtin>(in.aux) == lang::Builtin::Distance && ops.size() == 2 &&
         lang::component_count(ops[0]->type) == 3 && lang::component_count(ops[1]->type) == 3) {
-      float a = 0, b = 0;
-      for (std::size_t i = 0; i < 3; ++i) {
-        a += ops[0]->f[i] * ops[0]->f[i];
-        b += ops[1]->f[i] * ops[1]->f[i];
-      }
-      const float r = std::sqrt(a) + std::sqrt(b);
+      const float r = length3(*ops[0]) + length3(*ops[1]);
       return std::isfinite(r) ? r : 0;
     }
     const Op op = in.op;
     if ((op != Op::Dot && op != Op::Cross) || ops.size() != 2) return 0;
-    float a = 0, b = 0;
-    for (int i = 0; i < 3; ++i) {
-      a += ops[0]->f[static_cast<std::size_t>(i)] * ops[0]->f[static_cast<std::size_t>(i)];
-      b += ops[1]->f[static_cast<std::size_t>(i)] * ops[1]->f[static_cast<std::size_t>(i)];
-    }
-    const float r = std::sqrt(a) * std::sqrt(b);
+    const float r = length3(*ops[0]) * length3(*ops[1]);
     return std::isfinite(r) ? r : 0;
   }
 
@@ -277,10 +279,7 @@ class Interpreter {
     if ((in.op != Op::Add && in.op != Op::Sub) || ops.size() != 2) return 0;
     float r = 0;
     const int n = std::max(1, lang::component_count(in.type));
-    for (int i = 0; i < n; ++i) {
-      auto lane = [&](const Value* v) { return v->f[static_cast<std::size_t>(lang::component_count(v->type) > 1 ? i : 0)]; };
-      r = std::max(r, std::fabs(lane(ops[0])) + std::fabs(lane(ops[1])));
-    }
+    for (int i = 0; i < n; ++i) r = std::max(r, std::fabs(lane(*ops[0], i)) + std::fabs(lane(*ops[1], i)));
     return std::isfinite(r) ? r : 0;
   }
 
