@@ -96,7 +96,7 @@ class Generator {
   // ---- constants ----------------------------------------------------------------------------
   static std::string number(float x) {
     std::string s = fmt::format("{}", x);
-    return x < 0 ? "(" + s + ")" : s;
+    return s.front() == '-' ? "(" + s + ")" : s;  // -0 too: "-" "-0" would read as "--"
   }
   float constant_value() {
     if (p_.family == Family::Combiners) {
