@@ -356,22 +356,24 @@ int run_conform(const ConformCliOptions& o) {
     std::cout.flush();
   };
   check_in_children(oracle, o.jobs, o.timeout, next, done);
+  // The run's figures first, then the reductions (minutes each: a long run's summary must not
+  // wait behind them, nor be lost when they are stopped).
   const double s = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!failed.empty() && (o.reduce || !o.save.empty())) std::cout << fmt::format("\n{} {} failing program{}:\n", o.reduce ? "reducing" : "saving", failed.size(), failed.size() == 1 ? "" : "s");
-  for (const auto& [job, r] : failed) {
-    if (o.reduce || !o.save.empty()) std::cout << fmt::format("{} ({})\n", job.name, r.signature());
-    reduce_and_save(job, r);
-    std::cout.flush();
-  }
-
   if (generating || files.size() > 1 || o.transforms > 0) {
     std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second, {} at once); the front end accepted {}; {} failed\n", tally.programs, s,
                              s > 0 ? tally.programs / s : 0.0, o.jobs, tally.front_end, tally.failures);
     std::cout << "accepted by (programs that reached the backend and were not refused):\n";
     for (const auto& [g, n] : tally.groups)
       std::cout << fmt::format("  {:<20} {:>7} / {:<7} {:5.1f}%\n", g, n.second, n.first, n.first ? 100.0 * n.second / n.first : 0.0);
-    if (!saved.empty()) std::cout << fmt::format("failing programs saved in {}\n", o.save);
+    std::cout.flush();
   }
+  if (!failed.empty() && (o.reduce || !o.save.empty())) std::cout << fmt::format("\n{} {} failing program{}:\n", o.reduce ? "reducing" : "saving", failed.size(), failed.size() == 1 ? "" : "s");
+  for (const auto& [job, r] : failed) {
+    if (o.reduce || !o.save.empty()) std::cout << fmt::format("{} ({})\n", job.name, r.signature());
+    reduce_and_save(job, r);
+    std::cout.flush();
+  }
+  if (!saved.empty()) std::cout << fmt::format("failing programs saved in {}\n", o.save);
   return any_failure ? kDiagnostics : kOk;
 }
 

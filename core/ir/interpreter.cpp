@@ -154,12 +154,30 @@ class Interpreter {
       const auto id = static_cast<lang::Builtin>(in.aux);
       if (beyond_fractions(id, *ops[0])) return true;
       if (id == lang::Builtin::Sign && options_.perturb->sign_of_zero_undefined && has_zero(*ops[0])) return true;
-      // atan(y, x) on its branch cut, y zero and x negative, is pi or -pi by the sign of the zero,
-      // which machines give differently (round(-0.3) is -0 in C, +0 as floor(x + 0.5)).
-      if (id == lang::Builtin::Atan2 && ops.size() == 2 && ops[0]->f[0] == 0 && ops[1]->f[0] < 0) return true;
+      // atan(y, x) on its branch cut, y zero and x negative or -0, is pi or -pi (or 0 for x +0) by
+      // the signs of the zeros, which machines give differently (round(-0.3) is -0 in C, +0 as
+      // floor(x + 0.5); round(-1 / u) * 0 is -0 in C, and the fp target's atan2 tests x < 0).
+      if (id == lang::Builtin::Atan2 && ops.size() == 2 && ops[0]->f[0] == 0 && std::signbit(ops[1]->f[0])) return true;
     }
     if ((in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1])) return true;
+    if (in.op == Op::Div && ops.size() == 2 && reciprocal_out_of_range(*ops[1])) return true;
     return squares_overflow(in, ops);
+  }
+
+  // Whether a divisor's reciprocal leaves the format's range (Perturbation::overflow, underflow):
+  // machines divide by multiplying with a reciprocal (the RPU's rcp), so x / 1e19 is 0 on 24-bit
+  // floats, whose magnitudes end at 2^64 and 2^-62, however close x is to 1e19.
+  bool reciprocal_out_of_range(const Value& divisor) const {
+    const Perturbation& p = *options_.perturb;
+    if (p.underflow <= 0 && !std::isfinite(p.overflow)) return false;
+    const int n = std::max(1, lang::component_count(divisor.type));
+    for (int i = 0; i < n; ++i) {
+      const float a = std::fabs(divisor.f[static_cast<std::size_t>(i)]);
+      if (a == 0 || !std::isfinite(a)) continue;  // a division by zero or infinity is not finite anyway
+      const float r = 1.0f / a;
+      if (r >= p.overflow || r < p.underflow) return true;
+    }
+    return false;
   }
 
   // Whether a length, distance, normalisation or dot product sums its squares (its products) past
