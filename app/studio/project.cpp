@@ -34,7 +34,7 @@ bool save_project(const Project& p, const QString& path, QString* error) {
     o["target_file"] = is_preset(p.target_reference) ? p.target_reference : relative(base, p.target_reference);
   if (p.target)
     o["target"] = QJsonDocument::fromJson(QByteArray::fromStdString(partition::target_to_json(*p.target))).object();
-  o["cost_model"] = p.cost_model;
+  if (!p.cost_model.isEmpty()) o["cost_model"] = p.cost_model;  // "" is no model: reading "" back is a problem
   QJsonObject panels;
   panels["window_state"] = QString::fromLatin1(p.window_state.toBase64());
   panels["graph_tab"] = p.graph_tab;

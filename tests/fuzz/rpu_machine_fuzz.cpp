@@ -1,0 +1,47 @@
+// libFuzzer target: arbitrary bytes as an RPU machine file (.json) through load_machine, then, for
+// a machine that loads, what a user's machine file drives: the thesis's scheduling example
+// compiled for it (scheduled, and paired where the machine pairs) and run on a chunk of four
+// threads by the VM. A crash, sanitizer report, hang, a refusal without a message or an
+// "internal compiler error" is a bug.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "backends/rpu/compiler.h"
+#include "backends/rpu/machine.h"
+#include "backends/rpu/vm.h"
+#include "tests/fuzz/fuzz_file.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 16 * 1024) return 0;
+  using namespace passlab;
+  std::string error;
+  auto machine = rpu::load_machine(fuzz::write_input(data, size, "machine.json"), &error);
+  if (!machine) {
+    if (error.empty()) std::abort();
+    return 0;
+  }
+  machine->max_steps = std::min<std::uint64_t>(machine->max_steps, 100000);
+  machine->max_call_depth = std::min(machine->max_call_depth, 64);
+  rpu::CompileOptions options;
+  options.machine = &*machine;
+  options.pair = machine->pairing;
+  auto p = rpu::compile_files({std::string(PASSLAB_SAMPLES_DIR) + "/rpu/schedule_example.sl"}, options);
+  for (const lang::Diagnostic& d : p->diagnostics.items())
+    if (d.code == "internal-error") std::abort();
+  if (!p->ok() || p->functions.empty()) return 0;
+  rpu::VmOptions o;
+  o.machine = &*machine;
+  rpu::Vm vm(*p->program, o);
+  std::array<rpu::ThreadState, 4> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads[static_cast<std::size_t>(i)] = rpu::thread_at(p->functions.front().address);
+    threads[static_cast<std::size_t>(i)].r(0) = {static_cast<float>(i), 1, -1, static_cast<float>(i) * 0.5f};
+  }
+  rpu::VmStats stats;
+  vm.run_chunk(threads, stats);
+  return 0;
+}
