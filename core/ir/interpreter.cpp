@@ -121,7 +121,12 @@ class Interpreter {
               break;
             }
             if (undefined_at_precision(in, ops)) nonfinite_ = true;
-            perturb(vals[v], in.op == Op::Builtin ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops),
+            // A built-in's approximation (Perturbation::builtin) is a backend's per-fragment code:
+            // what is uniform, a fragment target folds on the host, exactly like the reference
+            // (acos(1) * 1e6 is 0 there; erring by 7e-5 it was 70 in every perturbed run, which hid
+            // the rounding that mattered; a generated program found it).
+            const bool per_fragment = in.op == Op::Builtin && in.freq == Freq::Varying;
+            perturb(vals[v], per_fragment ? static_cast<int>(in.aux) : -1, false, term_scale(in, ops), cancel_scale(in, ops),
                     exact_integers(in, ops, vals[v]));
             break;
           }
