@@ -8,7 +8,7 @@
 #include <string>
 
 #include "backends/rpu/compiler.h"
-#include "backends/rpu/vm.h"
+#include "tests/fuzz/rpu_chunk.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 16 * 1024) return 0;
@@ -23,15 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     m.max_call_depth = 64;
     return m;
   }();
-  rpu::VmOptions o;
-  o.machine = &machine;
-  rpu::Vm vm(*p->program, o);
-  std::array<rpu::ThreadState, 4> threads;
-  for (int i = 0; i < 4; ++i) {
-    threads[static_cast<std::size_t>(i)] = rpu::thread_at(p->functions.front().address);
-    threads[static_cast<std::size_t>(i)].r(0) = {static_cast<float>(i), 1, -1, static_cast<float>(i) * 0.5f};
-  }
-  rpu::VmStats stats;
-  vm.run_chunk(threads, stats);
+  fuzz::run_first_function(*p, machine);
   return 0;
 }

@@ -12,7 +12,7 @@
 
 #include "backends/rpu/compiler.h"
 #include "backends/rpu/machine.h"
-#include "backends/rpu/vm.h"
+#include "tests/fuzz/rpu_chunk.h"
 #include "tests/fuzz/fuzz_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -33,15 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const lang::Diagnostic& d : p->diagnostics.items())
     if (d.code == "internal-error") std::abort();
   if (!p->ok() || p->functions.empty()) return 0;
-  rpu::VmOptions o;
-  o.machine = &*machine;
-  rpu::Vm vm(*p->program, o);
-  std::array<rpu::ThreadState, 4> threads;
-  for (int i = 0; i < 4; ++i) {
-    threads[static_cast<std::size_t>(i)] = rpu::thread_at(p->functions.front().address);
-    threads[static_cast<std::size_t>(i)].r(0) = {static_cast<float>(i), 1, -1, static_cast<float>(i) * 0.5f};
-  }
-  rpu::VmStats stats;
-  vm.run_chunk(threads, stats);
+  fuzz::run_first_function(*p, *machine);
   return 0;
 }
