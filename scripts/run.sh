@@ -3,7 +3,6 @@
 # display, print the headless report of the same sample instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-"$here/scripts/setup.sh"
 "$here/scripts/build.sh"
 build_dir=${PASSLAB_BUILD_DIR:-$here/build}
 shader=${1:-$here/samples/shaders/bowling_pin.sl}

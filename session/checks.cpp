@@ -20,8 +20,9 @@ std::vector<std::string> check_partition(const partition::Problem& problem, fp::
   const fp::TargetDag& t = backend.dag();
   for (std::uint64_t seed = 1; seed <= 16 && problems.empty(); ++seed) {
     ir::FragmentInputs in = ir::random_fragment(seed);
-    fp::ExecutionResult run = fp::run_passes(t, fdag, part, in, ctx);
-    std::vector<fp::Vec4> whole = fp::evaluate_all(t, fdag, in, ctx);
+    const ir::Neighbours next = ir::random_neighbours(in, seed);  // for the derivatives' differences
+    fp::ExecutionResult run = fp::run_passes(t, fdag, part, in, ctx, &next);
+    std::vector<fp::Vec4> whole = fp::evaluate_all(t, fdag, in, ctx, &next);
     if (!run.ok) problems.push_back("execution: " + run.error);
     else if (std::memcmp(run.output.data(), whole[t.root].data(), sizeof(fp::Vec4)) != 0)
       problems.push_back(fmt::format("execution: fragment {} differs from the single-pass result", seed));

@@ -443,6 +443,10 @@ class Rewriter {
         break;
       }
       case Op::Builtin: r = builtin(n, id, why); break;
+      case Op::ScreenDiff:
+        fail("unsupported", "derivatives (Du, Dv, Deriv, area, calculatenormal) and du and dv are differences across pixels and a "
+                            "division, which the register combiners cannot compute", id);
+        return kNoH;
       default:
         fail("unsupported", fmt::format("the register combiners cannot compute '{}'", op_name(n)), id);
         return kNoH;

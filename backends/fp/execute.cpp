@@ -10,9 +10,9 @@
 namespace passlab::fp {
 
 ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part,
-                           const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+                           const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next) {
   ExecutionResult r;
-  std::vector<ir::Value> vertex = dag::vertex_outputs(d, in, ctx);
+  const VertexValues vertex = vertex_values(d, in, ctx, next);
   std::map<TNodeId, Vec4> saved;  // the intermediate buffers
   for (std::size_t i = 0; i < part.passes.size(); ++i) {
     const partition::Pass& pass = part.passes[i];

@@ -17,7 +17,8 @@ struct ExecutionResult {
 // Runs the passes in order: each computes its members from interpolants, constants and the
 // restored outputs of earlier passes, and saves its root's value (float precision, as the RDS
 // paper requires of the intermediate buffers). The last pass's value is the fragment's colour.
+// Difference interpolants need the fragment's neighbours (`next`).
 ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part,
-                           const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+                           const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next = nullptr);
 
 }  // namespace passlab::fp

@@ -423,7 +423,14 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
     std::string base;
     switch (s.from) {
       case From::Register: base = fmt::format("r{}", s.index); break;
-      case From::Interpolant: base = fmt::format("v{}", s.index); break;
+      case From::Interpolant: {
+        // A difference interpolant arrives as its value: the GPU's own difference across its 2x2
+        // quad (coarse or fine, as the driver has it; the simulator's is the forward one). OpenGL's
+        // window y goes up, the image's rows down.
+        const int d = screen_difference(s.index);
+        base = d == 0 ? fmt::format("v{}", s.index) : d == 1 ? fmt::format("dFdx(v{})", s.index) : fmt::format("(-dFdy(v{}))", s.index);
+        break;
+      }
       case From::Restore: base = fmt::format("texelFetch(restore{}, ivec2(gl_FragCoord.xy), 0)", s.index); break;
       case From::Constant: {
         const float* c = constants_.data() + static_cast<std::size_t>(s.index) * 4 * B;

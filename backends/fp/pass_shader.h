@@ -23,6 +23,10 @@ class PassShader : public sim::FragmentShader {
   int passes() const override { return static_cast<int>(programs_.size()); }
   int interpolants() const override { return static_cast<int>(leaves_.size() + grad_nodes_.size()); }
   bool screen_derivatives(int k) const override { return k >= static_cast<int>(leaves_.size()); }
+  // A difference interpolant (TNode::difference): its corners hold the value, the renderer differences it.
+  int screen_difference(int k) const override {
+    return k < static_cast<int>(leaves_.size()) ? t_.node(leaves_[static_cast<std::size_t>(k)]).difference : 0;
+  }
   void corner(const ir::FragmentInputs& in, float* out) const override;
   unsigned interpolant_mask(int pass, int k) const override {
     const auto& m = programs_[static_cast<std::size_t>(pass)].interpolant_mask;

@@ -67,7 +67,7 @@ class Selector {
   }
 
   TNodeId intern(TNode n) {
-    auto key = std::make_tuple(n.kind, n.op, n.saturate, n.src, n.value, n.name, n.dims, n.lanes);
+    auto key = std::make_tuple(n.kind, n.op, n.saturate, n.src, n.value, n.name, n.dims, n.lanes, n.difference);
     auto it = index_.find(key);
     TNodeId id;
     if (it != index_.end()) {
@@ -176,6 +176,21 @@ class Selector {
         return r;
       }
       case NodeKind::Operation: break;
+    }
+    if (n.op == Op::ScreenDiff) {
+      // A difference of an interpolated value: the rasterizer's (another interpolant). Of a value
+      // computed per fragment it would take differences across a 2x2 quad, which the ISA lacks.
+      const Node& c = kid_node(0);
+      if (c.kind != NodeKind::Interpolant)
+        fail("a derivative of a value computed per fragment needs differences across pixels (DDX, DDY), which this target does not "
+             "have; only values interpolated from the vertices (affine in the globals) can be differentiated");
+      TNode t;
+      t.kind = TKind::Interpolant;
+      t.lanes = {c.id};
+      t.width = width;
+      t.difference = static_cast<std::uint8_t>(n.aux + 1);
+      t.name = (n.aux == 0 ? "dx(" : "dy(") + c.name + ")";
+      return ref(intern(std::move(t)));
     }
     switch (n.op) {
       case Op::Neg: return neg(kid(0));
@@ -506,7 +521,7 @@ class Selector {
   const dag::FragmentDag& d_;
   const Node* current_ = nullptr;
   std::vector<TNode> nodes_;
-  std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>>, TNodeId> index_;
+  std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>, std::uint8_t>, TNodeId> index_;
 };
 
 }  // namespace
@@ -547,6 +562,28 @@ Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx) {
   return {rgb.f[0], rgb.f[1], rgb.f[2], alpha.f[0]};
 }
 
+VertexValues vertex_values(const dag::FragmentDag& d, const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next) {
+  VertexValues v;
+  v.here = dag::vertex_outputs(d, in, ctx);
+  v.next = next;
+  if (next) {
+    v.right = dag::vertex_outputs(d, next->right, ctx);
+    v.below = dag::vertex_outputs(d, next->below, ctx);
+  }
+  return v;
+}
+
+Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::FragmentInputs& in, const VertexValues& vertex) {
+  if (leaf.kind != TKind::Interpolant || leaf.difference == 0) return input_value(leaf, d, in, vertex.here);
+  if (!vertex.next) return {NAN, NAN, NAN, NAN};
+  const bool right = leaf.difference == 1;
+  const Vec4 there = input_value(leaf, d, right ? vertex.next->right : vertex.next->below, right ? vertex.right : vertex.below);
+  const Vec4 here = input_value(leaf, d, in, vertex.here);
+  Vec4 r{};
+  for (std::size_t c = 0; c < 4; ++c) r[c] = there[c] - here[c];
+  return r;
+}
+
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::FragmentInputs& in,
                  const std::vector<ir::Value>& vertex_values) {
   if (leaf.kind == TKind::Constant) return leaf.value;
@@ -561,8 +598,8 @@ Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::Fragmen
 }
 
 std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, const ir::FragmentInputs& in,
-                               const ir::EvalContext& ctx) {
-  std::vector<ir::Value> vertex = dag::vertex_outputs(d, in, ctx);
+                               const ir::EvalContext& ctx, const ir::Neighbours* next) {
+  const VertexValues vertex = vertex_values(d, in, ctx, next);
   std::vector<Vec4> values(t.size());
   for (const TNode& n : t.nodes) {
     switch (n.kind) {

@@ -34,6 +34,8 @@ struct TNode {
   std::string name;                       // texture name; interpolant label
   int dims = 0;                           // TEX: coordinate components used
   std::vector<dag::NodeId> lanes;         // interpolant: the FragmentDag interpolants packed into it
+  std::uint8_t difference = 0;            // interpolant: 0 its value; 1 its difference one pixel right, 2
+                                          // below (a ScreenDiff of a FragmentDag interpolant)
   int width = 4;                          // components that carry meaning (1 float, 3 triple, 4 RGBA)
   std::vector<dag::NodeId> origin;        // the FragmentDag nodes whose value this computes
   std::vector<lang::Span> spans;
@@ -59,11 +61,22 @@ struct TargetDag {
 std::optional<TargetDag> select(const dag::FragmentDag& dag, std::string* error);
 
 // The value every node computes for one fragment (the unpartitioned program).
+// A program with difference interpolants needs the fragment's neighbours (`next`); without them
+// those read NaN.
 std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
-                               const ir::EvalContext& ctx);
+                               const ir::EvalContext& ctx, const ir::Neighbours* next = nullptr);
 Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx);
+// What the vertex program delivers to a fragment: the vertex outputs here and, for difference
+// interpolants, on the neighbours right and below.
+struct VertexValues {
+  std::vector<ir::Value> here, right, below;
+  const ir::Neighbours* next = nullptr;
+};
+VertexValues vertex_values(const dag::FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
+                           const ir::Neighbours* next);
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
                  const std::vector<ir::Value>& vertex_values);
+Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::FragmentInputs& in, const VertexValues& vertex);
 Vec4 read(const Operand& o, const std::vector<Vec4>& values);
 
 // One instruction node: its operands fetched by `operand`, the opcode applied, _SAT honoured.

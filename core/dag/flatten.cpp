@@ -292,6 +292,61 @@ class Flattener {
     return of_node(check_size(b_.operation(o, type, aux, std::move(kids), span), span));
   }
 
+  // ---- screen-space derivatives (ir/derivatives.h has the formulas the interpreter uses) ----
+  // A value's difference one pixel right (dir 0) or below (1): a ScreenDiff node. Of an
+  // interpolated value (once the vertex hoist has made it one) a rasterizer delivers it exactly.
+  Sym difference(const Sym& x, std::uint32_t dir, const lang::Span& span) { return op(Op::ScreenDiff, type_of(x), dir, {x}, span); }
+  Sym arith(Op o, ir::BaseType t, const Sym& a, const Sym& b, const lang::Span& span) { return op(o, t, 0, {a, b}, span); }
+  Sym param_difference(lang::Global g, std::uint32_t dir, const lang::Span& span) {
+    return difference(of_node(b_.interpolant(g, ir::BaseType::Float, span)), dir, span);
+  }
+  // du or dv: how far u or v moves across the pixel, |d/dx| + |d/dy|.
+  Sym pixel_step(bool u, const lang::Span& span) {
+    const lang::Global g = u ? lang::Global::u : lang::Global::v;
+    auto abs_of = [&](const Sym& x) { return op(Op::Builtin, ir::BaseType::Float, static_cast<std::uint32_t>(lang::Builtin::Abs), {x}, span); };
+    return arith(Op::Add, ir::BaseType::Float, abs_of(param_difference(g, 0, span)), abs_of(param_difference(g, 1, span)), span);
+  }
+  // Du(x) (along_u) or Dv(x): (X vy - Y vx) / det or (ux Y - uy X) / det, det = ux vy - uy vx.
+  Sym partial(bool along_u, const Sym& x, ir::BaseType t, const lang::Span& span) {
+    using F = ir::BaseType;
+    const Sym ux = param_difference(lang::Global::u, 0, span), uy = param_difference(lang::Global::u, 1, span);
+    const Sym vx = param_difference(lang::Global::v, 0, span), vy = param_difference(lang::Global::v, 1, span);
+    const Sym det = arith(Op::Sub, F::Float, arith(Op::Mul, F::Float, ux, vy, span), arith(Op::Mul, F::Float, uy, vx, span), span);
+    const Sym X = difference(x, 0, span), Y = difference(x, 1, span);
+    const Sym num = along_u ? arith(Op::Sub, t, arith(Op::Mul, t, X, vy, span), arith(Op::Mul, t, Y, vx, span), span)
+                            : arith(Op::Sub, t, arith(Op::Mul, t, Y, ux, span), arith(Op::Mul, t, X, uy, span), span);
+    return arith(Op::Div, t, num, det, span);
+  }
+  Sym derivative(lang::Builtin id, ir::BaseType type, const std::vector<Sym>& args, const lang::Span& span) {
+    using B = lang::Builtin;
+    using F = ir::BaseType;
+    switch (id) {
+      case B::Du: return partial(true, args[0], type, span);
+      case B::Dv: return partial(false, args[0], type, span);
+      case B::Deriv: {
+        // Du(num) / Du(den) + Dv(num) / Dv(den), a term whose denominator is 0 left out (its
+        // division made safe, so that no node of the DAG is infinite for nothing).
+        Sym sum;
+        for (bool along_u : {true, false}) {
+          const Sym n = partial(along_u, args[0], type, span), d = partial(along_u, args[1], F::Float, span);
+          const Sym moves = arith(Op::Ne, F::Bool, d, constant(Value::scalar(0)), span);
+          const Sym safe = op(Op::Select, F::Float, 0, {moves, d, constant(Value::scalar(1))}, span);
+          const Sym term = op(Op::Select, type, 0, {moves, arith(Op::Div, type, n, safe, span), constant(Value::zero(type))}, span);
+          sum = along_u ? term : arith(Op::Add, type, sum, term, span);
+        }
+        return sum;
+      }
+      case B::Calculatenormal:
+        return arith(Op::Cross, type, partial(true, args[0], F::Vector, span), partial(false, args[0], F::Vector, span), span);
+      case B::Area: {
+        const Sym pu = arith(Op::Mul, F::Vector, partial(true, args[0], F::Vector, span), pixel_step(true, span), span);
+        const Sym pv = arith(Op::Mul, F::Vector, partial(false, args[0], F::Vector, span), pixel_step(false, span), span);
+        return op(Op::Builtin, F::Float, static_cast<std::uint32_t>(B::Length), {arith(Op::Cross, F::Vector, pu, pv, span)}, span);
+      }
+      default: fail(span, "internal-error", std::string("internal compiler error: '") + lang::to_string(id) + "' is not a derivative");
+    }
+  }
+
   bool reads_texture(NodeId n) {
     std::vector<NodeId> stack{n};
     std::set<NodeId> seen;
@@ -325,11 +380,13 @@ class Flattener {
       case Op::Global: {
         auto g = static_cast<lang::Global>(in.aux);
         if (g == lang::Global::E) return constant(Value::triple(in.type, 0, 0, 0));  // the eye: camera origin
+        if (options_.derivatives && (g == lang::Global::du || g == lang::Global::dv)) return pixel_step(g == lang::Global::du, in.span);
         return of_node(b_.interpolant(g, in.type, in.span));
       }
       case Op::Builtin: {
         auto id = static_cast<lang::Builtin>(in.aux);
         const lang::Signature& sig = lang::signature_of(id);
+        if (sig.derivative && options_.derivatives) return derivative(id, in.type, args, in.span);
         if (sig.derivative)
           fail(in.span, "needs-derivatives",
                std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a fragment target does not provide");

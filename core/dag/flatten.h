@@ -14,6 +14,10 @@ struct FlattenOptions {
   std::size_t max_nodes = 500000;   // the DAG may not grow past this
   int max_branch_depth = 256;       // nested varying branches (a varying loop exit nests per iteration)
   bool hoist_vertex_work = true;    // affine subexpressions become per-vertex interpolants (RTSL-style)
+  // Du, Dv, Deriv, area, calculatenormal, du and dv as screen-space differences (ir::Op::ScreenDiff)
+  // and the chain rule (ir/derivatives.h), which targets compute or refuse; off: they are refused
+  // here (`needs-derivatives`), and du and dv are the interpolated globals.
+  bool derivatives = true;
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

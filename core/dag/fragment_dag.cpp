@@ -2,6 +2,7 @@
 #include "core/dag/fragment_dag.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace passlab::dag {
@@ -294,11 +295,64 @@ void unshare_constants(FragmentDag& dag) {
 
 namespace {
 
-// Evaluates nodes in id order; interpolants read the fragment's globals or the vertex program.
-std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
-                                 const std::vector<ir::Value>* vertex_values, const float* range = nullptr) {
-  std::vector<ir::Value> vals(nodes.size());
+// The fragments right and below, and what the vertex program delivers there.
+struct Neighbourhood {
+  const ir::FragmentInputs* right;
+  const ir::FragmentInputs* below;
+  std::vector<ir::Value> right_vertex, below_vertex;
+};
+
+// One node's value, its operands' in `vals` (a difference's too: `right`, `below`).
+ir::Value node_value(const Node& n, const std::vector<ir::Value>& vals, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
+                     const std::vector<ir::Value>* vertex_values, const std::vector<ir::Value>* right, const std::vector<ir::Value>* below) {
+  ir::Value v;
   std::vector<const ir::Value*> ops;
+  switch (n.kind) {
+    case NodeKind::Interpolant:
+      v = n.vertex_output >= 0 && vertex_values ? (*vertex_values)[static_cast<std::size_t>(n.vertex_output)] : in.globals.at(n.aux);
+      v.type = n.type;
+      return v;
+    case NodeKind::Constant: return ir::evaluate(ir::Op::Const, n.type, 0, "", n.value, {}, ctx);
+    case NodeKind::Texture: {
+      ir::Value name = ir::Value::string(n.name);
+      ops.assign(1, &name);
+      for (NodeId c : n.children) ops.push_back(&vals[c]);
+      return ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
+    }
+    case NodeKind::Operation:
+      if (n.op == ir::Op::ScreenDiff) {
+        // The child's value on the neighbour minus here; without neighbours, undefined.
+        const std::vector<ir::Value>* there = n.aux == 0 ? right : below;
+        v = ir::Value::zero(n.type);
+        const NodeId c = n.children.at(0);
+        for (int i = 0; i < std::max(1, lang::component_count(n.type)); ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          v.f[k] = there ? (*there)[c].f[k] - vals[c].f[k] : std::numeric_limits<float>::quiet_NaN();
+        }
+        return v;
+      }
+      for (NodeId c : n.children) ops.push_back(&vals[c]);
+      return ir::evaluate(n.op, n.type, n.aux, n.name, n.value, ops, ctx);
+  }
+  return v;
+}
+
+bool has_differences(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes)
+    if (n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff) return true;
+  return false;
+}
+
+// Evaluates nodes in id order; interpolants read the fragment's globals or the vertex program.
+// With neighbours, the fragments right and below are evaluated in step with this one, each node
+// on all three, and a difference is the same on all three (one per pixel pair, as on hardware,
+// and as the interpreter has it).
+std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
+                                 const std::vector<ir::Value>* vertex_values, const float* range = nullptr,
+                                 const Neighbourhood* next = nullptr) {
+  std::vector<ir::Value> vals(nodes.size());
+  const bool lockstep = next && has_differences(nodes);
+  std::vector<ir::Value> right(lockstep ? nodes.size() : 0), below(lockstep ? nodes.size() : 0);
   for (const Node& n : nodes) {
     if (range && n.id > 0) {  // the value before this one as a fixed-range datapath keeps it
       ir::Value& v = vals[n.id - 1];
@@ -306,27 +360,13 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
       if (p.kind != NodeKind::Constant && v.type != ir::BaseType::Bool && v.type != ir::BaseType::String)
         for (int i = 0; i < std::max(1, lang::component_count(v.type)); ++i) v.f[static_cast<std::size_t>(i)] = std::clamp(v.f[static_cast<std::size_t>(i)], range[0], range[1]);
     }
-    switch (n.kind) {
-      case NodeKind::Interpolant:
-        vals[n.id] = n.vertex_output >= 0 && vertex_values ? (*vertex_values)[static_cast<std::size_t>(n.vertex_output)]
-                                                           : in.globals.at(n.aux);
-        vals[n.id].type = n.type;
-        break;
-      case NodeKind::Constant:
-        vals[n.id] = ir::evaluate(ir::Op::Const, n.type, 0, "", n.value, {}, ctx);
-        break;
-      case NodeKind::Texture: {
-        ir::Value name = ir::Value::string(n.name);
-        ops.assign(1, &name);
-        for (NodeId c : n.children) ops.push_back(&vals[c]);
-        vals[n.id] = ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
-        break;
-      }
-      case NodeKind::Operation:
-        ops.clear();
-        for (NodeId c : n.children) ops.push_back(&vals[c]);
-        vals[n.id] = ir::evaluate(n.op, n.type, n.aux, n.name, n.value, ops, ctx);
-        break;
+    vals[n.id] = node_value(n, vals, in, ctx, vertex_values, lockstep ? &right : nullptr, lockstep ? &below : nullptr);
+    if (!lockstep) continue;
+    if (n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff) {
+      right[n.id] = below[n.id] = vals[n.id];
+    } else {
+      right[n.id] = node_value(n, right, *next->right, ctx, &next->right_vertex, nullptr, nullptr);
+      below[n.id] = node_value(n, below, *next->below, ctx, &next->below_vertex, nullptr, nullptr);
     }
   }
   return vals;
@@ -351,15 +391,16 @@ ir::Value interpolant_value(const FragmentDag& dag, NodeId id, const ir::Fragmen
   return v;
 }
 
-ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next) {
   if (dag.nodes.empty()) return {};
-  std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
-  return run_nodes(dag.nodes, in, ctx, &outputs)[dag.root];
+  return evaluate_all(dag, in, ctx, next)[dag.root];
 }
 
-std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
+std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next) {
   std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
-  return run_nodes(dag.nodes, in, ctx, &outputs);
+  if (!next) return run_nodes(dag.nodes, in, ctx, &outputs);
+  const Neighbourhood nb{&next->right, &next->below, vertex_outputs(dag, next->right, ctx), vertex_outputs(dag, next->below, ctx)};
+  return run_nodes(dag.nodes, in, ctx, &outputs, nullptr, &nb);
 }
 
 std::vector<ir::Value> evaluate_all_clamped(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, float lo,

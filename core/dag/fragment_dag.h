@@ -67,10 +67,13 @@ struct DagStats {
 DagStats compute_stats(const FragmentDag& dag);
 
 // Evaluates the DAG on one fragment: the RGBA the root writes (colour in f[0..2], alpha in f[3]).
-ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+// A DAG with screen-space differences (ir::Op::ScreenDiff: the derivative functions) needs the
+// fragment's neighbours a pixel right and below; without them those differences are NaN.
+ir::Value evaluate(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next = nullptr);
 
 // Every node's value on one fragment, by node id (what checks of partial programs compare with).
-std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);
+std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
+                                    const ir::Neighbours* next = nullptr);
 // The same on a fixed-range datapath: every value an interpolant, lookup or operation produces
 // is clamped to [lo, hi] (constants as written). Where the root agrees with evaluate_all, no
 // clamp changed the result.

@@ -1,5 +1,6 @@
 // The reference interpreter: runs a module on one fragment. The semantic oracle for later stages.
 #include "core/ir/interpreter.h"
+#include "core/ir/derivatives.h"
 #include "core/ir/splitmix.h"
 
 #include <algorithm>
@@ -13,6 +14,12 @@ struct Stop {
   std::string message;
   lang::Span where;
 };
+// A neighbour's run (Interpreter::neighbour) reached the derivative it was run for: its operands.
+struct Captured {
+  std::vector<Value> operands;
+};
+// ... or branched otherwise on the way, or ended first: the derivative is undefined.
+struct Diverged {};
 
 class Interpreter {
  public:
@@ -31,6 +38,14 @@ class Interpreter {
     }
   }
   bool nonfinite() const { return nonfinite_; }
+
+  // Runs the entry function (kept for the neighbours' runs a derivative makes).
+  std::vector<Value> start(const Function& fn, const std::vector<Value>& args) {
+    entry_ = &fn;
+    entry_args_ = args;
+    records_ = options_.right && options_.below;
+    return run(fn, args, 0);
+  }
 
   std::vector<Value> run(const Function& fn, const std::vector<Value>& args, int depth) {
     if (depth > options_.max_depth) throw Stop{"call depth exceeds " + std::to_string(options_.max_depth), {}};
@@ -59,10 +74,13 @@ class Interpreter {
             prev = b;
             b = in.targets[0];
             goto next_block;
-          case Op::CondBr:
+          case Op::CondBr: {
+            const bool taken = vals[in.args[0]].truth();
+            follow(taken);
             prev = b;
-            b = vals[in.args[0]].truth() ? in.targets[0] : in.targets[1];
+            b = taken ? in.targets[0] : in.targets[1];
             goto next_block;
+          }
           case Op::Ret: {
             std::vector<Value> out;
             for (ValueId a : in.args) out.push_back(vals[a]);
@@ -94,9 +112,11 @@ class Interpreter {
           case Op::Extract: vals[v] = tuples_.at({&fn, in.args[0]}).at(in.aux); break;
           case Op::Builtin: {
             auto id = static_cast<lang::Builtin>(in.aux);
-            if (lang::signature_of(id).derivative)
-              throw Stop{std::string("'") + lang::to_string(id) + "' needs screen-space derivatives, which a single fragment does not have", in.span};
             const lang::Signature& sig = lang::signature_of(id);
+            if (sig.derivative) {
+              vals[v] = derive(in, vals);
+              break;
+            }
             if (sig.point_based || sig.renderer_query ||
                 (sig.ray_traced && id != lang::Builtin::Trace && id != lang::Builtin::Visibility && id != lang::Builtin::Raylevel))
               throw Stop{std::string("'") + lang::to_string(id) + "' needs a renderer's " +
@@ -149,6 +169,81 @@ class Interpreter {
     for (int i = 0; i < n; ++i)
       if (std::fabs(x.f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
     return false;
+  }
+
+  // A branch taken: remembered where a derivative may need a neighbour to take the same way; on a
+  // neighbour's run, checked against the fragment's own.
+  void follow(bool taken) {
+    if (main_) {
+      if (branch_at_ >= main_->branches_.size() || (main_->branches_[branch_at_] != 0) != taken) throw Diverged{};
+      ++branch_at_;
+    } else if (records_) {
+      branches_.push_back(taken ? 1 : 0);
+    }
+  }
+
+  // A derivative builtin (RunOptions::right, below): its operands here, and on each neighbour as
+  // the same program computes them up to the same derivative. On a neighbour's run, the
+  // derivatives before that one are the fragment's own (one per pixel pair, as on hardware).
+  Value derive(const Instr& in, const std::vector<Value>& vals) {
+    std::vector<Value> ops;
+    for (ValueId a : in.args) ops.push_back(vals[a]);
+    const auto id = static_cast<lang::Builtin>(in.aux);
+    if (main_) {
+      const std::size_t k = deriv_at_++;
+      if (k == target_) throw Captured{std::move(ops)};
+      return main_->derivs_.at(k);
+    }
+    if (!options_.right || !options_.below)
+      throw Stop{std::string("'") + lang::to_string(id) + "' needs screen-space derivatives: the neighbouring fragments, which this run was not given",
+                 in.span};
+    const std::size_t k = derivs_.size();
+    bool defined = true;
+    const std::vector<Value> right = neighbour(*options_.right, k, 1, &defined);
+    const std::vector<Value> below = defined ? neighbour(*options_.below, k, 2, &defined) : std::vector<Value>{};
+    Value r = Value::zero(in.type);
+    if (!defined) {
+      nonfinite_ = true;
+    } else {
+      using lang::Global;
+      auto step = [&](const FragmentInputs& at, Global g) { return at[g].f[0] - in_[g].f[0]; };
+      const ParameterSteps steps{step(*options_.right, Global::u), step(*options_.below, Global::u), step(*options_.right, Global::v),
+                                 step(*options_.below, Global::v)};
+      r = derivative(id, in.type, ops, right, below, steps, in_[lang::Global::du].f[0], in_[lang::Global::dv].f[0]);
+      perturb(r);
+    }
+    derivs_.push_back(r);
+    return r;
+  }
+
+  // The operands of derivative number k as the program computes them on the fragment `at` (which:
+  // 1 right, 2 below; it seeds the run's perturbation), or *defined false where it branches
+  // otherwise on the way.
+  std::vector<Value> neighbour(const FragmentInputs& at, std::size_t k, int which, bool* defined) {
+    RunOptions o = options_;
+    o.right = o.below = nullptr;
+    Perturbation p;
+    if (options_.perturb) {
+      p = *options_.perturb;
+      p.seed = p.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(which);
+      o.perturb = &p;
+    }
+    o.max_steps = options_.max_steps - std::min(steps_, options_.max_steps);
+    Interpreter n(m_, at, params_, ctx_, o);
+    n.main_ = this;
+    n.target_ = k;
+    std::vector<Value> operands;
+    try {
+      n.run(*entry_, entry_args_, 0);
+      *defined = false;  // it ended without reaching the derivative
+    } catch (const Captured& c) {
+      operands = c.operands;
+    } catch (const Diverged&) {
+      *defined = false;
+    }
+    steps_ += n.steps_;
+    nonfinite_ = nonfinite_ || n.nonfinite_;
+    return operands;
   }
 
   // Whether the precision the Perturbation describes leaves this operation's result undefined
@@ -365,6 +460,16 @@ class Interpreter {
   bool systematic_ = false;  // built-ins err by builtin_bias_ this run, not independently per call
   std::array<float, static_cast<std::size_t>(lang::Builtin::Count)> builtin_bias_{};
   bool nonfinite_ = false;
+  // Derivatives (derive()): the entry function and its arguments, the branches taken and the
+  // derivatives worked out so far, in order. On a neighbour's run: the fragment's interpreter, the
+  // derivative sought, and how far the branches and derivatives have been matched.
+  const Function* entry_ = nullptr;
+  std::vector<Value> entry_args_;
+  bool records_ = false;
+  std::vector<char> branches_;
+  std::vector<Value> derivs_;
+  const Interpreter* main_ = nullptr;
+  std::size_t target_ = 0, branch_at_ = 0, deriv_at_ = 0;
 };
 
 using Rng = SplitMix64;
@@ -407,6 +512,47 @@ FragmentInputs random_fragment(std::uint64_t seed) {
   return f;
 }
 
+Neighbours random_neighbours(FragmentInputs& in, std::uint64_t seed) {
+  using lang::Global;
+  Rng r{seed * 0x9E3779B97F4A7C15ULL + 0x51ED27};
+  Neighbours nb{in, in};
+  const Value& ng = in[Global::Ng];
+  // u and v move mostly along x and y respectively, so their steps are never degenerate.
+  const float ux = r.range(0.002f, 0.008f), vx = r.range(-0.002f, 0.002f);
+  const float uy = r.range(-0.002f, 0.002f), vy = r.range(0.002f, 0.008f);
+  auto move = [&](FragmentInputs& f, float du, float dv) {
+    // P along the plane through it with normal Ng, and I with it (the eye is at the origin).
+    float d[3] = {r.range(-0.02f, 0.02f), r.range(-0.02f, 0.02f), r.range(-0.02f, 0.02f)};
+    const float along = d[0] * ng.f[0] + d[1] * ng.f[1] + d[2] * ng.f[2];
+    for (int i = 0; i < 3; ++i) d[i] -= along * ng.f[static_cast<std::size_t>(i)];
+    for (Global g : {Global::P, Global::Ps, Global::I})
+      for (int i = 0; i < 3; ++i) f[g].f[static_cast<std::size_t>(i)] += d[i];
+    Value& n = f[Global::N];
+    for (int i = 0; i < 3; ++i) n.f[static_cast<std::size_t>(i)] += r.range(-0.01f, 0.01f);
+    const float len = std::sqrt(n.f[0] * n.f[0] + n.f[1] * n.f[1] + n.f[2] * n.f[2]);
+    for (int i = 0; i < 3; ++i) n.f[static_cast<std::size_t>(i)] /= len;
+    for (Global g : {Global::dPdu, Global::dPdv})
+      for (int i = 0; i < 3; ++i) f[g].f[static_cast<std::size_t>(i)] += r.range(-0.01f, 0.01f);
+    for (Global g : {Global::Cs, Global::Os})
+      for (int i = 0; i < 3; ++i) {
+        float& c = f[g].f[static_cast<std::size_t>(i)];
+        c = std::clamp(c + r.range(-0.01f, 0.01f), 0.0f, 1.0f);
+      }
+    f[Global::s].f[0] += r.range(-0.008f, 0.008f);
+    f[Global::t].f[0] += r.range(-0.008f, 0.008f);
+    f[Global::u].f[0] += du;
+    f[Global::v].f[0] += dv;
+  };
+  move(nb.right, ux, vx);
+  move(nb.below, uy, vy);
+  const float du = std::fabs(ux) + std::fabs(uy), dv = std::fabs(vx) + std::fabs(vy);
+  for (FragmentInputs* f : {&in, &nb.right, &nb.below}) {
+    (*f)[Global::du] = Value::scalar(du);
+    (*f)[Global::dv] = Value::scalar(dv);
+  }
+  return nb;
+}
+
 RunResult interpret(const Module& m, const FragmentInputs& in, const std::map<std::string, Value>& params,
                     const EvalContext& ctx, const RunOptions& options) {
   return interpret_function(m, m.entry, {}, in, params, ctx, options);
@@ -417,7 +563,7 @@ RunResult interpret_function(const Module& m, std::size_t function, const std::v
   RunResult r;
   try {
     Interpreter it(m, in, params, ctx, options);
-    r.results = it.run(m.functions.at(function), args, 0);
+    r.results = it.start(m.functions.at(function), args);
     r.ok = true;
     r.nonfinite = it.nonfinite();
   } catch (const Stop& s) {

@@ -22,6 +22,14 @@ struct FragmentInputs {
 // A plausible fragment seen by a camera at the origin looking down +z, from a seeded generator:
 // P in front of the camera, unit N and Ng facing it, I = P - E, s t u v in [0, 1), colours in [0, 1).
 FragmentInputs random_fragment(std::uint64_t seed);
+// Its neighbours one pixel to the right (dx = 1) or below (dy = 1): every interpolated global moved
+// by a small seeded gradient, P along the plane through it with normal Ng, I with P, N kept unit,
+// the surface parameters by steps of about 1/200 (du and dv are how far u and v move in a pixel,
+// |du/dx| + |du/dy|, at the fragment and both neighbours).
+struct Neighbours {
+  FragmentInputs right, below;
+};
+Neighbours random_neighbours(FragmentInputs& in, std::uint64_t seed);
 
 struct RunResult {
   bool ok = false;
@@ -63,6 +71,15 @@ struct RunOptions {
   std::uint64_t max_steps = 50'000'000;  // instructions executed, over all calls
   int max_depth = 256;                   // nested calls (recursion, on targets that allow it)
   const Perturbation* perturb = nullptr; // null: exact IEEE single arithmetic
+  // The fragments one pixel to the right and one below (null: a derivative stops the run with a
+  // message). Screen-space derivatives are forward differences to them, as a rasterizer's:
+  // Du, Dv, Deriv, area and calculatenormal of a value are worked out from the value there and
+  // here, and from how u and v change (see derivatives.h). The value there is what the same
+  // program computes on that fragment up to the same point; where it branched otherwise on the
+  // way (control flow that is not uniform across the three), the derivative is undefined
+  // (RunResult::nonfinite), as on hardware.
+  const FragmentInputs* right = nullptr;
+  const FragmentInputs* below = nullptr;
 };
 
 // Runs the entry function. Shader parameters take `params[name]` when present, else their

@@ -49,6 +49,7 @@ const char* to_string(Op op) {
     case Op::Extract: return "extract";
     case Op::Phi: return "phi";
     case Op::Output: return "output";
+    case Op::ScreenDiff: return "screendiff";
     case Op::Br: return "br";
     case Op::CondBr: return "condbr";
     case Op::Ret: return "ret";

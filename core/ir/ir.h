@@ -51,6 +51,8 @@ enum class Op : std::uint8_t {
   Extract,      // aux = element of a Call's tuple
   Phi,          // args[i] flows in from the block's preds[i]
   Output,       // FragmentDag root only: (Ci, Oi) -> the RGBA a fragment writes (Ci, Oi's first channel)
+  ScreenDiff,   // FragmentDag only: args[0] one pixel to the right (aux 0) or below (aux 1) minus
+                // here, what derivatives are made of (dag/derivatives.cpp); a constant's is 0
   // Terminators.
   Br,           // targets[0]
   CondBr,       // args[0]; targets[0] if true, targets[1] if false

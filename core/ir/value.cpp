@@ -513,6 +513,7 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
       r.f[3] = a[1]->f[0];
       return r;
     }
+    case Op::ScreenDiff: return Value::zero(type);  // of a constant (others need the neighbours: dag::evaluate)
     case Op::Builtin: return builtin(static_cast<Builtin>(aux), type, a, ctx);
     case Op::Texture: {
       float coords[3] = {0, 0, 0};

@@ -725,7 +725,7 @@ class DecoupledRenderer {
       for (int i = 0; i < k; ++i) {
         const unsigned mask = sh.interpolant_mask(p, i);
         if (!mask) continue;
-        if (sh.screen_derivatives(i)) derivatives.push_back(i);
+        if (sh.screen_derivatives(i) || sh.screen_difference(i)) derivatives.push_back(i);
         else
           for (int comp = 0; comp < 4; ++comp)
             if (mask & (1u << comp)) components.push_back(i * 4 + comp);
@@ -749,9 +749,11 @@ class DecoupledRenderer {
               plane_weights(ref.planes, ray(run.gx + run.step, run.gy), qx);
               plane_weights(ref.planes, ray(run.gx, run.gy + run.step), qy);
             }
-            for (int i : derivatives)
-              derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4,
-                                in.data() + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j), kBatch);
+            for (int i : derivatives) {
+              float* out = in.data() + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j);
+              if (const int d = sh.screen_difference(i)) difference_values(q, d == 1 ? qx : qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+              else derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+            }
           }
           for (std::size_t r = 0; r < restores.size(); ++r) {
             const float* src = buffers[static_cast<std::size_t>(restores[r])].data() + (at + static_cast<std::size_t>(j)) * 4;

@@ -110,7 +110,7 @@ class Renderer {
     }
     b.planes.clear();
     for (int i = 0; i < b.shader->interpolants(); ++i)
-      if (b.shader->screen_derivatives(i)) {
+      if (b.shader->screen_derivatives(i) || b.shader->screen_difference(i)) {
         for (const auto& t : b.triangles) b.planes.push_back({cross(t[1], t[2]), cross(t[2], t[0]), cross(t[0], t[1])});
         break;
       }
@@ -231,7 +231,7 @@ class Renderer {
     });
   }
 
-  // Derivative interpolants (FragmentShader::screen_derivatives) for n fragments of triangle
+  // Derivative and difference interpolants (FragmentShader::screen_derivatives, screen_difference) for n fragments of triangle
   // `tri`, to lanes j.. of `in` (sim/screen_derivatives.h), a pixel apart.
   void screen_derivatives(const Batch& b, const Fragment* frags, std::uint32_t tri, const std::uint32_t* list, int n,
                           const std::vector<int>& which, const float* c, int k, float* in, int j, float focal) const {
@@ -245,9 +245,11 @@ class Renderer {
       weights(px, py, q);
       weights(px + 1, py, qx);
       weights(px, py + 1, qy);
-      for (int i : which)
-        derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4,
-                          in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f), kBatch);
+      for (int i : which) {
+        float* out = in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f);
+        if (const int d = b.shader->screen_difference(i)) difference_values(q, d == 1 ? qx : qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+        else derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+      }
     }
   }
 
@@ -341,7 +343,7 @@ class Renderer {
     std::vector<int> components, derivatives;
     for (int i = 0; i < k; ++i) {
       const unsigned mask = sh.interpolant_mask(p, i);
-      if (mask && sh.screen_derivatives(i)) derivatives.push_back(i);
+      if (mask && (sh.screen_derivatives(i) || sh.screen_difference(i))) derivatives.push_back(i);
       else
         for (int c = 0; c < 4; ++c)
           if (mask & (1u << c)) components.push_back(i * 4 + c);

@@ -29,4 +29,12 @@ inline void derivative_values(const float q[3], const float qx[3], const float q
   }
 }
 
+// A difference interpolant (FragmentShader::screen_difference) at a point with barycentrics q,
+// given those one step over (qd): each of its four components there minus here.
+inline void difference_values(const float q[3], const float qd[3], const float* v0, const float* v1, const float* v2, float* out,
+                              std::size_t stride) {
+  for (int comp = 0; comp < 4; ++comp)
+    out[static_cast<std::size_t>(comp) * stride] = (qd[0] - q[0]) * v0[comp] + (qd[1] - q[1]) * v1[comp] + (qd[2] - q[2]) * v2[comp];
+}
+
 }  // namespace passlab::sim

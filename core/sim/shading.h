@@ -25,6 +25,10 @@ class FragmentShader {
   // gets their screen-space derivatives (da/dx, db/dx, da/dy, db/dy) across the triangle rather
   // than their interpolated values (texture lookups choose mip levels from them).
   virtual bool screen_derivatives(int /*k*/) const { return false; }
+  // Whether interpolant k is a difference one: 1, a fragment gets its value one pixel to the
+  // right minus its value here (all four components, the triangle's interpolation extended past
+  // its edges), 2 one pixel below; 0 its value. The derivative functions are made of these.
+  virtual int screen_difference(int /*k*/) const { return 0; }
   // The components of interpolant k that pass `pass` reads, as a 4-bit mask (0: none). The
   // renderer interpolates only these; run() must not depend on the others.
   virtual unsigned interpolant_mask(int pass, int k) const = 0;

@@ -191,6 +191,7 @@ class Generator {
       case 14: return transcendental(d);
       case 15: return transcendental(d);
       case 16:
+        if (p_.derivatives && chance(0.2f)) return derivative(d);
         if (p_.noise && chance(0.7f)) return fmt::format("float noise({})", noise_args(d));
         return float_builtin(d);
       case 17:
@@ -220,6 +221,31 @@ class Generator {
         if (p_.sign) return fmt::format("sign({})", float_expr(d));
         return fmt::format("round({})", float_expr(d));
       default: return fmt::format("round({})", float_expr(d));
+    }
+  }
+
+  // A value affine in the interpolated globals (what a fragment target can differentiate): sums
+  // of s, t, u, v and components of P and N, scaled by constants.
+  std::string affine(int d) {
+    switch (below(d > 2 ? 3 : 6)) {
+      case 0: return pick(std::vector<std::string>{"s", "t", "u", "v"});
+      case 1: return fmt::format("{}({})", pick(std::vector<std::string>{"xcomp", "ycomp", "zcomp"}), pick(std::vector<std::string>{"P", "N"}));
+      case 2: return fmt::format("(P . vector({}, {}, {}))", unit_constant(), unit_constant(), unit_constant());
+      case 3: return fmt::format("({} * {})", affine(d + 1), constant());
+      default: return fmt::format("({} {} {})", affine(d + 1), chance(0.5f) ? "+" : "-", affine(d + 1));
+    }
+  }
+  // The derivative functions of such values, and du and dv (the pixel's steps of u and v).
+  std::string derivative(int) {
+    const std::string x = affine(1);
+    switch (below(7)) {
+      case 0: return fmt::format("Du({})", x);
+      case 1: return fmt::format("Dv({})", x);
+      case 2: return fmt::format("Deriv({}, {})", x, chance(0.5f) ? "u" : "v");
+      case 3: return "(area(P) * 10000)";
+      case 4: return fmt::format("({} * 100)", chance(0.5f) ? "du" : "dv");
+      case 5: return fmt::format("(calculatenormal(P) . vector({}, {}, {}))", unit_constant(), unit_constant(), unit_constant());
+      default: return fmt::format("length({}(P))", chance(0.5f) ? "Du" : "Dv");
     }
   }
 

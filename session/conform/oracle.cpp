@@ -168,6 +168,15 @@ bool nonfinite(const std::vector<ir::Value>& values) {
 // One random fragment and what the reference makes of it.
 struct Case {
   ir::FragmentInputs in;
+  ir::Neighbours next;  // the fragments a pixel right and below, for screen-space derivatives
+  ir::RunOptions options(const ir::Perturbation* perturb = nullptr) const {
+    ir::RunOptions ro;
+    ro.max_steps = kMaxSteps;
+    ro.perturb = perturb;
+    ro.right = &next.right;
+    ro.below = &next.below;
+    return ro;
+  }
   Rgba ref{};
   bool defined = false;      // the reference finished and met no NaN or infinity
   bool dag_defined = true;   // no node of the if-converted DAG is a NaN or infinity either
@@ -198,10 +207,7 @@ bool internal_error(const lang::DiagnosticList& d) {
 Rgba reference_run(const Compiled& c, const Case& k, const Precision& p, std::uint64_t seed) {
   ir::Perturbation pert = p.perturb;
   pert.seed = seed;
-  ir::RunOptions ro;
-  ro.perturb = &pert;
-  ro.max_steps = kMaxSteps;
-  const ir::RunResult r = ir::interpret(*c.reference->module, k.in, c.reference->binding.surface_params, c.ctx, ro);
+  const ir::RunResult r = ir::interpret(*c.reference->module, k.in, c.reference->binding.surface_params, c.ctx, k.options(&pert));
   if (!r.ok) return {NAN, NAN, NAN, NAN};
   return rgba_of(r);
 }
@@ -246,15 +252,30 @@ bool agrees(const Compiled& c, Case& k, const Rgba& got, const Precision& p, boo
 std::vector<Rgba> run_fragments(const sim::FragmentShader& sh, const std::vector<Case>& cases) {
   std::vector<Rgba> out(cases.size());
   const int ni = sh.interpolants();
-  std::vector<float> corner(static_cast<std::size_t>(ni) * 4);
+  std::vector<float> corner(static_cast<std::size_t>(ni) * 4), right(corner.size()), below(corner.size());
+  bool differences = false;
+  for (int k = 0; k < ni; ++k) differences = differences || sh.screen_difference(k) != 0;
   std::vector<float> scratch;
   for (std::size_t first = 0; first < cases.size(); first += sim::kBatch) {
     const int n = static_cast<int>(std::min<std::size_t>(sim::kBatch, cases.size() - first));
     std::vector<std::vector<float>> in(static_cast<std::size_t>(ni), std::vector<float>(4 * sim::kBatch, 0.0f));
     for (int i = 0; i < n; ++i) {
-      sh.corner(cases[first + static_cast<std::size_t>(i)].in, corner.data());
-      for (int k = 0; k < ni; ++k)
-        for (int c = 0; c < 4; ++c) in[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)] = corner[static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(c)];
+      // The fragment's interpolants are the corner values at it; a difference interpolant's, its
+      // value on the neighbour minus here (the fragment's neighbours, as the reference's).
+      const Case& cs = cases[first + static_cast<std::size_t>(i)];
+      sh.corner(cs.in, corner.data());
+      if (differences) {
+        sh.corner(cs.next.right, right.data());
+        sh.corner(cs.next.below, below.data());
+      }
+      for (int k = 0; k < ni; ++k) {
+        const int d = sh.screen_difference(k);
+        for (int c = 0; c < 4; ++c) {
+          const std::size_t at = static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(c);
+          in[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)] =
+              d == 0 ? corner[at] : (d == 1 ? right[at] : below[at]) - corner[at];
+        }
+      }
     }
     std::vector<const float*> in_ptr;
     for (const auto& v : in) in_ptr.push_back(v.data());
@@ -353,9 +374,7 @@ struct Oracle::State {
         ++k.undefined;
         continue;
       }
-      ir::RunOptions ro;
-      ro.max_steps = kMaxSteps;
-      const ir::RunResult r = ir::interpret(*c.optimized->module, cs.in, c.optimized->binding.surface_params, c.ctx, ro);
+      const ir::RunResult r = ir::interpret(*c.optimized->module, cs.in, c.optimized->binding.surface_params, c.ctx, cs.options());
       std::string why;
       if (!r.ok) {
         fail(k, "mismatch", "the optimised IR stops: " + r.error);
@@ -383,9 +402,7 @@ struct Oracle::State {
       return;
     }
     for (Case& cs : c.cases) {
-      ir::RunOptions ro;
-      ro.max_steps = kMaxSteps;
-      const ir::RunResult r = ir::interpret(*o->module, cs.in, o->binding.surface_params, c.ctx, ro);
+      const ir::RunResult r = ir::interpret(*o->module, cs.in, o->binding.surface_params, c.ctx, cs.options());
       if (!cs.defined || !r.ok || r.nonfinite) {
         ++k.undefined;
         continue;
@@ -408,7 +425,7 @@ struct Oracle::State {
       return;
     }
     for (Case& cs : c.cases) {
-      const std::vector<ir::Value> all = dag::evaluate_all(*c.dag, cs.in, c.ctx);
+      const std::vector<ir::Value> all = dag::evaluate_all(*c.dag, cs.in, c.ctx, &cs.next);
       cs.dag_defined = !nonfinite(all);
       if (!cs.defined || !cs.dag_defined) {
         ++k.undefined;
@@ -519,7 +536,7 @@ struct Oracle::State {
   // is (one read only through normalize() is a cube-map lookup). There the hardware clamps by
   // design and the reference does not; elsewhere it must reproduce the reference.
   static bool clamped(const dag::FragmentDag& lowered, const Case& cs, const ir::EvalContext& ctx) {
-    const std::vector<ir::Value> all = dag::evaluate_all(lowered, cs.in, ctx);
+    const std::vector<ir::Value> all = dag::evaluate_all(lowered, cs.in, ctx, &cs.next);
     std::vector<char> only_normalized(lowered.size(), 1);
     for (const dag::Node& n : lowered.nodes) {
       const bool normalize = n.kind == dag::NodeKind::Operation && n.op == ir::Op::Builtin && n.aux == static_cast<std::uint32_t>(lang::Builtin::Normalize);
@@ -853,10 +870,8 @@ Report Oracle::check(const std::string& path, const std::string& text, const std
   for (int i = 0; i < s.options.fragments; ++i) {
     Case cs;
     cs.in = ir::random_fragment(static_cast<std::uint64_t>(i) + 1);
-    ir::RunOptions ro;
-    ro.max_steps = kMaxSteps;
-    ro.perturb = &single_range();
-    const ir::RunResult r = ir::interpret(*c.reference->module, cs.in, c.reference->binding.surface_params, c.ctx, ro);
+    cs.next = ir::random_neighbours(cs.in, static_cast<std::uint64_t>(i) + 1);
+    const ir::RunResult r = ir::interpret(*c.reference->module, cs.in, c.reference->binding.surface_params, c.ctx, cs.options(&single_range()));
     cs.defined = r.ok && !r.nonfinite;
     if (r.ok) cs.ref = rgba_of(r);
     c.cases.push_back(std::move(cs));

@@ -23,6 +23,7 @@ Profile profile_for(Family f) {
   p.family = f;
   switch (f) {
     case Family::Fragment:
+      p.derivatives = true;
       break;
     case Family::Combiners:
       // What Mark & Proudfoot's mapping covers: products, sums, dot products of unit vectors,

@@ -28,6 +28,9 @@ struct Profile {
   bool light_loops = true;      // illuminance() over the bound lights
   bool vectors = true;          // points, vectors and normals beyond normalize(N) and friends
   bool sign = true;             // sign(): the RPU's is 1 at 0 where RSL says 0 (the thesis's choice)
+  // Du, Dv, Deriv, area, calculatenormal, du and dv of values interpolated from the vertices
+  // (what fp targets differentiate; the combiners and the RPU have no derivatives)
+  bool derivatives = false;
   // Constants the generator writes lie in [-max_constant, max_constant]; the combiners hold
   // [-1, 1] in their registers, so their programs keep values there.
   float max_constant = 4;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/lang/stdlib.h"
+
 namespace passlab::conform {
 
 namespace {
@@ -40,9 +42,16 @@ void pack_globals(const ir::FragmentInputs& in, float* out) {
 }
 
 ir::FragmentInputs unpack_globals(const float* const* in, int i) {
+  float packed[kReferenceInterpolants * 4];
+  for (std::size_t k = 0; k < kReferenceInterpolants; ++k)
+    for (std::size_t c = 0; c < 4; ++c) packed[k * 4 + c] = in[k][c * sim::kBatch + static_cast<std::size_t>(i)];
+  return unpack_globals(packed);
+}
+
+ir::FragmentInputs unpack_globals(const float* packed) {
   ir::FragmentInputs f;
   for (auto& v : f.globals) v = ir::Value::zero(BaseType::Float);
-  const auto at = [&](std::size_t k, int c) { return in[k][static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)]; };
+  const auto at = [&](std::size_t k, int c) { return packed[k * 4 + static_cast<std::size_t>(c)]; };
   for (std::size_t k = 0; k < std::size(kTriples); ++k) f[kTriples[k]] = ir::Value::triple(kTripleTypes[k], at(k, 0), at(k, 1), at(k, 2));
   const std::size_t st = std::size(kTriples);
   f[G::s] = ir::Value::scalar(at(st, 0));
@@ -60,17 +69,55 @@ ir::FragmentInputs unpack_globals(const float* const* in, int i) {
 
 ReferenceShader::ReferenceShader(const ir::Module& m, const std::map<std::string, ir::Value>& params, const ir::EvalContext& ctx,
                                  const ir::Perturbation* perturb, const dag::FragmentDag* if_converted)
-    : m_(m), params_(params), ctx_(ctx), perturb_(perturb), if_converted_(if_converted) {}
+    : m_(m), params_(params), ctx_(ctx), perturb_(perturb), if_converted_(if_converted) {
+  for (const ir::Function& fn : m.functions)
+    for (const ir::Instr& in : fn.values) {
+      if (in.removed) continue;
+      if (in.op == ir::Op::Builtin && lang::signature_of(static_cast<lang::Builtin>(in.aux)).derivative) derivatives_ = true;
+      // du and dv are the pixel's steps of u and v, which the neighbours give.
+      if (in.op == ir::Op::Global && (in.aux == static_cast<std::uint32_t>(G::du) || in.aux == static_cast<std::uint32_t>(G::dv))) derivatives_ = true;
+    }
+}
 
-int ReferenceShader::interpolants() const { return kReferenceInterpolants; }
+int ReferenceShader::interpolants() const { return kReferenceInterpolants + (derivatives_ ? kDerivativeInterpolants : 0); }
 
-void ReferenceShader::corner(const ir::FragmentInputs& in, float* out) const { pack_globals(in, out); }
+void ReferenceShader::corner(const ir::FragmentInputs& in, float* out) const {
+  pack_globals(in, out);
+  if (!derivatives_) return;
+  // The difference interpolants' corners are the globals' again.
+  for (std::size_t j = 0; j < kDerivativeInterpolants; ++j)
+    std::copy(out + (j % kReferenceInterpolants) * 4, out + (j % kReferenceInterpolants) * 4 + 4, out + (kReferenceInterpolants + j) * 4);
+}
 
 void ReferenceShader::run(int, int n, const float* const* in, const float* const*, float* out, std::vector<float>&) const {
   for (int i = 0; i < n; ++i) {
-    const ir::FragmentInputs f = unpack_globals(in, i);
+    ir::FragmentInputs f = unpack_globals(in, i);
     ir::RunOptions ro;
     ro.max_steps = 2'000'000;  // a run past it is undefined (NaN), not slow
+    ir::Neighbours next;
+    ir::FragmentInputs& right = next.right;
+    ir::FragmentInputs& below = next.below;
+    if (derivatives_) {
+      // The neighbours: each packed float plus its difference there.
+      float r[kReferenceInterpolants * 4], b[kReferenceInterpolants * 4];
+      const auto lane = [&](std::size_t k, std::size_t c) { return in[k][c * sim::kBatch + static_cast<std::size_t>(i)]; };
+      for (std::size_t q = 0; q < kReferenceInterpolants * 4; ++q) {
+        const float here = lane(q / 4, q % 4);
+        r[q] = here + lane(kReferenceInterpolants + q / 4, q % 4);
+        b[q] = here + lane(2 * kReferenceInterpolants + q / 4, q % 4);
+      }
+      right = unpack_globals(r);
+      below = unpack_globals(b);
+      // du and dv: how far u and v move across the pixel (the corners' are 0).
+      const float du = std::fabs(right[G::u].f[0] - f[G::u].f[0]) + std::fabs(below[G::u].f[0] - f[G::u].f[0]);
+      const float dv = std::fabs(right[G::v].f[0] - f[G::v].f[0]) + std::fabs(below[G::v].f[0] - f[G::v].f[0]);
+      for (ir::FragmentInputs* x : {&f, &right, &below}) {
+        (*x)[G::du] = ir::Value::scalar(du);
+        (*x)[G::dv] = ir::Value::scalar(dv);
+      }
+      ro.right = &right;
+      ro.below = &below;
+    }
     ir::Perturbation p;
     if (perturb_) {
       p = *perturb_;
@@ -88,7 +135,7 @@ void ReferenceShader::run(int, int n, const float* const* in, const float* const
     } else {
       bool undefined = r.nonfinite;
       if (!undefined && if_converted_)
-        for (const ir::Value& v : dag::evaluate_all(*if_converted_, f, ctx_)) {
+        for (const ir::Value& v : dag::evaluate_all(*if_converted_, f, ctx_, derivatives_ ? &next : nullptr)) {
           if (v.type == lang::BaseType::String) continue;
           for (int c = 0; c < std::max(1, lang::component_count(v.type)); ++c) undefined = undefined || !std::isfinite(v.f[static_cast<std::size_t>(c)]);
         }

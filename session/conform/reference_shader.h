@@ -14,6 +14,12 @@
 
 namespace passlab::conform {
 
+// The globals a fragment shader reads, as the renderer interpolates them (one 4-vector each):
+// P, N, Ng, I, dPdu, dPdv, Cs, Os, (s, t, u, v), (du, dv, 0, 0).
+constexpr int kReferenceInterpolants = 10;
+// Their differences one pixel right, then one below.
+constexpr int kDerivativeInterpolants = kReferenceInterpolants * 2;
+
 class ReferenceShader : public sim::FragmentShader {
  public:
   // `m`, `params` and `if_converted` must outlive the shader. With `perturb`, each fragment's run
@@ -27,6 +33,12 @@ class ReferenceShader : public sim::FragmentShader {
   int passes() const override { return 1; }
   int interpolants() const override;
   void corner(const ir::FragmentInputs& in, float* out) const override;
+  // A shader that takes screen-space derivatives also gets the globals' differences a pixel right,
+  // then below (kDerivativeInterpolants after the globals), from which each fragment's run is
+  // given its neighbours (ir::RunOptions::right, below).
+  int screen_difference(int k) const override {
+    return k < kReferenceInterpolants ? 0 : k < 2 * kReferenceInterpolants ? 1 : 2;
+  }
   unsigned interpolant_mask(int, int) const override { return 0xF; }
   int buffers() const override { return 0; }
   const std::vector<int>& restores(int) const override { return no_restores_; }
@@ -45,15 +57,16 @@ class ReferenceShader : public sim::FragmentShader {
   ir::EvalContext ctx_;
   const ir::Perturbation* perturb_;
   const dag::FragmentDag* if_converted_;
+  bool derivatives_ = false;  // the module calls Du, Dv, Deriv, area or calculatenormal, or reads du or dv
   std::vector<int> no_restores_;
   mutable std::atomic<long> failures_{0}, nonfinite_{0};
   mutable std::string first_error_;
 };
 
-// The globals a fragment shader reads, as the renderer interpolates them (one 4-vector each):
-// P, N, Ng, I, dPdu, dPdv, Cs, Os, (s, t, u, v), (du, dv, 0, 0).
-constexpr int kReferenceInterpolants = 10;
 void pack_globals(const ir::FragmentInputs& in, float* out);
+// From the interpolated 4-vectors (in[k][c * sim::kBatch + fragment]), or from one fragment's
+// packed floats (4 per interpolant).
 ir::FragmentInputs unpack_globals(const float* const* in, int fragment);
+ir::FragmentInputs unpack_globals(const float* packed);
 
 }  // namespace passlab::conform

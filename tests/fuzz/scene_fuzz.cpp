@@ -1,18 +1,30 @@
 // libFuzzer target: arbitrary bytes as a scene file (.json) through load_scene: the JSON reader,
-// every key's checks, the procedural meshes, relative and "$deps/" paths (which name no file here).
+// every key's checks, the procedural meshes, the samples' shaders, textures and "$deps/" meshes.
 // A crash, sanitizer report or hang is a bug; a problem with its line and column is the expected
 // outcome, and a scene that loads must say so without problems.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/sim/scene.h"
 #include "tests/fuzz/fuzz_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 64 * 1024) return 0;
+  // The scene sits where the samples' scenes do, beside the samples' folders, so that their
+  // relative paths (../shaders/wood.sl, ../textures/grain.png) name real files.
+  static const bool linked = [] {
+    namespace fs = std::filesystem;
+    const fs::path root = passlab::fuzz::scratch_dir();
+    fs::create_directories(root / "scenes");
+    for (const auto& e : fs::directory_iterator(PASSLAB_SAMPLES_DIR))
+      if (e.is_directory() && e.path().filename() != "scenes") fs::create_directory_symlink(e.path(), root / e.path().filename());
+    return true;
+  }();
+  (void)linked;
   passlab::sim::Problems problems;
-  const auto scene = passlab::sim::load_scene(passlab::fuzz::write_input(data, size, "scene.json"), &problems);
+  const auto scene = passlab::sim::load_scene(passlab::fuzz::write_input(data, size, "scenes/scene.json"), &problems);
   if (!scene && problems.empty()) std::abort();  // refused without saying why
   for (const passlab::sim::Problem& p : problems)
     if (p.message.empty()) std::abort();

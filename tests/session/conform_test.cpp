@@ -7,8 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/driver/program.h"
+#include "core/sim/render.h"
+#include "core/sim/scene.h"
 #include "session/conform/generator.h"
 #include "session/conform/oracle.h"
+#include "session/conform/reference_shader.h"
 #include "session/conform/reducer.h"
 #include "session/conform/syntax.h"
 #include "session/conform/transform.h"
@@ -122,6 +126,41 @@ TEST(Generator, TheFamiliesTogetherUseEveryStatementForm) {
   for (const char* form : {"if (", "} else {", "for (", "while (", "break;", "continue;", " ? ", "illuminance(", "output ", "[2] = ",
                            "return ", "setcomp(", "trace(", "rec", "uniform float"})
     EXPECT_NE(all.find(form), std::string::npos) << form;
+}
+
+TEST(ReferenceShader, RendersDerivativesFromTheNeighbouringPixels) {
+  // On the conformance scene (a ball of flat triangles and a card), u and v are affine over every
+  // triangle, so a pixel and its neighbours, even past the triangle's edge, give Du(u) = Dv(v) = 1
+  // and Dv(u) = 0 up to rounding; area(P) is positive, du and dv being the pixel's steps of u and v.
+  driver::ProgramOptions po;
+  po.optimize = false;
+  auto p = driver::compile_source("d.sl", "surface d() { Ci = color(Du(u), Dv(v), (area(P) > 0 && abs(Dv(u)) < 0.001) ? 1 : 0); }", po);
+  ASSERT_TRUE(p->ok());
+  sim::Problems problems;
+  const auto scene = sim::load_scene(std::string(PASSLAB_SOURCE_DIR) + "/resources/conform/raster.json", &problems);
+  ASSERT_TRUE(scene);
+  ir::EvalContext ctx;
+  ReferenceShader ref(*p->module, p->binding.surface_params, ctx);
+  EXPECT_EQ(ref.interpolants(), kReferenceInterpolants + kDerivativeInterpolants);
+  sim::RenderOptions ro;
+  ro.width = ro.height = 16;
+  ro.threads = 1;
+  std::string err;
+  const std::vector<const sim::FragmentShader*> shaders(scene->objects.size(), &ref);
+  const auto img = sim::render(*scene, shaders, ro, nullptr, &err);
+  ASSERT_TRUE(img) << err;
+  EXPECT_EQ(ref.failures(), 0) << ref.first_error();
+  int covered = 0;
+  for (int y = 0; y < img->height; ++y)
+    for (int x = 0; x < img->width; ++x) {
+      const auto c = img->at(x, y);
+      if (c[0] == 0 && c[1] == 0) continue;  // the background
+      ++covered;
+      EXPECT_NEAR(c[0], 1, 1e-2f) << x << ", " << y;
+      EXPECT_NEAR(c[1], 1, 1e-2f) << x << ", " << y;
+      EXPECT_EQ(c[2], 1) << x << ", " << y;
+    }
+  EXPECT_GT(covered, 40);
 }
 
 TEST(Oracle, ADifferenceIsCaught) {

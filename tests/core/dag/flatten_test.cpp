@@ -1,9 +1,12 @@
 // Flattening: what a fragment target accepts, what it rejects (with where), and the DAG's shape.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/dag/export.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
+#include "core/ir/interpreter.h"
 
 namespace passlab {
 namespace {
@@ -62,12 +65,55 @@ TEST(Flatten, EndlessUniformLoopIsReportedNotHung) {
   EXPECT_EQ(first_error(f)->code, "loop-too-long");
 }
 
-TEST(Flatten, DerivativesAreRejected) {
-  Flat f = flatten("surface t() {\n  Ci = Du(s);\n}\n");
+TEST(Flatten, DerivativesAreRejectedWhenAskedTo) {
+  dag::FlattenOptions o;
+  o.derivatives = false;
+  Flat f = flatten("surface t() {\n  Ci = Du(s);\n}\n", o);
   EXPECT_FALSE(f.dag);
   ASSERT_NE(first_error(f), nullptr);
   EXPECT_EQ(first_error(f)->code, "needs-derivatives");
   EXPECT_EQ(first_error(f)->span.line, 2u);
+}
+
+TEST(Flatten, DerivativesBecomeScreenDifferencesThatAgreeWithTheInterpreter) {
+  // Du, Dv, Deriv, area, calculatenormal, du and dv are the
+  // chain rule over differences to the neighbouring pixels; the DAG, evaluated with the same
+  // neighbours as the interpreter, gives the same values (the interpreter's are worked out by
+  // ir/derivatives.cpp from differences of the values its own runs computed).
+  const std::string src =
+      "surface t() {\n"
+      "  float x = 3 * u - 2 * v + s * t;\n"
+      "  vector n = calculatenormal(P);\n"
+      "  Ci = color(Du(x) + Deriv(x, u), area(P) * 1e4 + du + dv, Dv(P . P)) + color(n) * 0.1;\n"
+      "}\n";
+  Flat f = flatten(src);
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  int differences = 0, of_interpolants = 0;
+  for (const dag::Node& n : f.dag->nodes)
+    if (n.kind == dag::NodeKind::Operation && n.op == ir::Op::ScreenDiff) {
+      ++differences;
+      of_interpolants += f.dag->node(n.children[0]).kind == dag::NodeKind::Interpolant;
+    }
+  EXPECT_GT(differences, 0);
+  EXPECT_LT(of_interpolants, differences);  // s * t is not interpolated: its difference is of a product
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    const ir::Neighbours next = ir::random_neighbours(in, seed);
+    ir::EvalContext ctx;
+    ctx.spaces = f.prog->binding.spaces;
+    ir::RunOptions ro;
+    ro.right = &next.right;
+    ro.below = &next.below;
+    const ir::RunResult r = ir::interpret(*f.prog->module, in, f.prog->binding.surface_params, ctx, ro);
+    ASSERT_TRUE(r.ok) << r.error;
+    const ir::Value d = dag::evaluate(*f.dag, in, ctx, &next);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(d.f[static_cast<std::size_t>(c)], r.results[0].f[static_cast<std::size_t>(c)],
+                  1e-3f * (1 + std::fabs(r.results[0].f[static_cast<std::size_t>(c)])))
+          << "seed " << seed << " channel " << c;
+    // Without the neighbours the differences, and so the result, are undefined.
+    EXPECT_TRUE(std::isnan(dag::evaluate(*f.dag, in, ctx).f[0]));
+  }
 }
 
 TEST(Flatten, ATextureLookupInsideAVaryingBranchFlattens) {

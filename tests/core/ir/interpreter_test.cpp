@@ -315,13 +315,6 @@ TEST(Interpreter, FiniteLoopsFitTheirBudget) {
   EXPECT_FALSE(run(*p, random_fragment(1), o).ok);
 }
 
-TEST(Interpreter, DerivativesAreRefusedWithAMessage) {
-  auto p = compile(surface("Ci = Du(s);"), false);
-  RunResult r = run(*p, random_fragment(1));
-  EXPECT_FALSE(r.ok);
-  EXPECT_THAT(r.error, HasSubstr("derivatives"));
-}
-
 // ---- lights ------------------------------------------------------------------------------------
 
 // A fragment whose normal is `n` (normalized), for the default distant light, which shines along
