@@ -389,7 +389,7 @@ std::unique_ptr<TargetProgram> TargetProgram::make(const dag::FragmentDag& d, co
     return std::make_unique<CombinerProgram>(d, target, std::move(*m));
   }
   std::string why;
-  auto t = fp::select(d, &why);
+  auto t = fp::select(d, &why, target.derivatives);
   if (!t) {
     if (error) *error = "the fp target cannot run this shader: " + why;
     return nullptr;

@@ -2,6 +2,7 @@
 #include "views/target_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -64,6 +65,13 @@ TargetPanel::TargetPanel(QWidget* parent) : QWidget(parent) {
   restore_interpolant_->setToolTip(tr("A restored value's address takes an interpolant (otherwise fragment.position)"));
   form->addRow(restore_interpolant_);
   connect(restore_interpolant_, &QCheckBox::toggled, this, [this] { read_target(); });
+  derivatives_ = new QComboBox(this);
+  derivatives_->addItem(tr("None"), static_cast<int>(partition::Derivatives::None));
+  derivatives_->addItem(tr("Of interpolants"), static_cast<int>(partition::Derivatives::Interpolants));
+  derivatives_->setToolTip(tr("Screen-space derivatives (Du, Dv, area, calculatenormal…): none, or of values interpolated "
+                              "from the vertices, whose differences across a pixel the rasterizer delivers"));
+  form->addRow(tr("Derivatives"), derivatives_);
+  connect(derivatives_, &QComboBox::currentIndexChanged, this, [this] { read_target(); });
   connect(name_, &QLineEdit::editingFinished, this, [this] { read_target(); });
   auto* save = new QPushButton(tr("Save as Target File…"), this);
   save->setToolTip(tr("Write these limits as a target JSON file that `passlab-cli --target FILE` also reads"));
@@ -101,6 +109,7 @@ void TargetPanel::set_target(const partition::TargetDesc& target, bool edited) {
                          target.limits.interpolants, target.limits.dependent_levels};
   for (int i = 0; i < 5; ++i) limits_[i]->setValue(values[i]);
   restore_interpolant_->setChecked(target.restore_uses_interpolant);
+  derivatives_->setCurrentIndex(derivatives_->findData(static_cast<int>(target.derivatives)));
   muting_ = false;
 }
 
@@ -121,13 +130,15 @@ void TargetPanel::read_target() {
   const bool limits_changed = limits_[0]->value() != t.limits.operations || limits_[1]->value() != t.limits.registers ||
                               limits_[2]->value() != t.limits.textures || limits_[3]->value() != t.limits.interpolants ||
                               limits_[4]->value() != t.limits.dependent_levels ||
-                              restore_interpolant_->isChecked() != t.restore_uses_interpolant;
+                              restore_interpolant_->isChecked() != t.restore_uses_interpolant ||
+                              derivatives_->currentData().toInt() != static_cast<int>(t.derivatives);
   t.limits.operations = limits_[0]->value();
   t.limits.registers = limits_[1]->value();
   t.limits.textures = limits_[2]->value();
   t.limits.interpolants = limits_[3]->value();
   t.limits.dependent_levels = limits_[4]->value();
   t.restore_uses_interpolant = restore_interpolant_->isChecked();
+  t.derivatives = static_cast<partition::Derivatives>(derivatives_->currentData().toInt());
   // An edited preset is no longer the preset: it gets a name of its own until the user names it.
   if (limits_changed && name == target_.name && !edited_) t.name = name + "-edited";
   else if (!name.empty()) t.name = name;

@@ -7,6 +7,7 @@
 #include "core/partition/target.h"
 
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -46,6 +47,7 @@ class TargetPanel : public QWidget {
   QLabel* description_;
   QSpinBox* limits_[5];
   QCheckBox* restore_interpolant_;
+  QComboBox* derivatives_;
   QDoubleSpinBox* coefficients_[3];
   QLabel* formula_;
 };

@@ -38,7 +38,7 @@ struct SelectError {
 
 class Selector {
  public:
-  explicit Selector(const dag::FragmentDag& d) : d_(d) {}
+  Selector(const dag::FragmentDag& d, partition::Derivatives derivatives) : d_(d), derivatives_(derivatives) {}
 
   TargetDag run() {
     std::vector<Operand> refs(d_.size());
@@ -181,6 +181,10 @@ class Selector {
       // A difference of an interpolated value: the rasterizer's (another interpolant). Of a value
       // computed per fragment it would take differences across a 2x2 quad, which the ISA lacks.
       const Node& c = kid_node(0);
+      if (c.kind == NodeKind::Constant) return scalar(0.0f);
+      if (derivatives_ == partition::Derivatives::None)
+        fail("this target has no screen-space derivatives (its \"derivatives\" is \"none\"): Du, Dv, Deriv, area, "
+             "calculatenormal, du and dv need a target whose rasterizer delivers differences of its interpolants");
       if (c.kind != NodeKind::Interpolant)
         fail("a derivative of a value computed per fragment needs differences across pixels (DDX, DDY), which this target does not "
              "have; only values interpolated from the vertices (affine in the globals) can be differentiated");
@@ -519,6 +523,7 @@ class Selector {
   }
 
   const dag::FragmentDag& d_;
+  partition::Derivatives derivatives_;
   const Node* current_ = nullptr;
   std::vector<TNode> nodes_;
   std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>, std::uint8_t>, TNodeId> index_;
@@ -526,9 +531,9 @@ class Selector {
 
 }  // namespace
 
-std::optional<TargetDag> select(const dag::FragmentDag& d, std::string* error) {
+std::optional<TargetDag> select(const dag::FragmentDag& d, std::string* error, partition::Derivatives derivatives) {
   try {
-    return Selector(d).run();
+    return Selector(d, derivatives).run();
   } catch (const SelectError& e) {
     if (error) *error = e.message;
     return std::nullopt;

@@ -9,6 +9,7 @@
 
 #include "backends/fp/isa.h"
 #include "core/dag/fragment_dag.h"
+#include "core/partition/target.h"
 
 namespace passlab::fp {
 
@@ -57,8 +58,10 @@ struct TargetDag {
 // short instruction sequence; negation, component selection and scalar broadcast become source
 // modifiers and cost nothing; a texture whose coordinates are all interpolants reads one packed
 // interpolant. Returns nullopt with a message for what the ISA cannot express (varying matrices,
-// component indices or spline knots).
-std::optional<TargetDag> select(const dag::FragmentDag& dag, std::string* error);
+// component indices or spline knots). A target without derivatives (partition::Derivatives::None)
+// refuses every screen-space difference.
+std::optional<TargetDag> select(const dag::FragmentDag& dag, std::string* error,
+                                partition::Derivatives derivatives = partition::Derivatives::Interpolants);
 
 // The value every node computes for one fragment (the unpartitioned program).
 // A program with difference interpolants needs the fragment's neighbours (`next`); without them

@@ -90,10 +90,14 @@ FragmentDag hoist_vertex_work(const FragmentDag& dag) {
   }
   auto hoistable = [&](NodeId id) { return deg[id] == Degree::Affine && nodes[id].kind == NodeKind::Operation && real[id]; };
   std::vector<char> maximal(nodes.size(), 0);
-  for (const Node& n : nodes)
+  for (const Node& n : nodes) {
+    // The operand of a screen-space difference is hoisted even when it only moves components
+    // (Dv(ycomp(P))): the rasterizer differentiates interpolants, not swizzles of them.
+    const bool differenced = n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff;
     if (!hoistable(n.id))
       for (NodeId c : n.children)
-        if (hoistable(c)) maximal[c] = 1;
+        if (hoistable(c) || (differenced && deg[c] == Degree::Affine && nodes[c].kind == NodeKind::Operation)) maximal[c] = 1;
+  }
   if (hoistable(dag.root)) maximal[dag.root] = 1;
 
   FragmentDag out;

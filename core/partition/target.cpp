@@ -119,6 +119,14 @@ std::string exceeded(const Resources& r, const Limits& l) {
   return "";
 }
 
+const char* to_string(Derivatives d) {
+  switch (d) {
+    case Derivatives::None: return "none";
+    case Derivatives::Interpolants: return "interpolants";
+  }
+  return "?";
+}
+
 std::string target_to_json(const TargetDesc& t) {
   auto limit = [](int v) { return v == kUnlimited ? json(nullptr) : json(v); };
   // ordered_json keeps the keys in the order written, so a saved file reads like the presets.
@@ -133,6 +141,7 @@ std::string target_to_json(const TargetDesc& t) {
   j["description"] = t.description;
   j["limits"] = limits;
   j["restore_uses_interpolant"] = t.restore_uses_interpolant;
+  j["derivatives"] = to_string(t.derivatives);
   if (t.backend != "fp") {
     j["backend"] = t.backend;
     if (!t.machine_json.empty()) j[t.backend] = nlohmann::ordered_json::parse(t.machine_json);
@@ -179,6 +188,16 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         return std::nullopt;
       }
       t.restore_uses_interpolant = value.get<bool>();
+    } else if (key == "derivatives") {
+      const std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (v == "none") {
+        t.derivatives = Derivatives::None;
+      } else if (v == "interpolants") {
+        t.derivatives = Derivatives::Interpolants;
+      } else {
+        fail(error, fmt::format("{}: \"derivatives\" must be \"none\" or \"interpolants\", got {}", where, value.dump()));
+        return std::nullopt;
+      }
     } else if (key == "backend") {
       if (!value.is_string() || (value.get<std::string>() != "fp" && value.get<std::string>() != "combiners")) {
         fail(error, fmt::format("{}: \"backend\" must be \"fp\" or \"combiners\", got {}", where, value.dump()));
@@ -191,7 +210,7 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         return std::nullopt;
       }
     } else {
-      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, backend, combiners)",
+      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, combiners)",
                               where, key));
       return std::nullopt;
     }

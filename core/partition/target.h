@@ -35,11 +35,18 @@ struct Resources {
 // Which limit a resource vector breaks, or "" when it fits.
 std::string exceeded(const Resources& r, const Limits& l);
 
+// Which screen-space derivatives (Du, Dv, Deriv, area, calculatenormal, du, dv) a target takes:
+// none at all, or those of values interpolated from the vertices, whose differences across a
+// pixel the rasterizer's set-up knows (delivered as extra interpolants).
+enum class Derivatives { None, Interpolants };
+const char* to_string(Derivatives d);  // "none", "interpolants": the target file's spelling
+
 struct TargetDesc {
   std::string name;         // "PC5"
   std::string description;  // "balanced: 6o/4r/4t/4v"
   Limits limits;
   bool restore_uses_interpolant = false;  // restores read fragment.position, not an interpolant
+  Derivatives derivatives = Derivatives::Interpolants;
   std::string source;                     // the file it came from ("" for built-in)
   // The backend that generates passes: "fp" (the ARB_fragment_program-style pipeline) or
   // "combiners" (NVIDIA register combiners). A backend's own description of the machine (the
@@ -51,8 +58,9 @@ struct TargetDesc {
 
 // Loads a target by preset name (resources/targets/<name>.json, case-insensitive) or by path.
 // JSON: {"name": "PC5", "description": "...", "limits": {"operations": 6, "registers": 4,
-//        "textures": 4, "interpolants": 4, "dependent_levels": null}, "restore_uses_interpolant": false}
-// (null or a missing key means unlimited); a register-combiner target adds "backend": "combiners"
+//        "textures": 4, "interpolants": 4, "dependent_levels": null}, "restore_uses_interpolant": false,
+//        "derivatives": "interpolants"}
+// (null or a missing limit means unlimited; derivatives default to "interpolants"); a register-combiner target adds "backend": "combiners"
 // and a "combiners" object (backends/combiners/machine.h). Returns nullopt and sets *error on failure.
 std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error);
 std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error);

@@ -37,7 +37,8 @@ Sample load(const char* rel) {
 
 bool same(const partition::TargetDesc& a, const partition::TargetDesc& b) {
   return a.name == b.name && a.description == b.description && a.backend == b.backend &&
-         a.restore_uses_interpolant == b.restore_uses_interpolant && a.limits.operations == b.limits.operations &&
+         a.restore_uses_interpolant == b.restore_uses_interpolant && a.derivatives == b.derivatives &&
+         a.limits.operations == b.limits.operations &&
          a.limits.registers == b.limits.registers && a.limits.textures == b.limits.textures &&
          a.limits.interpolants == b.limits.interpolants && a.limits.dependent_levels == b.limits.dependent_levels;
 }

@@ -243,7 +243,26 @@ TEST_F(TargetTest, MinimalTargetIsUnlimited) {
   expect_limits(t->limits, {U, U, U, U, U}, "free");
   EXPECT_EQ(t->description, "");
   EXPECT_FALSE(t->restore_uses_interpolant);
+  EXPECT_EQ(t->derivatives, Derivatives::Interpolants);  // what every fragment rasterizer knows
   EXPECT_EQ(t->source, "");
+}
+
+TEST_F(TargetTest, DerivativesSayWhichTheTargetTakes) {
+  // The register-combiner presets have none (no interpolant reaches a combiner but through a
+  // texture shader); the fragment-program presets take those of interpolants.
+  std::string error;
+  for (const std::string& name : preset_targets()) {
+    auto t = load_target(name, &error);
+    ASSERT_TRUE(t) << error;
+    EXPECT_EQ(t->derivatives, t->backend == "combiners" ? Derivatives::None : Derivatives::Interpolants) << name;
+  }
+  auto none = parse_target(R"({"name": "x", "derivatives": "none"})", "", &error);
+  ASSERT_TRUE(none) << error;
+  EXPECT_EQ(none->derivatives, Derivatives::None);
+  EXPECT_THAT(target_to_json(*none), HasSubstr("\"derivatives\": \"none\""));
+  EXPECT_THAT(parse_error(R"({"name": "x", "derivatives": "quads"})"),
+              ::testing::AllOf(HasSubstr("\"derivatives\" must be \"none\" or \"interpolants\""), HasSubstr("\"quads\"")));
+  EXPECT_THAT(parse_error(R"({"name": "x", "derivatives": true})"), HasSubstr("\"derivatives\""));
 }
 
 TEST_F(TargetTest, MissingFile) {
@@ -473,6 +492,7 @@ TEST(TargetJson, SavedTargetsLoadBackUnchanged) {
     EXPECT_EQ(back->limits.interpolants, t->limits.interpolants);
     EXPECT_EQ(back->limits.dependent_levels, t->limits.dependent_levels);
     EXPECT_EQ(back->restore_uses_interpolant, t->restore_uses_interpolant);
+    EXPECT_EQ(back->derivatives, t->derivatives);
     EXPECT_EQ(target_to_json(*back), text);  // deterministic
   }
 }
