@@ -10,7 +10,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QElapsedTimer>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QDoubleSpinBox>
@@ -239,27 +238,26 @@ class StudioTest : public QObject {
     w.show();
     QVERIFY(wait_for_panels(w));
     auto* service = w.service();
-    service->set_delay(1500);
-    QTest::qWait(1600);  // a pause: longer than the delay since the last compile started
+    // The delay is long beside the waits below, so that a busy machine (or a sanitizer build)
+    // cannot blur "at once" into "after the delay"; no wall-clock figure is asserted.
+    service->set_delay(4000);
+    QTest::qWait(4100);  // a pause: longer than the delay since the last compile started
     std::vector<std::string> started;
     QObject::connect(service, &passlab::studio::CompileService::compile_started, &w, [&] { started.push_back(w.editor()->text().toStdString()); });
     auto* e = w.editor();
     const int at = static_cast<int>(e->text().indexOf("Kd = ")) + 5;
     QVERIFY(at > 5);
-    QElapsedTimer clock;
-    clock.start();
     e->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at + 1);
     e->replaceSelectedText("2");
-    QVERIFY(QTest::qWaitFor([&] { return !started.empty(); }, 1000));
-    QVERIFY(clock.elapsed() < 1000);  // not after the 1.5 s delay
+    QVERIFY(QTest::qWaitFor([&] { return !started.empty(); }, 2500));  // not after the 4 s delay
     QCOMPARE(started.size(), std::size_t{1});
     QCOMPARE(started.front(), e->text().toStdString());
     // A second edit right away is part of a burst: it waits for the delay.
     e->SendScintilla(QsciScintillaBase::SCI_SETSEL, at, at + 1);
     e->replaceSelectedText("3");
-    QTest::qWait(500);
+    QTest::qWait(1500);
     QCOMPARE(started.size(), std::size_t{1});
-    QVERIFY(QTest::qWaitFor([&] { return started.size() == 2; }, 5000));
+    QVERIFY(QTest::qWaitFor([&] { return started.size() == 2; }, 10000));
     QCOMPARE(started.back(), e->text().toStdString());
     QVERIFY(wait_for_panels(w, w.result()->snapshot->generation));
     QCOMPARE(w.result()->snapshot->request.text, e->text().toStdString());

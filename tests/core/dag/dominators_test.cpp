@@ -6,7 +6,6 @@
 #include "core/dag/dominators.h"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <random>
@@ -508,7 +507,8 @@ TEST(DominatorTree, RejectsMalformedInput) {
 
 // ---------------------------------------------------------------------------------------------
 // 100k-node shapes: deep enough that a recursive DFS would overflow the stack, and wide enough
-// that anything quadratic would take minutes.
+// that anything quadratic would run into the test's timeout (the speed itself is measured in
+// bench/, never asserted here).
 
 constexpr std::uint32_t kBig = 100000;
 
@@ -517,11 +517,9 @@ TEST(DominatorTree, LongChainOf100kNodes) {
   Graph g;
   g.children.resize(kBig);
   for (std::uint32_t i = 0; i + 1 < kBig; ++i) g.children[i] = {i + 1};
-  auto start = std::chrono::steady_clock::now();
   DominatorTree t = dominators(g);
   std::vector<char> mr = multiply_referenced(g);
   PartialDominatorTree pdt = partial_dominator_tree(g, t, mr);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::uint32_t i = 1; i < kBig; ++i) ASSERT_EQ(t.idom[i], i - 1);
   EXPECT_EQ(t.postorder[kBig - 1], 0);
   EXPECT_EQ(t.postorder[0], static_cast<int>(kBig - 1));
@@ -529,7 +527,6 @@ TEST(DominatorTree, LongChainOf100kNodes) {
   EXPECT_EQ(std::count(pdt.kept.begin(), pdt.kept.end(), 1), 1);
   EXPECT_TRUE(t.dominates(0, kBig - 1));
   EXPECT_FALSE(t.dominates(kBig - 1, 0));
-  EXPECT_LT(seconds, 2.0);
 }
 
 // A comb: the root reads every node and each node reads the next, so every node from 2 on has
@@ -544,18 +541,15 @@ TEST(DominatorTree, CombOf100kNodes) {
   g.children.resize(kBig);
   for (std::uint32_t i = 1; i < kBig; ++i) g.children[0].push_back(i);
   for (std::uint32_t i = 1; i + 1 < kBig; ++i) g.children[i] = {i + 1};
-  auto start = std::chrono::steady_clock::now();
   DominatorTree t = dominators(g);
   std::vector<char> mr = multiply_referenced(g);
   PartialDominatorTree pdt = partial_dominator_tree(g, t, mr);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::uint32_t i = 1; i < kBig; ++i) ASSERT_EQ(t.idom[i], 0u);
   EXPECT_EQ(std::count(mr.begin(), mr.end(), 1), static_cast<long>(kBig - 2));
   EXPECT_EQ(pdt.children[0].size(), kBig - 2);
   // Sorted by postorder, which here is deepest first.
   EXPECT_EQ(pdt.children[0].front(), kBig - 1);
   EXPECT_EQ(pdt.children[0].back(), 2u);
-  EXPECT_LT(seconds, 2.0);
 }
 
 // 33k diamonds in a row: each join's idom is the split just above it.
@@ -575,17 +569,14 @@ TEST(DominatorTree, DiamondLadderOf100kNodes) {
     g.children[3 * i + 1] = {3 * i + 3};
     g.children[3 * i + 2] = {3 * i + 3};
   }
-  auto start = std::chrono::steady_clock::now();
   DominatorTree t = dominators(g);
   std::vector<char> mr = multiply_referenced(g);
   PartialDominatorTree pdt = partial_dominator_tree(g, t, mr);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::uint32_t i = 1; i <= k; ++i) {
     ASSERT_EQ(t.idom[3 * i], 3 * (i - 1));
     ASSERT_TRUE(mr[3 * i]);
     ASSERT_EQ(pdt.parent[3 * i], 3 * (i - 1));
   }
-  EXPECT_LT(seconds, 2.0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -375,7 +375,7 @@ TEST(Simplify, StrengthReductionAfterFolding) {
 }
 
 // x - (-0) is x + 0, which turns x = -0 into +0; only x - (+0) is exact. simplify's constant
-// test uses `!=`, so -0 passes for 0. DISABLED until core/ir/passes/simplify.cpp compares bits.
+// test used `!=`, so -0 passed for 0; core/ir/passes/simplify.cpp now compares bits.
 TEST(Simplify, SubtractingNegativeZeroIsNotAnIdentity) {
   // nz folds to -0 with no +0 constant around (so GVN's own -0/0 confusion stays out of it);
   // x = -0 * (s + 1) is -0, and 1 / (x - nz) is 1 / +0 = +inf.
@@ -467,9 +467,9 @@ TEST(Gvn, ReuseFromTheDominatingBlock) {
   EXPECT_EQ(count(r.after.shader(), Builtin::Sin), 1) << print(r.after);
 }
 
-// GVN keys constants by their float values compared with `<`, so 0 and -0 are one value and a
-// NaN matches whatever constant it is compared with. DISABLED until core/ir/passes/gvn.cpp keys
-// constants by their bits (see the report of this change).
+// GVN keyed constants by their float values compared with `<`, so 0 and -0 were one value and a
+// NaN matched whatever constant it was compared with; core/ir/passes/gvn.cpp keys constants by
+// their bits.
 TEST(Gvn, DistinctConstantsStayDistinct) {
   for (const char* src : {"surface t() { float z = 0; float nz = -z; Ci = color(s / nz, s / z, 0); }\n",
                           "surface t() { float a = 5; float n = sqrt(-1); Ci = color(s * a, s * n, 0); }\n"}) {

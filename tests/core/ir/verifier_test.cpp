@@ -384,8 +384,7 @@ TEST(Verifier, TerminatorUsedAsValue) {
 }
 
 // A broken invariant is reported, never thrown: an operand index past the end of the value table
-// must become a message like any other missing operand.
-// DISABLED: verify() throws std::out_of_range here today (see the report of this change).
+// must become a message like any other missing operand (verify() once threw std::out_of_range).
 TEST(Verifier, OperandOutOfRangeIsReportedNotThrown) {
   Diamond d = diamond();
   ValueId add = before_terminator(d.fn, d.b3, make(Op::Add, BaseType::Float, {d.phi, 12345}));
