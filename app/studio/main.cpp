@@ -1,5 +1,6 @@
 // passlab: the Studio. `passlab [FILE] [--target T] [--cost M] [--dark] [--screenshots DIR]`.
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
@@ -7,33 +8,67 @@
 #include <QMessageBox>
 #include <QTimer>
 
+#include <string>
+
 #include "app/studio/main_window.h"
 #include "app/studio/samples.h"
 #include "app/studio/screenshots.h"
 
-int main(int argc, char** argv) {
-  QElapsedTimer clock;
-  clock.start();
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("passlab");
-  QApplication::setOrganizationName("Passlab");
-  QApplication::setApplicationVersion(PASSLAB_VERSION);
-  // The desktop entry and icon packaging/ installs (Wayland matches windows to entries by this).
-  QGuiApplication::setDesktopFileName("org.passlab.Passlab");
-  QApplication::setWindowIcon(QIcon::fromTheme("org.passlab.Passlab"));
-  QCommandLineParser cli;
+namespace {
+
+void name_application() {
+  QCoreApplication::setApplicationName("passlab");
+  QCoreApplication::setOrganizationName("Passlab");
+  QCoreApplication::setApplicationVersion(PASSLAB_VERSION);
+}
+
+// The command line; options are looked up by their long names.
+void describe(QCommandLineParser& cli) {
   cli.setApplicationDescription("Passlab Studio: shader compilation under hardware limits");
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addPositionalArgument("file", "the shader or .passlab project to open (default: the bowling-pin sample)");
-  QCommandLineOption target({"t", "target"}, "target preset or file", "name");
-  QCommandLineOption cost({"c", "cost"}, "cost model, e.g. 15p+5t+i", "model");
-  QCommandLineOption dark("dark", "start with the dark theme");
-  QCommandLineOption shots("screenshots", "save a screenshot of every panel to DIR and quit", "dir");
-  QCommandLineOption recover("recover", "recover autosaved work without asking");
-  QCommandLineOption startup("startup-time", "print the time to a usable window and quit");
-  cli.addOptions({target, cost, dark, shots, recover, startup});
+  cli.addOptions({{{"t", "target"}, "target preset or file", "name"},
+                  {{"c", "cost"}, "cost model, e.g. 15p+5t+i", "model"},
+                  {"dark", "start with the dark theme"},
+                  {"screenshots", "save a screenshot of every panel to DIR and quit", "dir"},
+                  {"recover", "recover autosaved work without asking"},
+                  {"startup-time", "print the time to a usable window and quit"}});
+}
+
+// --help and --version print text and need no display: they are answered before the GUI starts.
+bool text_only(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" || a == "--version") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (text_only(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    name_application();
+    QCommandLineParser cli;
+    describe(cli);
+    cli.process(app);  // prints and exits
+    return 0;
+  }
+  QElapsedTimer clock;
+  clock.start();
+  QApplication app(argc, argv);
+  name_application();
+  // The desktop entry and icon packaging/ installs (Wayland matches windows to entries by this).
+  QGuiApplication::setDesktopFileName("org.passlab.Passlab");
+  QApplication::setWindowIcon(QIcon::fromTheme("org.passlab.Passlab"));
+  QCommandLineParser cli;
+  describe(cli);
   cli.process(app);
+  const QString target = "target", cost = "cost", dark = "dark", shots = "screenshots", recover = "recover",
+                startup = "startup-time";
 
   passlab::studio::StudioOptions options;
   options.ask_before_recovery = !cli.isSet(recover);
