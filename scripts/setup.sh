@@ -34,10 +34,25 @@ fi
 grammars=(tree-sitter-c@0.23.6 tree-sitter-glsl@0.2.0)
 grammar_dir=$build_dir/_deps/grammars
 mkdir -p "$grammar_dir"
+# A second build folder (build-asan, build-fuzz…) copies what another build folder of this checkout
+# already fetched at the same version instead of fetching it again: copy_fetched DIR-UNDER-_deps PACKAGE@VERSION.
+copy_fetched() {
+  local sub=$1 want=$2 other
+  for other in "$here"/build*/_deps/"$sub"; do
+    [ "$other" != "$build_dir/_deps/$sub" ] && [ "$(cat "$other/.version" 2>/dev/null)" = "$want" ] || continue
+    rm -rf "${build_dir:?}/_deps/$sub"
+    mkdir -p "$(dirname "$build_dir/_deps/$sub")"
+    cp -a "$other" "$build_dir/_deps/$sub"
+    echo "setup: $want copied from $other"
+    return 0
+  done
+  return 1
+}
 for g in "${grammars[@]}"; do
   name=${g%@*}
   stamp=$grammar_dir/$name/.version
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$g" ]; then continue; fi
+  copy_fetched "grammars/$name" "$g" && continue
   echo "setup: fetching $g"
   tmp=$(mktemp -d)
   (cd "$tmp" && npm pack --silent "$g" >/dev/null)
@@ -51,7 +66,8 @@ done
 # domain) ships it as JavaScript arrays; node writes it out as an OBJ file beside them.
 bunny=bunny@1.0.1
 bunny_dir=$build_dir/_deps/bunny
-if [ ! -f "$bunny_dir/bunny.obj" ] || [ "$(cat "$bunny_dir/.version" 2>/dev/null)" != "$bunny" ]; then
+if { [ ! -f "$bunny_dir/bunny.obj" ] || [ "$(cat "$bunny_dir/.version" 2>/dev/null)" != "$bunny" ]; } &&
+   ! copy_fetched bunny "$bunny"; then
   echo "setup: fetching $bunny"
   tmp=$(mktemp -d)
   (cd "$tmp" && npm pack --silent "$bunny" >/dev/null)
