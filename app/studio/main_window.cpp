@@ -215,7 +215,12 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   update_title();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // ~QWidget closes the window after this body has run, and the docks it hides emit
+  // visibilityChanged into lambdas that would call this half-destroyed MainWindow (UBSan's
+  // "member access ... not of type MainWindow"): cut every child's connections to it first.
+  for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
+}
 
 QWidget* MainWindow::dock_widget(const QString& name) const { return findChild<QDockWidget*>(name); }
 
