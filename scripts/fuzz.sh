@@ -11,13 +11,19 @@ seconds=${1:-600}
 which=${2:-frontend}
 all=(frontend rpu_asm rpu_compile combiners scene mesh target rpu_machine project)
 build_dir=${PASSLAB_FUZZ_BUILD_DIR:-$here/build-fuzz}
-PASSLAB_BUILD_DIR=$build_dir "$here/scripts/setup.sh"
-cmake -G Ninja -S "$here" -B "$build_dir" -DPASSLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 if [ "$which" = all ]; then targets=("${all[@]}"); else targets=("$which"); fi
 build=("${targets[@]/%/_fuzz}")
 [[ " ${targets[*]} " == *" rpu_asm "* ]] && build+=(passlab-cli)  # its seeds are the samples compiled
-cmake --build "$build_dir" --target "${build[@]}"
+# Several fuzz.sh runs may share a build folder (one target each, on a machine's cores): they set
+# up and build it one at a time.
+mkdir -p "$build_dir"
+(
+  flock 9
+  PASSLAB_BUILD_DIR=$build_dir "$here/scripts/setup.sh"
+  cmake -G Ninja -S "$here" -B "$build_dir" -DPASSLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  cmake --build "$build_dir" --target "${build[@]}"
+) 9>"$build_dir/.fuzz-build.lock"
 
 # Seeds for one target's corpus folder.
 seed() {
