@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
 #include "core/paths/data_dir.h"
 
 namespace passlab::rpu {
@@ -29,8 +30,9 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(error, where + ": not valid JSON (" + e.what() + ")");
+  } catch (const json::exception& e) {
+    const lang::JsonError at = lang::json_error(e, text);
+    fail(error, where + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": not valid JSON (" + at.message + ")");
     return std::nullopt;
   }
   if (!j.is_object()) {

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
+
 namespace passlab::driver {
 
 namespace {
@@ -157,11 +159,9 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   json doc;
   try {
     doc = json::parse(sm.file(*file).text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    auto colon = what.find("]: ");
-    sink.error("light-setup", offset_span(sm, *file, e.byte > 0 ? e.byte - 1 : 0),
-               "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 3)));
+  } catch (const json::exception& e) {
+    const lang::JsonError error = lang::json_error(e, sm.file(*file).text);
+    sink.error("light-setup", offset_span(sm, *file, error.offset), "invalid JSON: " + error.message);
     return false;
   }
   if (!doc.is_object()) {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
 #include "core/paths/data_dir.h"
 
 namespace passlab::partition {
@@ -154,8 +155,9 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    fail(error, fmt::format("{}: invalid JSON: {}", where, e.what()));
+  } catch (const json::exception& e) {
+    const lang::JsonError at = lang::json_error(e, json_text);
+    fail(error, fmt::format("{}:{}:{}: invalid JSON: {}", where, at.line, at.column, at.message));
     return std::nullopt;
   }
   if (!j.is_object()) {

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
 #include "core/sim/mesh.h"
 
 namespace passlab::sim {
@@ -51,15 +52,9 @@ bool gltf_json_parses(const std::string& path, Problems* problems) {
   try {
     [[maybe_unused]] const nlohmann::json parsed = nlohmann::json::parse(json);
     return true;
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::size_t at = std::min(e.byte == 0 ? 0 : e.byte - 1, json.size());
-    const std::size_t line_start = json.rfind('\n', at == 0 ? 0 : at - 1);
-    const int line = 1 + static_cast<int>(std::count(json.begin(), json.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-    // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: why".
-    std::string why = e.what();
-    if (const std::size_t colon = why.find(": "); colon != std::string::npos) why = why.substr(colon + 2);
-    add(problems, path, line, column, "the glTF file is not valid JSON: " + why);
+  } catch (const nlohmann::json::exception& e) {
+    const lang::JsonError error = lang::json_error(e, json);
+    add(problems, path, error.line, error.column, "the glTF file is not valid JSON: " + error.message);
     return false;
   }
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
 #include "core/paths/data_dir.h"
 
 namespace passlab::sim {
@@ -212,11 +213,10 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   json j;
   try {
     j = json::parse(loc.text());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     if (problems) {
-      std::string what = e.what();
-      const auto colon = what.find("syntax error");
-      problems->push_back(loc.at(e.byte > 0 ? e.byte - 1 : 0, colon == std::string::npos ? what : what.substr(colon)));
+      const lang::JsonError error = lang::json_error(e, loc.text());
+      problems->push_back(loc.at(error.offset, error.message));
     }
     return std::nullopt;
   }

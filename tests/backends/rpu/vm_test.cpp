@@ -1,6 +1,8 @@
 // The RPU VM: the thesis's worked examples (the cross product, Figure 2.1's stack), every part
 // of an instruction's execution, chunks that split and merge, faults, timing and recording.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -423,6 +425,17 @@ BIG:
     for (const Vec4& v : th.stack) EXPECT_EQ(v, Vec4{});
   }
   EXPECT_GT(rec.steps.size(), 10u);
+}
+
+TEST(RpuMachine, ANumberTooLargeForADoubleIsAnErrorAtItsLine) {
+  // Found by the machine fuzzer's sibling on targets: nlohmann raises out_of_range, not parse_error.
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "passlab_rpu_huge_machine.json";
+  std::ofstream(path) << "{\"name\": \"huge\",\n \"max_steps\": 1e999}\n";
+  std::string error;
+  EXPECT_FALSE(load_machine(path.string(), &error));
+  EXPECT_NE(error.find(path.string() + ":2:"), std::string::npos) << error;
+  EXPECT_NE(error.find("too large for a double"), std::string::npos) << error;
+  std::filesystem::remove(path);
 }
 
 }  // namespace

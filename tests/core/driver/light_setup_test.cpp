@@ -73,6 +73,14 @@ TEST_F(LightSetup, InvalidJsonPointsAtTheLine) {
   EXPECT_EQ(d->span.line, 3u);
 }
 
+TEST_F(LightSetup, ANumberTooLargeForADoubleIsAnErrorAtItsLine) {
+  auto p = compile("{\n  \"lights\": [\n    {\"shader\": \"pl.sl\", \"params\": {\"intensity\": -1e400}}\n  ]\n}\n");
+  const lang::Diagnostic* d = error(*p);
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("too large for a double"), std::string::npos) << d->message;
+  EXPECT_EQ(d->span.line, 3u);
+}
+
 TEST_F(LightSetup, MissingLightShaderAndBrokenLightShader) {
   auto p = compile(R"({"lights": [{"shader": "nope.sl"}]})");
   ASSERT_NE(error(*p), nullptr);

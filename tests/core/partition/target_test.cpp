@@ -280,6 +280,15 @@ TEST_F(TargetTest, BadJsonNamesTheFile) {
   EXPECT_THAT(error, HasSubstr("invalid JSON"));
 }
 
+TEST_F(TargetTest, ANumberTooLargeForADoubleIsAnErrorAtItsLine) {
+  // Found by the target fuzzer: it ended the process.
+  const std::string path = write("huge.json", "{\"name\": \"x\",\n \"limits\": {\"operations\": 1e999}}");
+  std::string error;
+  EXPECT_FALSE(load_target(path, &error));
+  EXPECT_THAT(error, HasSubstr(path + ":2:"));
+  EXPECT_THAT(error, HasSubstr("too large for a double"));
+}
+
 TEST_F(TargetTest, ValidationErrorsNameTheFileAndTheKey) {
   EXPECT_THAT(parse_error(R"({"name": "x", "limits": {"operations": -3}})"),
               ::testing::AllOf(HasSubstr("test.json"), HasSubstr("limits.operations"), HasSubstr("negative"),

@@ -191,6 +191,15 @@ TEST_F(MeshImport, BrokenGltfJsonIsPlacedAtItsLineAndColumn) {
   EXPECT_THAT(problems[0].message, HasSubstr("not valid JSON"));
 }
 
+TEST_F(MeshImport, AGltfNumberTooLargeForADoubleIsPlaced) {
+  std::string text = gltf({0, 0, 0, 1, 0, 0, 0, 1, 0});
+  text.replace(text.find("\"scene\": 0,"), 11, "\"scene\": 1e999,");  // line 3
+  const Problems problems = load_fails(write("huge.gltf", text));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].line, 3);
+  EXPECT_THAT(problems[0].message, HasSubstr("too large for a double"));
+}
+
 TEST_F(MeshImport, BadFilesAreProblemsNamingTheFile) {
   EXPECT_THAT(load_fails((dir_ / "absent.glb").string())[0].message, HasSubstr("cannot open"));
   // A GLB cut short, a Collada file that is not XML, an FBX of nonsense.

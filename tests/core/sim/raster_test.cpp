@@ -143,6 +143,13 @@ TEST_F(SceneFile, ProblemsHaveTheirLineAndColumn) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 3);
   p.clear();
+  // A number too large for a double (found by the scene fuzzer: it ended the process).
+  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": 6e666}}}\n  ]\n}\n"), &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line, 3);
+  EXPECT_EQ(p[0].column, 36);
+  EXPECT_NE(p[0].message.find("too large"), std::string::npos) << p[0].text();
+  p.clear();
   EXPECT_FALSE(load_scene("/no/such/scene.json", &p));
   ASSERT_EQ(p.size(), 1u);
 }

@@ -1,0 +1,27 @@
+// Where a JSON document the user wrote is wrong, for every error nlohmann's parser can raise.
+//
+// Scenes, targets, machines, light setups and glTF files are JSON the user writes by hand. The
+// parser reports a syntax error as a parse_error with its byte offset, but a number too large for
+// a double ("1e999") as an out_of_range error that carries only the offending token; both must
+// become a diagnostic at a location, never an exception that escapes a loader.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace passlab::lang {
+
+struct JsonError {
+  std::size_t offset = 0;  // into the text; at most text.size()
+  int line = 1;            // 1-based, from the offset
+  int column = 1;
+  std::string message;  // nlohmann's reason without its "[json.exception…]" and position prefix
+};
+
+// Locates and words `e`, raised while parsing `text`.
+JsonError json_error(const nlohmann::json::exception& e, std::string_view text);
+
+}  // namespace passlab::lang
