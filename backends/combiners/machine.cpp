@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/json_error.h"
+
 namespace passlab::combiners {
 
 using json = nlohmann::json;
@@ -98,7 +100,7 @@ std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::s
   try {
     j = json::parse(target.machine_json);
   } catch (const json::exception& e) {
-    r.fail("", std::string("invalid JSON: ") + e.what());
+    r.fail("", "invalid JSON: " + lang::json_error(e, target.machine_json).message);
     return std::nullopt;
   }
   Machine m;
@@ -161,6 +163,14 @@ std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::s
         for (std::uint8_t a : d.accepts)
           if (a & ~d.parts) r.fail(at + ".accepts", "a class is given a part the register does not have");
         if (m.find(d.name) >= 0) r.fail(at + ".name", "'" + d.name + "' is given twice");
+        // Each entry is one hardware register: two sharing an nvparse name or a texture unit would
+        // be one register holding two values (found by the target fuzzer: two "const1"s).
+        for (const RegisterDesc& other : m.registers) {
+          if (r.failed) break;
+          if (other.rc == d.rc) r.fail(at + ".rc", "'" + d.rc + "' is already " + other.name + "'s nvparse name");
+          else if (d.texture_unit >= 0 && other.texture_unit == d.texture_unit)
+            r.fail(at + ".texture_unit", fmt::format("texture unit {} is already {}'s", d.texture_unit, other.name));
+        }
         m.registers.push_back(std::move(d));
       }
     } else if (key == "classes") {

@@ -106,6 +106,24 @@ TEST(Machine, AMalformedDescriptionNamesTheKey) {
   EXPECT_THAT(error, HasSubstr("texture unit 0"));
 }
 
+TEST(Machine, TwoEntriesForOneHardwareRegisterAreRefused) {
+  // Found by the target fuzzer: C0 renamed "const1" made C0 and C1 one register holding two
+  // constants, and the partition the compiler produced failed its execution check.
+  partition::TargetDesc t;
+  t.name = "bad";
+  t.backend = "combiners";
+  std::string error;
+  t.machine_json = R"({"registers": [{"name": "Z0", "rc": "zero", "zero": true},
+                                     {"name": "C0", "rc": "const1"}, {"name": "C1", "rc": "const1"}]})";
+  EXPECT_FALSE(parse_machine(t, &error));
+  EXPECT_THAT(error, HasSubstr("registers[2].rc"));
+  EXPECT_THAT(error, HasSubstr("already C0's"));
+  t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true},
+      {"name": "T0", "rc": "tex0", "texture_unit": 0}, {"name": "T1", "rc": "tex1", "texture_unit": 0}]})";
+  EXPECT_FALSE(parse_machine(t, &error));
+  EXPECT_THAT(error, HasSubstr("texture unit 0 is already T0's"));
+}
+
 // ---- stage 1: texture units -----------------------------------------------------------------
 
 TEST(Stage1, LookupsAtInterpolatedCoordinatesAndCubeMapNormalisation) {
