@@ -46,9 +46,11 @@ seed() {
       done ;;
     target) cp -n "$here"/resources/targets/*.json "$corpus"/ ;;
     rpu_machine) cp -n "$here"/resources/rpu/*.json "$corpus"/ ;;
-    project) cp -n "$here"/tests/fuzz/seeds/project/*.passlab "$corpus"/ ;;
+    project) ;;  # its seeds are all in tests/fuzz/seeds/project
     *) cp -n "$here"/samples/shaders/*.sl "$here"/samples/lights/*.sl "$here"/tests/data/rsl/*.sl "$corpus"/ 2>/dev/null || true ;;
   esac
+  # Inputs that once found a problem stay in the corpus (tests/fuzz/seeds/<target>/).
+  if [ "$target" != mesh ] && [ -d "$here/tests/fuzz/seeds/$target" ]; then cp -n "$here/tests/fuzz/seeds/$target"/* "$corpus"/; fi
 }
 
 # Third-party leaks (Graphviz) are not findings: the test suites' suppressions.
