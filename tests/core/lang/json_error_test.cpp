@@ -15,12 +15,12 @@ using ::testing::Not;
 
 JsonError error_of(const std::string& text) {
   try {
-    (void)nlohmann::json::parse(text);
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    ADD_FAILURE() << "parsed: " << parsed.dump();
+    return {};
   } catch (const nlohmann::json::exception& e) {
     return json_error(e, text);
   }
-  ADD_FAILURE() << "parsed: " << text;
-  return {};
 }
 
 TEST(JsonError, SyntaxErrorIsAtItsLineAndColumn) {
