@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The module order of DESIGN.md: core <- backends <- session <- editors, views <- app. Fails, naming
+# The module order of docs/architecture.md: core <- backends <- session <- editors, views <- app. Fails, naming
 # the file and line, if a module includes one above it or a Qt-free module includes Qt.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
