@@ -1,5 +1,6 @@
-// What recording the trace costs: RDSh and RDS on the samples (PC5, 15p+5t+i), without a trace
-// and with the Studio's TraceLog, each run on a fresh backend as a compile in the Studio does.
+// What recording the trace costs: the algorithms the Studio runs with every edit (RDSh and RDS:
+// the registry's every-edit entries) on the samples (PC5, 15p+5t+i), without a trace and with the
+// Studio's TraceLog, each run on a fresh backend as a compile in the Studio does.
 // The target: RDS with the trace on Wood within 1.5x of RDS without it. RecordOnly times recording alone.
 //   trace_bench [--benchmark_repetitions=5 --benchmark_report_aggregates_only=true]
 #include <benchmark/benchmark.h>
@@ -7,13 +8,13 @@
 #include <string>
 
 #include "bench/fp_sample.h"
-#include "core/partition/algorithms.h"
+#include "core/partition/registry.h"
 
 namespace {
 
 using namespace passlab;
 
-void BM_Partition(benchmark::State& state, const std::string& name, bool heuristic_only, bool traced) {
+void BM_Partition(benchmark::State& state, const std::string& name, const partition::Algorithm* algorithm, bool traced) {
   const bench::FpSample& s = bench::fp_sample(name);
   std::string error;
   const auto target = partition::load_target("PC5", &error);
@@ -22,8 +23,9 @@ void BM_Partition(benchmark::State& state, const std::string& name, bool heurist
   for (auto _ : state) {
     fp::FpBackend backend(*s.tdag, *target);
     partition::TraceLog log;
-    partition::AlgorithmOptions options{*model, traced ? &log : nullptr};
-    auto part = heuristic_only ? partition::rdsh(s.problem, backend, options) : partition::rds(s.problem, backend, options);
+    partition::RunRequest request;
+    request.options = {*model, traced ? &log : nullptr};
+    auto part = algorithm->run(s.problem, backend, request);
     benchmark::DoNotOptimize(part);
     events = log.trace.size();
   }
@@ -46,10 +48,19 @@ void BM_RecordOnly(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_Partition, wood_rds, std::string("wood"), false, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Partition, wood_rds_traced, std::string("wood"), false, true)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Partition, wood_rdsh, std::string("wood"), true, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Partition, wood_rdsh_traced, std::string("wood"), true, true)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Partition, bowling_pin_rds, std::string("bowling_pin"), false, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Partition, bowling_pin_rds_traced, std::string("bowling_pin"), false, true)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RecordOnly)->Arg(2000)->Arg(78504)->Unit(benchmark::kMicrosecond);
+int main(int argc, char** argv) {
+  for (const std::string sample : {"wood", "bowling_pin"})
+    for (const partition::Algorithm& a : partition::algorithms()) {
+      if (!a.every_edit) continue;
+      for (const bool traced : {false, true})
+        benchmark::RegisterBenchmark(("BM_Partition/" + sample + "_" + std::string(a.name) + (traced ? "_traced" : "")).c_str(),
+                                     BM_Partition, sample, &a, traced)
+            ->Unit(benchmark::kMillisecond);
+    }
+  benchmark::RegisterBenchmark("BM_RecordOnly", BM_RecordOnly)->Arg(2000)->Arg(78504)->Unit(benchmark::kMicrosecond);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -7,7 +7,7 @@
 
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
-#include "core/partition/algorithms.h"
+#include "core/partition/registry.h"
 #include "core/sim/texture.h"
 
 namespace passlab::session {
@@ -59,20 +59,16 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   }
   const partition::Problem& problem = b->target->problem();
   std::unique_ptr<partition::Backend> backend = b->target->backend();
-  partition::AlgorithmOptions ao;
-  ao.model = model;
-  if (req.algorithm == "rdsh") {
-    b->partition = partition::rdsh(problem, *backend, ao);
-  } else if (req.algorithm == "rds") {
-    b->partition = partition::rds(problem, *backend, ao);
-  } else {
-    partition::Partition a = partition::rdsh(problem, *backend, ao), r = partition::rds(problem, *backend, ao);
-    partition::Partition seed = (r.valid && (!a.valid || r.cost <= a.cost)) ? r : a;
-    partition::OptimalOptions so;
-    so.budget_seconds = req.optimal_budget;
-    so.incumbent = &seed;
-    b->partition = partition::optimal(problem, *backend, ao, so);
+  const partition::Algorithm* algorithm = partition::find_algorithm(req.algorithm);
+  if (!algorithm) {
+    *diagnostics += fmt::format("{}: error: no partitioning algorithm is called \"{}\" (there are {})\n", path,
+                                req.algorithm, partition::algorithm_names());
+    return nullptr;
   }
+  partition::RunRequest run;
+  run.options.model = model;
+  run.search.budget_seconds = req.optimal_budget;
+  b->partition = algorithm->run(problem, *backend, run);
   if (!b->partition.valid) {
     std::string why;
     for (const partition::Pass& p : b->partition.passes)

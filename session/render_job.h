@@ -22,7 +22,7 @@ struct RenderRequest {
   std::vector<std::string> include_paths;
   std::string target = "PC5";    // preset or JSON file
   std::string cost = "15p+5t+i";
-  std::string algorithm = "rds"; // rdsh, rds or optimal; the single-pass store ignores it
+  std::string algorithm = "rds"; // a partition::algorithms() name; the single-pass store ignores it
   double optimal_budget = 10;    // seconds
   sim::RenderOptions options;
   ShaderOptions shading;         // e.g. the register combiners' hardware precision

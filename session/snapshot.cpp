@@ -120,15 +120,21 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
     s->cancelled = true;
     return s;
   }
-  // RDSh beside RDS: they share only the read-only snapshot (each has its own backend), so on
-  // two cores the pair costs about what RDS alone does.
-  auto rdsh = std::async(std::launch::async, [&s] {
-    run_in_background();
-    return run_algorithm(*s, "rdsh");
-  });
-  AlgorithmRun rds = run_algorithm(*s, "rds");
-  s->runs.push_back(rdsh.get());
-  s->runs.push_back(std::move(rds));
+  // The every-edit algorithms side by side: they share only the read-only snapshot (each has its
+  // own backend), so on two cores RDSh beside RDS costs about what RDS alone does. The last one
+  // runs on this thread.
+  std::vector<const partition::Algorithm*> live;
+  for (const partition::Algorithm& a : partition::algorithms())
+    if (a.every_edit) live.push_back(&a);
+  std::vector<std::future<AlgorithmRun>> others;
+  for (std::size_t i = 0; i + 1 < live.size(); ++i)
+    others.push_back(std::async(std::launch::async, [&s, a = live[i]] {
+      run_in_background();
+      return run_algorithm(*s, std::string(a->name));
+    }));
+  AlgorithmRun last = live.empty() ? AlgorithmRun{} : run_algorithm(*s, std::string(live.back()->name));
+  for (auto& f : others) s->runs.push_back(f.get());
+  if (!live.empty()) s->runs.push_back(std::move(last));
   s->partition_ms = ms_since(t0);
   return s;
 }
@@ -139,23 +145,22 @@ AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, cons
   if (!s.target) return run;
   std::unique_ptr<partition::Backend> owned = s.target->backend();
   partition::Backend& backend = *owned;
-  partition::TraceLog trace;
-  partition::AlgorithmOptions ao;
-  ao.model = s.request.model;
-  ao.trace = s.request.trace && algorithm != "optimal" ? &trace : nullptr;
-  if (algorithm == "rdsh") {
-    run.partition = partition::rdsh(s.problem, backend, ao);
-  } else if (algorithm == "rds") {
-    run.partition = partition::rds(s.problem, backend, ao);
-  } else {
-    partition::OptimalOptions so = search;
-    partition::Partition seed;
-    seed.cost = std::numeric_limits<double>::infinity();
-    for (const auto& r : s.runs)
-      if (r.partition.valid && r.partition.cost < seed.cost) seed = r.partition;
-    if (std::isfinite(seed.cost)) so.incumbent = &seed;
-    run.partition = partition::optimal(s.problem, backend, ao, so);
+  const partition::Algorithm* a = partition::find_algorithm(algorithm);
+  if (!a) {
+    run.problems.push_back(fmt::format("no partitioning algorithm is called \"{}\"", algorithm));
+    return run;
   }
+  partition::TraceLog trace;
+  partition::RunRequest request;
+  request.options.model = s.request.model;
+  request.options.trace = s.request.trace && a->traces ? &trace : nullptr;
+  request.search = search;
+  // A search starts from the best of what the every-edit algorithms found.
+  std::vector<partition::Partition> known;
+  for (const auto& r : s.runs) known.push_back(r.partition);
+  request.known = known;
+  run.partition = a->run(s.problem, backend, request);
+  const partition::AlgorithmOptions& ao = request.options;
   run.trace = std::move(trace.trace);
   // The backend's decisions for each pass follow the partitioner's (the register combiners' five
   // stages; nothing for the fp target), so the trace player steps the scheduling too.

@@ -13,7 +13,7 @@
 #include "core/dag/dominators.h"
 #include "core/dag/fragment_dag.h"
 #include "core/driver/program.h"
-#include "core/partition/algorithms.h"
+#include "core/partition/registry.h"
 
 namespace passlab::session {
 
@@ -42,7 +42,7 @@ std::vector<Message> to_messages(const std::vector<lang::Diagnostic>& diagnostic
 
 // A partitioning result with what the panels draw from it.
 struct AlgorithmRun {
-  std::string algorithm;  // "rdsh", "rds", "optimal"
+  std::string algorithm;  // a partition::algorithms() name ("rdsh", "rds", "optimal"), or "rpu"
   partition::Partition partition;
   partition::Trace trace;
   std::vector<std::string> listings;  // one listing per pass (`!!ARBfp1.0`, or `!!TS1.0`/`!!RC1.0`)
@@ -65,7 +65,7 @@ struct Snapshot {
   dag::DominatorTree dominators;
   dag::PartialDominatorTree pdt;
   std::vector<char> multiply_referenced;
-  std::vector<AlgorithmRun> runs;  // rdsh, rds (on the RPU: "rpu", the compiler's decisions)
+  std::vector<AlgorithmRun> runs;  // the every-edit algorithms, in the registry's order (on the RPU: "rpu", the compiler's decisions)
   std::shared_ptr<const RpuBuild> rpu;  // the RPU target's program (no DAG then)
   double compile_ms = 0, partition_ms = 0;
   bool cancelled = false;
@@ -78,14 +78,14 @@ struct Snapshot {
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
-// Builds a snapshot: compile, flatten, select, dominators, RDSh and RDS with traces, validation,
-// listings. Never throws for bad input (diagnostics go to `messages`). When `cancel` becomes true
+// Builds a snapshot: compile, flatten, select, dominators, the every-edit algorithms (RDSh and RDS)
+// with traces, validation, listings. Never throws for bad input (diagnostics go to `messages`). When `cancel` becomes true
 // the build stops between stages and returns a snapshot with `cancelled` set.
 std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atomic<bool>* cancel = nullptr);
 
-// Runs one algorithm on a snapshot's DAG ("rdsh", "rds" or "optimal"); the optimal search starts
-// from the better of the snapshot's RDSh and RDS partitions and honours `search`'s budget,
-// progress and cancel.
+// Runs one partition::algorithms() entry on a snapshot's DAG; a search starts from the best of the
+// snapshot's partitions and honours `search`'s budget, progress and cancel. An unknown name gives
+// a run with no partition and the reason in `problems`.
 AlgorithmRun run_algorithm(const Snapshot& s, const std::string& algorithm, const partition::OptimalOptions& search = {});
 
 // The nodes of the partitioned DAG that come from the main file's line `line` (1-based).

@@ -1,7 +1,9 @@
-// The compare panel: three columns of small DAGs, a table of numbers and a Qt Charts breakdown.
+// The compare panel: a column of small DAG per algorithm, a table of numbers and a Qt Charts breakdown.
 #include "views/compare_panel.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -22,31 +24,37 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include "core/partition/registry.h"
 #include "views/graph_view.h"
 
 namespace passlab::views {
 
 namespace {
 
-const char* kTitles[] = {"RDSh", "RDS", "Optimal"};
+QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
 
 ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
+  for (const partition::Algorithm& a : partition::algorithms()) columns_.push_back(&a);
+  const int n = static_cast<int>(columns_.size());
+  QStringList labels;
+  for (const auto* a : columns_) labels << text(a->label);
   auto* graphs = new QWidget(this);
   auto* grid = new QGridLayout(graphs);
   grid->setContentsMargins(0, 0, 0, 0);
-  for (int i = 0; i < 3; ++i) {
-    titles_[i] = new StatusLabel(graphs, 1, 24);
-    titles_[i]->set_text(kTitles[i], static_cast<int>(qstrlen(kTitles[i])));
-    graphs_[i] = new GraphView(GraphKind::Dag, graphs);
-    graphs_[i]->set_compact(true);
-    grid->addWidget(titles_[i], 0, i);
-    grid->addWidget(graphs_[i], 1, i);
+  for (int i = 0; i < n; ++i) {
+    titles_.push_back(new StatusLabel(graphs, 1, 24));
+    titles_.back()->set_text(labels[i], static_cast<int>(labels[i].size()));
+    titles_.back()->setToolTip(text(columns_[static_cast<std::size_t>(i)]->summary));
+    graphs_.push_back(new GraphView(GraphKind::Dag, graphs));
+    graphs_.back()->set_compact(true);
+    grid->addWidget(titles_.back(), 0, i);
+    grid->addWidget(graphs_.back(), 1, i);
     grid->setColumnStretch(i, 1);
   }
-  table_ = new QTableWidget(9, 3, this);
-  table_->setHorizontalHeaderLabels({"RDSh", "RDS", tr("Optimal")});
+  table_ = new QTableWidget(9, n, this);
+  table_->setHorizontalHeaderLabels(labels);
   table_->setVerticalHeaderLabels({tr("Cost"), tr("Passes"), tr("Restores"), tr("Recomputed ops"),
                                    tr("Texture fetches"), tr("Other instructions"), tr("Run time (ms)"),
                                    tr("Versus optimal"), tr("Checks")});
@@ -62,12 +70,12 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   const QString parts[4] = {tr("Passes"), tr("Restores"), tr("Fetches"), tr("Instructions")};
   for (int k = 0; k < 4; ++k) {
     sets_[k] = new QBarSet(parts[k]);
-    *sets_[k] << 0 << 0 << 0;
+    for (int i = 0; i < n; ++i) *sets_[k] << 0;
     series_->append(sets_[k]);
   }
   chart_->addSeries(series_);
   auto* x = new QBarCategoryAxis;
-  x->append({"RDSh", "RDS", tr("Optimal")});
+  x->append(labels);
   chart_->addAxis(x, Qt::AlignBottom);
   series_->attachAxis(x);
   y_axis_ = new QValueAxis;
@@ -97,11 +105,11 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   optimal_status_->setWordWrap(true);
   link_ = new QCheckBox(tr("Link views"), this);
   link_->setChecked(true);
-  link_->setToolTip(tr("Zooming or panning one of the three graphs moves the other two alike"));
-  for (int i = 0; i < 3; ++i)
+  link_->setToolTip(tr("Zooming or panning one of the graphs moves the others alike"));
+  for (std::size_t i = 0; i < graphs_.size(); ++i)
     connect(graphs_[i], &GraphView::view_moved, this, [this, i](double scale, QPointF centre) {
       if (!link_->isChecked()) return;
-      for (int j = 0; j < 3; ++j)
+      for (std::size_t j = 0; j < graphs_.size(); ++j)
         if (j != i) graphs_[j]->follow(scale, centre);
     });
   connect(run_, &QPushButton::clicked, this, [this] { emit optimal_requested(budget_->value()); });
@@ -138,9 +146,10 @@ void ComparePanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<
   snapshot_ = std::move(snapshot);
   graph_ = std::move(graph);
   layout_ = std::move(layout);
-  // The third DAG is coloured by the optimal run, which belongs to no snapshot: it must not keep
-  // pointing at it once it is freed here (set_stale restyles a hidden panel's DAGs too).
-  graphs_[2]->set_run(nullptr);
+  // A search's DAG is coloured by its run, which belongs to no snapshot: it must not keep pointing
+  // at it once it is freed here (set_stale restyles a hidden panel's DAGs too).
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    if (!columns_[c]->every_edit) graphs_[c]->set_run(nullptr);
   optimal_.reset();
   optimal_status_->setText(tr("The optimal search runs on demand."));
   progress_->setValue(0);
@@ -157,11 +166,9 @@ void ComparePanel::set_on_screen(bool on_screen) {
 
 bool ComparePanel::apply_piece() {
   if (!pending_) return false;
-  if (next_piece_ < 3) {
-    // Coloured by its algorithm's passes from the start (the optimal one has none until searched).
-    static const char* kAlgorithms[2] = {"rdsh", "rds"};
-    const auto* run = next_piece_ < 2 && snapshot_ ? snapshot_->run(kAlgorithms[next_piece_]) : nullptr;
-    graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_, run);
+  if (next_piece_ < columns_.size()) {
+    // Coloured by its algorithm's passes from the start (a search has none until it has run).
+    graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_, run_of(next_piece_));
     ++next_piece_;
     return true;
   }
@@ -225,31 +232,36 @@ QString ComparePanel::cell(int row, int column) {
   return item ? item->text() : QString();
 }
 
+const session::AlgorithmRun* ComparePanel::run_of(std::size_t c) const {
+  const partition::Algorithm& a = *columns_[c];
+  if (a.every_edit) return snapshot_ ? snapshot_->run(std::string(a.name)) : nullptr;
+  return optimal_ && optimal_->algorithm == a.name ? optimal_.get() : nullptr;
+}
+
 void ComparePanel::refill() {
-  const session::AlgorithmRun* runs[3] = {nullptr, nullptr, nullptr};
-  if (snapshot_) {
-    runs[0] = snapshot_->run("rdsh");
-    runs[1] = snapshot_->run("rds");
-  }
-  runs[2] = optimal_.get();
-  const partition::Partition* best = optimal_ && optimal_->partition.valid ? &optimal_->partition : nullptr;
+  // The others are measured against the exact search's partition once it has one.
+  const partition::Partition* best = nullptr;
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    if (const auto* run = run_of(c); run && columns_[c]->exact && run->partition.valid) best = &run->partition;
   table_->clearContents();
   double top = 0;
   const partition::CostModel model = snapshot_ ? snapshot_->request.model : partition::CostModel{};
-  for (int c = 0; c < 3; ++c) {
-    const auto* run = runs[c];
-    graphs_[c]->set_run(run);
+  for (std::size_t column = 0; column < columns_.size(); ++column) {
+    const int c = static_cast<int>(column);
+    const auto* run = run_of(column);
+    const QString label = text(columns_[column]->label);
+    graphs_[column]->set_run(run);
     if (!run) {
-      titles_[c]->set_text(QString("%1 —").arg(kTitles[c]), static_cast<int>(qstrlen(kTitles[c])));
+      titles_[column]->set_text(QString("%1 —").arg(label), static_cast<int>(label.size()));
       for (auto* set : sets_) set->replace(c, 0);
       continue;
     }
     const auto& p = run->partition;
-    titles_[c]->set_text(QString("%1: cost %2, %3 passes%4")
-                            .arg(kTitles[c])
-                            .arg(p.cost, 0, 'f', 2)
-                            .arg(p.passes.size())
-                            .arg(c == 2 ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : ""));
+    titles_[column]->set_text(QString("%1: cost %2, %3 passes%4")
+                                  .arg(label)
+                                  .arg(p.cost, 0, 'f', 2)
+                                  .arg(p.passes.size())
+                                  .arg(columns_[column]->exact ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : ""));
     QStringList cells{QString::number(p.cost, 'f', 2),
                       QString::number(p.passes.size()),
                       QString::number(p.restores),

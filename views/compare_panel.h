@@ -1,8 +1,10 @@
-// The compare panel: RDSh, RDS and the optimal search side by side, with their DAGs coloured by
-// pass, their numbers, and a stacked bar chart of each cost like the RDS paper's Figure 6.
+// The compare panel: the partitioning algorithms (RDSh, RDS and the optimal search: one column per
+// partition::algorithms() entry) side by side, with their DAGs coloured by pass, their numbers,
+// and a stacked bar chart of each cost like the RDS paper's Figure 6.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <QWidget>
 
@@ -47,10 +49,11 @@ class ComparePanel : public QWidget {
   void optimal_finished(std::shared_ptr<const session::AlgorithmRun> run, bool cancelled = false);
   std::shared_ptr<const session::AlgorithmRun> optimal_run() const { return optimal_; }
   double budget_seconds() const;
-  // The table's text for cell (metric row, algorithm column 0..2), for tests.
+  // The table's text for cell (metric row, algorithm column), for tests.
   QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
-  GraphView* graph(int i) const { return graphs_[i]; }  // 0 RDSh, 1 RDS, 2 optimal
+  // Column i's DAG, in the registry's order (0 RDSh, 1 RDS, 2 optimal).
+  GraphView* graph(int i) const { return graphs_[static_cast<std::size_t>(i)]; }
 
  signals:
   void optimal_requested(double budget_seconds);
@@ -61,13 +64,16 @@ class ComparePanel : public QWidget {
   bool apply_piece();
   void apply_pending();
   void showEvent(QShowEvent* e) override;
+  // Column c's run: an every-edit algorithm's from the snapshot, a search's once it has run.
+  const session::AlgorithmRun* run_of(std::size_t c) const;
 
   session::SnapshotPtr snapshot_;
   std::shared_ptr<const DrawGraph> graph_;
   std::shared_ptr<const Layout> layout_;
   std::shared_ptr<const session::AlgorithmRun> optimal_;
-  GraphView* graphs_[3];
-  StatusLabel* titles_[3];
+  std::vector<const partition::Algorithm*> columns_;
+  std::vector<GraphView*> graphs_;
+  std::vector<StatusLabel*> titles_;
   QTableWidget* table_;
   QChart* chart_;
   QStackedBarSeries* series_;
@@ -75,11 +81,11 @@ class ComparePanel : public QWidget {
   QValueAxis* y_axis_;
   bool chart_dark_ = false, chart_themed_ = false;
   bool pending_ = false;  // a result not yet shown (the panel is hidden, or it is shown piece by piece)
-  int next_piece_ = 0;  // 0-2: the small DAGs, 3: the table and chart
+  std::size_t next_piece_ = 0;  // below the column count: the small DAGs; then the table and chart
   bool on_screen_ = true;
   QChartView* chart_view_;
   QPushButton* run_;
-  QCheckBox* link_;  // zooming one graph zooms the other two
+  QCheckBox* link_;  // zooming one graph zooms the others
   QPushButton* cancel_;
   QDoubleSpinBox* budget_;
   QProgressBar* progress_;

@@ -27,12 +27,12 @@
 #include <QPixmap>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
-#include <QSvgGenerator>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "views/pass_colors.h"
+#include "views/scene_export.h"
 #include "views/status_label.h"
 
 namespace passlab::views {
@@ -780,45 +780,15 @@ QString GraphView::export_dot() const {
 }
 
 bool GraphView::export_file(const QString& path, QString* error) const {
-  QSaveFile f(path);
   if (path.endsWith(".dot", Qt::CaseInsensitive)) {
+    QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(export_dot().toUtf8()) < 0 || !f.commit()) {
       *error = f.errorString();
       return false;
     }
     return true;
   }
-  QRectF r = scene_->itemsBoundingRect().adjusted(-10, -10, 10, 10);
-  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    if (!f.open(QIODevice::WriteOnly)) {
-      *error = f.errorString();
-      return false;
-    }
-    QSvgGenerator svg;
-    svg.setOutputDevice(&f);
-    svg.setSize(r.size().toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), r.size()));
-    svg.setTitle("Passlab graph");
-    QPainter p(&svg);
-    scene_->render(&p, QRectF(QPointF(0, 0), r.size()), r);
-    p.end();
-    if (!f.commit()) {
-      *error = f.errorString();
-      return false;
-    }
-    return true;
-  }
-  QImage img((r.size() * 2).toSize(), QImage::Format_ARGB32);
-  img.fill(scene_->backgroundBrush().color());
-  QPainter p(&img);
-  p.setRenderHint(QPainter::Antialiasing);
-  scene_->render(&p, QRectF(QPointF(0, 0), r.size() * 2), r);
-  p.end();
-  if (!f.open(QIODevice::WriteOnly) || !img.save(&f, "PNG") || !f.commit()) {
-    *error = f.errorString().isEmpty() ? QObject::tr("cannot write the image") : f.errorString();
-    return false;
-  }
-  return true;
+  return export_scene(*scene_, path, "Passlab graph", error);
 }
 
 }  // namespace passlab::views

@@ -15,6 +15,8 @@
 #include <QTextBlock>
 #include <QVBoxLayout>
 
+#include "core/partition/registry.h"
+#include "views/algorithm_box.h"
 #include "views/pass_colors.h"
 
 namespace passlab::views {
@@ -29,10 +31,7 @@ QString limit_text(int used, int limit) {
 
 PassesPanel::PassesPanel(QWidget* parent) : QWidget(parent) {
   algorithm_ = new QComboBox(this);
-  algorithm_->addItem("RDSh", "rdsh");
-  algorithm_->addItem("RDS", "rds");
-  algorithm_->addItem(tr("Optimal"), "optimal");
-  algorithm_->setCurrentIndex(1);
+  fill_algorithm_box(algorithm_);
   algorithm_->setToolTip(tr("Which partition the passes panel and the graphs show"));
   connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] {
     refill();
@@ -113,8 +112,9 @@ void PassesPanel::refill() {
   if (!run) {
     table_->setRowCount(0);
     listing_->clear();
-    summary_->set_text(algorithm() == "optimal" ? tr("Run the optimal search from the Compare panel")
-                                               : tr("No partition (the shader has errors)"));
+    const partition::Algorithm* a = partition::find_algorithm(algorithm().toStdString());
+    summary_->set_text(a && !a->every_edit ? tr("Run the %1 search from the Compare panel").arg(QString::fromUtf8(a->label.data(), static_cast<int>(a->label.size())).toLower())
+                                           : tr("No partition (the shader has errors)"));
     muting_ = false;
     return;
   }

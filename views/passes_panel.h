@@ -18,7 +18,7 @@ class PassesPanel : public QWidget {
  public:
   explicit PassesPanel(QWidget* parent = nullptr);
   void show_snapshot(session::SnapshotPtr snapshot);
-  void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
+  void set_algorithm(const QString& algorithm);  // a partition::algorithms() name
   QString algorithm() const;
   void set_stale(bool stale);
   // Cross-highlighting: selects the pass computing the first node and marks its listing lines.

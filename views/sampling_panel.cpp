@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 #include <QChart>
 #include <QChartView>
@@ -19,11 +18,13 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QMessageBox>
 #include <QCategoryAxis>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPromise>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QScatterSeries>
 #include <QSplitter>
 #include <QTabWidget>
@@ -656,12 +657,11 @@ void SamplingPanel::show_charts() {
 void SamplingPanel::save_csv() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Save the sweeps"), "sweep.csv", tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
-  const std::string temp = path.toStdString() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << sim::sweep_csv(sweep_, false);
-  }
-  std::rename(temp.c_str(), path.toStdString().c_str());
+  QSaveFile file(path);
+  const std::string csv = sim::sweep_csv(sweep_, false);
+  if (!file.open(QIODevice::WriteOnly) || file.write(csv.data(), static_cast<qint64>(csv.size())) != static_cast<qint64>(csv.size()) ||
+      !file.commit())
+    QMessageBox::warning(this, tr("Save the sweeps"), tr("Cannot write %1: %2").arg(path, file.errorString()));
 }
 
 }  // namespace passlab::views

@@ -20,12 +20,13 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QSaveFile>
-#include <QSvgGenerator>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
+#include "views/algorithm_box.h"
 #include "views/pass_colors.h"
+#include "views/scene_export.h"
 #include "views/trace_player.h"
 
 namespace passlab::views {
@@ -93,10 +94,7 @@ QColor unit_color(session::TimelineUnit::Kind k, bool dark) {
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
   algorithm_ = new QComboBox(this);
-  algorithm_->addItem("RDSh", "rdsh");
-  algorithm_->addItem("RDS", "rds");
-  algorithm_->addItem(tr("Optimal"), "optimal");
-  algorithm_->setCurrentIndex(1);
+  fill_algorithm_box(algorithm_);
   algorithm_->setToolTip(tr("Which partition the timeline shows"));
   connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] {
     pass_ = 0;
@@ -445,38 +443,7 @@ void TimelinePanel::draw() {
 }
 
 bool TimelinePanel::export_file(const QString& path, QString* error) const {
-  QSaveFile f(path);
-  const QRectF r = scene_->itemsBoundingRect().adjusted(-10, -10, 10, 10);
-  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    if (!f.open(QIODevice::WriteOnly)) {
-      *error = f.errorString();
-      return false;
-    }
-    QSvgGenerator svg;
-    svg.setOutputDevice(&f);
-    svg.setSize(r.size().toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), r.size()));
-    svg.setTitle("Passlab pass and combiner-stage timeline");
-    QPainter painter(&svg);
-    scene_->render(&painter, QRectF(QPointF(0, 0), r.size()), r);
-    painter.end();
-    if (!f.commit()) {
-      *error = f.errorString();
-      return false;
-    }
-    return true;
-  }
-  QImage img((r.size() * 2).toSize(), QImage::Format_ARGB32);
-  img.fill(scene_->backgroundBrush().color());
-  QPainter painter(&img);
-  painter.setRenderHint(QPainter::Antialiasing);
-  scene_->render(&painter, QRectF(QPointF(0, 0), r.size() * 2), r);
-  painter.end();
-  if (!f.open(QIODevice::WriteOnly) || !img.save(&f, "PNG") || !f.commit()) {
-    *error = f.errorString().isEmpty() ? tr("cannot write the image") : f.errorString();
-    return false;
-  }
-  return true;
+  return export_scene(*scene_, path, "Passlab pass and combiner-stage timeline", error);
 }
 
 }  // namespace passlab::views

@@ -25,7 +25,7 @@ class TimelinePanel : public QWidget {
  public:
   explicit TimelinePanel(QWidget* parent = nullptr);
   void show_snapshot(session::SnapshotPtr snapshot);
-  void set_algorithm(const QString& algorithm);  // "rdsh", "rds", "optimal"
+  void set_algorithm(const QString& algorithm);  // a partition::algorithms() name
   void set_extra_run(std::shared_ptr<const session::AlgorithmRun> run);  // the optimal search's
   void select_nodes(const std::vector<std::uint32_t>& ids);
   void show_frame(const TraceFrame& frame);

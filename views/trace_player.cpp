@@ -15,6 +15,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "views/algorithm_box.h"
+
 namespace passlab::views {
 
 TraceFrame trace_frame(const partition::Trace& events, std::size_t node_count, int index) {
@@ -83,9 +85,7 @@ class TracePlayer::EventModel : public QAbstractListModel {
 
 TracePlayer::TracePlayer(QWidget* parent) : QWidget(parent) {
   algorithm_ = new QComboBox(this);
-  algorithm_->addItem("RDSh", "rdsh");
-  algorithm_->addItem("RDS", "rds");
-  algorithm_->setCurrentIndex(1);
+  fill_algorithm_box(algorithm_, AlgorithmBox::Traced);
   connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] { reload(true); });
   kinds_ = new QComboBox(this);
   kinds_->addItem(tr("All events"), -1);
@@ -176,9 +176,7 @@ void TracePlayer::show_snapshot(session::SnapshotPtr snapshot) {
     if (rpu) {
       algorithm_->addItem(tr("RPU compiler"), "rpu");
     } else {
-      algorithm_->addItem("RDSh", "rdsh");
-      algorithm_->addItem("RDS", "rds");
-      algorithm_->setCurrentIndex(1);
+      fill_algorithm_box(algorithm_, AlgorithmBox::Traced);
     }
   }
   reload(false);

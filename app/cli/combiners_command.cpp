@@ -16,22 +16,11 @@
 #include "backends/combiners/lower.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
+#include "core/paths/atomic_file.h"
 
 namespace passlab::cli {
 
 namespace {
-
-bool write_atomic(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!(out << text)) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
 
 lang::Span span_of(const dag::FragmentDag& d, dag::NodeId id) {
   const dag::Node& n = d.node(id);
@@ -104,11 +93,11 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     std::filesystem::create_directories(c.emit, ec);
     std::string trace;
     for (const auto& e : r.trace) trace += combiners::reason(e, *machine) + "\n";
-    bool ok = write_atomic(std::filesystem::path(c.emit) / "trace.txt", trace);
+    bool ok = paths::write_atomically(std::filesystem::path(c.emit) / "trace.txt", trace);
     if (r.ok) {
-      ok = ok && write_atomic(std::filesystem::path(c.emit) / "hardware_dag.txt", combiners::to_text(r.program.hdag, d));
-      ok = ok && write_atomic(std::filesystem::path(c.emit) / "pass.rc", combiners::listing(r.program, *machine, {&d, 0, 1}));
-      ok = ok && write_atomic(std::filesystem::path(c.emit) / "pass.json", combiners::to_json(r.program, *machine).dump(1) + "\n");
+      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "hardware_dag.txt", combiners::to_text(r.program.hdag, d));
+      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.rc", combiners::listing(r.program, *machine, {&d, 0, 1}));
+      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.json", combiners::to_json(r.program, *machine).dump(1) + "\n");
     }
     if (!ok) {
       std::cerr << "passlab-cli: cannot write into " << c.emit << '\n';
@@ -125,8 +114,8 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
   } else if (!c.trace) {
     const std::string text = combiners::listing(r.program, *machine, {&d, 0, 1});
     if (c.output.empty()) std::cout << text;
-    else if (!write_atomic(c.output, text)) {
-      std::cerr << "passlab-cli: cannot write " << c.output << '\n';
+    else if (std::string why; !paths::write_atomically(c.output, text, &why)) {
+      std::cerr << "passlab-cli: " << why << '\n';
       return kDiagnostics;
     }
   }

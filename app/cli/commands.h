@@ -29,7 +29,7 @@ int run_report(const CommonOptions& o);
 struct PartitionOptions {
   std::string target = "PC8";
   std::string cost = "15p+5t+i";
-  std::string algo = "all";  // rdsh, rds, optimal or all
+  std::string algo = "all";  // a partition::algorithms() name, or all
   double budget = 60;        // seconds for the optimal search
   int table_mb = 1024;       // MiB for the optimal search's table of states
   bool trace = false;
@@ -42,7 +42,7 @@ struct RenderCliOptions {
   std::string scene;
   std::string target = "PC5";
   std::string cost = "15p+5t+i";
-  std::string algo = "rds";        // rdsh, rds or optimal
+  std::string algo = "rds";        // a partition::algorithms() name
   std::string store = "fbuffer";   // single, rtt or fbuffer
   std::string fbuffer_size;        // N fragments or WxH; "" : as many as needed
   std::string overflow = "window"; // restart (9800) or window (X800)

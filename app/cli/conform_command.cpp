@@ -18,6 +18,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/conform_child.h"
+#include "core/paths/atomic_file.h"
 #include "session/conform/generator.h"
 #include "session/conform/oracle.h"
 #include "session/conform/reducer.h"
@@ -111,14 +112,7 @@ std::string save_reduced(const std::string& folder, const std::string& stem, con
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   const std::filesystem::path path = std::filesystem::path(folder) / (stem + ".sl");
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << header << text;
-    if (!out) return "";
-  }
-  std::filesystem::rename(tmp, path, ec);
-  return ec ? "" : path.string();
+  return paths::write_atomically(path, header + text) ? path.string() : "";
 }
 
 }  // namespace

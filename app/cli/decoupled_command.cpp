@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/render_request.h"
 #include "session/render_job.h"
+#include "core/paths/atomic_file.h"
 #include "core/sim/heat.h"
 #include "core/sim/sampling_sweep.h"
 
@@ -62,15 +63,6 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
     j["resolve_ms"] = std::round(s.resolve_ms * 10) / 10;
   }
   return j;
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary);
-    if (!(out << text)) return false;
-  }
-  return std::rename(temp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -172,8 +164,8 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
       std::cerr << r.scene << ": error: " << error << '\n';
       return kDiagnostics;
     }
-    if (!write_text(r.sweep, sim::sweep_csv(rows, r.timing))) {
-      std::cerr << "passlab-cli: cannot write " << r.sweep << '\n';
+    if (std::string why; !paths::write_atomically(r.sweep, sim::sweep_csv(rows, r.timing), &why)) {
+      std::cerr << "passlab-cli: " << why << '\n';
       return kDiagnostics;
     }
   }

@@ -1,10 +1,33 @@
 // passlab-cli: the headless front door to everything the Studio shows.
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "core/partition/registry.h"
+
+namespace {
+
+// The partitioning algorithms' names for --algo, then `extra` ("all") if given.
+std::vector<std::string> algorithm_choices(const char* extra = nullptr) {
+  std::vector<std::string> names;
+  for (const auto& a : passlab::partition::algorithms()) names.emplace_back(a.name);
+  if (extra) names.emplace_back(extra);
+  return names;
+}
+
+// "a, b or c".
+std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace passlab::cli;
@@ -42,7 +65,7 @@ int main(int argc, char** argv) {
   add_common(part, true);
   part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
-  part->add_option("--algo", po.algo, "rdsh, rds, optimal or all")->check(CLI::IsMember({"rdsh", "rds", "optimal", "all"}));
+  part->add_option("--algo", po.algo, or_list(algorithm_choices("all")))->check(CLI::IsMember(algorithm_choices("all")));
   part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
   part->add_option("--table-mb", po.table_mb,
                    "MiB for the optimal search's table of states (default 1024; a long search proves more with more)")
@@ -68,7 +91,7 @@ int main(int argc, char** argv) {
   render->add_option("--scene", ro.scene, "scene JSON file")->required();
   render->add_option("--target", ro.target, "target preset or JSON file");
   render->add_option("--cost", ro.cost, "cost model, e.g. 15p+5t+i");
-  render->add_option("--algo", ro.algo, "rdsh, rds or optimal")->check(CLI::IsMember({"rdsh", "rds", "optimal"}));
+  render->add_option("--algo", ro.algo, or_list(algorithm_choices()))->check(CLI::IsMember(algorithm_choices()));
   render->add_option("--store", ro.store, "single (one pass), rtt (render to texture) or fbuffer")
       ->check(CLI::IsMember({"single", "rtt", "fbuffer"}));
   render->add_option("--fbuffer-size", ro.fbuffer_size, "F-buffer size: N fragments or WxH (default: never overflows)");

@@ -1,4 +1,4 @@
-// passlab-cli partition: RDSh, RDS and the optimal search on one shader and target, with the
+// passlab-cli partition: the partitioning algorithms (RDSh, RDS, the optimal search) on one shader and target, with the
 // per-pass resources of the paper's Table 5 and a summary like its Tables 3 and 4.
 #include <algorithm>
 #include <cmath>
@@ -15,27 +15,15 @@
 #include "session/target_program.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
-#include "core/partition/algorithms.h"
+#include "core/partition/registry.h"
 #include "core/partition/validate.h"
+#include "core/paths/atomic_file.h"
 
 namespace passlab::cli {
 
 namespace {
 
 std::string limit_text(int v) { return v == partition::kUnlimited ? "inf" : std::to_string(v); }
-
-// Writes a file atomically: a temporary beside it, then a rename.
-bool write_atomic(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!(out << text)) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
 
 nlohmann::json pass_json(const partition::Pass& p, const partition::Problem& pr) {
   const auto& r = p.resources;
@@ -77,49 +65,30 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::unique_ptr<partition::Backend> owned_backend = program->backend();
   partition::Backend& backend = *owned_backend;
 
-  std::vector<std::string> algos = po.algo == "all" ? std::vector<std::string>{"rdsh", "rds", "optimal"}
-                                                    : std::vector<std::string>{po.algo};
+  std::vector<const partition::Algorithm*> algos;
+  for (const partition::Algorithm& a : partition::algorithms())
+    if (po.algo == "all" || a.name == po.algo) algos.push_back(&a);
   std::vector<partition::Partition> results;
   partition::TraceLog trace;
-  partition::AlgorithmOptions ao;
-  ao.model = *model;
-  ao.trace = po.trace ? &trace : nullptr;
   bool all_ok = true;
   results.reserve(algos.size());
-  // The optimal search starts from the better of RDSh's and RDS's partitions.
-  auto incumbent = [&]() {
-    partition::AlgorithmOptions quiet = ao;
-    quiet.trace = nullptr;
-    partition::Partition best;
-    best.cost = std::numeric_limits<double>::infinity();
-    for (const auto& r : results)
-      if (r.valid && r.cost < best.cost) best = r;
-    if (!std::isfinite(best.cost)) {
-      partition::Partition a = partition::rdsh(problem, backend, quiet), b = partition::rds(problem, backend, quiet);
-      best = (b.valid && (!a.valid || b.cost <= a.cost)) ? b : a;
-    }
-    return best;
-  };
-  for (const std::string& a : algos) {
-    partition::Partition part;
-    if (a == "rdsh") part = partition::rdsh(problem, backend, ao);
-    else if (a == "rds") part = partition::rds(problem, backend, ao);
-    else {
-      partition::OptimalOptions so;
-      so.budget_seconds = po.budget;
-      so.table_bytes = static_cast<std::size_t>(po.table_mb) << 20;
-      partition::Partition seed = incumbent();
-      so.incumbent = &seed;
-      part = partition::optimal(problem, backend, ao, so);
-    }
+  for (const partition::Algorithm* a : algos) {
+    partition::RunRequest request;
+    request.options.model = *model;
+    request.options.trace = po.trace ? &trace : nullptr;
+    request.search.budget_seconds = po.budget;
+    request.search.table_bytes = static_cast<std::size_t>(po.table_mb) << 20;
+    request.known = results;  // a search starts from the best of the partitions above it
+    partition::Partition part = a->run(problem, backend, request);
     std::vector<std::string> problems = program->check(part, *model, prog->binding);
-    for (const auto& pr : problems) std::cerr << fmt::format("{}: {}: {}\n", o.file, a, pr);
+    for (const auto& pr : problems) std::cerr << fmt::format("{}: {}: {}\n", o.file, a->name, pr);
     all_ok = all_ok && problems.empty();
     results.push_back(std::move(part));
   }
+  // The others are measured against the exact search's partition.
   const partition::Partition* best = nullptr;
-  for (const auto& r : results)
-    if (r.algorithm == "optimal") best = &r;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (algos[i]->exact) best = &results[i];
 
   if (!po.emit.empty()) {
     std::error_code ec;
@@ -129,8 +98,8 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       std::vector<std::string> texts = program->listings(r, nullptr);
       const std::string ext = program->listing_extension();
       for (std::size_t i = 0; i < texts.size(); ++i) {
-        if (!write_atomic(dir / fmt::format("pass{:02}.{}", i + 1, ext), texts[i])) {
-          std::cerr << "passlab-cli: cannot write " << (dir / fmt::format("pass{:02}.{}", i + 1, ext)).string() << '\n';
+        if (std::string why; !paths::write_atomically(dir / fmt::format("pass{:02}.{}", i + 1, ext), texts[i], &why)) {
+          std::cerr << "passlab-cli: " << why << '\n';
           return kDiagnostics;
         }
       }
@@ -148,7 +117,9 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     j["cost_model"] = model->name;
     j["dag"] = {{"nodes", problem.is_op.size()}, {"operations", std::count(problem.is_op.begin(), problem.is_op.end(), 1)}};
     nlohmann::json rs = nlohmann::json::array();
-    for (const auto& r : results) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const partition::Partition& r = results[i];
+      const bool exact = algos[i]->exact;
       nlohmann::json x;
       x["algorithm"] = r.algorithm;
       x["cost"] = r.cost;
@@ -159,7 +130,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       x["recomputed"] = r.recomputed;
       x["intermediate_textures"] = r.intermediate_textures;
       x["valid"] = r.valid;
-      if (r.algorithm == "optimal") {
+      if (exact) {
         x["proven_optimal"] = r.proven_optimal;
         x["lower_bound"] = r.lower_bound;
       }
@@ -168,7 +139,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
         x["valid_calls"] = r.stats.valid_calls;
         x["valid_generated"] = r.stats.valid_generated;
         x["subdivide_calls"] = r.stats.subdivide_calls;
-        if (r.algorithm == "optimal") {
+        if (exact) {
           x["nodes_explored"] = r.stats.nodes_explored;
           x["states_merged"] = r.stats.states_merged;
           x["floors_proven"] = r.stats.floors_proven;
@@ -209,13 +180,14 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                              r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed, eff,
                              po.timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
   }
-  for (const auto& r : results) {
-    if (r.algorithm == "optimal" && !r.valid)
-      std::cout << fmt::format("\noptimal: no partition fits {}: some operation does not fit a pass of its own (below)\n", target->name);
-    else if (r.algorithm == "optimal")
-      std::cout << (r.proven_optimal ? "\noptimal: proven optimal\n"
-                                     : fmt::format("\noptimal: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
-                                                   r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const partition::Partition& r = results[k];
+    if (algos[k]->exact && !r.valid)
+      std::cout << fmt::format("\n{}: no partition fits {}: some operation does not fit a pass of its own (below)\n", r.algorithm, target->name);
+    else if (algos[k]->exact)
+      std::cout << (r.proven_optimal ? fmt::format("\n{}: proven optimal\n", r.algorithm)
+                                     : fmt::format("\n{}: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
+                                                   r.algorithm, r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));
     std::cout << fmt::format("\n{} passes (o r t v R: operations, registers, texture units, interpolants, restores)\n", r.algorithm);
     for (std::size_t i = 0; i < r.passes.size(); ++i) {
       const auto& p = r.passes[i];

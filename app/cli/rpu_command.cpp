@@ -20,6 +20,7 @@
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
+#include "core/paths/atomic_file.h"
 #include "core/sim/image.h"
 
 namespace passlab::cli {
@@ -28,20 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using rpu::Vec4;
-
-bool write_file(const fs::path& path, const std::string& text) {
-  // Atomically: a temporary beside the file, then a rename.
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return false;
-    out << text;
-    if (!out) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
-}
 
 const rpu::Machine* machine_for(const RpuCliOptions& r, rpu::Machine* storage) {
   if (r.machine.empty() && !r.ieee) return nullptr;
@@ -150,15 +137,17 @@ int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r) {
     std::error_code ec;
     fs::create_directories(r.emit, ec);
     for (const rpu::Stage& s : p->stages)
-      if (!write_file(fs::path(r.emit) / (stem + "." + s.name + (s.name == "final" ? ".s" : ".txt")), s.text)) {
+      if (!paths::write_atomically(fs::path(r.emit) / (stem + "." + s.name + (s.name == "final" ? ".s" : ".txt")), s.text)) {
         std::cerr << "passlab-cli: cannot write into " << r.emit << '\n';
         return kDiagnostics;
       }
-    write_file(fs::path(r.emit) / (stem + ".epts"), rpu::epts_text(*p->program));
+    paths::write_atomically(fs::path(r.emit) / (stem + ".epts"), rpu::epts_text(*p->program));
   }
   if (!r.output.empty()) {
-    if (!write_file(r.output, p->assembly) || !write_file(fs::path(r.output).replace_extension(".epts"), rpu::epts_text(*p->program))) {
-      std::cerr << "passlab-cli: cannot write " << r.output << '\n';
+    std::string why;
+    if (!paths::write_atomically(r.output, p->assembly, &why) ||
+        !paths::write_atomically(fs::path(r.output).replace_extension(".epts"), rpu::epts_text(*p->program), &why)) {
+      std::cerr << "passlab-cli: " << why << '\n';
       return kDiagnostics;
     }
   } else if (r.stats.empty()) {
@@ -196,12 +185,15 @@ int run_rpu_asm(const RpuCliOptions& r) {
   std::cerr << lang::format_text(diags.items(), sm);
   if (!p) return kDiagnostics;
   const fs::path epts = fs::path(r.output.empty() ? r.files.front() : r.output).replace_extension(".epts");
-  if (!write_file(epts, rpu::epts_text(*p))) {
-    std::cerr << "passlab-cli: cannot write " << epts.string() << '\n';
+  if (std::string why; !paths::write_atomically(epts, rpu::epts_text(*p), &why)) {
+    std::cerr << "passlab-cli: " << why << '\n';
     return kDiagnostics;
   }
   if (!r.output.empty()) {
-    if (!write_file(r.output, rpu::listing_text(*p))) return kDiagnostics;
+    if (std::string why; !paths::write_atomically(r.output, rpu::listing_text(*p), &why)) {
+      std::cerr << "passlab-cli: " << why << '\n';
+      return kDiagnostics;
+    }
   } else {
     std::cout << rpu::listing_text(*p);
   }

@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include "core/partition/registry.h"
 #include "session/background.h"
 #include "views/layout_cache.h"
 #include "views/stable_layout.h"
@@ -16,6 +17,18 @@
 
 
 namespace passlab::studio {
+
+namespace {
+
+// The search "Run optimal search" starts: the registry's first algorithm that does not run with
+// every edit.
+std::string search_name() {
+  for (const partition::Algorithm& a : partition::algorithms())
+    if (!a.every_edit) return std::string(a.name);
+  return {};
+}
+
+}  // namespace
 
 struct CompileService::LayoutCache {
   views::LayoutCache layouts{24};
@@ -143,7 +156,7 @@ void CompileService::run_optimal(session::SnapshotPtr snapshot, double budget_se
           QCoreApplication::instance(), [self, fraction, best, bound] { if (self) emit self->optimal_progress(fraction, best, bound); },
           Qt::QueuedConnection);
     };
-    auto run = std::make_shared<const session::AlgorithmRun>(session::run_algorithm(*snapshot, "optimal", so));
+    auto run = std::make_shared<const session::AlgorithmRun>(session::run_algorithm(*snapshot, search_name(), so));
     const bool cancelled = cancel->load();
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),

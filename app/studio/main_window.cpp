@@ -167,7 +167,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             compare_->optimal_finished(run, cancelled);
             passes_->set_extra_run(run);
             timeline_->set_extra_run(run);
-            if (passes_->algorithm() == "optimal") {
+            if (passes_->current_run() == run.get()) {  // the passes panel shows the search's partition
               graphs_[0]->set_run(passes_->current_run());
               pass_graph_->set_run(passes_->current_run());
               preview_->set_run(passes_->current_run());

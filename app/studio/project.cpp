@@ -8,6 +8,9 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include "core/partition/registry.h"
+#include "views/algorithm_box.h"
+
 namespace passlab::studio {
 
 namespace {
@@ -120,9 +123,9 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
   const QJsonObject panels = o["panels"].toObject();
   p.window_state = QByteArray::fromBase64(panels["window_state"].toString().toLatin1());
   p.graph_tab = std::clamp(panels["graph_tab"].toInt(0), 0, 2);
-  const QString algo = panels["algorithm"].toString("rds");
-  if (algo == "rdsh" || algo == "rds" || algo == "optimal") p.algorithm = algo;
-  else problem(QString("unknown algorithm \"%1\"; showing RDS").arg(algo));
+  const QString algo = panels["algorithm"].toString(p.algorithm);
+  if (partition::find_algorithm(algo.toStdString())) p.algorithm = algo;
+  else problem(QString("unknown algorithm \"%1\"; showing %2").arg(algo, views::algorithm_label(p.algorithm)));
   const QJsonObject compile = o["compile"].toObject();
   p.compile_delay_ms = std::clamp(compile["delay_ms"].toInt(30), 0, 5000);
   p.manual = compile["manual"].toBool(false);

@@ -21,7 +21,7 @@ struct Project {
   QString cost_model;                      // "15p+5t+i"
   QByteArray window_state;                 // QMainWindow::saveState
   int graph_tab = 0;
-  QString algorithm = "rds";               // the passes panel's algorithm
+  QString algorithm = "rds";               // the passes panel's algorithm (a partition::algorithms() name)
   int compile_delay_ms = 30;
   bool manual = false;
 };

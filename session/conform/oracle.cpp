@@ -19,7 +19,7 @@
 #include "backends/rpu/scene_program.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
-#include "core/partition/algorithms.h"
+#include "core/partition/registry.h"
 #include "core/partition/validate.h"
 #include "core/paths/data_dir.h"
 #include "core/sim/decoupled.h"
@@ -460,18 +460,16 @@ struct Oracle::State {
         continue;
       }
       std::unique_ptr<partition::Backend> backend = program->backend();
-      partition::AlgorithmOptions ao;
-      ao.model = model;
+      // Every registered algorithm, each search starting from the partitions above it.
       std::vector<partition::Partition> parts;
-      parts.push_back(partition::rdsh(program->problem(), *backend, ao));
-      parts.push_back(partition::rds(program->problem(), *backend, ao));
-      {
-        partition::OptimalOptions so;
-        so.budget_seconds = options.optimal_budget;
-        so.table_bytes = std::size_t{16} << 20;
-        const partition::Partition& seed = parts[1].valid && (!parts[0].valid || parts[1].cost <= parts[0].cost) ? parts[1] : parts[0];
-        if (seed.valid) so.incumbent = &seed;
-        parts.push_back(partition::optimal(program->problem(), *backend, ao, so));
+      parts.reserve(partition::algorithms().size());
+      for (const partition::Algorithm& a : partition::algorithms()) {
+        partition::RunRequest r;
+        r.options.model = model;
+        r.search.budget_seconds = options.optimal_budget;
+        r.search.table_bytes = std::size_t{16} << 20;
+        r.known = parts;
+        parts.push_back(a.run(program->problem(), *backend, r));
       }
       // The whole program in one pass, where it fits: the renders of the partitions must equal it.
       std::optional<sim::Image> single;

@@ -1,0 +1,34 @@
+// Algorithm boxes from the registry.
+#include "views/algorithm_box.h"
+
+#include <string_view>
+
+#include <QComboBox>
+
+#include "core/partition/registry.h"
+
+namespace passlab::views {
+
+namespace {
+
+QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+}  // namespace
+
+void fill_algorithm_box(QComboBox* box, AlgorithmBox which) {
+  box->clear();
+  for (const partition::Algorithm& a : partition::algorithms()) {
+    if (which == AlgorithmBox::Traced && !a.traces) continue;
+    box->addItem(text(a.label), text(a.name));
+    box->setItemData(box->count() - 1, text(a.summary), Qt::ToolTipRole);
+  }
+  const int i = box->findData(text(partition::kDefaultAlgorithm));
+  if (i >= 0) box->setCurrentIndex(i);
+}
+
+QString algorithm_label(const QString& name) {
+  const partition::Algorithm* a = partition::find_algorithm(name.toStdString());
+  return a ? text(a->label) : name;
+}
+
+}  // namespace passlab::views
