@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and fuzzes one of them, or
-# each in turn, for a while (outside the default test run; CI runs `all 30` as a smoke test).
+# each in turn, for a while (outside the default test run; CI runs every target briefly and repeatably as a smoke test).
 # Usage: scripts/fuzz.sh [seconds=600] [target|all]
 #   targets: frontend rpu_asm rpu_compile combiners scene mesh target rpu_machine project
 # The corpus of each target grows in build-fuzz/corpus_<target>, seeded from the samples; a
 # finding is saved as build-fuzz/<target>-crash-... (reproduce: build-fuzz/tests/fuzz/<target>_fuzz FILE).
+# PASSLAB_FUZZ_RUNS=N stops each target after N inputs, and PASSLAB_FUZZ_SEED=S fixes libFuzzer's
+# random seed: together they make a run repeatable (CI's smoke), the same inputs on every machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-600}
@@ -70,7 +72,10 @@ for target in "${targets[@]}"; do
   [ "$target" = mesh ] && max_len=65536
   log=$build_dir/fuzz_$target.log
   echo "fuzz: $target for $seconds s (log: $log)"
-  if (cd "$build_dir" && ./tests/fuzz/"${target}"_fuzz -max_total_time="$seconds" -max_len=$max_len -timeout=20 \
+  repeatable=()
+  [ -n "${PASSLAB_FUZZ_RUNS:-}" ] && repeatable+=(-runs="$PASSLAB_FUZZ_RUNS")
+  [ -n "${PASSLAB_FUZZ_SEED:-}" ] && repeatable+=(-seed="$PASSLAB_FUZZ_SEED")
+  if (cd "$build_dir" && ./tests/fuzz/"${target}"_fuzz -max_total_time="$seconds" -max_len=$max_len -timeout=20 "${repeatable[@]}" \
         -rss_limit_mb=4096 -dict="$dict" -artifact_prefix="$build_dir/${target}-" -print_final_stats=1 "$corpus") >"$log" 2>&1; then
     # The last status line (runs, coverage, features, corpus) and the run count.
     grep -E '^#[0-9]+' "$log" | tail -1

@@ -28,6 +28,12 @@ int Machine::find(const std::string& n) const {
   return -1;
 }
 
+int Machine::find_rc(const std::string& rc) const {
+  for (std::size_t i = 0; i < registers.size(); ++i)
+    if (registers[i].rc == rc) return static_cast<int>(i);
+  return -1;
+}
+
 int Machine::zero_register() const {
   for (std::size_t i = 0; i < registers.size(); ++i)
     if (registers[i].zero) return static_cast<int>(i);
@@ -86,6 +92,36 @@ std::optional<InputClass> class_named(const std::string& s) {
   for (int c = 0; c < kInputClasses; ++c)
     if (s == to_string(static_cast<InputClass>(c))) return static_cast<InputClass>(c);
   return std::nullopt;
+}
+
+// The nvparse name says which hardware register an entry is (NV_register_combiners Table 1), and
+// the compiler, the simulator and the listing go by it: constants are loaded into const0, const1
+// and fog, spare0.a holds MUX controls, unit n's result is texn. So an entry's flags must be those
+// the register has (the target fuzzer found a renamed "cnnst0" that took a constant the simulator
+// never loaded). "" when they are.
+std::string role_problem(const RegisterDesc& d) {
+  const auto accepts = [&d](InputClass c) { return d.accepts[static_cast<std::size_t>(c)] != 0; };
+  const bool constant = accepts(InputClass::Constant) || accepts(InputClass::PrimitiveGroup);
+  const bool colour = d.rc == "col0" || d.rc == "col1", spare = d.rc == "spare0" || d.rc == "spare1";
+  const bool fixed = d.rc == "const0" || d.rc == "const1" || d.rc == "fog";
+  int unit = -1;
+  if (d.rc.size() > 3 && d.rc.compare(0, 3, "tex") == 0 && d.rc.find_first_not_of("0123456789", 3) == std::string::npos &&
+      d.rc.size() <= 5 && (d.rc.size() == 4 || d.rc[3] != '0'))
+    unit = std::stoi(d.rc.substr(3));
+  if (d.rc != "zero" && !fixed && !colour && !spare && unit < 0)
+    return fmt::format("\"rc\": '{}' is not an nvparse register (zero, const0, const1, fog, col0, col1, spare0, "
+                       "spare1, tex0, tex1, ...)", d.rc);
+  if (d.zero != (d.rc == "zero")) return "the zero register, and only it, is nvparse's 'zero' with \"zero\": true";
+  if (d.writable && (d.rc == "zero" || fixed)) return fmt::format("'{}' is read-only in the hardware", d.rc);
+  if (spare && !d.writable) return fmt::format("'{}' is a register the combiners write: it needs \"writable\": true", d.rc);
+  if (d.texture_unit != unit)
+    return unit >= 0 ? fmt::format("'{}' holds texture unit {}: it needs \"texture_unit\": {}", d.rc, unit, unit)
+                     : fmt::format("a texture unit's result is in its 'tex<unit>' register, not in '{}'", d.rc);
+  if (constant && !fixed) return fmt::format("constants go to const0, const1 or fog, not to '{}'", d.rc);
+  if (accepts(InputClass::Texture) && unit < 0) return fmt::format("texture results go to a 'tex<unit>' register, not to '{}'", d.rc);
+  if (accepts(InputClass::Interpolant) && !colour && unit < 0)
+    return fmt::format("interpolants go to col0, col1 or a texture register, not to '{}'", d.rc);
+  return "";
 }
 
 }  // namespace
@@ -162,6 +198,10 @@ std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::s
         if (d.name.empty() || d.rc.empty()) r.fail(at, "needs a \"name\" and an \"rc\" (its nvparse name)");
         for (std::uint8_t a : d.accepts)
           if (a & ~d.parts) r.fail(at + ".accepts", "a class is given a part the register does not have");
+        if (!r.failed) {
+          const std::string why = role_problem(d);
+          if (!why.empty()) r.fail(at, why);
+        }
         if (m.find(d.name) >= 0) r.fail(at + ".name", "'" + d.name + "' is given twice");
         // Each entry is one hardware register: two sharing an nvparse name or a texture unit would
         // be one register holding two values (found by the target fuzzer: two "const1"s).

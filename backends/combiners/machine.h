@@ -58,6 +58,7 @@ struct Machine {
   std::array<ClassRules, kInputClasses> rules{};
 
   int find(const std::string& name) const;  // index into registers, -1 if none
+  int find_rc(const std::string& rc) const;  // by nvparse name ("spare0"): the hardware register
   int zero_register() const;
   int texture_register(int unit) const;
   std::vector<int> constant_registers() const;  // those accepting the constant class, in table order

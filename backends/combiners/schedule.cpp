@@ -491,7 +491,7 @@ class Scheduler {
       p_.lifetimes.push_back({v, in.reg, part, 0, last, true});
     }
     // Controls first (pinned to spare0.a), then by start.
-    const int s0 = m_.find("S0");
+    const int s0 = m_.find_rc("spare0");
     std::stable_sort(values.begin(), values.end(), [&](const Live& a, const Live& b) {
       const bool ca = is_control(a.v), cb = is_control(b.v);
       if (ca != cb) return ca;
@@ -499,8 +499,8 @@ class Scheduler {
     });
     // Preference: the spares, then texture and colour registers once free.
     std::vector<int> order;
-    for (const char* name : {"S0", "S1"})
-      if (m_.find(name) >= 0) order.push_back(m_.find(name));
+    for (const char* rc : {"spare0", "spare1"})
+      if (m_.find_rc(rc) >= 0) order.push_back(m_.find_rc(rc));
     for (std::size_t r = 0; r < m_.registers.size(); ++r)
       if (m_.registers[r].writable && std::find(order.begin(), order.end(), static_cast<int>(r)) == order.end()) order.push_back(static_cast<int>(r));
     for (const Live& l : values) {

@@ -79,7 +79,7 @@ RegisterFile load_registers(const Program& p, const Machine& m, const FragmentSo
     if (reg >= 0) r[static_cast<std::size_t>(reg)] = units[u];
   }
   // spare0.a starts as texture 0's alpha (NV_register_combiners Table 1).
-  const int s0 = m.find("S0");
+  const int s0 = m.find_rc("spare0");
   if (s0 >= 0 && !p.units.empty()) r[static_cast<std::size_t>(s0)][3] = units[0][3];
   for (const PassInput& in : p.inputs) {
     if (in.reg < 0 || in.cls == InputClass::Texture) continue;
@@ -131,7 +131,7 @@ float q9(float x, bool on) {
 
 Rgba execute(const Program& p, const Machine& m, RegisterFile& regs, const SimOptions& o) {
   const bool hw = o.hardware_precision;
-  const int s0 = m.find("S0");
+  const int s0 = m.find_rc("spare0");
   for (const Stage& st : p.stages) {
     RegisterFile in = regs;  // both portions read the stage's input registers
     if (st.c0 || st.c1)

@@ -303,7 +303,12 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
     r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate"},
             "object");
     SceneObject obj;
-    obj.name = o.value("name", fmt::format("object{}", i + 1));
+    obj.name = fmt::format("object{}", i + 1);
+    if (o.contains("name")) {
+      // Not o.value(): a name that is not a string raised type_error out of the loader (scene fuzzer).
+      if (!o["name"].is_string()) r.fail("name", "an object's \"name\" must be a string");
+      else obj.name = o["name"].get<std::string>();
+    }
     if (!o.contains("mesh")) {
       r.fail("", fmt::format("object \"{}\" has no \"mesh\"", obj.name));
       continue;

@@ -119,9 +119,42 @@ TEST(Machine, TwoEntriesForOneHardwareRegisterAreRefused) {
   EXPECT_THAT(error, HasSubstr("registers[2].rc"));
   EXPECT_THAT(error, HasSubstr("already C0's"));
   t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true},
-      {"name": "T0", "rc": "tex0", "texture_unit": 0}, {"name": "T1", "rc": "tex1", "texture_unit": 0}]})";
+      {"name": "T0", "rc": "tex0", "texture_unit": 0}, {"name": "T1", "rc": "tex0", "texture_unit": 0}]})";
   EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("texture unit 0 is already T0's"));
+  EXPECT_THAT(error, HasSubstr("'tex0' is already T0's"));
+}
+
+TEST(Machine, AnEntrysFlagsAreThoseOfItsHardwareRegister) {
+  // Found by the target fuzzer: GeForce1 with C0's nvparse name misspelt "cnnst0" took a constant
+  // that the simulator (which loads const0, const1 and fog) never loaded, and the partition
+  // failed its execution check. The nvparse name says which register an entry is; the flags
+  // must be that register's (NV_register_combiners Table 1).
+  partition::TargetDesc t;
+  t.name = "bad";
+  t.backend = "combiners";
+  const auto refused = [&t](const std::string& registers) {
+    t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true},
+        {"name": "T0", "rc": "tex0", "writable": true, "texture_unit": 0, "accepts": {"texture": "rgba"}}, )" +
+                     registers + "]}";
+    std::string error;
+    return parse_machine(t, &error) ? std::string("accepted") : error;
+  };
+  EXPECT_EQ(refused(R"({"name": "S0", "rc": "spare0", "writable": true})"), "accepted");
+  EXPECT_THAT(refused(R"({"name": "C0", "rc": "cnnst0", "accepts": {"constant": "rgba"}})"),
+              HasSubstr("registers[2]: \"rc\": 'cnnst0' is not an nvparse register"));
+  EXPECT_THAT(refused(R"({"name": "S0", "rc": "spare0", "writable": true, "accepts": {"constant": "rgba"}})"),
+              HasSubstr("constants go to const0, const1 or fog, not to 'spare0'"));
+  EXPECT_THAT(refused(R"({"name": "C0", "rc": "const0", "writable": true})"), HasSubstr("'const0' is read-only"));
+  EXPECT_THAT(refused(R"({"name": "S0", "rc": "spare0"})"), HasSubstr("needs \"writable\": true"));
+  EXPECT_THAT(refused(R"({"name": "Z1", "rc": "spare1", "writable": true, "zero": true})"), HasSubstr("the zero register"));
+  EXPECT_THAT(refused(R"({"name": "T1", "rc": "tex1", "writable": true})"), HasSubstr("needs \"texture_unit\": 1"));
+  EXPECT_THAT(refused(R"({"name": "T01", "rc": "tex01", "writable": true, "texture_unit": 1})"), HasSubstr("not an nvparse register"));
+  EXPECT_THAT(refused(R"({"name": "V0", "rc": "col0", "writable": true, "texture_unit": 1})"),
+              HasSubstr("a texture unit's result is in its 'tex<unit>' register, not in 'col0'"));
+  EXPECT_THAT(refused(R"({"name": "V0", "rc": "col0", "writable": true, "accepts": {"texture": "rgba"}})"),
+              HasSubstr("texture results go to a 'tex<unit>' register"));
+  EXPECT_THAT(refused(R"({"name": "F", "rc": "fog", "parts": "rgb", "accepts": {"interpolant": "rgb"}})"),
+              HasSubstr("interpolants go to col0, col1 or a texture register, not to 'fog'"));
 }
 
 // ---- stage 1: texture units -----------------------------------------------------------------

@@ -150,6 +150,12 @@ TEST_F(SceneFile, ProblemsHaveTheirLineAndColumn) {
   EXPECT_EQ(p[0].column, 36);
   EXPECT_NE(p[0].message.find("too large"), std::string::npos) << p[0].text();
   p.clear();
+  // A name that is not a string (found by the scene fuzzer: nlohmann's type_error ended the process).
+  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"name\": {\"plane\": 1}, \"mesh\": {\"sphere\": {\"radius\": 1}}}\n  ]\n}\n"), &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line, 3);
+  EXPECT_NE(p[0].message.find("\"name\" must be a string"), std::string::npos) << p[0].text();
+  p.clear();
   EXPECT_FALSE(load_scene("/no/such/scene.json", &p));
   ASSERT_EQ(p.size(), 1u);
 }
