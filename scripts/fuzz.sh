@@ -6,7 +6,8 @@
 # The corpus of each target grows in build-fuzz/corpus_<target>, seeded from the samples; a
 # finding is saved as build-fuzz/<target>-crash-... (reproduce: build-fuzz/tests/fuzz/<target>_fuzz FILE).
 # PASSLAB_FUZZ_RUNS=N stops each target after N inputs, and PASSLAB_FUZZ_SEED=S fixes libFuzzer's
-# random seed: together they make a run repeatable (CI's smoke), the same inputs on every machine.
+# random seed: together they make a run nearly repeatable (CI's smoke): the same mutations from
+# the same corpus, up to small differences in coverage feedback between runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-600}
