@@ -35,6 +35,9 @@ struct PartitionOptions {
   bool trace = false;
   bool timing = false;       // run times and search statistics (not deterministic)
   std::string emit;          // folder for the per-pass listings
+  std::string marks;         // a hand-made partition to evaluate ("yours"; core/partition/marks.h)
+  bool algo_given = false;   // --algo was given: with --marks, the algorithms run beside it
+  std::string save_marks;    // write the marks of the (one) partition shown here
 };
 int run_partition(const CommonOptions& o, const PartitionOptions& p);
 

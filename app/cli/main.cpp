@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   add_common(part, true);
   part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
-  part->add_option("--algo", po.algo, or_list(algorithm_choices("all")))->check(CLI::IsMember(algorithm_choices("all")));
+  auto* algo = part->add_option("--algo", po.algo, or_list(algorithm_choices("all")) + " (default all; with --marks, none unless given)")
+                   ->check(CLI::IsMember(algorithm_choices("all")));
   part->add_option("--budget", po.budget, "seconds the optimal search may take")->check(CLI::PositiveNumber);
   part->add_option("--table-mb", po.table_mb,
                    "MiB for the optimal search's table of states (default 1024; a long search proves more with more)")
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
   part->add_flag("--trace", po.trace, "print every decision");
   part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");
   part->add_option("--emit", po.emit, "write each pass's listing into this folder (!!ARBfp1.0 .fp; register combiners: .rc)");
+  part->add_option("--marks", po.marks,
+                   "evaluate a partition given by hand: a JSON file of the node ids saved between passes (exit 1 if a pass does not fit)");
+  part->add_option("--save-marks", po.save_marks, "write the marks of the one partition shown (--marks, or one --algo) as such a file");
 
   CombinersCliOptions co;
   auto* comb = app.add_subcommand("combiners", "compile a shader for NVIDIA register combiners in one pass (!!TS1.0 and !!RC1.0)");
@@ -232,7 +236,10 @@ int main(int argc, char** argv) {
     if (ir->parsed()) return run_ir(o, optimize);
     if (dag->parsed()) return run_dag(o);
     if (report->parsed()) return run_report(o);
-    if (part->parsed()) return run_partition(o, po);
+    if (part->parsed()) {
+      po.algo_given = algo->count() > 0;
+      return run_partition(o, po);
+    }
     if (comb->parsed()) return run_combiners(o, co);
     if (render->parsed()) return run_render(o, ro);
     if (rpu_compile->parsed()) return run_rpu_compile(o, rp);

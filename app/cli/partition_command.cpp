@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "session/target_program.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
+#include "core/partition/marks.h"
 #include "core/partition/registry.h"
 #include "core/partition/validate.h"
 #include "core/paths/atomic_file.h"
@@ -31,6 +33,13 @@ nlohmann::json pass_json(const partition::Pass& p, const partition::Problem& pr)
           {"restores", p.restores},  {"operations", r.operations},     {"registers", r.registers},
           {"textures", r.textures},  {"interpolants", r.interpolants}, {"dependent_levels", r.dependent_levels},
           {"texture_fetches", r.texture_fetches}, {"arithmetic", r.arithmetic}, {"fits", p.failure.empty()}};
+}
+
+// A pass's entry, with the limit it breaks when it does not fit ("registers: 5 > 4").
+nlohmann::json pass_entry(const partition::Pass& p, const partition::Problem& pr) {
+  nlohmann::json j = pass_json(p, pr);
+  if (!p.failure.empty()) j["failure"] = p.failure;
+  return j;
 }
 
 }  // namespace
@@ -65,14 +74,45 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::unique_ptr<partition::Backend> owned_backend = program->backend();
   partition::Backend& backend = *owned_backend;
 
+  // Rows: the hand-made partition first (algos[i] null), then the algorithms asked for.
   std::vector<const partition::Algorithm*> algos;
-  for (const partition::Algorithm& a : partition::algorithms())
-    if (po.algo == "all" || a.name == po.algo) algos.push_back(&a);
   std::vector<partition::Partition> results;
-  partition::TraceLog trace;
   bool all_ok = true;
+  if (!po.marks.empty()) {
+    std::ifstream in(po.marks, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      std::cerr << "passlab-cli: cannot read " << po.marks << '\n';
+      return kUsage;
+    }
+    const auto marks = partition::parse_marks(text.str(), po.marks, problem, &error);
+    if (!marks) {
+      std::cerr << error << '\n';
+      return kDiagnostics;
+    }
+    partition::Partition yours = partition::evaluate_marks(problem, backend, *marks, *model);
+    // A pass that does not fit is the answer, not an error of the program: the table says which
+    // limit it breaks; the execution check runs only on partitions that fit.
+    if (yours.valid)
+      for (const auto& pr : program->check(yours, *model, prog->binding)) {
+        std::cerr << fmt::format("{}: yours: {}\n", o.file, pr);
+        all_ok = false;
+      }
+    all_ok = all_ok && yours.valid;
+    algos.push_back(nullptr);
+    results.push_back(std::move(yours));
+  }
+  for (const partition::Algorithm& a : partition::algorithms())
+    if ((po.marks.empty() || po.algo_given) && (po.algo == "all" || a.name == po.algo)) algos.push_back(&a);
+  if (!po.save_marks.empty() && algos.size() != 1) {
+    std::cerr << "passlab-cli: --save-marks writes one partition's marks: give --marks or one --algo\n";
+    return kUsage;
+  }
+  partition::TraceLog trace;
   results.reserve(algos.size());
   for (const partition::Algorithm* a : algos) {
+    if (!a) continue;
     partition::RunRequest request;
     request.options.model = *model;
     request.options.trace = po.trace ? &trace : nullptr;
@@ -88,7 +128,12 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   // The others are measured against the exact search's partition.
   const partition::Partition* best = nullptr;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (algos[i]->exact) best = &results[i];
+    if (algos[i] && algos[i]->exact) best = &results[i];
+  if (std::string why; !po.save_marks.empty() &&
+                       !paths::write_atomically(po.save_marks, partition::marks_to_json(partition::marks_of(results.front()), problem), &why)) {
+    std::cerr << "passlab-cli: " << why << '\n';
+    return kDiagnostics;
+  }
 
   if (!po.emit.empty()) {
     std::error_code ec;
@@ -119,7 +164,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     nlohmann::json rs = nlohmann::json::array();
     for (std::size_t i = 0; i < results.size(); ++i) {
       const partition::Partition& r = results[i];
-      const bool exact = algos[i]->exact;
+      const bool exact = algos[i] && algos[i]->exact;
       nlohmann::json x;
       x["algorithm"] = r.algorithm;
       x["cost"] = r.cost;
@@ -147,7 +192,12 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
         x["milliseconds"] = r.stats.milliseconds;
       }
       nlohmann::json ps = nlohmann::json::array();
-      for (const auto& p : r.passes) ps.push_back(pass_json(p, problem));
+      for (const auto& p : r.passes) ps.push_back(pass_entry(p, problem));
+      if (!algos[i]) {
+        nlohmann::json marks = nlohmann::json::array();
+        for (const auto& m : partition::marks_of(r)) marks.push_back(m.node);
+        x["marks"] = marks;
+      }
       x["pass_list"] = ps;
       rs.push_back(x);
     }
@@ -182,9 +232,12 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   }
   for (std::size_t k = 0; k < results.size(); ++k) {
     const partition::Partition& r = results[k];
-    if (algos[k]->exact && !r.valid)
+    const bool exact = algos[k] && algos[k]->exact;
+    if (!algos[k] && !r.valid)
+      std::cout << fmt::format("\nyours: does not fit {}: the passes marked below break a limit\n", target->name);
+    if (exact && !r.valid)
       std::cout << fmt::format("\n{}: no partition fits {}: some operation does not fit a pass of its own (below)\n", r.algorithm, target->name);
-    else if (algos[k]->exact)
+    else if (exact)
       std::cout << (r.proven_optimal ? fmt::format("\n{}: proven optimal\n", r.algorithm)
                                      : fmt::format("\n{}: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
                                                    r.algorithm, r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));

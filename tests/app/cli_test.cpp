@@ -167,6 +167,51 @@ TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
   EXPECT_FALSE(cost.out.empty());
 }
 
+TEST(Cli, PartitionEvaluatesAPartitionGivenByHand) {
+  // A student's partition: RDS's own marks, saved and read back, cost what RDS's partition costs;
+  // too few marks give passes that do not fit, each naming the limit it breaks, and exit 1.
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_marks_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string saved = (dir / "rds.json").string();
+  CliRun rds = cli("partition --target PC5 --algo rds --format json --save-marks " + saved + " " + sample("bowling_pin"));
+  ASSERT_EQ(rds.code, 0) << rds.out;
+  const double rds_cost = nlohmann::json::parse(rds.out)["results"][0]["cost"].get<double>();
+  std::ifstream in(saved);
+  const nlohmann::json file = nlohmann::json::parse(in);
+  EXPECT_EQ(file["format"], "passlab-marks");
+  ASSERT_GE(file["marks"].size(), 10u);
+  EXPECT_TRUE(file["marks"][0].contains("label"));
+
+  CliRun yours = cli("partition --target PC5 --format json --marks " + saved + " " + sample("bowling_pin"));
+  ASSERT_EQ(yours.code, 0) << yours.out;
+  const auto y = nlohmann::json::parse(yours.out)["results"];
+  ASSERT_EQ(y.size(), 1u);  // without --algo, only the partition given
+  EXPECT_EQ(y[0]["algorithm"], "yours");
+  EXPECT_TRUE(y[0]["valid"].get<bool>());
+  EXPECT_DOUBLE_EQ(y[0]["cost"].get<double>(), rds_cost);
+  EXPECT_EQ(y[0]["marks"].size(), file["marks"].size());
+
+  const std::string few = (dir / "few.json").string();
+  std::ofstream(few) << R"({"marks": [14, {"node": 31, "reason": "the shared dot product"}]})";
+  CliRun bad = cli("partition --target PC5 --algo rds --marks " + few + " " + sample("bowling_pin"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("yours: does not fit PC5"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("does not fit: operations: 9 > 6"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("RDS          503.00"), std::string::npos) << bad.out;  // --algo runs beside it
+
+  const std::string wrong = (dir / "wrong.json").string();
+  std::ofstream(wrong) << "{\"marks\": [\n  14,\n  999\n]}";
+  CliRun located = cli("partition --target PC5 --marks " + wrong + " " + sample("bowling_pin"), true);
+  EXPECT_EQ(located.code, 1);
+  EXPECT_NE(located.out.find(wrong + ":3:3: marks[1]: node 999 is not in the DAG"), std::string::npos) << located.out;
+  std::ofstream(wrong) << R"({"marks": [0]})";  // node 0 is an input of the bowling pin
+  located = cli("partition --target PC5 --marks " + wrong + " " + sample("bowling_pin"), true);
+  EXPECT_NE(located.out.find("is an input, not an operation"), std::string::npos) << located.out;
+  CliRun two = cli("partition --target PC5 --save-marks " + saved + " " + sample("bowling_pin"), true);
+  EXPECT_EQ(two.code, 2);  // --save-marks needs one partition
+  std::filesystem::remove_all(dir);
+}
+
 // ---- passlab-cli rpu ---------------------------------------------------------------------------
 
 std::filesystem::path scratch(const std::string& name) {
