@@ -1,8 +1,10 @@
 #include "core/sim/scene.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -105,6 +107,12 @@ struct Reader {
       fail(key, fmt::format("\"{}\" must be an array of {} numbers", key, N));
       return false;
     }
+    // Beyond a float, a number would become infinity, which no later step handles.
+    for (std::size_t i = 0; i < N; ++i)
+      if (std::abs(v[i].get<double>()) > std::numeric_limits<float>::max()) {
+        fail(key, fmt::format("\"{}\" has a number too large for a float ({})", key, v[i].dump()));
+        return false;
+      }
     for (std::size_t i = 0; i < N; ++i) (*out)[i] = v[i].get<float>();
     return true;
   }
@@ -266,8 +274,10 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   if (r.numbers(j, "size", &size)) {
     if (size[0] < 1 || size[1] < 1 || size[0] > 16384 || size[1] > 16384 || size[0] != std::floor(size[0]) || size[1] != std::floor(size[1]))
       r.fail("size", "\"size\" must be two whole numbers from 1 to 16384");
-    s.width = static_cast<int>(size[0]);
-    s.height = static_cast<int>(size[1]);
+    else {  // only then: 5e122 is a float's infinity, and no int (scene fuzzer, UBSan)
+      s.width = static_cast<int>(size[0]);
+      s.height = static_cast<int>(size[1]);
+    }
   }
   r.numbers(j, "background", &s.background);
   if (j.contains("sort_transparent")) {

@@ -156,6 +156,17 @@ TEST_F(SceneFile, ProblemsHaveTheirLineAndColumn) {
   EXPECT_EQ(p[0].line, 3);
   EXPECT_NE(p[0].message.find("\"name\" must be a string"), std::string::npos) << p[0].text();
   p.clear();
+  // A size beyond a float (found by the scene fuzzer: UBSan saw infinity converted to int), and
+  // any other number that would become infinity.
+  EXPECT_FALSE(load_scene(write("{\n  \"size\": [512, 5e122],\n  \"objects\": [{\"mesh\": {\"sphere\": {}}}]\n}\n"), &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line, 2);
+  EXPECT_NE(p[0].message.find("\"size\" has a number too large for a float (5e+122)"), std::string::npos) << p[0].text();
+  p.clear();
+  EXPECT_FALSE(load_scene(write("{\"objects\": [{\"mesh\": {\"sphere\": {}}, \"translate\": [1e300, 0, 0]}]}"), &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].message.find("\"translate\" has a number too large for a float"), std::string::npos) << p[0].text();
+  p.clear();
   EXPECT_FALSE(load_scene("/no/such/scene.json", &p));
   ASSERT_EQ(p.size(), 1u);
 }
