@@ -31,9 +31,11 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
   j["width"] = s.width;
   j["height"] = s.height;
   j["spp"] = s.spp;
-  j["cache"] = o.cache;
-  j["cache_scope"] = to_string(o.scope);
-  j["block"] = o.quads ? "quad" : "sample";
+  // The cache the mode really uses (none for supersampling and MSAA; whole quads with quads).
+  const long cache = sim::cache_samples(o);
+  j["cache"] = cache == sim::kNoCache ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(cache);
+  j["cache_scope"] = cache == sim::kNoCache ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(to_string(o.scope));
+  j["block"] = sim::shading_block(o) == 4 ? "quad" : "sample";
   j["reconstruct"] = to_string(o.reconstruct);
   j["rate"] = o.rate;
   j["adaptive"] = o.adaptive;
@@ -90,6 +92,11 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   opt.blur = r.blur;
   opt.seed = r.seed;
   opt.threads = req.options.threads;
+  if (sim::shading_block(opt) > 1 && opt.cache > 0 && opt.cache < sim::shading_block(opt) && sim::cache_samples(opt) != sim::kNoCache) {
+    std::cerr << fmt::format("passlab-cli: with 2x2 quads the cache holds whole quads: --cache must be 0 or at least 4 (it was {}), "
+                             "or add --no-quads\n", opt.cache);
+    return kUsage;
+  }
   opt.width = req.options.width;
   opt.height = req.options.height;
   std::vector<sim::SweepAxis> axes;
@@ -172,11 +179,17 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   if (r.stats == "json") {
     std::cout << j.dump(2) << '\n';
   } else if (r.stats == "text") {
+    const long cache = sim::cache_samples(opt);
+    const std::string cache_text =
+        opt.shading == sim::Shading::Supersample ? "no shading cache (every sample shaded)"
+        : opt.shading == sim::Shading::Msaa      ? fmt::format("per-pixel reuse {:.1f}%", 100 * stats.cache.hit_rate())
+                                                 : fmt::format("cache hit rate {:.1f}% ({} {} samples)", 100 * stats.cache.hit_rate(),
+                                                               to_string(opt.scope), cache == 0 ? std::string("unlimited") : std::to_string(cache));
     std::cout << fmt::format("{}x{} {} at {} spp: {} shader runs for {} covered pixels (shading rate {:.3f}), {} samples tested "
-                             "(savings {:.2f}x), blur area {:.2f} px, cache hit rate {:.1f}% ({} {} samples), {} passes, {:.1f} ms\n",
+                             "(savings {:.2f}x), blur area {:.2f} px, {}, {} passes, {:.1f} ms\n",
                              stats.width, stats.height, to_string(opt.shading), stats.spp, stats.shader_runs, stats.covered_pixels,
-                             stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, 100 * stats.cache.hit_rate(),
-                             to_string(opt.scope), opt.cache, stats.passes, stats.milliseconds);
+                             stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, cache_text, stats.passes,
+                             stats.milliseconds);
     if (j.contains("reference"))
       std::cout << fmt::format("error against {}: RMSE {:.5f}, PSNR {:.2f} dB\n", r.reference, j["reference"]["rmse"].get<double>(),
                                j["reference"]["psnr_db"].get<double>());

@@ -117,6 +117,17 @@ const char* to_string(Shading s) {
 const char* to_string(CacheScope s) { return s == CacheScope::Global ? "global" : "tile"; }
 const char* to_string(Reconstruct r) { return r == Reconstruct::Nearest ? "nearest" : "bilinear"; }
 
+int shading_block(const DecoupledOptions& o) {
+  return o.quads && o.shading != Shading::Supersample && o.shading != Shading::Opportunistic ? 4 : 1;
+}
+
+long cache_samples(const DecoupledOptions& o) {
+  if (o.shading == Shading::Supersample || o.shading == Shading::Msaa) return kNoCache;
+  if (o.cache <= 0) return 0;
+  const long block = shading_block(o);
+  return std::max(1L, o.cache / block) * block;  // as ShadingCache sizes itself
+}
+
 namespace {
 
 class DecoupledRenderer {
@@ -132,7 +143,7 @@ class DecoupledRenderer {
     cam_.shutter0 = scene.shutter[0];
     cam_.shutter1 = scene.shutter[0] + span;
     inv_focal_ = 1.0f / cam_.focal;
-    block_ = o.quads && o.shading != Shading::Supersample && o.shading != Shading::Opportunistic ? 4 : 1;
+    block_ = shading_block(o);
     tiles_x_ = (width + kTile - 1) / kTile;
     tiles_y_ = (height + kTile - 1) / kTile;
     if (o.shading == Shading::Msaa) global_ = std::make_unique<ShadingCache>(0, block_);  // once per pixel and triangle

@@ -85,6 +85,16 @@ struct DecoupledOptions {
   DecoupledCapture* capture = nullptr;
 };
 
+// 4 when a miss shades a 2 x 2 quad of shading points (decoupled and MSAA shading with quads),
+// else 1 (supersampling and opportunistic shading shade single samples).
+int shading_block(const DecoupledOptions& o);
+
+// The shading cache a render with `o` uses, in shading samples: 0 unlimited, kNoCache for modes
+// without one of a size (supersampling shades every sample; MSAA memoizes per pixel and triangle
+// without a limit), else `cache` in whole blocks (4,097 with quads holds 4,096 samples).
+inline constexpr long kNoCache = -1;
+long cache_samples(const DecoupledOptions& o);
+
 struct DecoupledStats {
   int width = 0, height = 0, spp = 0;
   long visibility_samples = 0;  // width * height * spp

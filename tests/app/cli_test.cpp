@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -209,6 +211,38 @@ TEST(Cli, PartitionEvaluatesAPartitionGivenByHand) {
   EXPECT_NE(located.out.find("is an input, not an operation"), std::string::npos) << located.out;
   CliRun two = cli("partition --target PC5 --save-marks " + saved + " " + sample("bowling_pin"), true);
   EXPECT_EQ(two.code, 2);  // --save-marks needs one partition
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, DecoupledRenderStatsNameTheCacheTheModeUses) {
+  // Issue: --stats named a 4,096-sample cache for supersampling and MSAA, which use none, and
+  // --cache 3 with quads silently held one quad (4 samples).
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_ds_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string scene = test::sample_path("scenes/ds_defocus.json"), png = (dir / "b.png").string();
+  const std::string base = "render " + sample("plastic") + " --scene " + scene + " --spp 4 --size 32x32 -o " + png + " --stats json";
+  CliRun ss = cli(base + " --shading supersample");
+  ASSERT_EQ(ss.code, 0) << ss.out;
+  const auto s = nlohmann::json::parse(ss.out);
+  EXPECT_TRUE(s["cache"].is_null());
+  EXPECT_TRUE(s["cache_scope"].is_null());
+  EXPECT_EQ(s["block"], "sample");
+  CliRun dec = cli(base + " --cache 4097");
+  ASSERT_EQ(dec.code, 0) << dec.out;
+  const auto d = nlohmann::json::parse(dec.out);
+  EXPECT_EQ(d["cache"], 4096);  // whole quads
+  EXPECT_EQ(d["block"], "quad");
+  const std::vector<std::uint8_t> first = [&] { std::ifstream in(png, std::ios::binary); return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {}); }();
+  ASSERT_EQ(cli(base + " --cache 4097").code, 0);
+  std::ifstream again(png, std::ios::binary);
+  EXPECT_EQ(std::vector<std::uint8_t>(std::istreambuf_iterator<char>(again), {}), first);  // byte-identical
+  CliRun tiny = cli(base + " --cache 3", true);
+  EXPECT_EQ(tiny.code, 2);
+  EXPECT_NE(tiny.out.find("--cache must be 0 or at least 4 (it was 3)"), std::string::npos) << tiny.out;
+  EXPECT_EQ(cli(base + " --cache 3 --no-quads").code, 0);
+  CliRun text = cli("render " + sample("plastic") + " --scene " + scene + " --spp 4 --size 32x32 -o " + png + " --stats text --shading msaa");
+  EXPECT_NE(text.out.find("per-pixel reuse"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("cache hit rate"), std::string::npos) << text.out;
   std::filesystem::remove_all(dir);
 }
 
