@@ -17,6 +17,7 @@
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/paths/atomic_file.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -97,7 +98,7 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     if (r.ok) {
       ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "hardware_dag.txt", combiners::to_text(r.program.hdag, d));
       ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.rc", combiners::listing(r.program, *machine, {&d, 0, 1}));
-      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.json", combiners::to_json(r.program, *machine).dump(1) + "\n");
+      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.json", lang::dump_json(combiners::to_json(r.program, *machine), 1) + "\n");
     }
     if (!ok) {
       std::cerr << "passlab-cli: cannot write into " << c.emit << '\n';
@@ -110,7 +111,7 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     nlohmann::ordered_json j = combiners::to_json(r.program, *machine);
     j["resources"] = {{"stages", r.resources.operations}, {"texture_units", r.resources.textures}, {"colour_interpolants", r.resources.interpolants},
                       {"temporaries", r.resources.registers}};
-    std::cout << j.dump(1) << '\n';
+    std::cout << lang::dump_json(j, 1) << '\n';
   } else if (!c.trace) {
     const std::string text = combiners::listing(r.program, *machine, {&d, 0, 1});
     if (c.output.empty()) std::cout << text;

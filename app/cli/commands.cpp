@@ -11,6 +11,7 @@
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/ir/printer.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -78,7 +79,7 @@ int run_check(const CommonOptions& o) {
     j["errors"] = prog->diagnostics.error_count();
     j["warnings"] = prog->diagnostics.warning_count();
     j["diagnostics"] = lang::to_json(prog->diagnostics.items(), *prog->sources);
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   } else {
     print_diagnostics(*prog);
     if (prog->ok()) {
@@ -104,7 +105,7 @@ int run_dag(const CommonOptions& o) {
   auto dag = build_dag(*prog);
   print_diagnostics(*prog);
   if (!dag) return kDiagnostics;
-  if (o.format == "json") std::cout << dag::to_json(*dag, *prog->sources).dump(1) << '\n';
+  if (o.format == "json") std::cout << lang::dump_json(dag::to_json(*dag, *prog->sources), 1) << '\n';
   else if (o.format == "dot") std::cout << dag::to_dot(*dag);
   else std::cout << dag::to_text(*dag);
   return kOk;
@@ -137,7 +138,7 @@ int run_report(const CommonOptions& o) {
     j["ir"] = {{"instructions", instrs}, {"blocks", blocks}, {"passes", prog->stats}};
     if (dag) j["dag"] = dag::to_json(dag::compute_stats(*dag));
     j["errors"] = prog->diagnostics.error_count();
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
     return dag || m.kind != lang::ShaderKind::Surface ? (prog->ok() ? kOk : kDiagnostics) : kDiagnostics;
   }
   std::cout << fmt::format("{} shader '{}'  ({})\n\n", lang::to_string(m.kind), m.shader_name, o.file);

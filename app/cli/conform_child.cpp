@@ -1,6 +1,7 @@
 // Conformance checks in child processes (see conform_child.h). The child writes its report as
 // JSON into a pipe; the parent reads it, or kills a child past its time.
 #include "app/cli/conform_child.h"
+#include "core/lang/json_dump.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -94,7 +95,7 @@ struct Child {
     }
     if (pid == 0) {
       close(fds[0]);
-      const std::string out = to_json(oracle.check(job.path, job.text, job.original ? &*job.original : nullptr)).dump();
+      const std::string out = lang::dump_json(to_json(oracle.check(job.path, job.text, job.original ? &*job.original : nullptr)));
       std::size_t written = 0;
       while (written < out.size()) {
         const ssize_t n = write(fds[1], out.data() + written, out.size() - written);

@@ -23,6 +23,7 @@
 #include "session/conform/oracle.h"
 #include "session/conform/reducer.h"
 #include "session/conform/transform.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -330,7 +331,7 @@ int run_conform(const ConformCliOptions& o) {
       failed.push_back({job, r});
     } else if (r.failed()) {
       any_failure = true;
-      if (!job.family && !job.original && o.format == "json") std::cout << to_json(r).dump(1) << '\n';
+      if (!job.family && !job.original && o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
       else if (!job.family && !job.original) print_report(r, o.verbose);
       else {
         const Check& c = *r.first_failure();
@@ -338,7 +339,7 @@ int run_conform(const ConformCliOptions& o) {
       }
       failed.push_back({job, r});
     } else if (!job.family && !job.original) {
-      if (o.format == "json") std::cout << to_json(r).dump(1) << '\n';
+      if (o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
       else print_report(r, o.verbose);
     } else if (o.verbose) {
       print_report(r, true);

@@ -13,6 +13,7 @@
 #include "core/paths/atomic_file.h"
 #include "core/sim/heat.h"
 #include "core/sim/sampling_sweep.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -177,7 +178,7 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
     }
   }
   if (r.stats == "json") {
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   } else if (r.stats == "text") {
     const long cache = sim::cache_samples(opt);
     const std::string cache_text =

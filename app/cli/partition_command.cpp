@@ -20,6 +20,7 @@
 #include "core/partition/registry.h"
 #include "core/partition/validate.h"
 #include "core/paths/atomic_file.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -211,7 +212,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
       }
       j["trace"] = ev;
     }
-    std::cout << j.dump(1) << '\n';
+    std::cout << lang::dump_json(j, 1) << '\n';
     return all_ok ? kOk : kDiagnostics;
   }
 

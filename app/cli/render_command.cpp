@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/render_request.h"
 #include "session/render_job.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -100,7 +101,7 @@ int run_render(const CommonOptions& o, const RenderCliOptions& r) {
     j["bytes_read"] = s.bytes_read;
     j["overflows"] = s.overflows;
     j["windows"] = s.windows;
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   } else if (r.stats == "text") {
     std::cout << fmt::format("{}x{} {}: {} passes, {} geometry submissions, {} fragments rasterized, {} shaded, "
                              "{} bytes of intermediates written, {} read, {} overflows, {} windows, {:.1f} ms\n",

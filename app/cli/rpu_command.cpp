@@ -22,6 +22,7 @@
 #include "backends/rpu/scene_program.h"
 #include "core/paths/atomic_file.h"
 #include "core/sim/image.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::cli {
 
@@ -162,7 +163,7 @@ int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r) {
     j["scheduled_cycles"] = p->scheduled_cycles;
     j["unscheduled_cycles"] = p->unscheduled_cycles;
     for (const auto& [k, v] : p->stats) j["passes"][k] = v;
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   }
   return kOk;
 }
@@ -314,7 +315,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     for (int i = 0; i < 16; ++i) j["registers"]["R" + std::to_string(i)] = vec_json(t.r(i));
     j["registers"]["S"] = vec_json(t.r(rpu::kRegS));
     if (!r.stats.empty()) j["stats"] = stats_json(stats);
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   } else {
     if (fn) {
       int nv = 0, ns = 0;
@@ -332,7 +333,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       if (t.r(i) != Vec4{}) std::cout << "R" << i << " = " << vec_text(t.r(i)) << '\n';
     if (t.r(rpu::kRegS) != Vec4{}) std::cout << "S = " << vec_text(t.r(rpu::kRegS)) << '\n';
     if (r.stats == "text") print_stats_text(stats);
-    else if (r.stats == "json") std::cout << stats_json(stats).dump(2) << '\n';
+    else if (r.stats == "json") std::cout << lang::dump_json(stats_json(stats), 2) << '\n';
   }
   return t.status == rpu::ThreadStatus::Done ? kOk : kDiagnostics;
 }
@@ -424,7 +425,7 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
       j["compile_ms"] = ps.compile_ms;
       j["render_ms"] = std::chrono::duration<double, std::milli>(t2 - t1).count();
     }
-    std::cout << j.dump(2) << '\n';
+    std::cout << lang::dump_json(j, 2) << '\n';
   } else if (r.stats == "text") {
     std::cout << fmt::format("image            {}x{}\nprogram          {} words\n", w, h, sp.compiled->program->code.size());
     print_stats_text(out.stats);
@@ -666,7 +667,7 @@ int run_rpu_debug(const CommonOptions& o, const RpuCliOptions& r) {
     }
   }
   j["stats"] = stats_json(d.run().stats);
-  if (!text) std::cout << j.dump(2) << '\n';
+  if (!text) std::cout << lang::dump_json(j, 2) << '\n';
   return kOk;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/lang/json_error.h"
+#include "core/lang/json_dump.h"
 
 namespace passlab::partition {
 
@@ -129,7 +130,7 @@ std::string marks_to_json(const std::vector<Mark>& marks, const Problem& p) {
     if (!m.reason.empty()) e["reason"] = m.reason;
     j["marks"].push_back(std::move(e));
   }
-  return j.dump(1) + "\n";
+  return lang::dump_json(j, 1) + "\n";
 }
 
 Partition evaluate_marks(const Problem& p, Backend& backend, const std::vector<Mark>& marks, const CostModel& model) {

@@ -246,6 +246,22 @@ TEST(Cli, DecoupledRenderStatsNameTheCacheTheModeUses) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Cli, JsonOutputSurvivesAStringThatIsNotUtf8) {
+  // Found by the combiner fuzzer: a texture name with the byte 0xAD made nlohmann's dump throw,
+  // and `dag`/`combiners --format json` ended in an internal error. The byte becomes U+FFFD.
+  const auto path = std::filesystem::temp_directory_path() / ("passlab_latin1_" + std::to_string(::getpid()) + ".sl");
+  std::ofstream(path) << "surface s(string tx = \"a\xad" "b\") { Ci = color texture(tx, s, t); }\n";
+  for (const std::string command : {"dag --format json", "combiners --target geforce3 --format json", "partition --target PC5 --format json"}) {
+    CliRun r = cli(command + " " + path.string());
+    EXPECT_EQ(r.code, 0) << command;
+    ASSERT_TRUE(nlohmann::json::accept(r.out)) << command << ": " << r.out;
+    if (command.rfind("partition", 0) != 0) {
+      EXPECT_NE(r.out.find("a\xef\xbf\xbd" "b"), std::string::npos) << command;
+    }
+  }
+  std::filesystem::remove(path);
+}
+
 // ---- passlab-cli rpu ---------------------------------------------------------------------------
 
 std::filesystem::path scratch(const std::string& name) {

@@ -21,6 +21,7 @@
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
 #include "core/partition/target.h"
+#include "core/lang/json_dump.h"
 
 namespace {
 
@@ -77,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)combiners::listing(one.program, geforce3.machine);
     (void)combiners::rc_program(one.program, geforce3.machine);
     (void)combiners::ts_program(one.program, geforce3.machine);
-    (void)combiners::to_json(one.program, geforce3.machine).dump();
+    (void)lang::dump_json(combiners::to_json(one.program, geforce3.machine));
     for (bool hw : {false, true}) check_rgba(combiners::simulate(one.program, geforce3.machine, src, {hw}));
   }
 
