@@ -2,6 +2,7 @@
 #include "core/lang/json_error.h"
 
 #include <algorithm>
+#include <utility>
 #include <cctype>
 
 namespace passlab::lang {
@@ -54,7 +55,13 @@ JsonError json_error(const nlohmann::json::exception& e, std::string_view text) 
     if (close != std::string::npos) out.offset = find_number(text, std::string_view(out.message).substr(open + 1, close - open - 1));
     if (e.id == 406) out.message = "a number too large for a double (" + out.message + ")";
   }
-  out.offset = std::min(out.offset, text.size());
+  return json_error_at(text, out.offset, std::move(out.message));
+}
+
+JsonError json_error_at(std::string_view text, std::size_t offset, std::string message) {
+  JsonError out;
+  out.message = std::move(message);
+  out.offset = std::min(offset, text.size());
   for (std::size_t i = 0; i < out.offset; ++i) {
     if (text[i] == '\n') {
       ++out.line;

@@ -24,4 +24,7 @@ struct JsonError {
 // Locates and words `e`, raised while parsing `text`.
 JsonError json_error(const nlohmann::json::exception& e, std::string_view text);
 
+// A problem found in parsed JSON, placed at `offset` into its text (a reader's own checks).
+JsonError json_error_at(std::string_view text, std::size_t offset, std::string message);
+
 }  // namespace passlab::lang

@@ -40,15 +40,6 @@ std::size_t element_offset(const std::string& text, std::size_t n) {
   return at;
 }
 
-std::string located(const std::string& where, const std::string& text, std::size_t offset, const std::string& message) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') ++line, column = 1;
-    else ++column;
-  }
-  return fmt::format("{}:{}:{}: {}", where, line, column, message);
-}
-
 }  // namespace
 
 std::optional<std::vector<Mark>> parse_marks(const std::string& text, const std::string& where, const Problem& p,
@@ -62,7 +53,8 @@ std::optional<std::vector<Mark>> parse_marks(const std::string& text, const std:
     return std::nullopt;
   }
   const auto fail = [&](std::size_t offset, const std::string& message) {
-    *error = located(where, text, offset, message);
+    const lang::JsonError at = lang::json_error_at(text, offset, message);
+    *error = fmt::format("{}:{}:{}: {}", where, at.line, at.column, at.message);
     return std::nullopt;
   };
   if (!j.is_object()) return fail(0, "a marks file is a JSON object with a \"marks\" array");
