@@ -57,6 +57,7 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
   j["triangles"] = {{"static", s.triangles[0]}, {"moving", s.triangles[1]}, {"defocused", s.triangles[2]}, {"both", s.triangles[3]}};
   j["reference_fallbacks"] = s.reference_fallbacks;
   j["barycentric_grids"] = s.barycentric_grids;
+  j["partial_views"] = s.partial_views;
   j["passes"] = s.passes;
   j["slot_passes"] = s.slot_passes;
   if (timing) {

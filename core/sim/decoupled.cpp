@@ -63,6 +63,8 @@ struct Unit {
 // How a triangle maps its samples to shading points.
 struct Reference {
   int view = 0;              // 0: the shutter's opening through the lens centre; 1: its closing; 2: none (a barycentric grid)
+  bool partial = false;      // view 0 of a moving triangle crossing the near plane: a sample whose point was
+                             // behind it at the opening uses the barycentric grid
   std::array<float, 9> m{};  // barycentrics -> (sx w, sy w, w) on screen from the view
   std::array<Vec3, 3> planes{};  // the view's corner planes through the eye (barycentrics of screen points)
   float step = 1;            // grid spacing in pixels
@@ -101,6 +103,30 @@ bool reference_view(const std::array<Vec3, 3>& p, const LensCamera& cam, Referen
   }
   r->planes = {cross(p[1], p[2]), cross(p[2], p[0]), cross(p[0], p[1])};
   return true;
+}
+
+// The longest edge on screen of the part of triangle `p` in front of the near plane (its edges
+// cut there, and the cut itself), from the lens centre; 0 if it is all behind.
+float screen_extent(const std::array<Vec3, 3>& p, const LensCamera& cam) {
+  std::array<Vec3, 4> front;  // the clipped polygon: a triangle cut by a plane has at most 4 corners
+  int n = 0;
+  for (int i = 0; i < 3; ++i) {
+    const Vec3& a = p[static_cast<std::size_t>(i)];
+    const Vec3& b = p[static_cast<std::size_t>((i + 1) % 3)];
+    if (a.z >= cam.near) front[static_cast<std::size_t>(n++)] = a;
+    if ((a.z >= cam.near) != (b.z >= cam.near)) {
+      const float f = (cam.near - a.z) / (b.z - a.z);
+      front[static_cast<std::size_t>(n++)] = {a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), cam.near};
+    }
+  }
+  float extent = 0;
+  for (int i = 0; i < n; ++i) {
+    const Vec3& a = front[static_cast<std::size_t>(i)];
+    const Vec3& b = front[static_cast<std::size_t>((i + 1) % n)];
+    const float e = cam.focal * std::hypot(a.x / a.z - b.x / b.z, a.y / a.z - b.y / b.z);
+    if (std::isfinite(e)) extent = std::max(extent, e);
+  }
+  return extent;
 }
 
 }  // namespace
@@ -226,6 +252,7 @@ class DecoupledRenderer {
       ++stats_.triangles[static_cast<int>(setups_[i].kind)];
       if (refs_[i].view == 1) ++stats_.reference_fallbacks;
       if (refs_[i].view == 2) ++stats_.barycentric_grids;
+      if (refs_[i].partial) ++stats_.partial_views;
     }
     stats_.passes = std::max(stats_.passes, b.shader->passes());
     // The traversal: each triangle's tiles in Morton order.
@@ -323,11 +350,17 @@ class DecoupledRenderer {
     r = Reference{};
     const TriangleSetup& s = setups_[i];
     const std::array<Vec3, 3> close{s.open[0] + s.move[0], s.open[1] + s.move[1], s.open[2] + s.move[2]};
-    // A triangle crossing the near plane has no view of all its corners; when nothing blurs it,
-    // the one view there is still maps its visible part (the floor reaching behind the eye).
-    const bool unblurred = s.kind == Blur::Static && cam_.aperture == 0;
-    if (reference_view(s.open, cam_, &r, unblurred)) r.view = 0;
+    // A triangle crossing the near plane has no view of all its corners. When it does not move,
+    // the lens centre's view at the opening still maps its visible part (the floor reaching
+    // behind the eye): every sample the rasterizer draws lies in front of the near plane, at the
+    // same place at every time, so its point projects from the lens centre whatever the lens
+    // point that saw it. A moving one's point may have been behind the eye at the opening: then
+    // the closing's view if that shows all of it, else the opening's for the samples whose
+    // points were in front of the near plane then, and a barycentric grid for the rest.
+    const bool still = s.kind == Blur::Static || s.kind == Blur::Defocused;
+    if (reference_view(s.open, cam_, &r, still)) r.view = 0;
     else if (reference_view(close, cam_, &r)) r.view = 1;
+    else if (reference_view(s.open, cam_, &r, true)) r.partial = true;
     else r.view = 2;
     float step = std::sqrt(std::max(1.0f / 64, opt_.rate * b.shading_rate[i]));
     if (opt_.adaptive && cam_.aperture > 0) {
@@ -343,17 +376,11 @@ class DecoupledRenderer {
       step = std::max(step, coc / kCocPerStep);
     }
     r.step = opt_.shading == Shading::Msaa || opt_.shading == Shading::Supersample ? 1.0f : step;
-    if (r.view == 2) {
+    if (r.view == 2 || r.partial) {
       // No view shows the whole triangle: a grid on its barycentric coordinates, as fine as its
-      // largest edge on screen (from whichever corners are in front) over the step.
+      // largest edge on screen over the step, its edges cut at the near plane.
       float extent = 0;
-      for (const auto& tri : {s.open, close})
-        for (int c = 0; c < 3; ++c) {
-          const Vec3& p = tri[static_cast<std::size_t>(c)];
-          const Vec3& q = tri[static_cast<std::size_t>((c + 1) % 3)];
-          if (p.z >= cam_.near && q.z >= cam_.near)
-            extent = std::max(extent, cam_.focal * std::hypot(p.x / p.z - q.x / q.z, p.y / p.z - q.y / q.z));
-        }
+      for (const auto& tri : {s.open, close}) extent = std::max(extent, screen_extent(tri, cam_));
       r.grid = std::clamp(static_cast<int>(std::ceil(extent / r.step)), 16, 4096);
     }
   }
@@ -438,8 +465,12 @@ class DecoupledRenderer {
             const float b0 = 1 - hit.b1 - hit.b2;
             const auto& m = ref.m;
             const float w = m[6] * b0 + m[7] * hit.b1 + m[8] * hit.b2;
-            c.sx = (m[0] * b0 + m[1] * hit.b1 + m[2] * hit.b2) / w;
-            c.sy = (m[3] * b0 + m[4] * hit.b1 + m[5] * hit.b2) / w;
+            if (w >= cam_.near) {
+              c.sx = (m[0] * b0 + m[1] * hit.b1 + m[2] * hit.b2) / w;
+              c.sy = (m[3] * b0 + m[4] * hit.b1 + m[5] * hit.b2) / w;
+            } else {  // (a partial view) behind the eye at the opening: no place on its screen
+              c.sx = c.sy = std::numeric_limits<float>::quiet_NaN();
+            }
           }
           grid_cell(ref, c);
           out.push_back(c);
@@ -448,12 +479,15 @@ class DecoupledRenderer {
     }
   }
 
+  // Whether a covered sample is shaded on its triangle's barycentric grid (no view maps its point).
+  static bool on_grid(const Reference& ref, const Covered& c) { return ref.view == 2 || (ref.partial && std::isnan(c.sx)); }
+
   // A covered sample's shading grid cell, worked out here, on the workers, for the ordered stage.
   void grid_cell(const Reference& ref, Covered& c) const {
     if (opt_.shading == Shading::Msaa) {
       c.ix = c.x;
       c.iy = c.y;
-    } else if (ref.view == 2) {
+    } else if (on_grid(ref, c)) {
       c.ix = static_cast<std::int32_t>(std::floor(c.b1 * static_cast<float>(ref.grid)));
       c.iy = static_cast<std::int32_t>(std::floor(c.b2 * static_cast<float>(ref.grid)));
     } else {
@@ -502,6 +536,18 @@ class DecoupledRenderer {
     *b2 = b[2];
   }
 
+  // Whether the points grid cell (kx, ky) (or the quad of cells) shades lie in front of the near
+  // plane in the triangle's view (a partial view's may not).
+  bool centres_in_front(const Reference& ref, std::int32_t kx, std::int32_t ky) const {
+    for (int m = 0; m < block_; ++m) {
+      const std::int32_t ix = block_ == 4 ? kx * 2 + (m & 1) : kx, iy = block_ == 4 ? ky * 2 + (m >> 1) : ky;
+      float b1 = 0, b2 = 0;
+      barycentrics_at(ref, cam_, (static_cast<float>(ix) + 0.5f) * ref.step, (static_cast<float>(iy) + 0.5f) * ref.step, false, &b1, &b2);
+      if (!(ref.m[6] * (1 - b1 - b2) + ref.m[7] * b1 + ref.m[8] * b2 >= cam_.near)) return false;
+    }
+    return true;
+  }
+
   // New runs for grid cell (ix, iy) of a triangle's reference view, or the quad holding it.
   std::uint32_t add_grid_runs(std::uint32_t tri, const Reference& ref, std::int32_t kx, std::int32_t ky, bool snap) {
     const std::uint32_t first = static_cast<std::uint32_t>(runs_.size());
@@ -543,7 +589,7 @@ class DecoupledRenderer {
     const std::uint32_t id = triangle_base_ + tri;
     auto own_run = [&] {
       Run run{tri, c.b1, c.b2, c.sx, c.sy, 1};
-      if (ref.view == 2) run.gx = run.gy = std::numeric_limits<float>::quiet_NaN();
+      if (on_grid(ref, c)) run.gx = run.gy = std::numeric_limits<float>::quiet_NaN();
       runs_.push_back(run);
       return static_cast<std::uint32_t>(runs_.size() - 1);
     };
@@ -559,7 +605,7 @@ class DecoupledRenderer {
         if (!r.hit) {
           // No view maps the pixel's centre onto the triangle: the pixel's first sample's own
           // point stands for it (key.x, key.y are pixels, not cells of the barycentric grid).
-          if (ref.view == 2)
+          if (on_grid(ref, c) || (ref.partial && !centres_in_front(ref, key.x, key.y)))
             for (int m = 0; m < block_; ++m) own_run();
           else add_grid_runs(tri, ref, key.x, key.y, false);
         }
@@ -570,7 +616,7 @@ class DecoupledRenderer {
       case Shading::Opportunistic: break;
     }
     ShadingCache& cache = cache_for(px, py);
-    if (ref.view == 2) {
+    if (on_grid(ref, c)) {
       const std::int32_t i = c.ix, j = c.iy;
       const ShadingKey key{id, 1, block_ == 4 ? i >> 1 : i, block_ == 4 ? j >> 1 : j};
       const auto r = lookup(cache, key, static_cast<std::uint32_t>(runs_.size()));

@@ -106,6 +106,8 @@ struct DecoupledStats {
   long triangles[4] = {};       // by class: static, moving, defocused, both
   long reference_fallbacks = 0; // triangles shaded from the end of the shutter (none valid at its start)
   long barycentric_grids = 0;   // triangles with no valid reference view, shaded on a barycentric grid
+  long partial_views = 0;       // moving triangles crossing the near plane: the opening's view where it
+                                // shows their points, the barycentric grid elsewhere
   CacheStats cache;
   double blur_area = 0;         // mean pixels one shading run is seen in
   int passes = 0;               // the shader's passes (most over the objects)
