@@ -12,7 +12,7 @@ ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, 
 
 // The object's triangles (in camera space, back faces culled when it asks) and their corners'
 // interpolants, which are independent and computed on the threads.
-void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, bool motion) {
+void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, bool motion, float open) {
   const int k = b.shader->interpolants();
   const Mesh& m = o.mesh;
   const std::size_t first = b.triangles.size();
@@ -44,10 +44,14 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
   parallel_for(pieces, threads, nullptr, [&](int piece) {
     for (std::size_t j = static_cast<std::size_t>(piece) * kChunk; j < std::min(source.size(), static_cast<std::size_t>(piece + 1) * kChunk); ++j) {
       const auto& t = m.triangles[source[j]];
-      const std::array<Vec3, 3>& p = b.triangles[first + j];
+      // Shaded as it stands when the shutter opens (decoupled sampling's reference time).
+      std::array<Vec3, 3> p = b.triangles[first + j];
+      const float time = motion && o.moving ? open : 0.0f;
+      if (time != 0)
+        for (int c = 0; c < 3; ++c) p[c] = lerp(p[c], b.triangles_end[first + j][c], time);
       const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
       for (int c = 0; c < 3; ++c) {
-        const ir::FragmentInputs in = corner_globals(o, m.vertices[t[c]], p[c], ng);
+        const ir::FragmentInputs in = corner_globals(o, m.vertices[t[c]], p[c], ng, time);
         b.shader->corner(in, b.corners.data() + (first + j) * per_triangle + static_cast<std::size_t>(c) * k * 4);
       }
     }
@@ -56,7 +60,7 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
 
 }  // namespace
 
-ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng) {
+ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time) {
   ir::FragmentInputs in;
   for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);
   using lang::Global;
@@ -64,14 +68,16 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   in[Global::P] = in[Global::Ps] = triple(BaseType::Point, p);
   in[Global::I] = triple(BaseType::Vector, p);
   in[Global::E] = triple(BaseType::Point, {0, 0, 0});
-  in[Global::N] = triple(BaseType::Normal, normalize(o.to_camera.normal(v.n)));
+  // A moving object's frame at `time`: its vectors blended as its corners move, linearly.
+  auto at_time = [&](Vec3 start, Vec3 end) { return time == 0 ? start : lerp(start, end, time); };
+  in[Global::N] = triple(BaseType::Normal, normalize(at_time(o.to_camera.normal(v.n), o.to_camera_end.normal(v.n))));
   in[Global::Ng] = triple(BaseType::Normal, ng);
   in[Global::s] = ir::Value::scalar(v.s);
   in[Global::t] = ir::Value::scalar(v.t);
   in[Global::u] = ir::Value::scalar(v.u);
   in[Global::v] = ir::Value::scalar(v.v);
-  in[Global::dPdu] = triple(BaseType::Vector, o.to_camera.vector(v.dpdu));
-  in[Global::dPdv] = triple(BaseType::Vector, o.to_camera.vector(v.dpdv));
+  in[Global::dPdu] = triple(BaseType::Vector, at_time(o.to_camera.vector(v.dpdu), o.to_camera_end.vector(v.dpdu)));
+  in[Global::dPdv] = triple(BaseType::Vector, at_time(o.to_camera.vector(v.dpdv), o.to_camera_end.vector(v.dpdv)));
   in[Global::Cs] = triple(BaseType::Color, o.cs);
   in[Global::Os] = triple(BaseType::Color, o.os);
   in[Global::Ci] = ir::Value::zero(BaseType::Color);
@@ -108,7 +114,7 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
     // passes before transparent geometry is drawn over it, as a multipass renderer does).
     const bool transparent = scene.objects[order[at]].transparent;
     for (; at < order.size() && shaders.at(order[at]) == b.shader && scene.objects[order[at]].transparent == transparent; ++at)
-      add_object(b, scene.objects[order[at]], static_cast<std::uint32_t>(order[at]), threads, motion);
+      add_object(b, scene.objects[order[at]], static_cast<std::uint32_t>(order[at]), threads, motion, scene.shutter[0]);
     out.push_back(std::move(b));
   }
   return out;

@@ -16,6 +16,8 @@ struct Vec3 {
 };
 
 inline float dot(const Vec3& a, const Vec3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+// a at f = 0, b at f = 1 (a point moving linearly, as scene motion does).
+inline Vec3 lerp(const Vec3& a, const Vec3& b, float f) { return a + (b - a) * f; }
 inline Vec3 cross(const Vec3& a, const Vec3& b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
 inline float length(const Vec3& a) { return std::sqrt(dot(a, a)); }
 inline Vec3 normalize(const Vec3& a) {

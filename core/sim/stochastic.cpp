@@ -29,8 +29,6 @@ int cube_root(int n) {
   return 0;
 }
 
-Vec3 lerp(const Vec3& a, const Vec3& b, float f) { return a + (b - a) * f; }
-
 // The clip-space corner (X, Y, W) of camera-space point p seen from lens point (u, v).
 [[gnu::always_inline]] inline Vec3 sheared(const Vec3& p, const LensCamera& c, float u, float v) {
   const float k = c.aperture * (p.z / c.focus - 1);
