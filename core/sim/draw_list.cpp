@@ -1,6 +1,7 @@
 #include "core/sim/draw_list.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/sim/parallel.h"
 
@@ -10,9 +11,25 @@ namespace {
 
 ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
 
+// What a blurred render sees of the geometry: motion at all, the time the shutter opens, and the
+// lens radius.
+struct Exposure {
+  bool motion = false;
+  float open = 0, lens = 0;
+};
+
+// Whether triangle t faces some point of a thin lens of radius `lens` around the eye (in the
+// z = 0 plane): n.(t0 - l) < 0 for some |l| <= lens, the least of n.l being -lens |(nx, ny)|.
+bool faces_lens(const std::array<Vec3, 3>& t, float lens) {
+  if (lens == 0) return front_facing(t);
+  const Vec3 n = cross(t[1] - t[0], t[2] - t[0]);
+  return dot(n, t[0]) < lens * std::hypot(n.x, n.y);
+}
+
 // The object's triangles (in camera space, back faces culled when it asks) and their corners'
 // interpolants, which are independent and computed on the threads.
-void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, bool motion, float open) {
+void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, const Exposure& exposure) {
+  const bool motion = exposure.motion;
   const int k = b.shader->interpolants();
   const Mesh& m = o.mesh;
   const std::size_t first = b.triangles.size();
@@ -26,7 +43,9 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
     } else {
       q = p;
     }
-    if (o.cull == Cull::Back && !front_facing(p) && (!motion || !front_facing(q))) continue;
+    // Culled when it faces away from the eye (and every point of the lens) at both ends; the
+    // rasterizer culls the rest per sample.
+    if (o.cull == Cull::Back && !faces_lens(p, exposure.lens) && (!motion || !faces_lens(q, exposure.lens))) continue;
     b.triangles.push_back(p);
     b.opaque.push_back(!o.transparent);
     if (motion) {
@@ -46,7 +65,7 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
       const auto& t = m.triangles[source[j]];
       // Shaded as it stands when the shutter opens (decoupled sampling's reference time).
       std::array<Vec3, 3> p = b.triangles[first + j];
-      const float time = motion && o.moving ? open : 0.0f;
+      const float time = motion && o.moving ? exposure.open : 0.0f;
       if (time != 0)
         for (int c = 0; c < 3; ++c) p[c] = lerp(p[c], b.triangles_end[first + j][c], time);
       const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
@@ -88,7 +107,9 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   return in;
 }
 
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads, bool motion) {
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads, bool motion,
+                                 float lens) {
+  const Exposure exposure{motion, scene.shutter[0], motion ? lens : 0.0f};
   if (threads <= 0) threads = hardware_threads();
   // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
   // centre's depth when the scene asks for it; ties keep file order).
@@ -114,7 +135,7 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
     // passes before transparent geometry is drawn over it, as a multipass renderer does).
     const bool transparent = scene.objects[order[at]].transparent;
     for (; at < order.size() && shaders.at(order[at]) == b.shader && scene.objects[order[at]].transparent == transparent; ++at)
-      add_object(b, scene.objects[order[at]], static_cast<std::uint32_t>(order[at]), threads, motion, scene.shutter[0]);
+      add_object(b, scene.objects[order[at]], static_cast<std::uint32_t>(order[at]), threads, exposure);
     out.push_back(std::move(b));
   }
   return out;

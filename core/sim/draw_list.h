@@ -31,10 +31,11 @@ struct DrawBatch {
 // shaders[i] shades scene.objects[i]. Corners are set up on `threads` threads (0: every
 // hardware thread); shaders' corner() must allow that. Without `motion` the scene is seen at the
 // start of its motion with back faces culled here; with it, a triangle is kept if it faces the eye
-// at either end, and the motion fields above are filled, and corners' values are those when the
-// shutter opens (decoupled sampling shades as the triangle is then; the paper's standard mapping).
+// or some point of a lens of radius `lens` at either end, the motion fields above are filled, and
+// corners' values are those when the shutter opens (decoupled sampling shades as the triangle is
+// then; the paper's standard mapping).
 std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0,
-                                 bool motion = false);
+                                 bool motion = false, float lens = 0);
 
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero), with p and ng where the corner stands at
