@@ -49,6 +49,7 @@ struct SamplingFrame {
   std::optional<sim::Image> image;
   sim::DecoupledCapture capture;
   sim::DecoupledStats stats;
+  sim::DecoupledOptions options;  // what rendered it
   std::vector<sim::SweepRow> rows;
   QString error;
   double ms = 0;
@@ -201,6 +202,7 @@ void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::Snaps
     f.capture.probe_y = probe.y();
     f.image = sim::render_decoupled(*scene, shaders, o, &f.stats, &error);
     o.capture = nullptr;
+    f.options = o;
     if (!f.image) f.error = QString::fromStdString(error);
   }
   f.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -499,16 +501,15 @@ void SamplingPanel::take(const SamplingFrame& f) {
   state_->setText(tr("%1×%2 at %3 spp in %4 ms").arg(s.width).arg(s.height).arg(s.spp).arg(f.ms, 0, 'f', 0));
   measures_->setText(
       tr("<b>%1</b> shader runs for %2 covered pixels: shading rate <b>%3</b> per pixel · savings <b>%4×</b> against supersampling (%5 "
-         "samples) · blur area %6 px · cache hit rate %7% (%8 lookups, %9 evictions) · %10 passes, %11 F-buffer slot-passes")
+         "samples) · blur area %6 px (a run seen in %7 px) · %8 · %9 passes, %10 F-buffer slot-passes")
           .arg(s.shader_runs)
           .arg(s.covered_pixels)
           .arg(s.shading_rate(), 0, 'f', 2)
           .arg(s.savings(), 0, 'f', 1)
           .arg(s.samples_tested)
           .arg(s.blur_area, 0, 'f', 1)
-          .arg(100 * s.cache.hit_rate(), 0, 'f', 1)
-          .arg(s.cache.lookups)
-          .arg(s.cache.evictions)
+          .arg(s.seen_pixels, 0, 'f', 1)
+          .arg(QString::fromStdString(sim::cache_summary(f.options, s)))
           .arg(s.passes)
           .arg(s.slot_passes));
   show_image();

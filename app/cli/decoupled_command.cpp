@@ -49,6 +49,7 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
   j["shading_rate"] = std::round(s.shading_rate() * 1e4) / 1e4;
   j["savings"] = std::round(s.savings() * 1e3) / 1e3;
   j["blur_area"] = std::round(s.blur_area * 1e3) / 1e3;
+  j["seen_pixels"] = std::round(s.seen_pixels * 1e3) / 1e3;
   j["cache_lookups"] = s.cache.lookups;
   j["cache_hits"] = s.cache.hits;
   j["cache_misses"] = s.cache.misses;
@@ -181,17 +182,11 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   if (r.stats == "json") {
     std::cout << lang::dump_json(j, 2) << '\n';
   } else if (r.stats == "text") {
-    const long cache = sim::cache_samples(opt);
-    const std::string cache_text =
-        opt.shading == sim::Shading::Supersample ? "no shading cache (every sample shaded)"
-        : opt.shading == sim::Shading::Msaa      ? fmt::format("per-pixel reuse {:.1f}%", 100 * stats.cache.hit_rate())
-                                                 : fmt::format("cache hit rate {:.1f}% ({} {} samples)", 100 * stats.cache.hit_rate(),
-                                                               to_string(opt.scope), cache == 0 ? std::string("unlimited") : std::to_string(cache));
     std::cout << fmt::format("{}x{} {} at {} spp: {} shader runs for {} covered pixels (shading rate {:.3f}), {} samples tested "
-                             "(savings {:.2f}x), blur area {:.2f} px, {}, {} passes, {:.1f} ms\n",
+                             "(savings {:.2f}x), blur area {:.2f} px (a run seen in {:.2f} px), {}, {} passes, {:.1f} ms\n",
                              stats.width, stats.height, to_string(opt.shading), stats.spp, stats.shader_runs, stats.covered_pixels,
-                             stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, cache_text, stats.passes,
-                             stats.milliseconds);
+                             stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, stats.seen_pixels,
+                             sim::cache_summary(opt, stats), stats.passes, stats.milliseconds);
     if (j.contains("reference"))
       std::cout << fmt::format("error against {}: RMSE {:.5f}, PSNR {:.2f} dB\n", r.reference, j["reference"]["rmse"].get<double>(),
                                j["reference"]["psnr_db"].get<double>());

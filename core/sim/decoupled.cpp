@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numbers>
 #include <numeric>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "core/sim/draw_list.h"
 #include "core/sim/memory.h"
 #include "core/sim/parallel.h"
+#include "core/sim/reference_view.h"
 #include "core/sim/screen_derivatives.h"
 #include "core/sim/stochastic.h"
 
@@ -60,17 +62,6 @@ struct Unit {
   std::uint16_t tx, ty;
 };
 
-// How a triangle maps its samples to shading points.
-struct Reference {
-  int view = 0;              // 0: the shutter's opening through the lens centre; 1: its closing; 2: none (a barycentric grid)
-  bool partial = false;      // view 0 of a moving triangle crossing the near plane: a sample whose point was
-                             // behind it at the opening uses the barycentric grid
-  std::array<float, 9> m{};  // barycentrics -> (sx w, sy w, w) on screen from the view
-  std::array<Vec3, 3> planes{};  // the view's corner planes through the eye (barycentrics of screen points)
-  float step = 1;            // grid spacing in pixels
-  int grid = 16;             // barycentric grid: cells along each side
-};
-
 std::uint32_t morton(std::uint32_t x, std::uint32_t y) {
   auto spread = [](std::uint32_t v) {
     v &= 0xffff;
@@ -83,76 +74,7 @@ std::uint32_t morton(std::uint32_t x, std::uint32_t y) {
   return spread(x) | (spread(y) << 1);
 }
 
-// The view of a triangle from the lens centre at one end of the shutter, if it is a valid one:
-// every corner in front of the eye and the triangle not seen edge on.
-// `behind`: corners may lie behind the near plane. The mapping still holds for every point of
-// the triangle in front of the eye, which is all a view that is the only one (a pinhole, nothing
-// moving) ever samples.
-bool reference_view(const std::array<Vec3, 3>& p, const LensCamera& cam, Reference* r, bool behind = false) {
-  for (const Vec3& c : p)
-    if (!(c.z >= cam.near) && !behind) return false;
-  const Vec3 n = cross(p[1], p[2]);
-  const double det = dot(p[0], n);
-  const double scale = static_cast<double>(length(p[0])) * length(p[1]) * length(p[2]);
-  if (!(std::abs(det) > 1e-9 * scale)) return false;
-  for (int i = 0; i < 3; ++i) {
-    const Vec3& c = p[static_cast<std::size_t>(i)];
-    r->m[static_cast<std::size_t>(i)] = cam.focal * c.x + cam.cx() * c.z;
-    r->m[static_cast<std::size_t>(3 + i)] = -cam.focal * c.y + cam.cy() * c.z;
-    r->m[static_cast<std::size_t>(6 + i)] = c.z;
-  }
-  r->planes = {cross(p[1], p[2]), cross(p[2], p[0]), cross(p[0], p[1])};
-  return true;
-}
-
-// The longest edge on screen of the part of triangle `p` in front of the near plane (its edges
-// cut there, and the cut itself), from the lens centre; 0 if it is all behind.
-float screen_extent(const std::array<Vec3, 3>& p, const LensCamera& cam) {
-  std::array<Vec3, 4> front;  // the clipped polygon: a triangle cut by a plane has at most 4 corners
-  int n = 0;
-  for (int i = 0; i < 3; ++i) {
-    const Vec3& a = p[static_cast<std::size_t>(i)];
-    const Vec3& b = p[static_cast<std::size_t>((i + 1) % 3)];
-    if (a.z >= cam.near) front[static_cast<std::size_t>(n++)] = a;
-    if ((a.z >= cam.near) != (b.z >= cam.near)) {
-      const float f = (cam.near - a.z) / (b.z - a.z);
-      front[static_cast<std::size_t>(n++)] = {a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), cam.near};
-    }
-  }
-  float extent = 0;
-  for (int i = 0; i < n; ++i) {
-    const Vec3& a = front[static_cast<std::size_t>(i)];
-    const Vec3& b = front[static_cast<std::size_t>((i + 1) % n)];
-    const float e = cam.focal * std::hypot(a.x / a.z - b.x / b.z, a.y / a.z - b.y / b.z);
-    if (std::isfinite(e)) extent = std::max(extent, e);
-  }
-  return extent;
-}
-
 }  // namespace
-
-const char* to_string(Shading s) {
-  switch (s) {
-    case Shading::Decoupled: return "decoupled";
-    case Shading::Supersample: return "supersample";
-    case Shading::Msaa: return "msaa";
-    case Shading::Opportunistic: return "opportunistic";
-  }
-  return "?";
-}
-const char* to_string(CacheScope s) { return s == CacheScope::Global ? "global" : "tile"; }
-const char* to_string(Reconstruct r) { return r == Reconstruct::Nearest ? "nearest" : "bilinear"; }
-
-int shading_block(const DecoupledOptions& o) {
-  return o.quads && o.shading != Shading::Supersample && o.shading != Shading::Opportunistic ? 4 : 1;
-}
-
-long cache_samples(const DecoupledOptions& o) {
-  if (o.shading == Shading::Supersample || o.shading == Shading::Msaa) return kNoCache;
-  if (o.cache <= 0) return 0;
-  const long block = shading_block(o);
-  return std::max(1L, o.cache / block) * block;  // as ShadingCache sizes itself
-}
 
 namespace {
 
@@ -328,6 +250,34 @@ class DecoupledRenderer {
     shade_ms += ms_since(t);
     stats_.shade_ms += shade_ms;
     stats_.raster_ms += ms_since(raster_start) - shade_ms;
+    measure_footprints();
+  }
+
+  // The paper's blur area of this batch's runs (Ragan-Kelley et al., section 5): the pixels the
+  // run's material point reaches over the lens and the shutter. Its circle of confusion (the
+  // mean of its diameters d at the two ends of the shutter, in pixels) swept along its motion
+  // trail of length L on screen (seen from the lens centre): max(1, pi d^2 / 4) + L max(1, d),
+  // so 1 without blur, the circle's area under defocus alone and the trail (one pixel wide and
+  // the pixel it starts in) under motion alone; at most the image (a point a hair from the eye has
+  // a circle far wider than the screen, and would outweigh the rest). Points behind the eye at an
+  // end are left out.
+  void measure_footprints() {
+    for (std::size_t i = batch_runs_; i < runs_.size(); ++i) {
+      const Run& run = runs_[i];
+      const TriangleSetup& s = setups_[run.triangle];
+      const float b0 = 1 - run.b1 - run.b2;
+      const Vec3 open = s.open[0] * b0 + s.open[1] * run.b1 + s.open[2] * run.b2;
+      const Vec3 close = open + s.move[0] * b0 + s.move[1] * run.b1 + s.move[2] * run.b2;
+      if (!(open.z > 0 && close.z > 0)) continue;
+      const double d = 0.5 * (static_cast<double>(cam_.circle_of_confusion(open.z)) + cam_.circle_of_confusion(close.z));
+      const double trail = static_cast<double>(cam_.focal) * std::hypot(static_cast<double>(open.x) / open.z - static_cast<double>(close.x) / close.z,
+                                                                        static_cast<double>(open.y) / open.z - static_cast<double>(close.y) / close.z);
+      const double area = std::min(std::max(1.0, std::numbers::pi * d * d / 4) + trail * std::max(1.0, d),
+                                   static_cast<double>(width_) * height_);
+      if (!std::isfinite(area)) continue;
+      footprint_sum_ += area;
+      ++footprints_;
+    }
   }
 
   // Where pixel (x, y)'s samples are kept: by 32 x 32 tile, and in Morton order inside it, so
@@ -346,8 +296,8 @@ class DecoupledRenderer {
 
   void set_up(const DrawBatch& b, std::size_t i) {
     setups_[i] = setup_triangle(b.triangles[i], b.triangles_end[i], b.cull_back[i] != 0, cam_);
-    Reference& r = refs_[i];
-    r = Reference{};
+    ReferenceView& r = refs_[i];
+    r = ReferenceView{};
     const TriangleSetup& s = setups_[i];
     const std::array<Vec3, 3> close{s.open[0] + s.move[0], s.open[1] + s.move[1], s.open[2] + s.move[2]};
     // A triangle crossing the near plane has no view of all its corners. When it does not move,
@@ -390,7 +340,7 @@ class DecoupledRenderer {
     out.clear();
     const std::uint32_t tri = u.triangle;
     const TriangleSetup& s = setups_[tri];
-    const Reference& ref = refs_[tri];
+    const ReferenceView& ref = refs_[tri];
     const PixelRect& r = s.bounds;
     const int x0 = std::max(r.x0, u.tx * kTile), x1 = std::min(r.x1, (u.tx + 1) * kTile);
     const int y0 = std::max(r.y0, u.ty * kTile), y1 = std::min(r.y1, (u.ty + 1) * kTile);
@@ -480,10 +430,10 @@ class DecoupledRenderer {
   }
 
   // Whether a covered sample is shaded on its triangle's barycentric grid (no view maps its point).
-  static bool on_grid(const Reference& ref, const Covered& c) { return ref.view == 2 || (ref.partial && std::isnan(c.sx)); }
+  static bool on_grid(const ReferenceView& ref, const Covered& c) { return ref.view == 2 || (ref.partial && std::isnan(c.sx)); }
 
   // A covered sample's shading grid cell, worked out here, on the workers, for the ordered stage.
-  void grid_cell(const Reference& ref, Covered& c) const {
+  void grid_cell(const ReferenceView& ref, Covered& c) const {
     if (opt_.shading == Shading::Msaa) {
       c.ix = c.x;
       c.iy = c.y;
@@ -518,7 +468,7 @@ class DecoupledRenderer {
   }
 
   // Barycentrics of screen point (gx, gy) seen from a triangle's reference view.
-  static void barycentrics_at(const Reference& ref, const LensCamera& cam, float gx, float gy, bool snap, float* b1, float* b2) {
+  static void barycentrics_at(const ReferenceView& ref, const LensCamera& cam, float gx, float gy, bool snap, float* b1, float* b2) {
     const Vec3 p{(gx - cam.cx()) / cam.focal, (cam.cy() - gy) / cam.focal, 1};
     float e[3] = {dot(ref.planes[0], p), dot(ref.planes[1], p), dot(ref.planes[2], p)};
     float sum = e[0] + e[1] + e[2];
@@ -538,7 +488,7 @@ class DecoupledRenderer {
 
   // Whether the points grid cell (kx, ky) (or the quad of cells) shades lie in front of the near
   // plane in the triangle's view (a partial view's may not).
-  bool centres_in_front(const Reference& ref, std::int32_t kx, std::int32_t ky) const {
+  bool centres_in_front(const ReferenceView& ref, std::int32_t kx, std::int32_t ky) const {
     for (int m = 0; m < block_; ++m) {
       const std::int32_t ix = block_ == 4 ? kx * 2 + (m & 1) : kx, iy = block_ == 4 ? ky * 2 + (m >> 1) : ky;
       float b1 = 0, b2 = 0;
@@ -549,7 +499,7 @@ class DecoupledRenderer {
   }
 
   // New runs for grid cell (ix, iy) of a triangle's reference view, or the quad holding it.
-  std::uint32_t add_grid_runs(std::uint32_t tri, const Reference& ref, std::int32_t kx, std::int32_t ky, bool snap) {
+  std::uint32_t add_grid_runs(std::uint32_t tri, const ReferenceView& ref, std::int32_t kx, std::int32_t ky, bool snap) {
     const std::uint32_t first = static_cast<std::uint32_t>(runs_.size());
     for (int m = 0; m < block_; ++m) {
       const std::int32_t ix = block_ == 4 ? kx * 2 + (m & 1) : kx, iy = block_ == 4 ? ky * 2 + (m >> 1) : ky;
@@ -563,7 +513,7 @@ class DecoupledRenderer {
     }
     return first;
   }
-  std::uint32_t add_barycentric_runs(std::uint32_t tri, const Reference& ref, std::int32_t kx, std::int32_t ky) {
+  std::uint32_t add_barycentric_runs(std::uint32_t tri, const ReferenceView& ref, std::int32_t kx, std::int32_t ky) {
     const std::uint32_t first = static_cast<std::uint32_t>(runs_.size());
     for (int m = 0; m < block_; ++m) {
       const std::int32_t i = block_ == 4 ? kx * 2 + (m & 1) : kx, j = block_ == 4 ? ky * 2 + (m >> 1) : ky;
@@ -585,7 +535,7 @@ class DecoupledRenderer {
 
   // The run (or bilinear tap set) a covered, visible sample shows.
   std::uint32_t shade_sample(std::uint32_t tri, const Covered& c, std::uint32_t px, std::uint32_t py, bool* hit) {
-    const Reference& ref = refs_[tri];
+    const ReferenceView& ref = refs_[tri];
     const std::uint32_t id = triangle_base_ + tri;
     auto own_run = [&] {
       Run run{tri, c.b1, c.b2, c.sx, c.sy, 1};
@@ -798,7 +748,7 @@ class DecoupledRenderer {
             in[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)] =
                 c[comp] * b0 + c[k * 4 + comp] * run.b1 + c[2 * k * 4 + comp] * run.b2;
           if (!derivatives.empty()) {
-            const Reference& ref = refs_[run.triangle];
+            const ReferenceView& ref = refs_[run.triangle];
             float q[3] = {b0, run.b1, run.b2}, qx[3] = {b0, run.b1, run.b2}, qy[3] = {b0, run.b1, run.b2};
             if (ref.view < 2 && std::isfinite(run.gx)) {
               auto ray = [&](float x, float y) { return Vec3{(x - cam_.cx()) * inv_focal_, (cam_.cy() - y) * inv_focal_, 1.0f}; };
@@ -937,7 +887,8 @@ class DecoupledRenderer {
       if (c) stats_.cache += c->stats();
     stats_.cache.lookups += repeat_hits_;
     stats_.cache.hits += repeat_hits_;
-    stats_.blur_area = runs_.empty() ? 0.0 : static_cast<double>(run_pixels_) / static_cast<double>(runs_.size());
+    stats_.seen_pixels = runs_.empty() ? 0.0 : static_cast<double>(run_pixels_) / static_cast<double>(runs_.size());
+    stats_.blur_area = footprints_ ? footprint_sum_ / static_cast<double>(footprints_) : 0.0;
   }
 
   struct TracedRef {
@@ -966,7 +917,7 @@ class DecoupledRenderer {
   std::uint32_t triangle_base_ = 0;
   long total_triangles_ = 1;
   std::vector<TriangleSetup> setups_;
-  std::vector<Reference> refs_;
+  std::vector<ReferenceView> refs_;
   std::vector<std::uint32_t> box_of_;  // per triangle: its first stratum box, or kNone (static: its bounds suffice)
   std::vector<PixelRect> boxes_;
   std::vector<Unit> units_;
@@ -981,6 +932,8 @@ class DecoupledRenderer {
   std::size_t shaded_ = 0;
   std::vector<std::uint32_t> run_pixel_;
   long run_pixels_ = 0;
+  double footprint_sum_ = 0;  // blur areas of the runs measured (measure_footprints)
+  long footprints_ = 0;
   std::vector<TracedRef> trace_refs_;
 };
 
@@ -1011,21 +964,6 @@ std::optional<Image> render_decoupled(const Scene& scene, const std::vector<cons
   auto image = r.run(shaders, error);
   if (image && stats_out) *stats_out = stats;
   return image;
-}
-
-ImageError image_error(const Image& image, const Image& reference) {
-  ImageError e;
-  if (image.width != reference.width || image.height != reference.height || image.rgba.empty()) return e;
-  double sum = 0;
-  for (std::size_t i = 0; i < image.rgba.size(); ++i) {
-    if (i % 4 == 3) continue;
-    const double d = static_cast<double>(image.rgba[i]) - reference.rgba[i];
-    sum += d * d;
-    e.max_abs = std::max(e.max_abs, std::abs(d));
-  }
-  e.rmse = std::sqrt(sum / (static_cast<double>(image.rgba.size()) / 4 * 3));
-  e.psnr = e.rmse > 0 ? 20 * std::log10(1 / e.rmse) : std::numeric_limits<double>::infinity();
-  return e;
 }
 
 }  // namespace passlab::sim

@@ -202,6 +202,34 @@ TEST(Decoupled, CullingBackFacesUnderDefocusLosesNoSample) {
   EXPECT_TRUE(same(*a.image, *b.image)) << differing_pixels(*a.image, *b.image) << " pixels differ";
 }
 
+// The paper's blur area is the pixels a shading sample's point reaches (its circle of confusion
+// under defocus, its trail under motion). It was counted as the pixels a run was seen in, which
+// cannot pass the samples that use it: 26 px at blur 1 and 7.8 px at blur 4, where the circles
+// grew sixteen times. Now it is 1 without blur and grows with the circles' area.
+TEST(Decoupled, BlurAreaIsTheCircleOfConfusionNotTheSamplesThatSawIt) {
+  const sim::Scene s = scene("ds_defocus", 96);
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  auto area = [&](float blur) {
+    o.blur = blur;
+    const Frame f = render(s, o);
+    EXPECT_TRUE(f.image) << f.diagnostics;
+    return f.stats;
+  };
+  EXPECT_DOUBLE_EQ(area(0).blur_area, 1.0);
+  const sim::DecoupledStats one = area(1), four = area(4);
+  EXPECT_GT(one.blur_area, 3.0);
+  EXPECT_GT(four.blur_area / one.blur_area, 10.0);  // the circles' area: 16x, less what leaves the image
+  EXPECT_LT(four.seen_pixels, 4 * one.seen_pixels);  // what the samples see saturates
+  // Motion alone: one pixel wide trails; the ball moving, nothing else.
+  sim::Scene moving = scene("ds_motion", 96);
+  moving.aperture = 0;
+  o.blur = 1;
+  const Frame m = render(moving, o);
+  ASSERT_TRUE(m.image) << m.diagnostics;
+  EXPECT_GT(m.stats.blur_area, 1.5);
+}
+
 // Shading happens at the grid point, not where the miss happened: the picture is the same for
 // any order of lookups and any cache size (only the work changes). An opportunistic cache, which
 // shades where the miss happened, changes its picture with the order.
