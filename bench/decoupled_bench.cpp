@@ -7,6 +7,7 @@
 // prints Markdown tables (--frames: only the frame times); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
 // cache scope and blur sweeps) for the charts in docs/.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -115,16 +116,22 @@ void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
                "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const std::string& name : scenes) {
     const Loaded l = load(name, size);
-    auto timed = [&](int spp, sim::Shading shading, sim::DecoupledStats* last) {
-      std::vector<double> t;
+    // The median frame time; `parts` gets the medians of its rasterize, shade and resolve times
+    // (each over the same runs, not the last run's).
+    auto timed = [&](int spp, sim::Shading shading, std::array<double, 3>* parts) {
+      std::vector<double> t, raster, shade, resolve;
       for (int i = 0; i < runs; ++i) {
         double ms = 0;
         sim::DecoupledOptions o;
         o.spp = spp;
         o.shading = shading;
-        *last = run(l, o, &ms);
+        const sim::DecoupledStats s = run(l, o, &ms);
         t.push_back(ms);
+        raster.push_back(s.raster_ms);
+        shade.push_back(s.shade_ms);
+        resolve.push_back(s.resolve_ms);
       }
+      *parts = {median(raster), median(shade), median(resolve)};
       return median(t);
     };
     // The same frame through the pinhole renderer (sim/render.h): no lens, no motion, one sample.
@@ -142,11 +149,11 @@ void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
       t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     const double pinhole = median(t);
-    sim::DecoupledStats s1, s27, ss;
-    const double one = timed(1, sim::Shading::Decoupled, &s1), ds = timed(27, sim::Shading::Decoupled, &s27),
-                 super = timed(27, sim::Shading::Supersample, &ss);
+    std::array<double, 3> p1{}, p27{}, pss{};
+    const double one = timed(1, sim::Shading::Decoupled, &p1), ds = timed(27, sim::Shading::Decoupled, &p27),
+                 super = timed(27, sim::Shading::Supersample, &pss);
     std::cout << fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.2f}x | {:.2f}x | {:.0f} | {:.2f}x | {:.0f} / {:.0f} / {:.0f} |\n", name, pinhole,
-                             one, ds, ds / one, ds / pinhole, super, super / one, s27.raster_ms, s27.shade_ms, s27.resolve_ms);
+                             one, ds, ds / one, ds / pinhole, super, super / one, p27[0], p27[1], p27[2]);
   }
 }
 

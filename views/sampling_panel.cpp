@@ -220,9 +220,11 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   spp_box_ = combo(this, "sampling-spp", tr("Visibility samples per pixel over position, lens and time"),
                    {"1 spp", "4 spp", "8 spp", "16 spp", "27 spp", "64 spp"}, 4);
   shading_box_ = combo(this, "sampling-shading",
-                       tr("Decoupled: the paper. Supersample: every sample shaded (the reference). MSAA: once per pixel and triangle. "
-                          "Opportunistic: a cache that shades where a miss happens (its picture depends on order)"),
-                       {tr("Decoupled"), tr("Supersample"), tr("MSAA"), tr("Opportunistic")}, 0);
+                       tr("Decoupled: the paper. Supersample: every sample shaded, at the lens centre and the shutter's opening (the "
+                          "paper's reference). MSAA: once per pixel and triangle. Opportunistic: a cache that shades where a miss happens "
+                          "(its picture depends on order). Exact: every sample shaded at its own lens point and time, the ground truth "
+                          "(slow: each sample sets up its triangle)"),
+                       {tr("Decoupled"), tr("Supersample"), tr("MSAA"), tr("Opportunistic"), tr("Exact")}, 0);
   cache_box_ = combo(this, "sampling-cache", tr("Shading cache size, in shading samples (a quad takes four)"),
                      {"64", "128", "256", "512", "1k", "4k", "16k", tr("unlimited")}, 5);
   scope_box_ = combo(this, "sampling-scope", tr("One global cache (sort-last, a GPU) or one per 32×32 tile (sort-middle)"),
@@ -380,7 +382,7 @@ QString SamplingPanel::scene_path() const { return scene_box_->currentData().toS
 sim::DecoupledOptions SamplingPanel::options() const {
   sim::DecoupledOptions o;
   o.spp = kSpp[std::clamp(spp_box_->currentIndex(), 0, 5)];
-  o.shading = static_cast<sim::Shading>(std::clamp(shading_box_->currentIndex(), 0, 3));
+  o.shading = static_cast<sim::Shading>(std::clamp(shading_box_->currentIndex(), 0, static_cast<int>(sim::Shading::Exact)));
   o.cache = kCache[std::clamp(cache_box_->currentIndex(), 0, 7)];
   o.scope = scope_box_->currentIndex() == 1 ? sim::CacheScope::Tile : sim::CacheScope::Global;
   o.reconstruct = reconstruct_box_->currentIndex() == 1 ? sim::Reconstruct::Bilinear : sim::Reconstruct::Nearest;

@@ -58,7 +58,7 @@ struct RenderCliOptions {
   std::string stats;               // "", text or json (on standard output)
   // Decoupled sampling (motion and defocus blur): on when spp or shading is given.
   int spp = 0;
-  std::string shading;             // decoupled, supersample, msaa or opportunistic
+  std::string shading;             // decoupled, supersample, msaa, opportunistic or exact
   long cache = 4096;               // shading samples; 0: unlimited
   std::string cache_scope = "global";
   std::string reconstruct = "nearest";
@@ -67,8 +67,11 @@ struct RenderCliOptions {
   bool no_quads = false;
   float blur = 1;
   unsigned seed = 0;
-  std::string reference;           // "", supersample or msaa: also render it and report the error
+  bool accumulate = false;         // every pixel's sample k at the same lens point and time (an accumulation buffer)
+  std::string reference;           // "", supersample, msaa, exact or accumulation: also render it and report the error
+  int reference_spp = 0;           // the reference's samples per pixel (0: the render's)
   std::string reference_output;    // PNG of the reference
+  std::string error_map;           // PNG: where the render departs from the reference (a heat map)
   std::string heat;                // PNG: where the shading happened (runs per pixel)
   std::string sweep;               // CSV: sweep the parameters instead of one render
   std::vector<std::string> sweep_axes;  // spp, cache, scope, blur (default: all)

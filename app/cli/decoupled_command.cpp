@@ -23,6 +23,7 @@ sim::Shading shading_of(const std::string& s) {
   if (s == "supersample") return sim::Shading::Supersample;
   if (s == "msaa") return sim::Shading::Msaa;
   if (s == "opportunistic") return sim::Shading::Opportunistic;
+  if (s == "exact" || s == "accumulation") return sim::Shading::Exact;
   return sim::Shading::Decoupled;
 }
 
@@ -32,6 +33,7 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
   j["width"] = s.width;
   j["height"] = s.height;
   j["spp"] = s.spp;
+  j["accumulate"] = o.accumulate;
   // The cache the mode really uses (none for supersampling and MSAA; whole quads with quads).
   const long cache = sim::cache_samples(o);
   j["cache"] = cache == sim::kNoCache ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(cache);
@@ -79,6 +81,10 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
     std::cerr << "passlab-cli: decoupled sampling keeps a partitioned shader's values per shading sample (an F-buffer): use --store fbuffer or single\n";
     return kUsage;
   }
+  if ((!r.error_map.empty() || r.reference_spp > 0) && r.reference.empty()) {
+    std::cerr << "passlab-cli: --error-map and --reference-spp describe a reference: add --reference exact, accumulation, supersample or msaa\n";
+    return kUsage;
+  }
   if (r.supersample != 1 || r.multisample != 1) {
     std::cerr << "passlab-cli: --supersample and --msaa are the pinhole renderer's; with --spp use --shading supersample or msaa\n";
     return kUsage;
@@ -94,6 +100,7 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   opt.quads = !r.no_quads;
   opt.blur = r.blur;
   opt.seed = r.seed;
+  opt.accumulate = r.accumulate;
   opt.threads = req.options.threads;
   if (sim::shading_block(opt) > 1 && opt.cache > 0 && opt.cache < sim::shading_block(opt) && sim::cache_samples(opt) != sim::kNoCache) {
     std::cerr << fmt::format("passlab-cli: with 2x2 quads the cache holds whole quads: --cache must be 0 or at least 4 (it was {}), "
@@ -147,6 +154,8 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
     sim::DecoupledOptions ref = opt;
     ref.capture = nullptr;
     ref.shading = shading_of(r.reference);
+    ref.accumulate = r.reference == "accumulation";
+    if (r.reference_spp > 0) ref.spp = r.reference_spp;
     sim::DecoupledStats ref_stats;
     auto reference = sim::render_decoupled(*scene, per_object, ref, &ref_stats, &error);
     if (!reference) {
@@ -157,8 +166,14 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
       std::cerr << "passlab-cli: " << error << '\n';
       return kDiagnostics;
     }
+    if (!r.error_map.empty() &&
+        !sim::write_png(r.error_map, sim::heat_image(sim::error_map(*image, *reference), image->width, image->height, 0.1f), &error)) {
+      std::cerr << "passlab-cli: " << error << '\n';
+      return kDiagnostics;
+    }
     const sim::ImageError e = sim::image_error(*image, *reference);
     j["reference"] = {{"shading", r.reference},
+                      {"spp", ref.spp},
                       {"shader_runs", ref_stats.shader_runs},
                       {"rmse", std::round(e.rmse * 1e6) / 1e6},
                       {"psnr_db", std::isfinite(e.psnr) ? std::round(e.psnr * 100) / 100 : 999.0},

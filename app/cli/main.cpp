@@ -113,8 +113,8 @@ int main(int argc, char** argv) {
   auto* ds = "Decoupled sampling (motion and defocus blur)";
   render->add_option("--spp", ro.spp, "visibility samples per pixel over (x, y, lens, time): renders with the scene's lens and motion")
       ->check(CLI::Range(1, 256))->group(ds);
-  render->add_option("--shading", ro.shading, "decoupled (the default with --spp), supersample (every sample shaded), msaa (once per pixel) or opportunistic (a cache shading where it missed)")
-      ->check(CLI::IsMember({"decoupled", "supersample", "msaa", "opportunistic"}))->group(ds);
+  render->add_option("--shading", ro.shading, "decoupled (the default with --spp), supersample (every sample shaded, at the lens centre and the shutter's opening), msaa (once per pixel), opportunistic (a cache shading where it missed) or exact (every sample shaded at its own lens point and time: the ground truth)")
+      ->check(CLI::IsMember({"decoupled", "supersample", "msaa", "opportunistic", "exact"}))->group(ds);
   render->add_option("--cache", ro.cache, "shading cache size in shading samples (0: unlimited; default 4096)")->check(CLI::Range(0L, 1L << 30))->group(ds);
   render->add_option("--cache-scope", ro.cache_scope, "global (one cache, sort-last) or tile (one per 32x32 tile, sort-middle)")
       ->check(CLI::IsMember({"global", "tile"}))->group(ds);
@@ -126,9 +126,12 @@ int main(int argc, char** argv) {
   render->add_flag("--no-quads", ro.no_quads, "shade single shading samples rather than 2x2 quads")->group(ds);
   render->add_option("--blur", ro.blur, "scale the scene's aperture and shutter (default 1)")->check(CLI::Range(0.0f, 64.0f))->group(ds);
   render->add_option("--seed", ro.seed, "seed of the sample pattern")->group(ds);
-  render->add_option("--reference", ro.reference, "also render supersample or msaa and report the error against it")
-      ->check(CLI::IsMember({"supersample", "msaa"}))->group(ds);
+  render->add_flag("--accumulate", ro.accumulate, "every pixel's sample k sees the same lens point and time: --spp pinhole frames averaged (an accumulation buffer)")->group(ds);
+  render->add_option("--reference", ro.reference, "also render supersample, msaa, exact (the ground truth) or accumulation (exact shading over pinhole frames) and report the error against it")
+      ->check(CLI::IsMember({"supersample", "msaa", "exact", "accumulation"}))->group(ds);
+  render->add_option("--reference-spp", ro.reference_spp, "the reference's samples per pixel (default: the render's)")->check(CLI::Range(1, 256))->group(ds);
   render->add_option("--reference-output", ro.reference_output, "write the reference image here")->group(ds);
+  render->add_option("--error-map", ro.error_map, "write a heat map of the error against the reference (largest RGB difference per pixel, full scale at 0.1)")->group(ds);
   render->add_option("--heat", ro.heat, "write a heat map of where shading happened (shading runs per pixel)")->group(ds);
   render->add_option("--sweep", ro.sweep, "write a CSV sweeping spp, cache size, cache scope and blur (the paper's Figure 10)")->group(ds);
   render->add_option("--sweep-axes", ro.sweep_axes, "the sweeps to run: spp, cache, scope, blur (default: all)")

@@ -65,7 +65,7 @@ bool render_request(const CommonOptions& o, const RenderCliOptions& r, session::
 }
 
 int run_render(const CommonOptions& o, const RenderCliOptions& r) {
-  if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty()) return run_decoupled_render(o, r);
+  if (r.spp > 0 || !r.shading.empty() || !r.sweep.empty() || r.accumulate) return run_decoupled_render(o, r);
   session::RenderRequest req;
   if (!render_request(o, r, &req)) return kUsage;
   const auto& opt = req.options;

@@ -81,7 +81,7 @@ namespace {
 class DecoupledRenderer {
  public:
   DecoupledRenderer(const Scene& scene, const DecoupledOptions& o, DecoupledStats& stats, int width, int height, int threads)
-      : scene_(scene), opt_(o), stats_(stats), width_(width), height_(height), spp_(o.spp), threads_(threads), pattern_(o.spp, o.seed) {
+      : scene_(scene), opt_(o), stats_(stats), width_(width), height_(height), spp_(o.spp), threads_(threads), pattern_(o.spp, o.seed, o.accumulate) {
     cam_.width = width;
     cam_.height = height;
     cam_.focal = Projection{width, height, scene.fov_degrees, 1e-3f}.focal();
@@ -262,21 +262,33 @@ class DecoupledRenderer {
   // a circle far wider than the screen, and would outweigh the rest). Points behind the eye at an
   // end are left out.
   void measure_footprints() {
-    for (std::size_t i = batch_runs_; i < runs_.size(); ++i) {
-      const Run& run = runs_[i];
-      const TriangleSetup& s = setups_[run.triangle];
-      const float b0 = 1 - run.b1 - run.b2;
-      const Vec3 open = s.open[0] * b0 + s.open[1] * run.b1 + s.open[2] * run.b2;
-      const Vec3 close = open + s.move[0] * b0 + s.move[1] * run.b1 + s.move[2] * run.b2;
-      if (!(open.z > 0 && close.z > 0)) continue;
-      const double d = 0.5 * (static_cast<double>(cam_.circle_of_confusion(open.z)) + cam_.circle_of_confusion(close.z));
-      const double trail = static_cast<double>(cam_.focal) * std::hypot(static_cast<double>(open.x) / open.z - static_cast<double>(close.x) / close.z,
-                                                                        static_cast<double>(open.y) / open.z - static_cast<double>(close.y) / close.z);
-      const double area = std::min(std::max(1.0, std::numbers::pi * d * d / 4) + trail * std::max(1.0, d),
-                                   static_cast<double>(width_) * height_);
-      if (!std::isfinite(area)) continue;
-      footprint_sum_ += area;
-      ++footprints_;
+    // In fixed pieces on the workers, summed in order: the same total on any number of threads.
+    constexpr std::size_t kPiece = 1 << 16;
+    const std::size_t first = batch_runs_, count = runs_.size() - first, pieces = (count + kPiece - 1) / kPiece;
+    std::vector<double> sums(pieces, 0.0);
+    std::vector<long> counts(pieces, 0);
+    parallel_for(static_cast<int>(pieces), threads_, nullptr, [&](int piece) {
+      const std::size_t a = first + static_cast<std::size_t>(piece) * kPiece, e = std::min(runs_.size(), a + kPiece);
+      for (std::size_t i = a; i < e; ++i) {
+        const Run& run = runs_[i];
+        const TriangleSetup& s = setups_[run.triangle];
+        const float b0 = 1 - run.b1 - run.b2;
+        const Vec3 open = s.open[0] * b0 + s.open[1] * run.b1 + s.open[2] * run.b2;
+        const Vec3 close = open + s.move[0] * b0 + s.move[1] * run.b1 + s.move[2] * run.b2;
+        if (!(open.z > 0 && close.z > 0)) continue;
+        const double d = 0.5 * (static_cast<double>(cam_.circle_of_confusion(open.z)) + cam_.circle_of_confusion(close.z));
+        const double trail = static_cast<double>(cam_.focal) * std::hypot(static_cast<double>(open.x) / open.z - static_cast<double>(close.x) / close.z,
+                                                                          static_cast<double>(open.y) / open.z - static_cast<double>(close.y) / close.z);
+        const double area = std::min(std::max(1.0, std::numbers::pi * d * d / 4) + trail * std::max(1.0, d),
+                                     static_cast<double>(width_) * height_);
+        if (!std::isfinite(area)) continue;
+        sums[static_cast<std::size_t>(piece)] += area;
+        ++counts[static_cast<std::size_t>(piece)];
+      }
+    });
+    for (std::size_t p = 0; p < pieces; ++p) {
+      footprint_sum_ += sums[p];
+      footprints_ += counts[p];
     }
   }
 
@@ -325,7 +337,7 @@ class DecoupledRenderer {
                                                                   : std::min(cam_.circle_of_confusion(zmin), cam_.circle_of_confusion(zmax));
       step = std::max(step, coc / kCocPerStep);
     }
-    r.step = opt_.shading == Shading::Msaa || opt_.shading == Shading::Supersample ? 1.0f : step;
+    r.step = opt_.shading == Shading::Msaa || opt_.shading == Shading::Supersample || opt_.shading == Shading::Exact ? 1.0f : step;
     if (r.view == 2 || r.partial) {
       // No view shows the whole triangle: a grid on its barycentric coordinates, as fine as its
       // largest edge on screen over the step, its edges cut at the near plane.
@@ -547,6 +559,13 @@ class DecoupledRenderer {
       case Shading::Supersample:
         *hit = false;
         return own_run();
+      case Shading::Exact: {
+        *hit = false;
+        const int k = static_cast<int>(c.sample % static_cast<std::uint32_t>(spp_));
+        run_uvt_.resize(runs_.size());
+        run_uvt_.push_back(pattern_.uvt(c.x, c.y, k));
+        return own_run();
+      }
       case Shading::Msaa: {
         // The sample's own pixel: its centre as seen from the reference view.
         const std::int32_t ix = c.ix, iy = c.iy;
@@ -717,9 +736,10 @@ class DecoupledRenderer {
     thread_local std::vector<std::vector<float>> buffers;  // the chunk's F-buffer: a slot per run
     buffers.resize(static_cast<std::size_t>(sh.buffers()));
     for (auto& buf : buffers) buf.resize(n_runs * 4);
-    thread_local std::vector<float> in, rest, out, scratch;
+    thread_local std::vector<float> in, rest, out, scratch, own;
     thread_local std::vector<const float*> in_ptr, rest_ptr;
     in.resize(static_cast<std::size_t>(k) * 4 * kBatch);
+    own.resize(3 * static_cast<std::size_t>(k) * 4);
     out.resize(4 * kBatch);
     in_ptr.resize(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
@@ -744,6 +764,8 @@ class DecoupledRenderer {
           const Run& run = runs_[from + at + static_cast<std::size_t>(j)];
           const float b0 = 1 - run.b1 - run.b2;
           const float* c = b.corners.data() + static_cast<std::size_t>(run.triangle) * 3 * static_cast<std::size_t>(k) * 4;
+          if (opt_.shading == Shading::Exact && (cam_.aperture > 0 || scene_.objects[b.object[run.triangle]].moving))
+            c = exact_corners(sh, run, run_uvt_[from + at + static_cast<std::size_t>(j)], own);
           for (int comp : components)
             in[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)] =
                 c[comp] * b0 + c[k * 4 + comp] * run.b1 + c[2 * k * 4 + comp] * run.b2;
@@ -775,6 +797,24 @@ class DecoupledRenderer {
         }
       }
     }
+  }
+
+  // The ground truth's corners for one run: its triangle where it stands at the sample's time,
+  // seen from the sample's lens point (the eye there: I = P - eye), into `own`.
+  const float* exact_corners(const FragmentShader& sh, const Run& run, const std::array<float, 3>& uvt, std::vector<float>& own) const {
+    const DrawBatch& b = *batch_;
+    const SceneObject& o = scene_.objects[b.object[run.triangle]];
+    const auto& corners = o.mesh.triangles[b.source[run.triangle]];
+    const float time = cam_.shutter0 + uvt[2] * (cam_.shutter1 - cam_.shutter0);
+    const Vec3 eye = cam_.aperture > 0 ? Vec3{cam_.aperture * uvt[0], cam_.aperture * uvt[1], 0} : Vec3{0, 0, 0};
+    std::array<Vec3, 3> p = b.triangles[run.triangle];
+    if (o.moving)
+      for (int i = 0; i < 3; ++i) p[static_cast<std::size_t>(i)] = lerp(p[static_cast<std::size_t>(i)], b.triangles_end[run.triangle][static_cast<std::size_t>(i)], time);
+    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
+    const std::size_t per_corner = static_cast<std::size_t>(sh.interpolants()) * 4;
+    for (std::size_t i = 0; i < 3; ++i)
+      sh.corner(corner_globals(o, o.mesh.vertices[corners[i]], p[i], ng, o.moving ? time : 0.0f, eye), own.data() + i * per_corner);
+    return own.data();
   }
 
   // ---- resolve -----------------------------------------------------------------------------
@@ -931,6 +971,7 @@ class DecoupledRenderer {
   std::vector<float> values_;         // per run: its colour (premultiplied RGBA)
   std::size_t shaded_ = 0;
   std::vector<std::uint32_t> run_pixel_;
+  std::vector<std::array<float, 3>> run_uvt_;  // exact shading: each run's lens point and time
   long run_pixels_ = 0;
   double footprint_sum_ = 0;  // blur areas of the runs measured (measure_footprints)
   long footprints_ = 0;

@@ -32,6 +32,7 @@ enum class Shading : std::uint8_t {
   Supersample,    // the reference: every visible sample shaded at itself
   Msaa,           // one shading per pixel and triangle, at the pixel centre
   Opportunistic,  // a cache that shades where the miss happened (reprojection-style): order-dependent
+  Exact,          // the ground truth: every visible sample shaded at its own point, lens point and time
 };
 enum class CacheScope : std::uint8_t { Global, Tile };  // one cache (sort-last) or one per 32 x 32 tile (sort-middle)
 enum class Reconstruct : std::uint8_t { Nearest, Bilinear };
@@ -78,6 +79,8 @@ struct DecoupledOptions {
   bool adaptive = false;       // defocus: widen a triangle's shading grid with its smallest circle of confusion
   float blur = 1;              // scales the lens aperture and the shutter's span (for sweeps)
   std::uint32_t seed = 0;      // of the sample pattern
+  bool accumulate = false;     // every pixel's sample k sees the same lens point and time: spp pinhole
+                               // frames averaged, an accumulation buffer (Haeberli and Akeley 1990)
   std::uint32_t shuffle = 0;   // nonzero: each triangle's samples are looked up in a shuffled order (a check)
   int threads = 0;             // 0: every hardware thread
   const std::atomic<bool>* cancel = nullptr;
@@ -135,5 +138,8 @@ struct ImageError {
   double rmse = 0, psnr = 0, max_abs = 0;
 };
 ImageError image_error(const Image& image, const Image& reference);
+// Per pixel (row-major from the top), the largest difference of its R, G and B (0 to 1); empty
+// when the sizes differ. Drawn as a heat map, it shows where an image departs from its reference.
+std::vector<float> error_map(const Image& image, const Image& reference);
 
 }  // namespace passlab::sim

@@ -16,6 +16,7 @@ const char* to_string(Shading s) {
     case Shading::Supersample: return "supersample";
     case Shading::Msaa: return "msaa";
     case Shading::Opportunistic: return "opportunistic";
+    case Shading::Exact: return "exact";
   }
   return "?";
 }
@@ -23,11 +24,11 @@ const char* to_string(CacheScope s) { return s == CacheScope::Global ? "global" 
 const char* to_string(Reconstruct r) { return r == Reconstruct::Nearest ? "nearest" : "bilinear"; }
 
 int shading_block(const DecoupledOptions& o) {
-  return o.quads && o.shading != Shading::Supersample && o.shading != Shading::Opportunistic ? 4 : 1;
+  return o.quads && (o.shading == Shading::Decoupled || o.shading == Shading::Msaa) ? 4 : 1;
 }
 
 long cache_samples(const DecoupledOptions& o) {
-  if (o.shading == Shading::Supersample || o.shading == Shading::Msaa) return kNoCache;
+  if (o.shading == Shading::Supersample || o.shading == Shading::Msaa || o.shading == Shading::Exact) return kNoCache;
   if (o.cache <= 0) return 0;
   const long block = shading_block(o);
   return std::max(1L, o.cache / block) * block;  // as ShadingCache sizes itself
@@ -36,6 +37,7 @@ long cache_samples(const DecoupledOptions& o) {
 std::string cache_summary(const DecoupledOptions& o, const DecoupledStats& s) {
   const long cache = cache_samples(o);
   if (o.shading == Shading::Supersample) return "no shading cache (every sample shaded)";
+  if (o.shading == Shading::Exact) return "no shading cache (every sample shaded at its own lens point and time)";
   if (o.shading == Shading::Msaa) return fmt::format("per-pixel reuse {:.1f}%", 100 * s.cache.hit_rate());
   return fmt::format("cache hit rate {:.1f}% ({} {} samples)", 100 * s.cache.hit_rate(), to_string(o.scope),
                      cache == 0 ? std::string("unlimited") : std::to_string(cache));
@@ -54,6 +56,15 @@ ImageError image_error(const Image& image, const Image& reference) {
   e.rmse = std::sqrt(sum / (static_cast<double>(image.rgba.size()) / 4 * 3));
   e.psnr = e.rmse > 0 ? 20 * std::log10(1 / e.rmse) : std::numeric_limits<double>::infinity();
   return e;
+}
+
+std::vector<float> error_map(const Image& image, const Image& reference) {
+  std::vector<float> out;
+  if (image.width != reference.width || image.height != reference.height) return out;
+  out.resize(image.rgba.size() / 4);
+  for (std::size_t p = 0; p < out.size(); ++p)
+    for (std::size_t c = 0; c < 3; ++c) out[p] = std::max(out[p], std::abs(image.rgba[p * 4 + c] - reference.rgba[p * 4 + c]));
+  return out;
 }
 
 }  // namespace passlab::sim

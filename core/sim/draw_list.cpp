@@ -53,6 +53,7 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
       b.cull_back.push_back(o.cull == Cull::Back);
       b.shading_rate.push_back(o.shading_rate);
       b.object.push_back(index);
+      b.source.push_back(static_cast<std::uint32_t>(i));
     }
     source.push_back(i);
   }
@@ -79,14 +80,14 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
 
 }  // namespace
 
-ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time) {
+ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time, const Vec3& eye) {
   ir::FragmentInputs in;
   for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);
   using lang::Global;
   using lang::BaseType;
   in[Global::P] = in[Global::Ps] = triple(BaseType::Point, p);
-  in[Global::I] = triple(BaseType::Vector, p);
-  in[Global::E] = triple(BaseType::Point, {0, 0, 0});
+  in[Global::I] = triple(BaseType::Vector, p - eye);
+  in[Global::E] = triple(BaseType::Point, eye);
   // A moving object's frame at `time`: its vectors blended as its corners move, linearly.
   auto at_time = [&](Vec3 start, Vec3 end) { return time == 0 ? start : lerp(start, end, time); };
   in[Global::N] = triple(BaseType::Normal, normalize(at_time(o.to_camera.normal(v.n), o.to_camera_end.normal(v.n))));

@@ -26,6 +26,7 @@ struct DrawBatch {
   std::vector<char> cull_back;
   std::vector<float> shading_rate;
   std::vector<std::uint32_t> object;           // with motion: the scene object of each triangle
+  std::vector<std::uint32_t> source;           // with motion: and its triangle in the object's mesh
 };
 
 // shaders[i] shades scene.objects[i]. Corners are set up on `threads` threads (0: every
@@ -40,6 +41,8 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero), with p and ng where the corner stands at
 // `time` of the object's motion (0: its start), and N, dPdu and dPdv blended to that time.
-ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time = 0);
+// The eye is at the origin, or at `eye` (a point of a lens: then I = P - eye and E = eye).
+ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time = 0,
+                                  const Vec3& eye = {0, 0, 0});
 
 }  // namespace passlab::sim

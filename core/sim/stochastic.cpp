@@ -144,7 +144,7 @@ float LensCamera::circle_of_confusion(float z) const {
   return 2 * aperture * focal * std::abs(1 / focus - 1 / z);
 }
 
-SamplePattern::SamplePattern(int spp, std::uint32_t seed) : spp_(std::max(1, spp)) {
+SamplePattern::SamplePattern(int spp, std::uint32_t seed, bool shared) : spp_(std::max(1, spp)) {
   // Positions: the standard multisample patterns where they exist, else the R2 sequence
   // (Roberts 2018), kept a thirty-second of a pixel from the borders.
   const std::vector<std::array<float, 2>> standard = sample_pattern(spp_);
@@ -163,7 +163,7 @@ SamplePattern::SamplePattern(int spp, std::uint32_t seed) : spp_(std::max(1, spp
   cell_.resize(uvt_.size());
   std::vector<int> cells(static_cast<std::size_t>(spp_)), pu(cells.size()), pv(cells.size()), pt(cells.size());
   for (int pixel = 0; pixel < 32 * 32; ++pixel) {
-    Random rng{(static_cast<std::uint64_t>(seed) << 32) ^ static_cast<std::uint64_t>(pixel) * 0x2545f4914f6cdd1dull};
+    Random rng{(static_cast<std::uint64_t>(seed) << 32) ^ static_cast<std::uint64_t>(shared ? 0 : pixel) * 0x2545f4914f6cdd1dull};
     for (int k = 0; k < spp_; ++k) cells[static_cast<std::size_t>(k)] = pu[static_cast<std::size_t>(k)] = pv[static_cast<std::size_t>(k)] = pt[static_cast<std::size_t>(k)] = k;
     rng.shuffle(cells);
     rng.shuffle(pu);

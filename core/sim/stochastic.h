@@ -31,10 +31,12 @@ struct LensCamera {
 // The visibility samples of every pixel: the same N (x, y) offsets in each pixel, and lens and
 // time values from 3D jittered grids (one sample per cell of an n x n x n grid when N = n³, a
 // Latin hypercube otherwise), drawn afresh for each pixel of a 32 x 32 block and repeated
-// every 32 pixels. Deterministic for a seed.
+// every 32 pixels; or, `shared`, drawn once for every pixel (sample k of every pixel sees the same
+// lens point and time: spp pinhole frames, as an accumulation buffer renders). Deterministic for a
+// seed.
 class SamplePattern {
  public:
-  explicit SamplePattern(int spp, std::uint32_t seed = 0);
+  explicit SamplePattern(int spp, std::uint32_t seed = 0, bool shared = false);
   int spp() const { return spp_; }
   // Sample k's position in its pixel, 0 to 1 from the top-left corner (never on a border).
   const std::array<float, 2>& xy(int k) const { return xy_[static_cast<std::size_t>(k)]; }

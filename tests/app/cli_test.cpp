@@ -246,6 +246,29 @@ TEST(Cli, DecoupledRenderStatsNameTheCacheTheModeUses) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Cli, DecoupledRenderReportsItsErrorAgainstTheGroundTruth) {
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_gt_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string scene = test::sample_path("scenes/ds_defocus.json"), png = (dir / "d.png").string(), map = (dir / "e.png").string();
+  const std::string base = "render " + sample("plastic") + " --scene " + scene + " --spp 4 --size 32x32 -o " + png + " --stats json";
+  CliRun r = cli(base + " --reference accumulation --reference-spp 8 --error-map " + map);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["reference"]["shading"], "accumulation");
+  EXPECT_EQ(j["reference"]["spp"], 8);
+  EXPECT_GT(j["reference"]["psnr_db"].get<double>(), 20.0);
+  EXPECT_LT(j["reference"]["psnr_db"].get<double>(), 999.0);
+  EXPECT_TRUE(std::filesystem::file_size(map) > 0);
+  CliRun exact = cli(base + " --shading exact");
+  ASSERT_EQ(exact.code, 0) << exact.out;
+  EXPECT_TRUE(nlohmann::json::parse(exact.out)["cache"].is_null());
+  // An error map needs something to measure against.
+  CliRun lone = cli(base + " --error-map " + map, true);
+  EXPECT_EQ(lone.code, 2);
+  EXPECT_NE(lone.out.find("--error-map and --reference-spp describe a reference"), std::string::npos) << lone.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, JsonOutputSurvivesAStringThatIsNotUtf8) {
   // Found by the combiner fuzzer: a texture name with the byte 0xAD made nlohmann's dump throw,
   // and `dag`/`combiners --format json` ended in an internal error. The byte becomes U+FFFD.
