@@ -15,8 +15,8 @@ W, H, L, R, T, B = 420, 260, 56, 110, 30, 40
 COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#b07aa1"]
 
 
-def chart(title, xlabel, ylabel, series, xlog=False, hlines=()):
-    """series: [(name, [(x, y)], dashed)]; hlines: [(name, y)]."""
+def chart(title, xlabel, ylabel, series, xlog=False, hlines=(), ticks=None):
+    """series: [(name, [(x, y)], dashed)]; hlines: [(name, y)]; ticks: x values to label (default: the points')."""
     xs = [x for _, pts, _ in series for x, _ in pts]
     ys = [y for _, pts, _ in series for _, y in pts] + [y for _, y in hlines] + [0]
     fx = (lambda v: math.log2(v)) if xlog else (lambda v: v)
@@ -35,7 +35,7 @@ def chart(title, xlabel, ylabel, series, xlog=False, hlines=()):
         v = y1 * i / 5
         out.append(f'<line x1="{L-3}" y1="{py(v):.1f}" x2="{W-R}" y2="{py(v):.1f}" stroke="#ddd"/>')
         out.append(f'<text x="{L-6}" y="{py(v)+4:.1f}" text-anchor="end">{v:.3g}</text>')
-    for x in sorted(set(xs)):
+    for x in ticks if ticks is not None else sorted(set(xs)):
         label = f"{x / 1024:g}k" if x >= 1024 else f"{x:g}"
         out.append(f'<text x="{px(x):.1f}" y="{H-B+14}" text-anchor="middle">{label}</text>')
     for k, (name, y) in enumerate(hlines):
@@ -80,15 +80,20 @@ def main():
         lines.append(("supersampling", 1.0))
         charts["savings_vs_cache"] = chart(f"{stem}: savings vs cache size (27 spp)", "cache size (shading samples)", "savings vs supersampling",
                                            series, xlog=True, hlines=lines)
+    def powers_of_4(values):  # ticks for a blur-area axis: 1, 4, 16, ... over the values' range
+        return [4 ** k for k in range(12) if min(values) <= 4 ** k <= max(values)]
+
     scope = [r for r in rows if r["axis"] == "scope"]
     if scope:
-        series = [(f"{s} cache", [(f(r["blur"]), f(r["shading_rate"])) for r in scope if r["scope"] == s], s == "tile") for s in ("global", "tile")]
-        charts["scope_vs_blur"] = chart(f"{stem}: global vs per-tile cache (27 spp)", "blur scale", "shader runs per pixel", series)
+        series = [(f"{s} cache", [(f(r["blur_area"]), f(r["shading_rate"])) for r in scope if r["scope"] == s], s == "tile") for s in ("global", "tile")]
+        charts["scope_vs_blur"] = chart(f"{stem}: global vs per-tile cache (27 spp)", "blur area (px, log)", "shader runs per pixel", series,
+                                        xlog=True, ticks=powers_of_4([f(r["blur_area"]) for r in scope]))
     blur = [r for r in rows if r["axis"] == "blur"]
     if blur:
-        series = [("shading rate", [(f(r["blur"]), f(r["shading_rate"])) for r in blur], False),
-                  ("blur area (px) / 10", [(f(r["blur"]), f(r["blur_area"]) / 10) for r in blur], True)]
-        charts["rate_vs_blur"] = chart(f"{stem}: shading rate and blur area (27 spp)", "blur scale", "", series)
+        # As the paper's Figure 10: against the blur area, the pixels a shading sample reaches.
+        series = [("shading rate", [(f(r["blur_area"]), f(r["shading_rate"])) for r in blur], False)]
+        charts["rate_vs_blur"] = chart(f"{stem}: shading rate by blur area (27 spp)", "blur area (px, log)", "shader runs per pixel", series,
+                                       xlog=True, ticks=powers_of_4([f(r["blur_area"]) for r in blur]))
     for name, svg in charts.items():
         path = os.path.join(out_dir, f"{stem}_{name}.svg")
         with open(path + ".tmp", "w") as out:
