@@ -1,10 +1,12 @@
 // Decoupled sampling against the paper (Ragan-Kelley et al. 2011): shading rate and savings at
 // 27 samples per pixel with a 4k-sample global cache on the defocus, motion and bats scenes
 // (Figures 1, 9 and 10), the cache size from which quad shading beats an ideal supersampler
-// (Figure 10, row 3), and what a 512x512 frame costs at 27 samples against 1 (and supersampled).
+// (Figure 10, row 3), bin spread and the cost model's breakdown (Figures 11 and 13, under
+// sim/hardware_study.h's model), and what a 512x512 frame costs at 27 samples against 1 (and
+// supersampled).
 // A program, not a micro-benchmark:
-//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames]
-// prints Markdown tables (--frames: only the frame times); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
+//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames | --hardware]
+// prints Markdown tables (--frames: only the frame times; --hardware: only the hardware studies); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
 // cache scope and blur sweeps) for the charts in docs/.
 #include <algorithm>
 #include <array>
@@ -20,6 +22,7 @@
 
 #include "session/render_job.h"
 #include "core/sim/render.h"
+#include "core/sim/hardware_study.h"
 #include "core/sim/sampling_sweep.h"
 
 using namespace passlab;
@@ -109,6 +112,60 @@ void measures(const std::vector<std::string>& scenes, int size) {
   }
 }
 
+// The paper's hardware studies (sim/hardware_study.h): bin spread by blur and samples per pixel
+// (its Figure 11) and the cost model's breakdown by configuration (its Figure 13).
+void hardware(const std::vector<std::string>& scenes, int size) {
+  std::cout << "\n## Bin spread: tiles a triangle's blurred bounds touch, 128 kB tiles (the paper's Figure 11)\n\n"
+               "| scene | spp (tile) | blur 0 | 0.5 | 1 | 2 | 4 |\n|---|---|---:|---:|---:|---:|---:|\n";
+  for (const std::string& name : scenes) {
+    const Loaded l = load(name, size);
+    for (int spp : {8, 27, 64}) {
+      std::string row = fmt::format("| {} | {} ({}x{} px) |", name, spp, sim::tile_side(spp), sim::tile_side(spp));
+      for (float blur : {0.0f, 0.5f, 1.0f, 2.0f, 4.0f}) {
+        sim::DecoupledOptions o;
+        o.spp = spp;
+        o.blur = blur;
+        const sim::DecoupledStats s = run(l, o, nullptr);
+        row += fmt::format(" {:.2f} |", sim::hardware_study(o, s).bin_spread);
+      }
+      std::cout << row << '\n';
+    }
+  }
+  std::cout << "\n## The cost model (the paper's Figure 13), millions of instruction-equivalents, and traffic in MB\n\n"
+               "| scene | configuration | vertices | raster | decoupling | shading | total | vs supersampling | shading cache MB | framebuffer MB | bins MB |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const std::string& name : scenes) {
+    const Loaded l = load(name, size);
+    struct Config {
+      const char* label;
+      int spp;
+      sim::Shading shading;
+      sim::CacheScope scope;
+    };
+    for (int spp : {8, 27, 64}) {
+      sim::DecoupledOptions ss_opt;
+      ss_opt.spp = spp;
+      ss_opt.shading = sim::Shading::Supersample;
+      const sim::HardwareStudy ss = sim::hardware_study(ss_opt, run(l, ss_opt, nullptr));
+      for (const Config& c : {Config{"1 spp", 1, sim::Shading::Decoupled, sim::CacheScope::Global},
+                              Config{"sort-last (SL)", spp, sim::Shading::Decoupled, sim::CacheScope::Global},
+                              Config{"tiled (T)", spp, sim::Shading::Decoupled, sim::CacheScope::Tile},
+                              Config{"supersampling (SS)", spp, sim::Shading::Supersample, sim::CacheScope::Global}}) {
+        if (c.spp == 1 && spp != 8) continue;
+        sim::DecoupledOptions o;
+        o.spp = c.spp;
+        o.shading = c.shading;
+        o.scope = c.scope;
+        const sim::HardwareStudy h = sim::hardware_study(o, run(l, o, nullptr));
+        std::cout << fmt::format("| {} | {}{} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f}x | {:.1f} | {:.1f} | {:.1f} |\n", name, c.label,
+                                 c.spp == 1 ? "" : fmt::format(", {} spp", spp), h.vertex / 1e6, h.raster / 1e6, h.decouple / 1e6,
+                                 h.shade / 1e6, h.total() / 1e6, h.total() / ss.total(), (h.cache_write_bytes + h.cache_read_bytes) / 1e6,
+                                 h.framebuffer_bytes / 1e6, c.scope == sim::CacheScope::Tile ? h.bin_bytes / 1e6 : 0.0);
+      }
+    }
+  }
+}
+
 // A frame's cost at 27 spp against 1 spp (and supersampled), medians of `runs`.
 void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
   std::cout << fmt::format("\n## Frame time, {}x{}, {} threads, median of {} runs (ms)\n\n", size, size, std::thread::hardware_concurrency(), runs)
@@ -184,23 +241,31 @@ int main(int argc, char** argv) {
   int runs = 5, size = 512;
   std::vector<std::string> scenes = {"ds_defocus", "ds_motion", "ds_bats"};
   std::string csv_dir;
-  bool frames_only = false;
+  bool frames_only = false, hardware_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--size" && i + 1 < argc) size = std::max(16, std::atoi(argv[++i]));
     else if (a == "--csv" && i + 1 < argc) csv_dir = argv[++i];
     else if (a == "--frames") frames_only = true;
+    else if (a == "--hardware") hardware_only = true;
     else if (a == "--scenes" && i + 1 < argc) {
       scenes.clear();
       std::stringstream ss(argv[++i]);
       for (std::string s; std::getline(ss, s, ',');) scenes.push_back(s);
     } else {
-      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames]\n";
+      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames | --hardware]\n";
       return 2;
     }
   }
-  if (!frames_only) measures(scenes, size);
+  if (hardware_only) {
+    hardware(scenes, size);
+    return 0;
+  }
+  if (!frames_only) {
+    measures(scenes, size);
+    hardware(scenes, size);
+  }
   frame_times(scenes, size, runs);
   if (!csv_dir.empty()) return write_sweeps(scenes, size, csv_dir);
   return 0;

@@ -32,10 +32,14 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QHorizontalStackedBarSeries>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "session/background.h"
 #include "session/render_job.h"
+#include "core/sim/hardware_study.h"
 #include "core/sim/heat.h"
 #include "core/sim/texture.h"
 #include "views/pixel_view.h"
@@ -283,6 +287,13 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
     c->setRenderHint(QPainter::Antialiasing);
     c->setMinimumHeight(180);
   }
+  hardware_ = new QLabel(this);
+  hardware_->setObjectName("sampling-hardware");
+  hardware_->setWordWrap(true);
+  hardware_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  cost_chart_ = new QChartView(this);
+  cost_chart_->setRenderHint(QPainter::Antialiasing);
+  cost_chart_->setMinimumHeight(180);
   sweep_button_ = new QPushButton(tr("Run sweeps"), this);
   sweep_button_->setObjectName("sampling-sweep");
   sweep_button_->setToolTip(tr("Renders the scene at 8, 27 and 64 samples per pixel over four blurs, and over cache sizes "
@@ -326,6 +337,11 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   sv->addWidget(rate_chart_, 1);
   sv->addWidget(savings_chart_, 1);
   tabs->addTab(sweep_page, tr("Sweeps"));
+  auto* hardware_page = new QWidget(tabs);
+  auto* hv = new QVBoxLayout(hardware_page);
+  hv->addWidget(hardware_);
+  hv->addWidget(cost_chart_, 1);
+  tabs->addTab(hardware_page, tr("Hardware"));
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(tabs);
@@ -514,6 +530,7 @@ void SamplingPanel::take(const SamplingFrame& f) {
           .arg(QString::fromStdString(sim::cache_summary(f.options, s)))
           .arg(s.passes)
           .arg(s.slot_passes));
+  show_hardware(f.options);
   show_image();
   show_pixel();
   emit rendered();
@@ -526,6 +543,50 @@ void SamplingPanel::show_image() {
                              1.0 / image_.width(), 1.0 / image_.height()));
   else
     view_->set_marker({});
+}
+
+// The paper's hardware studies of the last render (sim/hardware_study.h): its bin spread and
+// traffic in words, and its cost model beside the same frame supersampled as stacked bars.
+void SamplingPanel::show_hardware(const sim::DecoupledOptions& o) {
+  const sim::HardwareStudy h = sim::hardware_study(o, stats_), ss = sim::supersampling_study(o, stats_);
+  hardware_->setText(tr("Sort-middle: a triangle's blurred bounds touch <b>%1</b> tiles of %2×%2 px on average (tiles of 128 kB at "
+                        "%3 spp; %4 MB of bins). Shading cache traffic %5 MB written, %6 MB read; framebuffer %7 MB. "
+                        "Modelled cost %8 M instruction-equivalents, <b>%9×</b> the same frame supersampled.")
+                         .arg(h.bin_spread, 0, 'f', 2)
+                         .arg(h.tile_side)
+                         .arg(stats_.spp)
+                         .arg(h.bin_bytes / 1e6, 0, 'f', 1)
+                         .arg(h.cache_write_bytes / 1e6, 0, 'f', 1)
+                         .arg(h.cache_read_bytes / 1e6, 0, 'f', 1)
+                         .arg(h.framebuffer_bytes / 1e6, 0, 'f', 1)
+                         .arg(h.total() / 1e6, 0, 'f', 1)
+                         .arg(ss.total() > 0 ? h.total() / ss.total() : 0.0, 0, 'f', 2));
+  auto* series = new QHorizontalStackedBarSeries;
+  const std::pair<QString, double sim::HardwareStudy::*> stages[] = {{tr("vertices"), &sim::HardwareStudy::vertex},
+                                                                     {tr("rasterization"), &sim::HardwareStudy::raster},
+                                                                     {tr("decoupling"), &sim::HardwareStudy::decouple},
+                                                                     {tr("shading"), &sim::HardwareStudy::shade}};
+  for (const auto& [name, part] : stages) {
+    auto* set = new QBarSet(name);
+    *set << ss.*part / 1e6 << h.*part / 1e6;
+    series->append(set);
+  }
+  auto* chart = new QChart;
+  chart->addSeries(series);
+  chart->setTitle(tr("Cost model (the paper's Figure 13), M instruction-equivalents"));
+  auto* y = new QBarCategoryAxis;
+  y->append({tr("supersampled"), QString::fromUtf8(sim::to_string(o.shading))});
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  auto* x = new QValueAxis;
+  x->setLabelFormat("%.0f");
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  x->applyNiceNumbers();
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  QChart* old = cost_chart_->chart();
+  cost_chart_->setChart(chart);
+  delete old;
 }
 
 void SamplingPanel::show_pixel() {

@@ -72,6 +72,7 @@ class SamplingPanel : public QWidget {
   void take(const SamplingFrame& f);
   void show_image();
   void show_pixel();
+  void show_hardware(const sim::DecoupledOptions& o);
   void show_charts();
   void save_csv();
   sim::DecoupledOptions options() const;
@@ -118,6 +119,8 @@ class SamplingPanel : public QWidget {
   QTableWidget* table_;
   QChartView* rate_chart_;
   QChartView* savings_chart_;
+  QLabel* hardware_;             // the hardware studies of the last render
+  QChartView* cost_chart_;       // its cost model beside the same frame supersampled
   QTimer* poll_;
   QTimer* settle_;
 };

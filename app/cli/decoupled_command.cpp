@@ -11,6 +11,7 @@
 #include "app/cli/render_request.h"
 #include "session/render_job.h"
 #include "core/paths/atomic_file.h"
+#include "core/sim/hardware_study.h"
 #include "core/sim/heat.h"
 #include "core/sim/sampling_sweep.h"
 #include "core/lang/json_dump.h"
@@ -63,6 +64,16 @@ nlohmann::ordered_json stats_json(const sim::DecoupledOptions& o, const sim::Dec
   j["partial_views"] = s.partial_views;
   j["passes"] = s.passes;
   j["slot_passes"] = s.slot_passes;
+  // The paper's hardware studies (sim/hardware_study.h), under its default model.
+  const sim::HardwareStudy h = sim::hardware_study(o, s);
+  auto round3 = [](double x) { return std::round(x * 1e3) / 1e3; };
+  j["hardware"] = {{"tile_side", h.tile_side},
+                   {"bin_spread", round3(h.bin_spread)},
+                   {"bin_bytes", h.bin_bytes},
+                   {"cache_write_bytes", h.cache_write_bytes},
+                   {"cache_read_bytes", h.cache_read_bytes},
+                   {"framebuffer_bytes", h.framebuffer_bytes},
+                   {"cost", {{"vertex", h.vertex}, {"raster", h.raster}, {"decouple", h.decouple}, {"shade", h.shade}, {"total", h.total()}}}};
   if (timing) {
     j["milliseconds"] = std::round(s.milliseconds * 10) / 10;
     j["raster_ms"] = std::round(s.raster_ms * 10) / 10;
@@ -202,6 +213,14 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
                              stats.width, stats.height, to_string(opt.shading), stats.spp, stats.shader_runs, stats.covered_pixels,
                              stats.shading_rate(), stats.samples_tested, stats.savings(), stats.blur_area, stats.seen_pixels,
                              sim::cache_summary(opt, stats), stats.passes, stats.milliseconds);
+    const sim::HardwareStudy h = sim::hardware_study(opt, stats);
+    const double total = std::max(1.0, h.total());
+    std::cout << fmt::format("hardware model: bin spread {:.2f} tiles of {}x{} px (sort-middle, 128 kB tiles); shading cache {:.1f} MB "
+                             "written, {:.1f} MB read; framebuffer {:.1f} MB; cost {:.1f} M instruction-equivalents (raster {:.0f}%, "
+                             "decoupling {:.0f}%, shading {:.0f}%, vertices {:.0f}%)\n",
+                             h.bin_spread, h.tile_side, h.tile_side, h.cache_write_bytes / 1e6, h.cache_read_bytes / 1e6,
+                             h.framebuffer_bytes / 1e6, h.total() / 1e6, 100 * h.raster / total, 100 * h.decouple / total,
+                             100 * h.shade / total, 100 * h.vertex / total);
     if (j.contains("reference"))
       std::cout << fmt::format("error against {}: RMSE {:.5f}, PSNR {:.2f} dB\n", r.reference, j["reference"]["rmse"].get<double>(),
                                j["reference"]["psnr_db"].get<double>());

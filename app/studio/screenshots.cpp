@@ -287,6 +287,11 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       settle(300);
       save(pv, "sampling_heat");
       sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(0);
+      auto* hardware_tabs = sampling->findChild<QTabWidget*>("sampling-tabs");
+      hardware_tabs->setCurrentIndex(2);  // the hardware studies of this render
+      settle(400);
+      save(pv, "sampling_hardware");
+      hardware_tabs->setCurrentIndex(0);
       sampling->findChild<QComboBox*>("sampling-size")->setCurrentIndex(1);  // sweeps at 256 px
       wait_until(done, 1000);
       wait_until([sampling] { return !sampling->busy() && sampling->stats().width == 256; }, 60000);

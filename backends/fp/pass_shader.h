@@ -48,6 +48,11 @@ class PassShader : public sim::FragmentShader {
 
   // Instructions of a pass (for tests and statistics).
   std::size_t instructions(int pass) const { return programs_[static_cast<std::size_t>(pass)].code.size(); }
+  long operations() const override {
+    long n = 0;
+    for (const auto& p : programs_) n += static_cast<long>(p.code.size());
+    return n;
+  }
 
  private:
   enum class From : std::uint8_t { Register, Interpolant, Restore, Constant };

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/sim/draw_list.h"
+#include "core/sim/hardware_study.h"
 #include "core/sim/memory.h"
 #include "core/sim/parallel.h"
 #include "core/sim/reference_view.h"
@@ -177,6 +178,15 @@ class DecoupledRenderer {
       if (refs_[i].partial) ++stats_.partial_views;
     }
     stats_.passes = std::max(stats_.passes, b.shader->passes());
+    // Sort-middle binning: the tiles of a 128 kB sample memory each triangle's blurred bounds touch.
+    stats_.bin_tile = tile_side(spp_);
+    const int side = stats_.bin_tile;
+    for (std::size_t i = 0; i < n; ++i) {
+      const PixelRect& r = setups_[i].bounds;
+      if (r.empty()) continue;
+      ++stats_.binned_triangles;
+      stats_.bin_entries += static_cast<long>((r.x1 - 1) / side - r.x0 / side + 1) * ((r.y1 - 1) / side - r.y0 / side + 1);
+    }
     // The traversal: each triangle's tiles in Morton order.
     units_.clear();
     std::vector<std::pair<std::uint32_t, std::uint32_t>> tiles;  // (morton, tile index)
@@ -644,6 +654,7 @@ class DecoupledRenderer {
       }
     }
     const bool opaque = batch_->opaque[tri] != 0;
+    depth_tests_.fetch_add(static_cast<long>(covered.size()), std::memory_order_relaxed);
     std::size_t kept = 0;
     for (const Covered& c : covered) {
       if (!(c.z < depth_[c.sample])) continue;
@@ -726,6 +737,10 @@ class DecoupledRenderer {
       shade_chunk(sh, a, e);
     });
     stats_.slot_passes += static_cast<long>(to - from) * sh.passes();
+    if (sh.operations() > 0) {
+      operations_ += static_cast<double>(to - from) * static_cast<double>(sh.operations());
+      known_runs_ += static_cast<long>(to - from);
+    }
     shaded_ = to;
   }
 
@@ -927,6 +942,8 @@ class DecoupledRenderer {
       if (c) stats_.cache += c->stats();
     stats_.cache.lookups += repeat_hits_;
     stats_.cache.hits += repeat_hits_;
+    stats_.depth_tests = depth_tests_.load();
+    stats_.run_operations = known_runs_ ? operations_ / static_cast<double>(known_runs_) : 0.0;
     stats_.seen_pixels = runs_.empty() ? 0.0 : static_cast<double>(run_pixels_) / static_cast<double>(runs_.size());
     stats_.blur_area = footprints_ ? footprint_sum_ / static_cast<double>(footprints_) : 0.0;
   }
@@ -973,6 +990,9 @@ class DecoupledRenderer {
   std::vector<std::uint32_t> run_pixel_;
   std::vector<std::array<float, 3>> run_uvt_;  // exact shading: each run's lens point and time
   long run_pixels_ = 0;
+  std::atomic<long> depth_tests_{0};
+  double operations_ = 0;  // shader instructions of the runs whose shaders say (known_runs_)
+  long known_runs_ = 0;
   double footprint_sum_ = 0;  // blur areas of the runs measured (measure_footprints)
   long footprints_ = 0;
   std::vector<TracedRef> trace_refs_;

@@ -117,6 +117,12 @@ struct DecoupledStats {
   double seen_pixels = 0;       // mean pixels one shading run is seen in (at most the samples that use it)
   int passes = 0;               // the shader's passes (most over the objects)
   long slot_passes = 0;         // shading runs times passes: F-buffer slots written and shaded
+  // Counts for the hardware studies (sim/hardware_study.h).
+  long depth_tests = 0;         // covered samples depth-tested (passing or not)
+  int bin_tile = 0;             // the side of a sort-middle tile whose samples fit 128 kB (hardware_study.h)
+  long binned_triangles = 0;    // triangles with pixels on screen (over their blur)
+  long bin_entries = 0;         // the tiles of bin_tile pixels their blurred bounds touch, summed
+  double run_operations = 0;    // shader instructions per shading run (0: the shaders do not say)
   double milliseconds = 0, raster_ms = 0, shade_ms = 0, resolve_ms = 0;
 
   double shading_rate() const { return covered_pixels ? static_cast<double>(shader_runs) / static_cast<double>(covered_pixels) : 0.0; }

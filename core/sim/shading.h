@@ -18,6 +18,8 @@ class FragmentShader {
   virtual int passes() const = 0;
   // Interpolated 4-vectors per fragment.
   virtual int interpolants() const = 0;
+  // Instructions one fragment runs over all passes, for cost models (0: not known).
+  virtual long operations() const { return 0; }
   // The interpolants at one triangle corner (interpolants() * 4 floats), from its RSL globals.
   // Called from several threads at once.
   virtual void corner(const ir::FragmentInputs& in, float* out) const = 0;

@@ -259,6 +259,10 @@ TEST(Cli, DecoupledRenderReportsItsErrorAgainstTheGroundTruth) {
   EXPECT_GT(j["reference"]["psnr_db"].get<double>(), 20.0);
   EXPECT_LT(j["reference"]["psnr_db"].get<double>(), 999.0);
   EXPECT_TRUE(std::filesystem::file_size(map) > 0);
+  // The hardware studies: 4 samples of 8 bytes in a 128 kB tile, 64 x 64 pixels.
+  EXPECT_EQ(j["hardware"]["tile_side"], 64);
+  EXPECT_GE(j["hardware"]["bin_spread"].get<double>(), 1.0);
+  EXPECT_GT(j["hardware"]["cost"]["decouple"].get<double>(), 0.0);
   CliRun exact = cli(base + " --shading exact");
   ASSERT_EQ(exact.code, 0) << exact.out;
   EXPECT_TRUE(nlohmann::json::parse(exact.out)["cache"].is_null());

@@ -9,6 +9,7 @@
 
 #include "session/render_job.h"
 #include "core/sim/decoupled.h"
+#include "core/sim/hardware_study.h"
 #include "core/sim/stochastic.h"
 
 namespace passlab {
@@ -294,6 +295,40 @@ TEST(Decoupled, AnAccumulationBufferSharesEachFramesLensPointAndTime) {
   ASSERT_TRUE(blurred.image && stochastic.image);
   EXPECT_FALSE(same(*blurred.image, *stochastic.image));
   EXPECT_GT(sim::image_error(*blurred.image, *stochastic.image).psnr, 20.0);  // the same scene, sampled otherwise
+}
+
+// The paper's hardware studies under sim/hardware_study.h's model: a 128 kB tile holds fewer
+// pixels as samples per pixel grow (45, 24 and 16 pixels a side at 8, 27 and 64 spp); blur spreads
+// a triangle over more of them (its Figure 11); the cost model charges decoupling per visible
+// sample and shading per run, so supersampling costs more, all of it shading (its Figure 13).
+TEST(Decoupled, TheHardwareStudiesFollowThePapersModel) {
+  EXPECT_EQ(sim::tile_side(8), 45);
+  EXPECT_EQ(sim::tile_side(27), 24);
+  EXPECT_EQ(sim::tile_side(64), 16);
+  const sim::Scene s = scene("ds_defocus", 96);
+  sim::DecoupledOptions o;
+  o.spp = 27;
+  auto study = [&](float blur, sim::Shading shading) {
+    o.blur = blur;
+    o.shading = shading;
+    const Frame f = render(s, o);
+    EXPECT_TRUE(f.image) << f.diagnostics;
+    EXPECT_GE(f.stats.depth_tests, f.stats.samples_tested);  // (drawn back to front here: none loses)
+    EXPECT_GT(f.stats.run_operations, 0);                    // the fp shaders say how long they are
+    return sim::hardware_study(o, f.stats);
+  };
+  const sim::HardwareStudy still = study(0, sim::Shading::Decoupled), blurred = study(4, sim::Shading::Decoupled);
+  EXPECT_EQ(still.tile_side, 24);
+  EXPECT_GE(still.bin_spread, 1.0);
+  EXPECT_GT(blurred.bin_spread, 1.5 * still.bin_spread);
+  const sim::HardwareStudy ds = study(1, sim::Shading::Decoupled), ss = study(1, sim::Shading::Supersample);
+  EXPECT_GT(ds.decouple, 0);
+  EXPECT_EQ(ss.decouple, 0);
+  EXPECT_EQ(ss.cache_write_bytes + ss.cache_read_bytes, 0);
+  EXPECT_GT(ds.cache_read_bytes, ds.cache_write_bytes);  // hits read what one miss wrote
+  EXPECT_GT(ss.shade, 2 * ds.shade);  // 4.2x the runs; the objects that overshade in quads have the longer shaders
+  EXPECT_GT(ss.total(), ds.total());
+  EXPECT_EQ(ss.framebuffer_bytes, ds.framebuffer_bytes);  // the same visibility
 }
 
 // Shading happens at the grid point, not where the miss happened: the picture is the same for
