@@ -5,7 +5,7 @@
 // sim/hardware_study.h's model), and what a 512x512 frame costs at 27 samples against 1 (and
 // supersampled).
 // A program, not a micro-benchmark:
-//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames | --hardware]
+//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames | --hardware | --sweeps-only]
 // prints Markdown tables (--frames: only the frame times; --hardware: only the hardware studies); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
 // cache scope and blur sweeps) for the charts in docs/.
 #include <algorithm>
@@ -222,8 +222,10 @@ int write_sweeps(const std::vector<std::string>& scenes, int size, const std::st
     sim::DecoupledOptions o;
     o.spp = 27;
     std::string error;
-    const auto rows = sim::sweep(l.scene, l.per_object, o, {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur},
-                                 nullptr, &error);
+    std::vector<sim::SweepAxis> axes = {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur};
+    if (std::any_of(l.scene.objects.begin(), l.scene.objects.end(), [](const sim::SceneObject& obj) { return obj.moving; }))
+      axes.push_back(sim::SweepAxis::Direction);  // (turning no motion changes nothing)
+    const auto rows = sim::sweep(l.scene, l.per_object, o, axes, nullptr, &error);
     if (rows.empty()) {
       std::cerr << error << '\n';
       return 1;
@@ -241,7 +243,7 @@ int main(int argc, char** argv) {
   int runs = 5, size = 512;
   std::vector<std::string> scenes = {"ds_defocus", "ds_motion", "ds_bats"};
   std::string csv_dir;
-  bool frames_only = false, hardware_only = false;
+  bool frames_only = false, hardware_only = false, sweeps_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
@@ -249,15 +251,17 @@ int main(int argc, char** argv) {
     else if (a == "--csv" && i + 1 < argc) csv_dir = argv[++i];
     else if (a == "--frames") frames_only = true;
     else if (a == "--hardware") hardware_only = true;
+    else if (a == "--sweeps-only") sweeps_only = true;
     else if (a == "--scenes" && i + 1 < argc) {
       scenes.clear();
       std::stringstream ss(argv[++i]);
       for (std::string s; std::getline(ss, s, ',');) scenes.push_back(s);
     } else {
-      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames | --hardware]\n";
+      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames | --hardware | --sweeps-only]\n";
       return 2;
     }
   }
+  if (sweeps_only) return csv_dir.empty() ? 2 : write_sweeps(scenes, size, csv_dir);
   if (hardware_only) {
     hardware(scenes, size);
     return 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Draws decoupled-sampling sweep CSVs (decoupled_bench --csv, passlab-cli render --sweep) as SVG
 line charts like the paper's Figure 10: shading rate against samples per pixel for each blur,
-savings against cache size (quads and single samples, the unlimited cache dotted), and the
-global against the per-tile cache over blur.
+savings against cache size (quads and single samples, the unlimited cache dotted), the global
+against the per-tile cache over blur area, and (for scenes that move) shading rate by the motion's
+direction on screen.
 
     scripts/sweep_charts.py docs/data/ds_defocus_sweep.csv docs/decoupled/
 """
@@ -94,6 +95,14 @@ def main():
         series = [("shading rate", [(f(r["blur_area"]), f(r["shading_rate"])) for r in blur], False)]
         charts["rate_vs_blur"] = chart(f"{stem}: shading rate by blur area (27 spp)", "blur area (px, log)", "shader runs per pixel", series,
                                        xlog=True, ticks=powers_of_4([f(r["blur_area"]) for r in blur]))
+    direction = [r for r in rows if r["axis"] == "direction"]
+    if direction:
+        # The paper: motion trails cross the space-filling traversal, so the cache's reuse depends on
+        # how they lie against it.
+        series = [(f"{s} cache", [(f(r["motion_angle"]), f(r["shading_rate"])) for r in direction if r["scope"] == s], s == "tile")
+                  for s in ("global", "tile")]
+        charts["rate_vs_direction"] = chart(f"{stem}: shading rate by motion direction (27 spp)", "motion turned on screen (degrees)",
+                                            "shader runs per pixel", series)
     for name, svg in charts.items():
         path = os.path.join(out_dir, f"{stem}_{name}.svg")
         with open(path + ".tmp", "w") as out:

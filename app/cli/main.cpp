@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
   render->add_option("--error-map", ro.error_map, "write a heat map of the error against the reference (largest RGB difference per pixel, full scale at 0.1)")->group(ds);
   render->add_option("--heat", ro.heat, "write a heat map of where shading happened (shading runs per pixel)")->group(ds);
   render->add_option("--sweep", ro.sweep, "write a CSV sweeping spp, cache size, cache scope and blur (the paper's Figure 10)")->group(ds);
-  render->add_option("--sweep-axes", ro.sweep_axes, "the sweeps to run: spp, cache, scope, blur (default: all)")
-      ->check(CLI::IsMember({"spp", "cache", "scope", "blur"}))->delimiter(',')->group(ds);
+  render->add_option("--sweep-axes", ro.sweep_axes, "the sweeps to run: spp, cache, scope, blur, direction (the motion turned on screen; default: spp, cache, scope, blur)")
+      ->check(CLI::IsMember({"spp", "cache", "scope", "blur", "direction"}))->delimiter(',')->group(ds);
   render->add_flag("--timing", ro.timing, "add times to --stats json and the sweep's CSV (they vary from run to run)")->group(ds);
 
   RpuCliOptions rp;

@@ -124,7 +124,7 @@ class DecoupledRenderer {
     front_.assign(samples, kNone);
     reserve_large(depth_, samples);
     depth_.assign(samples, std::numeric_limits<float>::infinity());
-    std::vector<DrawBatch> batches = draw_list(scene_, shaders, threads_, /*motion=*/true, cam_.aperture);
+    std::vector<DrawBatch> batches = draw_list(scene_, shaders, threads_, /*motion=*/true, cam_.aperture, opt_.motion_angle);
     long total_triangles = 0;
     for (const DrawBatch& b : batches) total_triangles += static_cast<long>(b.triangles.size());
     total_triangles_ = std::max(1L, total_triangles);

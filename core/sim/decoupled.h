@@ -78,6 +78,8 @@ struct DecoupledOptions {
   float rate = 1;              // shading rate: pixels of area per shading sample (RenderMan's ShadingRate), times each object's
   bool adaptive = false;       // defocus: widen a triangle's shading grid with its smallest circle of confusion
   float blur = 1;              // scales the lens aperture and the shutter's span (for sweeps)
+  float motion_angle = 0;      // degrees: turns every corner's motion about the view axis (for sweeps of
+                               // the motion's direction on screen against the traversal order)
   std::uint32_t seed = 0;      // of the sample pattern
   bool accumulate = false;     // every pixel's sample k sees the same lens point and time: spp pinhole
                                // frames averaged, an accumulation buffer (Haeberli and Akeley 1990)

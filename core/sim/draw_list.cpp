@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "core/sim/parallel.h"
 
@@ -16,6 +17,7 @@ ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, 
 struct Exposure {
   bool motion = false;
   float open = 0, lens = 0;
+  float cos_turn = 1, sin_turn = 0;  // the motion's turn about the view axis
 };
 
 // Whether triangle t faces some point of a thin lens of radius `lens` around the eye (in the
@@ -39,7 +41,13 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
     std::array<Vec3, 3> p, q;
     for (int c = 0; c < 3; ++c) p[c] = o.to_camera.point(m.vertices[t[c]].p);
     if (motion && o.moving) {
-      for (int c = 0; c < 3; ++c) q[c] = o.to_camera_end.point(m.vertices[t[c]].p);
+      for (int c = 0; c < 3; ++c) {
+        q[c] = o.to_camera_end.point(m.vertices[t[c]].p);
+        if (exposure.sin_turn != 0 || exposure.cos_turn != 1) {
+          const Vec3 d = q[c] - p[c];
+          q[c] = p[c] + Vec3{exposure.cos_turn * d.x - exposure.sin_turn * d.y, exposure.sin_turn * d.x + exposure.cos_turn * d.y, d.z};
+        }
+      }
     } else {
       q = p;
     }
@@ -109,8 +117,13 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
 }
 
 std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads, bool motion,
-                                 float lens) {
-  const Exposure exposure{motion, scene.shutter[0], motion ? lens : 0.0f};
+                                 float lens, float motion_angle) {
+  Exposure exposure{motion, scene.shutter[0], motion ? lens : 0.0f};
+  if (motion && motion_angle != 0) {
+    const double a = motion_angle * std::numbers::pi / 180;
+    exposure.cos_turn = static_cast<float>(std::cos(a));
+    exposure.sin_turn = static_cast<float>(std::sin(a));
+  }
   if (threads <= 0) threads = hardware_threads();
   // Drawing order: opaque objects as listed, then the transparent ones (back to front by their
   // centre's depth when the scene asks for it; ties keep file order).

@@ -35,8 +35,9 @@ struct DrawBatch {
 // or some point of a lens of radius `lens` at either end, the motion fields above are filled, and
 // corners' values are those when the shutter opens (decoupled sampling shades as the triangle is
 // then; the paper's standard mapping).
+// `motion_angle` (degrees) turns each corner's motion about the view axis.
 std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0,
-                                 bool motion = false, float lens = 0);
+                                 bool motion = false, float lens = 0, float motion_angle = 0);
 
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero), with p and ng where the corner stands at

@@ -10,12 +10,13 @@ const char* to_string(SweepAxis a) {
     case SweepAxis::Cache: return "cache";
     case SweepAxis::Scope: return "scope";
     case SweepAxis::Blur: return "blur";
+    case SweepAxis::Direction: return "direction";
   }
   return "?";
 }
 
 bool parse_sweep_axis(const std::string& name, SweepAxis* out) {
-  for (SweepAxis a : {SweepAxis::Spp, SweepAxis::Cache, SweepAxis::Scope, SweepAxis::Blur})
+  for (SweepAxis a : {SweepAxis::Spp, SweepAxis::Cache, SweepAxis::Scope, SweepAxis::Blur, SweepAxis::Direction})
     if (name == to_string(a)) {
       *out = a;
       return true;
@@ -68,6 +69,15 @@ std::vector<SweepRow> sweep(const Scene& scene, const std::vector<const Fragment
           add(o);
         }
         break;
+      case SweepAxis::Direction:
+        for (CacheScope scope : {CacheScope::Global, CacheScope::Tile})
+          for (float angle : {0.0f, 45.0f, 90.0f, 135.0f}) {
+            DecoupledOptions o = plain;
+            o.scope = scope;
+            o.motion_angle = angle;
+            add(o);
+          }
+        break;
     }
   }
   std::vector<SweepRow> done;
@@ -88,17 +98,17 @@ std::vector<SweepRow> sweep(const Scene& scene, const std::vector<const Fragment
 std::string sweep_csv(const std::vector<SweepRow>& rows, bool timing) {
   std::string out =
       "axis,shading,spp,blur,cache,scope,block,reconstruct,rate,adaptive,width,height,covered_pixels,samples_tested,shader_runs,"
-      "shading_rate,savings,blur_area,cache_lookups,cache_hits,cache_misses,cache_evictions,hit_rate,passes,slot_passes,seen_pixels";
+      "shading_rate,savings,blur_area,cache_lookups,cache_hits,cache_misses,cache_evictions,hit_rate,passes,slot_passes,seen_pixels,motion_angle";
   if (timing) out += ",milliseconds";
   out += '\n';
   for (const SweepRow& r : rows) {
     const DecoupledOptions& o = r.options;
     const DecoupledStats& s = r.stats;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.3f},{:.3f},{},{},{},{},{:.4f},{},{},{:.3f}", to_string(r.axis),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.3f},{:.3f},{},{},{},{},{:.4f},{},{},{:.3f},{}", to_string(r.axis),
                        to_string(o.shading), o.spp, o.blur, o.cache, to_string(o.scope), o.quads ? "quad" : "sample",
                        to_string(o.reconstruct), o.rate, o.adaptive ? 1 : 0, s.width, s.height, s.covered_pixels, s.samples_tested,
                        s.shader_runs, s.shading_rate(), s.savings(), s.blur_area, s.cache.lookups, s.cache.hits, s.cache.misses,
-                       s.cache.evictions, s.cache.hit_rate(), s.passes, s.slot_passes, s.seen_pixels);
+                       s.cache.evictions, s.cache.hit_rate(), s.passes, s.slot_passes, s.seen_pixels, o.motion_angle);
     if (timing) out += fmt::format(",{:.1f}", s.milliseconds);
     out += '\n';
   }

@@ -10,7 +10,7 @@
 
 namespace passlab::sim {
 
-enum class SweepAxis { Spp, Cache, Scope, Blur };
+enum class SweepAxis { Spp, Cache, Scope, Blur, Direction };
 const char* to_string(SweepAxis a);
 bool parse_sweep_axis(const std::string& name, SweepAxis* out);
 
@@ -24,7 +24,9 @@ struct SweepRow {
 //   spp:   8, 27 and 64 samples per pixel, each at blur 0, 0.5, 1 and 2;
 //   cache: 32 to 16384 shading samples and unlimited, quads and single samples;
 //   scope: global and per-tile caches at blur 0, 0.5, 1 and 2;
-//   blur:  blur 0 to 4.
+//   blur:  blur 0 to 4;
+//   direction: the motion turned by 0, 45, 90 and 135 degrees on screen, global and per-tile caches
+//          (the paper: motion trails cross the space-filling traversal).
 // `step` is told before each render (index, count); returning false stops the sweep (what was
 // done is returned). An error (a render that failed) empties the result and sets *error.
 std::vector<SweepRow> sweep(const Scene& scene, const std::vector<const FragmentShader*>& shaders, const DecoupledOptions& base,

@@ -10,6 +10,7 @@
 #include "session/render_job.h"
 #include "core/sim/decoupled.h"
 #include "core/sim/hardware_study.h"
+#include "core/sim/sampling_sweep.h"
 #include "core/sim/stochastic.h"
 
 namespace passlab {
@@ -329,6 +330,25 @@ TEST(Decoupled, TheHardwareStudiesFollowThePapersModel) {
   EXPECT_GT(ss.shade, 2 * ds.shade);  // 4.2x the runs; the objects that overshade in quads have the longer shaders
   EXPECT_GT(ss.total(), ds.total());
   EXPECT_EQ(ss.framebuffer_bytes, ds.framebuffer_bytes);  // the same visibility
+}
+
+// A sweep of the motion's direction turns every corner's motion about the view axis: the trails
+// lie otherwise against the traversal (and reach other parts of the frame). Nothing that does not
+// move changes.
+TEST(Decoupled, TurningTheMotionChangesTheTrailsAndLeavesStillScenesAlone) {
+  const sim::Scene moving = scene("ds_long_motion", 64), still = scene("ds_specular", 48);
+  sim::DecoupledOptions o;
+  o.spp = 8;
+  const Frame along = render(moving, o), still_along = render(still, o);
+  o.motion_angle = 90;
+  const Frame across = render(moving, o), still_across = render(still, o);
+  ASSERT_TRUE(along.image && across.image && still_along.image && still_across.image);
+  EXPECT_FALSE(same(*along.image, *across.image));
+  EXPECT_GT(across.stats.triangles[1] + across.stats.triangles[3], 0);  // still moving
+  EXPECT_TRUE(same(*still_along.image, *still_across.image));
+  sim::SweepAxis axis;
+  ASSERT_TRUE(sim::parse_sweep_axis("direction", &axis));
+  EXPECT_EQ(axis, sim::SweepAxis::Direction);
 }
 
 // Shading happens at the grid point, not where the miss happened: the picture is the same for
