@@ -99,6 +99,12 @@ class StudioSamplingTest : public QObject {
     QVERIFY(wait_render(w));
     QCOMPARE(s->stats().shader_runs, s->stats().samples_tested);
     QVERIFY(s->stats().shader_runs > 4 * decoupled);
+    // Supersampling uses no cache, and the measures say so (they named a 4k cache's hit rate).
+    const QString measures = s->findChild<QLabel*>("sampling-measures")->text();
+    QVERIFY2(measures.contains("no shading cache") && !measures.contains("cache hit rate"), qPrintable(measures));
+    // The hardware studies: its cost model against itself supersampled is 1x.
+    const QString hardware = s->findChild<QLabel*>("sampling-hardware")->text();
+    QVERIFY2(hardware.contains("tiles of 24×24 px") && hardware.contains("<b>1.00×</b>"), qPrintable(hardware));
     // 512 px at 64 spp takes seconds: Cancel stops it and says so.
     choose(w, "sampling-size", 2);
     choose(w, "sampling-spp", 5);
