@@ -15,6 +15,7 @@
 #include "core/sim/draw_list.h"
 #include "core/sim/hardware_study.h"
 #include "core/sim/memory.h"
+#include "core/sim/morton.h"
 #include "core/sim/parallel.h"
 #include "core/sim/reference_view.h"
 #include "core/sim/screen_derivatives.h"
@@ -63,17 +64,6 @@ struct Unit {
   std::uint16_t tx, ty;
 };
 
-std::uint32_t morton(std::uint32_t x, std::uint32_t y) {
-  auto spread = [](std::uint32_t v) {
-    v &= 0xffff;
-    v = (v | (v << 8)) & 0x00ff00ff;
-    v = (v | (v << 4)) & 0x0f0f0f0f;
-    v = (v | (v << 2)) & 0x33333333;
-    v = (v | (v << 1)) & 0x55555555;
-    return v;
-  };
-  return spread(x) | (spread(y) << 1);
-}
 
 }  // namespace
 
@@ -263,14 +253,8 @@ class DecoupledRenderer {
     measure_footprints();
   }
 
-  // The paper's blur area of this batch's runs (Ragan-Kelley et al., section 5): the pixels the
-  // run's material point reaches over the lens and the shutter. Its circle of confusion (the
-  // mean of its diameters d at the two ends of the shutter, in pixels) swept along its motion
-  // trail of length L on screen (seen from the lens centre): max(1, pi d^2 / 4) + L max(1, d),
-  // so 1 without blur, the circle's area under defocus alone and the trail (one pixel wide and
-  // the pixel it starts in) under motion alone; at most the image (a point a hair from the eye has
-  // a circle far wider than the screen, and would outweigh the rest). Points behind the eye at an
-  // end are left out.
+  // The paper's blur area (LensCamera::blur_area) of this batch's runs' material points, summed;
+  // points behind the eye at an end of the shutter are left out.
   void measure_footprints() {
     // In fixed pieces on the workers, summed in order: the same total on any number of threads.
     constexpr std::size_t kPiece = 1 << 16;
@@ -285,12 +269,7 @@ class DecoupledRenderer {
         const float b0 = 1 - run.b1 - run.b2;
         const Vec3 open = s.open[0] * b0 + s.open[1] * run.b1 + s.open[2] * run.b2;
         const Vec3 close = open + s.move[0] * b0 + s.move[1] * run.b1 + s.move[2] * run.b2;
-        if (!(open.z > 0 && close.z > 0)) continue;
-        const double d = 0.5 * (static_cast<double>(cam_.circle_of_confusion(open.z)) + cam_.circle_of_confusion(close.z));
-        const double trail = static_cast<double>(cam_.focal) * std::hypot(static_cast<double>(open.x) / open.z - static_cast<double>(close.x) / close.z,
-                                                                          static_cast<double>(open.y) / open.z - static_cast<double>(close.y) / close.z);
-        const double area = std::min(std::max(1.0, std::numbers::pi * d * d / 4) + trail * std::max(1.0, d),
-                                     static_cast<double>(width_) * height_);
+        const double area = cam_.blur_area(open, close);
         if (!std::isfinite(area)) continue;
         sums[static_cast<std::size_t>(piece)] += area;
         ++counts[static_cast<std::size_t>(piece)];
@@ -780,7 +759,7 @@ class DecoupledRenderer {
           const float b0 = 1 - run.b1 - run.b2;
           const float* c = b.corners.data() + static_cast<std::size_t>(run.triangle) * 3 * static_cast<std::size_t>(k) * 4;
           if (opt_.shading == Shading::Exact && (cam_.aperture > 0 || scene_.objects[b.object[run.triangle]].moving))
-            c = exact_corners(sh, run, run_uvt_[from + at + static_cast<std::size_t>(j)], own);
+            c = exact_corners(run, run_uvt_[from + at + static_cast<std::size_t>(j)], own);
           for (int comp : components)
             in[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)] =
                 c[comp] * b0 + c[k * 4 + comp] * run.b1 + c[2 * k * 4 + comp] * run.b2;
@@ -815,20 +794,10 @@ class DecoupledRenderer {
   }
 
   // The ground truth's corners for one run: its triangle where it stands at the sample's time,
-  // seen from the sample's lens point (the eye there: I = P - eye), into `own`.
-  const float* exact_corners(const FragmentShader& sh, const Run& run, const std::array<float, 3>& uvt, std::vector<float>& own) const {
-    const DrawBatch& b = *batch_;
-    const SceneObject& o = scene_.objects[b.object[run.triangle]];
-    const auto& corners = o.mesh.triangles[b.source[run.triangle]];
-    const float time = cam_.shutter0 + uvt[2] * (cam_.shutter1 - cam_.shutter0);
+  // seen from the sample's lens point, into `own`.
+  const float* exact_corners(const Run& run, const std::array<float, 3>& uvt, std::vector<float>& own) const {
     const Vec3 eye = cam_.aperture > 0 ? Vec3{cam_.aperture * uvt[0], cam_.aperture * uvt[1], 0} : Vec3{0, 0, 0};
-    std::array<Vec3, 3> p = b.triangles[run.triangle];
-    if (o.moving)
-      for (int i = 0; i < 3; ++i) p[static_cast<std::size_t>(i)] = lerp(p[static_cast<std::size_t>(i)], b.triangles_end[run.triangle][static_cast<std::size_t>(i)], time);
-    const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
-    const std::size_t per_corner = static_cast<std::size_t>(sh.interpolants()) * 4;
-    for (std::size_t i = 0; i < 3; ++i)
-      sh.corner(corner_globals(o, o.mesh.vertices[corners[i]], p[i], ng, o.moving ? time : 0.0f, eye), own.data() + i * per_corner);
+    corners_at(*batch_, scene_, run.triangle, cam_.shutter0 + uvt[2] * (cam_.shutter1 - cam_.shutter0), eye, own.data());
     return own.data();
   }
 

@@ -88,6 +88,18 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
 
 }  // namespace
 
+void corners_at(const DrawBatch& b, const Scene& scene, std::uint32_t tri, float time, const Vec3& eye, float* out) {
+  const SceneObject& o = scene.objects[b.object[tri]];
+  const auto& corners = o.mesh.triangles[b.source[tri]];
+  std::array<Vec3, 3> p = b.triangles[tri];
+  if (o.moving)
+    for (std::size_t i = 0; i < 3; ++i) p[i] = lerp(p[i], b.triangles_end[tri][i], time);
+  const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
+  const std::size_t per_corner = static_cast<std::size_t>(b.shader->interpolants()) * 4;
+  for (std::size_t i = 0; i < 3; ++i)
+    b.shader->corner(corner_globals(o, o.mesh.vertices[corners[i]], p[i], ng, o.moving ? time : 0.0f, eye), out + i * per_corner);
+}
+
 ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time, const Vec3& eye) {
   ir::FragmentInputs in;
   for (auto& g : in.globals) g = ir::Value::zero(lang::BaseType::Float);

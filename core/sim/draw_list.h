@@ -39,6 +39,11 @@ struct DrawBatch {
 std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0,
                                  bool motion = false, float lens = 0, float motion_angle = 0);
 
+// The interpolants at the corners of triangle `tri` of batch `b` (drawn with motion) where it
+// stands at `time` of its object's motion, seen from `eye` (the exact reference's set-up, per
+// sample): 3 x interpolants x 4 floats into `out`.
+void corners_at(const DrawBatch& b, const Scene& scene, std::uint32_t tri, float time, const Vec3& eye, float* out);
+
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
 // dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero), with p and ng where the corner stands at
 // `time` of the object's motion (0: its start), and N, dPdu and dPdv blended to that time.

@@ -144,6 +144,14 @@ float LensCamera::circle_of_confusion(float z) const {
   return 2 * aperture * focal * std::abs(1 / focus - 1 / z);
 }
 
+double LensCamera::blur_area(const Vec3& open, const Vec3& close) const {
+  if (!(open.z > 0 && close.z > 0)) return std::numeric_limits<double>::quiet_NaN();
+  const double d = 0.5 * (static_cast<double>(circle_of_confusion(open.z)) + circle_of_confusion(close.z));
+  const double trail = static_cast<double>(focal) * std::hypot(static_cast<double>(open.x) / open.z - static_cast<double>(close.x) / close.z,
+                                                               static_cast<double>(open.y) / open.z - static_cast<double>(close.y) / close.z);
+  return std::min(std::max(1.0, std::numbers::pi * d * d / 4) + trail * std::max(1.0, d), static_cast<double>(width) * height);
+}
+
 SamplePattern::SamplePattern(int spp, std::uint32_t seed, bool shared) : spp_(std::max(1, spp)) {
   // Positions: the standard multisample patterns where they exist, else the R2 sequence
   // (Roberts 2018), kept a thirty-second of a pixel from the borders.

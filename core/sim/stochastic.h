@@ -26,6 +26,11 @@ struct LensCamera {
   float cy() const { return 0.5f * static_cast<float>(height); }
   // The diameter, in pixels, of the circle of confusion of a point at camera z.
   float circle_of_confusion(float z) const;
+  // The paper's blur area of a point at `open` when the shutter opens and `close` when it closes
+  // (camera space): the pixels it reaches, its circle of confusion d (the mean of the two ends')
+  // swept along its trail L on screen, max(1, pi d^2 / 4) + L max(1, d), at most the image; NaN
+  // when it is behind the eye at either end.
+  double blur_area(const Vec3& open, const Vec3& close) const;
 };
 
 // The visibility samples of every pixel: the same N (x, y) offsets in each pixel, and lens and
