@@ -54,6 +54,8 @@ struct SamplingFrame {
   sim::DecoupledCapture capture;
   sim::DecoupledStats stats;
   sim::DecoupledOptions options;  // what rendered it
+  std::optional<sim::ImageError> truth;  // against the exact reference, when asked for
+  std::optional<sim::Image> truth_map;   // its error map as a heat picture
   std::vector<sim::SweepRow> rows;
   QString error;
   double ms = 0;
@@ -160,7 +162,7 @@ QImage heat_picture(const sim::DecoupledCapture& c) {
 
 void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::SnapshotPtr snapshot,
                 std::shared_ptr<const session::AlgorithmRun> run, std::string scene_path, int size, sim::DecoupledOptions o,
-                QPoint probe, bool sweep, std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
+                QPoint probe, bool sweep, bool truth, std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
   session::run_in_background();  // (the UI thread keeps the CPU it needs to paint)
   SamplingFrame f;
   f.serial = serial;
@@ -208,6 +210,25 @@ void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::Snaps
     o.capture = nullptr;
     f.options = o;
     if (!f.image) f.error = QString::fromStdString(error);
+    if (f.image && truth) {
+      // The ground truth: every sample shaded at its own lens point and time, by the whole shader
+      // in one pass (what the passes must reproduce; and each sample sets up its own corners,
+      // which the single program does far faster than a partition's).
+      sim::DecoupledOptions exact = o;
+      exact.shading = sim::Shading::Exact;
+      exact.accumulate = false;
+      exact.progress = nullptr;
+      sim::DecoupledStats exact_stats;
+      std::string why_not;
+      auto whole = session::snapshot_shader(*snapshot, nullptr, sim::Storage::SinglePass, textures, {}, &why_not);
+      const std::vector<const sim::FragmentShader*> whole_shaders(scene->objects.size(), whole ? whole.get() : shader.get());
+      if (const auto reference = sim::render_decoupled(*scene, whole_shaders, exact, &exact_stats, &error)) {
+        f.truth = sim::image_error(*f.image, *reference);
+        f.truth_map = sim::heat_image(sim::error_map(*f.image, *reference), f.image->width, f.image->height, 0.1f);
+      } else if (cancel->load()) {
+        f.error = "cancelled";
+      }
+    }
   }
   f.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   promise.addResult(std::move(f));
@@ -236,8 +257,11 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   reconstruct_box_ = combo(this, "sampling-reconstruct", tr("Each sample takes its nearest shading point, or blends the four around it"),
                            {tr("Nearest"), tr("Bilinear")}, 0);
   size_box_ = combo(this, "sampling-size", tr("Render size"), {"128 px", "256 px", "512 px"}, 1);
-  view_box_ = combo(this, "sampling-view", tr("The picture, or where the shading happened (shader runs per pixel, 0 to 4)"),
-                    {tr("Image"), tr("Shading heat map")}, 0);
+  view_box_ = combo(this, "sampling-view",
+                    tr("The picture; where the shading happened (shader runs per pixel, 0 to 4); or where it departs from the exact "
+                       "reference, every sample shaded at its own lens point and time (largest RGB error, full scale at 0.1; the "
+                       "reference renders too, several times slower)"),
+                    {tr("Image"), tr("Shading heat map"), tr("Error against exact")}, 0);
   quads_ = new QCheckBox(tr("Quads"), this);
   quads_->setObjectName("sampling-quads");
   quads_->setToolTip(tr("Shade 2×2 quads of shading points on each miss, as GPUs do"));
@@ -369,7 +393,10 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
     connect(b, &QComboBox::currentIndexChanged, settle_, qOverload<>(&QTimer::start));
   for (QCheckBox* c : {quads_, adaptive_}) connect(c, &QCheckBox::toggled, settle_, qOverload<>(&QTimer::start));
   connect(blur_, &QDoubleSpinBox::valueChanged, settle_, qOverload<>(&QTimer::start));
-  connect(view_box_, &QComboBox::currentIndexChanged, this, &SamplingPanel::show_image);
+  connect(view_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index == 2 && !truth_) request_render();  // the reference is rendered on demand
+    show_image();
+  });
   connect(cancel_, &QPushButton::clicked, this, &SamplingPanel::cancel);
   connect(sweep_button_, &QPushButton::clicked, this, &SamplingPanel::run_sweep);
   connect(csv_button_, &QPushButton::clicked, this, &SamplingPanel::save_csv);
@@ -479,7 +506,7 @@ void SamplingPanel::start(bool sweep) {
     if (watcher->future().resultCount() > 0) take(watcher->future().result());
   });
   watcher->setFuture(QtConcurrent::run(&pool_, render_job, serial, snapshot_, run_, scene_path().toStdString(), size, o, probe_,
-                                       sweep, cancel_flag_, progress_));
+                                       sweep, !sweep && view_box_->currentIndex() == 2, cancel_flag_, progress_));
   progress_bar_->setValue(0);
   progress_bar_->show();
   cancel_->setEnabled(true);
@@ -513,10 +540,16 @@ void SamplingPanel::take(const SamplingFrame& f) {
   }
   image_ = to_qimage(*f.image, false, nullptr);
   heat_ = heat_picture(f.capture);
+  truth_ = f.truth;
+  error_ = f.truth_map ? to_qimage(*f.truth_map, false, nullptr) : QImage();
   stats_ = f.stats;
   traced_ = f.capture.samples;
   const sim::DecoupledStats& s = stats_;
-  state_->setText(tr("%1×%2 at %3 spp in %4 ms").arg(s.width).arg(s.height).arg(s.spp).arg(f.ms, 0, 'f', 0));
+  state_->setText((f.truth ? tr("%1×%2 at %3 spp in %4 ms, the exact reference included") : tr("%1×%2 at %3 spp in %4 ms"))
+                      .arg(s.width)
+                      .arg(s.height)
+                      .arg(s.spp)
+                      .arg(f.ms, 0, 'f', 0));
   measures_->setText(
       tr("<b>%1</b> shader runs for %2 covered pixels: shading rate <b>%3</b> per pixel · savings <b>%4×</b> against supersampling (%5 "
          "samples) · blur area %6 px (a run seen in %7 px) · %8 · %9 passes, %10 F-buffer slot-passes")
@@ -529,7 +562,11 @@ void SamplingPanel::take(const SamplingFrame& f) {
           .arg(s.seen_pixels, 0, 'f', 1)
           .arg(QString::fromStdString(sim::cache_summary(f.options, s)))
           .arg(s.passes)
-          .arg(s.slot_passes));
+          .arg(s.slot_passes) +
+      (truth_ ? tr(" · against the exact reference: PSNR <b>%1 dB</b>, largest error %2/255")
+                    .arg(truth_->psnr, 0, 'f', 1)
+                    .arg(static_cast<int>(std::lround(truth_->max_abs * 255)))
+              : QString()));
   show_hardware(f.options);
   show_image();
   show_pixel();
@@ -537,7 +574,8 @@ void SamplingPanel::take(const SamplingFrame& f) {
 }
 
 void SamplingPanel::show_image() {
-  view_->set_image(view_box_->currentIndex() == 1 ? heat_ : image_);
+  const int view = view_box_->currentIndex();
+  view_->set_image(view == 1 ? heat_ : view == 2 ? error_ : image_);
   if (probe_.x() >= 0 && !image_.isNull())
     view_->set_marker(QRectF(static_cast<double>(probe_.x()) / image_.width(), static_cast<double>(probe_.y()) / image_.height(),
                              1.0 / image_.width(), 1.0 / image_.height()));

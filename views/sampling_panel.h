@@ -91,6 +91,8 @@ class SamplingPanel : public QWidget {
   quint64 serial_ = 0;
 
   QImage image_, heat_;
+  QImage error_;                             // where the render departs from the exact reference (when asked)
+  std::optional<sim::ImageError> truth_;     // and by how much
   sim::DecoupledStats stats_;
   std::vector<sim::SampleTrace> traced_;
   std::vector<sim::SweepRow> sweep_;

@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -286,6 +287,12 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(1);
       settle(300);
       save(pv, "sampling_heat");
+      // Where the render departs from the exact reference (rendered on demand).
+      sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(2);
+      auto* measures = sampling->findChild<QLabel*>("sampling-measures");
+      wait_until([sampling, measures] { return !sampling->busy() && measures->text().contains("exact reference"); }, 300000);
+      settle(400);
+      save(pv, "sampling_error");
       sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(0);
       auto* hardware_tabs = sampling->findChild<QTabWidget*>("sampling-tabs");
       hardware_tabs->setCurrentIndex(2);  // the hardware studies of this render

@@ -58,6 +58,12 @@ class StudioSamplingTest : public QObject {
     // The heat map is another picture of the same render.
     choose(w, "sampling-view", 1);
     QTRY_VERIFY(!s->findChild<QLabel*>("sampling-state")->text().contains("Rendering"));
+    // The error against the exact reference is rendered on demand, and the measures give its PSNR.
+    QVERIFY(!s->findChild<QLabel*>("sampling-measures")->text().contains("exact reference"));
+    choose(w, "sampling-view", 2);
+    QVERIFY(QTest::qWaitFor([&] { return s->findChild<QLabel*>("sampling-measures")->text().contains("against the exact reference"); },
+                            120000));
+    QVERIFY(wait_render(w));
   }
 
   void clickingAPixelTracesItsSamplesAndTheirShadingPoints() {
