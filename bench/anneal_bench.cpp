@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Annealing's moves per second (core/partition/anneal.h) on Wood, from RDS's partition, on PC2
 // (registers only) and PC6 (operations), 15p+5t+i: a fixed number of moves (100 per operation)
 // on a fresh memoized backend per run (inside the optimal search it shares the search's memo,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The register-combiner compiler's numbers: the time to compile Mark & Proudfoot's Figure 4 pin
 // for GeForce3 (source to combiner state, and the five stages alone), and the greedy stage
 // scheduler against the exact one over every pass RDS makes of every sample on GeForce1 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoupled sampling against the paper (Ragan-Kelley et al. 2011): shading rate and savings at
 // 27 samples per pixel with a 4k-sample global cache on the defocus, motion and bats scenes
 // (Figures 1, 9 and 10), the cache size from which quad shading beats an ideal supersampler

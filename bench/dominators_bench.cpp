@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The dominator tree, multiply-referenced nodes and the partial dominator tree on 100k-node
 // graphs (the shapes of tests/core/dag/dominators_test.cpp: a chain, a comb, a ladder of
 // diamonds), which the tests check for correctness and this measures (linear, not quadratic).

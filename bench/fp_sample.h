@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A sample shader's fragment DAG selected for the fp backend, and the partitioning problem on
 // it, built once per process (the benchmarks that time partitioning share it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How long the compiler core takes on the samples: front end, IR pipeline, flattening.
 #include <benchmark/benchmark.h>
 

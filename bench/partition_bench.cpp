@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reproduces the layout of the RDS paper's Tables 3 and 4 on the RBP-, BMBP- and Wood-like
 // samples: for PC1-PC8 and every cost model, the cost and passes of RDSh, RDS and the optimal
 // search, efficiency against the optimum, and run times (median of repeated runs). Writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The renderer's speed: each sample scene rendered single-pass and pass by pass (F-buffer) at
 // 512x512, repeated; reports the median render time (compilation and PNG writing excluded) and
 // the evaluator's throughput in shaded fragments per second. Writes a Markdown table. Usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU's numbers: the VM's speed on one core (RPU instructions per second, whole renders and a
 // ray-free arithmetic kernel), the compile time of a 200-line shader, and what scheduling and
 // pairing save in the VM's cycle and issue counts. Writes a Markdown report. Usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // rpu_debugger_bench: how fast the Studio's RPU debugger answers.
 //
 //   rpu_debugger_bench [--repeat N] [--steps N] [--shader FILE] [--scene FILE]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // studio_latency: edit-to-updated-panels latency and UI-thread stalls of the Studio.
 //
 //   studio_latency [--edits N] [--load N] [--studio PASSLAB] [--out FILE.md] [--explain] SHADER...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What recording the trace costs: the algorithms the Studio runs with every edit (RDSh and RDS:
 // the registry's every-edit entries) on the samples (PC5, 15p+5t+i), without a trace and with the
 // Studio's TraceLog, each run on a fresh backend as a compile in the Studio does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Find and replace over the shader editor with QScintilla's search.
 #include "editors/find_bar.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The editor's find and replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3, Escape).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The shader editor and its tree-sitter lexer.
 #include "editors/shader_editor.h"
 

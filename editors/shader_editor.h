@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The shader editor: QScintilla with tree-sitter highlighting reparsed on every edit, folding,
 // brace matching, diagnostics as squiggles and margin markers, hover and source highlights.
 #pragma once

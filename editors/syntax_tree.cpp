@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tree-sitter parsing and token classification for the shader editor.
 #include "editors/syntax_tree.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Syntax highlighting with tree-sitter, Qt-free: the tree-sitter-c grammar with RSL keywords,
 // types, globals and builtins layered on (or tree-sitter-glsl), reparsed incrementally per edit.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes the man pages passlab-cli.1 and passlab.1 from the programs' own --help (help2man), with
 # every subcommand's options and the FILES and ENVIRONMENT sections, so the pages never drift from
 # the programs. Usage: make_man.sh PASSLAB_CLI PASSLAB OUT_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sets up, configures and builds Passlab with Ninja into build/, or PASSLAB_BUILD_DIR (extra cmake
 # arguments are passed through). Every build folder gets the fetched dependencies (grammars, the
 # bunny) in its own _deps: scripts/setup.sh does nothing where they are present.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A long conformance run, outside the default tests (docs/conformance.md): for MINUTES minutes,
 # semantics-preserving transformations of every sample, then generated programs of every
 # family, each through every backend (or only the named ones: ir, fragment, combiners, rpu,

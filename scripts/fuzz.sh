@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and fuzzes one of them, or
 # each in turn, for a while (outside the default test run; CI runs every target briefly and repeatably as a smoke test).
 # Usage: scripts/fuzz.sh [seconds=600] [target|all]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds Passlab's .deb, checks it (lintian, desktop-file-validate, appstreamcli) and tests the
 # installed product: the package unpacked into a temporary root, run with the source and build
 # trees hidden (a private mount namespace lays an empty folder over them), so nothing can come from

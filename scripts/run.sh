@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The main job: set up, build, and open the Studio on the default sample; where there is no
 # display, print the headless report of the same sample instead.
 set -euo pipefail

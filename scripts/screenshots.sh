@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Starts the Studio under Xvfb and saves a screenshot of every panel to docs/screenshots/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

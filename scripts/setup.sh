@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs everything a fresh Debian 12 machine needs to build, test and run Passlab (idempotent).
 set -euo pipefail
 

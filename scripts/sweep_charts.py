@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Draws decoupled-sampling sweep CSVs (decoupled_bench --csv, passlab-cli render --sweep) as SVG
 line charts like the paper's Figure 10: shading rate against samples per pixel for each blur,
 savings against cache size (quads and single samples, the unlimited cache dotted), the global

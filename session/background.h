@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Background work in the Studio (compiles, renders) runs below the UI thread's priority but never
 // without CPU: with two cores shared by the UI, the display server, the work and whatever else
 // the machine does (a build beside the Studio), the UI must keep painting and the work must go on.

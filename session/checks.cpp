@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partition checks and listings shared by passlab-cli and the Studio.
 #include "session/checks.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the CLI and the Studio check and print about a partition: the independent validator plus
 // an execution check, and the per-pass `!!ARBfp1.0` listings.
 #pragma once

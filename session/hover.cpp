@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Finds the typed name under the cursor by walking the translation unit.
 #include "session/hover.h"
 

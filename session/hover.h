@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What hovering over a name in the editor shows: the name's declared type and frequency.
 #pragma once
 

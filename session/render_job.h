@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A render of a scene with its shaders compiled, partitioned for a target and run pass by pass:
 // what `passlab-cli render` and the Studio's preview do.
 #pragma once

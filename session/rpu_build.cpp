@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The shader on the RPU for the Studio: scene, compile, code maps and the compiler's decisions.
 #include "session/rpu_build.h"
 

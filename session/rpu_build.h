@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The shader on the RPU, as the Studio shows it: its scene (the sample scene that uses the shader,
 // or one chosen), compiled with the editor's text at the size the Studio renders, with what the
 // code panels, the debugger and the compiler-decision views read (IR and assembly with their

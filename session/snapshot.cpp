@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Builds compile snapshots for the Studio: the same stages, in the same order, as passlab-cli.
 #include "session/snapshot.h"
 

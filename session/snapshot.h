@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A compile snapshot: everything the Studio shows for one version of a shader, built off the UI
 // thread in one immutable value (front end, DAGs, dominators, partitions, listings, traces).
 #pragma once

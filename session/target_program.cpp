@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fp and register-combiner implementations of TargetProgram.
 #include "session/target_program.h"
 

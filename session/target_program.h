@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A shader on one target: the DAG the partitioner works on and the backend that answers VALID,
 // the checks and listings of a partition, and the shader the renderer runs. One implementation per
 // backend: the fp pipeline (its target DAG of ARB-style instructions) and the register combiners

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pass and combiner-stage timeline as data (what the timeline view draws, built off the UI
 // thread): the passes of a partition in order, each with its cost and resources, and for a
 // register-combiner target each pass's general combiner stages (their RGB and ALPHA portions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Algorithm boxes from the registry.
 #include "views/algorithm_box.h"
 

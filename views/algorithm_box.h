@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The algorithm boxes of the passes panel, the timeline and the trace player, filled from the
 // partitioning algorithms' registry (partition::algorithms()).
 #pragma once

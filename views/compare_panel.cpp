@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compare panel: a column of small DAG per algorithm, a table of numbers and a Qt Charts breakdown.
 #include "views/compare_panel.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compare panel: the partitioning algorithms (RDSh, RDS and the optimal search: one column per
 // partition::algorithms() entry) side by side, with their DAGs coloured by pass, their numbers,
 // and a stacked bar chart of each cost like the RDS paper's Figure 6.

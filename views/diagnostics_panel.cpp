@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The diagnostics list, with the full formatted diagnostic as the tooltip.
 #include "views/diagnostics_panel.h"
 

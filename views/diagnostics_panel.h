@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The diagnostics list: every message of the last compile; activating one jumps to its place.
 #pragma once
 

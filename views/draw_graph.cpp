@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Builds the drawable target DAG, dominator tree and partial dominator tree of a snapshot.
 #include "views/draw_graph.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the graph views draw, built from a snapshot without Qt: the target DAG, the dominator
 // tree and the partial dominator tree, with shapes as in the RDS paper's figures; and for a
 // partition, its pass graph and each pass's subgraph.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Graph layout with Graphviz dot through cgraph and gvc.
 #include "views/graph_layout.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Graph layout with Graphviz `dot` (cgraph/gvc), Qt-free so it runs on worker threads and in tests.
 #pragma once
 

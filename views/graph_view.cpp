@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph panel: QGraphicsScene items for nodes and edges, laid out by Graphviz elsewhere.
 #include "views/graph_view.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph panel: a target DAG, dominator tree or PDT drawn like the RDS paper's figures,
 // coloured by pass, with zoom, pan, fit, minimap, search, kind filter, highlights and export.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A small cache of Graphviz layouts by layout_key().
 #include "views/layout_cache.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A small cache of Graphviz layouts by layout_key(), shared by whoever lays graphs out (the
 // compile service's DAG pictures, the pass graph): a graph laid out before is shown again
 // without running dot. Thread-safe; past its capacity the oldest layout goes first.

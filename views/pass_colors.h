@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The colours passes are drawn in, shared by every view so pass 3 is the same colour everywhere.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pass graph panel: the pass graph above, the clicked pass's subgraph below.
 #include "views/pass_graph_panel.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pass graph, for shaders with dozens of passes: one node per pass, its area in proportion to
 // its cost, an edge to each pass that reads a value it saved; below it, the clicked pass's part
 // of the DAG (its members and the values it restores). Layouts are made on a worker thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The passes panel: a resource table and the selected pass's `!!ARBfp1.0` listing.
 #include "views/passes_panel.h"
 

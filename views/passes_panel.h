@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The passes panel: per-pass resources like the RDS paper's Table 5 and each pass's listing.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A picture in a panel, scaled to fit with nearest-neighbour pixels, a placeholder text until
 // there is one, an outlined marker (a probed pixel), dimmed when stale, and a click reported in
 // fractions of the picture; and sim images turned into pictures. Shared by the preview panels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The preview panel. Everything that costs time runs on the panel's one worker thread: loading the
 // scene, both renders, the pixels where they differ, the 8-bit pictures of every pass and the
 // probed pixel's rows. The panel only shows what the worker hands back, and each new request

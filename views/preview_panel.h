@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The preview panel: the snapshot's shader rendered in the chosen partition's passes with
 // render-to-texture and with an F-buffer side by side, the pixels where they differ, each pass's
 // intermediate values, and every fragment of a probed pixel through every pass.

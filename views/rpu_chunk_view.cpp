@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU chunk view.
 #include "views/rpu_chunk_view.h"
 

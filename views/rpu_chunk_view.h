@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The chunk being debugged: its four threads in lockstep, step by step around the current one.
 // A filled cell is a lane that issued with the step's word; where lanes drop out the chunk split
 // (a branch went both ways), where they come back it merged. Click a lane to follow its thread,

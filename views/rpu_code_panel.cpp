@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU code panel.
 #include "views/rpu_code_panel.h"
 

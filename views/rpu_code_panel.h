@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU code panel: the shader's IR and its assembly side by side. A line of one (or of the
 // source) highlights its lines in the others; the assembly's margin holds breakpoints and the
 // arrow of the word the selected thread executes next.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU debugger panel.
 #include "views/rpu_debugger_panel.h"
 

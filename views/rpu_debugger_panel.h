@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU debugger: the moves (step into, over, out and each backwards; continue to a breakpoint
 // either way; run to a NaN or a fault; restart), the thread's state in words, and the chunk,
 // registers and stack views.

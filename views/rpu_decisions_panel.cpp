@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU compiler-decisions panel.
 #include "views/rpu_decisions_panel.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU compiler's decisions for one function, as the thesis presents them: per scheduled
 // block the list scheduler's cycle table (Figure 9.1: cycle, values that became available,
 // candidates, issued, stalls) with the dependency DAG and its path lengths; the register

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU registers view.
 #include "views/rpu_registers_view.h"
 

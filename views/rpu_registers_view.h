@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The registers of the thread being debugged: R0-R15 in the .xyz and .w halves the calling
 // convention uses, S, A, I0-I3, HIT with HIT_TRI and HIT_OBJ, the pc, and the constants; what the
 // last move changed is highlighted.

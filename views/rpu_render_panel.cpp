@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU render panel.
 #include "views/rpu_render_panel.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU render: the frame the program renders (on a worker thread), and per pixel what it cost
 // as heat maps (instructions, cycles, stalls, divergence, chunk occupancy) with a legend, a
 // histogram (Qt Charts) and the frame's totals. Clicking a pixel debugs the thread that shaded it.

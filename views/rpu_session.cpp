@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's RPU debugging session.
 #include "views/rpu_session.h"
 #include "views/work_pool.h"

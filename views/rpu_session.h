@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's RPU debugging session: the build the panels show, the chunk being debugged (a
 // pixel's, recorded on a worker thread), the debugger's moves and the breakpoints. The panels
 // draw what it holds and ask it to move; they never run the VM themselves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU stack view.
 #include "views/rpu_stack_view.h"
 

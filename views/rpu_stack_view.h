@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The stacks of the thread being debugged, as the thesis's Figure 2.1 draws them: the data stack
 // in absolute slots with the S0-S7 window over it, and the control stack's (return address,
 // shift) frames beside the slots each call shifted past. Calls move the window up, returns down.

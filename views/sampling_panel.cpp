@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/sampling_panel.h"
 
 #include <algorithm>

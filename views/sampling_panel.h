@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Sampling view of the preview: the shader under motion and defocus blur by decoupled
 // sampling (or its supersampled, multisampled and opportunistic comparisons), a heat map of where
 // the shading went, the measures (shading rate, savings, blur area, the cache's hit rate), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Scene export through QSaveFile, so a failed export leaves the old file.
 #include "views/scene_export.h"
 

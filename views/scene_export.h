@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Exporting a drawn scene (a graph, the timeline) as SVG, or as PNG at twice its size, written
 // atomically.
 #pragma once

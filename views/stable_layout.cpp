@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Layout stability: structural node matching between two versions of a graph, and placement of
 // the new nodes around the kept ones.
 #include "views/stable_layout.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Layout stability across small edits: the nodes of a new graph are matched to those of the
 // previous one, and when the change is small the matched nodes keep their place and only the new
 // nodes are placed, next to their neighbours, instead of running dot again from scratch.

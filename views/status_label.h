@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A label whose size never depends on its text. A QLabel's setText invalidates every layout up to
 // the main window, and with docks that relayout can cost more than a frame; the status lines that
 // change on every keystroke (node counts, costs, trace reasons) use this instead. Text that does

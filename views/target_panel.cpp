@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The target and cost-model editor.
 #include "views/target_panel.h"
 

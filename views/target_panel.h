@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The target and cost-model editor: a preset, the per-pass limits and the cost coefficients,
 // edited live (each change recompiles), and saved as a new target file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline panel: an overview strip of passes sized by cost, and the selected pass's combiner
 // stages, units, registers and final combiner drawn as a grid (positions computed here from the
 // snapshot's Timeline, which the pipeline built; nothing is compiled on the UI thread).

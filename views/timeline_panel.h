@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pass and combiner-stage timeline: a partition's passes along a time axis, each as wide as
 // its cost; for a register-combiner target the selected pass opened up into its texture units,
 // its general combiner stages (RGB and ALPHA portions, unit by unit: input mappings, DOT/MUL,

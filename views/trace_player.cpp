@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trace player: an event list, a timeline, transport buttons and the reason in words.
 #include "views/trace_player.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trace player: steps through a partitioning run's decisions forwards and backwards, plays
 // them at an adjustable speed, scrubs a timeline and jumps to any event.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's own thread pool.
 #include "views/work_pool.h"
 

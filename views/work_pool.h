@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The thread pool the Studio's background work runs on (compiles, layouts, renders), apart
 // from Qt's global pool.
 #pragma once

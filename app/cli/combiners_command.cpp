@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli combiners: a shader compiled for NVIDIA register combiners in one rendering pass,
 // as Mark & Proudfoot's compiler does: the !!TS1.0/!!RC1.0 programs, or, when the pass cannot
 // hold it, a diagnostic naming the constraint at the place in the source that breaks it.

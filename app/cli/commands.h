@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The passlab-cli subcommands: each takes parsed options and returns the process exit code.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Conformance checks in child processes (see conform_child.h). The child writes its report as
 // JSON into a pipe; the parent reads it, or kills a child past its time.
 #include "app/cli/conform_child.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Conformance checks in child processes: a crash or a hang of a backend is a finding with its
 // program, not the end of the run; and several children at once use every core.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli conform: shaders (given, or generated at random) through every backend, each
 // compared with the reference interpreter (session/conform/oracle.h). Each program runs in a child
 // process (conform_child.h), so that a crash or a hang is a finding with its seed, not the end of

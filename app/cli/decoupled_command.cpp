@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli render --spp N ...: a scene with its lens and motion rendered by decoupled sampling
 // (or its supersampled and multisampled references), its measures, its error against a
 // reference, a heat map of where shading happened, and sweeps of its parameters as CSV.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli: the headless front door to everything the Studio shows.
 #include <exception>
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli partition: the partitioning algorithms (RDSh, RDS, the optimal search) on one shader and target, with the
 // per-pass resources of the paper's Table 5 and a summary like its Tables 3 and 4.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli render: a scene rendered with its shaders partitioned into passes, the passes'
 // intermediate values kept per pixel (render-to-texture) or per fragment (F-buffer).
 #include <iostream>

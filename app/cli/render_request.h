@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The render request both halves of `passlab-cli render` start from (render_command.cpp): the
 // shader, its target and partition, the store, the image size and threads from the options.
 #pragma once

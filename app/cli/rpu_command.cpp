@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli rpu: the RenderMan-to-RPU compiler, the assembler, the function runner and the
 // renderer of the thesis, headless.
 #include <chrono>

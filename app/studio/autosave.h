@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Autosave files written off the UI thread: a write syncs to disk (QSaveFile), which can take tens
 // of milliseconds, and must never stall typing. Writes and removals run in order on one worker, so a
 // removal after a save cannot be overtaken by an older write.

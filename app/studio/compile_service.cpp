@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compile service: QThreadPool jobs, a generation counter to drop stale results, and a small
 // cache of Graphviz layouts so an edit that keeps the graph keeps its picture.
 #include "app/studio/compile_service.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compile service: runs the pipeline off the UI thread after each edit (at once after a
 // pause, debounced while typing, or on demand in manual mode), cancels stale runs and publishes
 // immutable results.

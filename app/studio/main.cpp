@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab: the Studio. `passlab [FILE] [--target T] [--cost M] [--dark] [--screenshots DIR]`.
 #include <QApplication>
 #include <QCoreApplication>

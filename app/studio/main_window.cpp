@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's main window.
 #include "app/studio/main_window.h"
 

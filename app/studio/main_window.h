@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's main window: the editor in the centre, dockable panels around it, menus, toolbar,
 // status bar, files, themes, autosave and crash recovery.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Project files: JSON with relative paths, written atomically, read tolerantly.
 #include "app/studio/project.h"
 

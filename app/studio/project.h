@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Passlab project files (.passlab): a shader, its light setup, the target, the cost model and the
 // panel state, with file paths relative to the project file. Loading is tolerant: every part that
 // cannot be used is reported as a problem and the rest opens.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The samples folder (shaders, scenes, light setups, textures) as the Studio opens them: the
 // installed share/passlab/samples, or the source tree's (core/paths/data_dir.h).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The screenshot tour: each step waits for the Studio to show what it shows, then grabs it.
 #include "app/studio/screenshots.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Saves a screenshot of every panel of the Studio (run under Xvfb by scripts/screenshots.sh).
 #pragma once
 

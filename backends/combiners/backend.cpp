@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The combiner backend for RDSh, RDS and the optimal search, and multipass execution.
 #include "backends/combiners/backend.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Register combiners behind the partitioner (RDS paper §3.2's four callbacks): the problem is the
 // FragmentDag itself (operations and texture lookups are the nodes a pass computes), and VALID is
 // "the combiner compiler fits the pass in one rendering pass" (stages, texture units, colour

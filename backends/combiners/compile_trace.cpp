@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Words for the combiner compiler's events, built only when someone reads them.
 #include "backends/combiners/compile_trace.h"
 

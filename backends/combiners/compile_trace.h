@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The combiner compiler's decisions as structured events (every texture unit configured, rewrite,
 // mapping, partial combiner and unit filled, input placed, stage assigned, register given), with
 // the words of each reason built only when someone reads them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The driver: the five stages in the paper's order.
 #include "backends/combiners/compiler.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The register-combiner compiler (Mark & Proudfoot 2001): one pass of a FragmentDag to the state
 // of NVIDIA's register combiners and texture shaders, through the paper's five stages (stages.h).
 // The driver runs them in order and reports the first constraint a pass breaks.

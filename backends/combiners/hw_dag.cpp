@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The hardware DAG's helpers: parents, a topological order, intervals, and its text form.
 #include "backends/combiners/hw_dag.h"
 

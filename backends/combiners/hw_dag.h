@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the combiner compiler works on: one pass of a FragmentDag (PassSpec), its texture units
 // (stage 1), its pass inputs, and the DAG of hardware operations that stage 2 rewrites it into
 // (Mark & Proudfoot §4): 3-vector (RGB) and scalar (ALPHA) values, MUL, DOT, ADD and MUX, input

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 4 (Mark & Proudfoot §6): registers for the values that enter the top of the pipeline,
 // greedy and driven by the machine's table: for every register and each class of pass input, the
 // parts (RGB, ALPHA) it accepts; for each class, what the allocation may do (SPLIT, JOIN, BLUE,

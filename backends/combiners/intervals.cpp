@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interval analysis over the FragmentDag, one node at a time in id (operand-first) order.
 #include "backends/combiners/intervals.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interval arithmetic over a whole FragmentDag (Mark & Proudfoot §4): for every node, bounds on
 // each of its components in real arithmetic. The compiler uses them to prove a value lies in
 // [0, 1] (so a clamping input mapping changes nothing), to choose how a saved value is stored,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Writes compiled passes as nvparse programs and JSON.
 #include "backends/combiners/listing.h"
 

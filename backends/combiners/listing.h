@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A compiled pass as nvparse's texture-shader (!!TS1.0) and register-combiner (!!RC1.0) programs,
 // the text a GeForce programmer of 2001 would write by hand, with comments saying what each
 // texture unit looks up and which source value each register holds; and as JSON.

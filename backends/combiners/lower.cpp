@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Expands multi-step library functions into primitive FragmentDag operations.
 #include "backends/combiners/lower.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 2, first half, for the whole shader before it is partitioned: the library functions the
 // combiners compute in several steps written as the primitive operations they are made of
 // (faceforward, reflect, pow by a whole number, mix, step, abs, scalar min/max/clamp), so the

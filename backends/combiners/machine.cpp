@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reads a combiner target's machine description; every mistake names the file and the key.
 #include "backends/combiners/machine.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The register-combiner machine as data (resources/targets/geforce1.json, geforce3.json): general
 // stages, texture units, how constants are given, the register set with the parts each one
 // accepts per pass-input class, and the allocation rules of each class.

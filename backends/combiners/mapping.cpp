@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 2b (Mark & Proudfoot §4): groups of operations that one input or output mapping computes,
 // found by a greedy walk from the roots toward the leaves that tries the more complex mappings
 // first, each replacing its group by one INMAP, OUTMAP or BOTHMAP node:

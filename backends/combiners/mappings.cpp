@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Names of the mappings, for listings, JSON and the timeline.
 #include "backends/combiners/mappings.h"
 

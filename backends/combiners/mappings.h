@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The register combiners' input mappings (NV_register_combiners Table 4) and output scale/bias
 // settings, their arithmetic, and their names in nvparse's !!RC1.0 and in the paper's Table 1.
 #pragma once

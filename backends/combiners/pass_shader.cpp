@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The combiner simulator behind the renderer's FragmentShader interface.
 #include "backends/combiners/pass_shader.h"
 

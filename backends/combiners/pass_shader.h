@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A register-combiner program, whole or split into a partition's passes, as a shader the renderer
 // runs: each fragment's interpolants and texture lookups feed the combiner simulator, pass by pass,
 // with each pass's framebuffer RGBA kept as the intermediate later passes restore.

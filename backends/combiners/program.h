@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A compiled register-combiner pass: texture units, where each pass input enters, the constant
 // colours, the general combiner stages (each an RGB and an ALPHA portion) and the final combiner,
 // exactly the state NV_register_combiners(2) and NV_texture_shader configure; plus what the

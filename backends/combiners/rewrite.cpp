@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 2a (Mark & Proudfoot §4): a pass of the FragmentDag rewritten into the combiners'
 // operations. Every value becomes a 3-vector (RGB) or a scalar (ALPHA), so the root splits into an
 // RGB root and an ALPHA root; scalar-to-vector conversions become TRIPLE and component reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 5 (Mark & Proudfoot §7, lost; designed here): partial combiners placed into general
 // combiner stages, temporaries given registers, GeForce3's per-stage constants placed.
 //

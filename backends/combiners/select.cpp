@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 3 (Mark & Proudfoot §5): instruction selection. The hardware DAG is covered by partial
 // combiners, each a FULL or HALF portion (RGB or ALPHA) or a part of the final combiner:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Executes combiner programs fragment by fragment, as the extension specifications define it.
 #include "backends/combiners/simulate.h"
 

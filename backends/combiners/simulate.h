@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The combiner simulator: a compiled pass run on one fragment with the hardware's arithmetic
 // (NV_register_combiners §3.8.12): registers in [-1, 1], products and sums in [-2, 2] before the
 // output scale/bias, the input mappings, MUX on spare0.a >= 1/2, per-stage constants, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compiler's five stages (Mark & Proudfoot §3), one file each, in the order compiler.cpp runs
 // them. Each returns false with a Failure naming the constraint the pass breaks.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 1 (Mark & Proudfoot §3, "extract texture-shader operations"): which texture unit does
 // what. A lookup at interpolated coordinates is a plain 1D/2D/3D lookup; normalize() of an
 // interpolated vector is a normalisation cube map; a value an earlier pass saved is read back

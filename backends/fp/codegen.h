@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-pass code generation for the fp target: scheduling, register allocation, resource counts,
 // and `!!ARBfp1.0` listings. This is the backend's VALID.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The execution check: a partition run pass by pass, with save and restore, on one fragment.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The generic fragment ISA: ARB_fragment_program-style instructions on 4-component registers.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // An fp program, whole or split into the passes of a partition, as a shader the simulator runs:
 // each pass compiled to a straight-line program over batches of fragments in structure-of-arrays
 // form, with the same arithmetic as fp::execute (so passes reproduce the single pass bit for bit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Instruction selection: FragmentDag nodes to ARB-style instructions, as a DAG of instructions.
 //
 // Conventions that make the tiling small: every float value is held replicated in all four

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The target DAG: the FragmentDag after instruction selection, one node per instruction or input.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU's arithmetic, shared by the VM and the compiler's constant folding so that a folded
 // operation gives exactly what executing it would.
 #pragma once

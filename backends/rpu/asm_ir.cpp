@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compiler's assembly: operand helpers, what each instruction reads and writes, and text.
 #include "backends/rpu/asm_ir.h"
 

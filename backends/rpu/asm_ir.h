@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The compiler's assembly (thesis ch. 7): RPU words whose registers may still be virtual, in a
 // control-flow graph of blocks, with `call` as a pseudo-instruction that hides saving and
 // restoring. Every stage from code generation to scheduling reads and writes this form; code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU assembler: a hand-written line parser, then label resolution and the word rules.
 #include "backends/rpu/assembler.h"
 

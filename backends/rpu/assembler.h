@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU assembler: the thesis's assembly syntax to a Program, every mistake a diagnostic with
 // its line and column.
 //

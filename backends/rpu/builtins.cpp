@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The standard library on the RPU (thesis §5.3): every function is expanded where it is called.
 // The RPU has mov, frac, add, mul, mad, dot products and 1/x and 1/sqrt(x) as modifiers, and
 // nothing else: min, max, abs, clamp and their kin branch lane by lane (the thesis's clamp of a

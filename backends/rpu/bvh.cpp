@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The BVH: binned SAH construction and an iterative, nearest-child-first traversal.
 #include "backends/rpu/bvh.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ray-tracing unit's acceleration structure: a bounding-volume hierarchy of axis-aligned
 // boxes over triangles (thesis §4.1), built offline with the binned surface-area heuristic.
 #pragma once

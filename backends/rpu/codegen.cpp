@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Code generation: values to virtual registers, control flow to blocks, phis to parallel
 // copies, calls and returns by the ABI, and the surface shader's entry convention.
 #include "backends/rpu/codegen.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Code generation (thesis ch. 7): each SSA IR function becomes a function of the compiler's
 // assembly, with virtual registers, the thesis's ABI and late inlining of the standard library.
 //

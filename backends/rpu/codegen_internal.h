@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-function code generator, shared by codegen.cpp (values, control flow, calls, the
 // surface entry) and builtins.cpp (the standard library, late-inlined).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RSL-to-RPU compiler driver: every stage in order, over every file of a program.
 #include "backends/rpu/compiler.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RSL-to-RPU compiler (thesis ch. 5): the pipeline from source files to an assembled RPU
 // program, keeping every intermediate form the thesis keeps.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU debugger's engine: a recorded chunk replayed both ways.
 #include "backends/rpu/debugger.h"
 

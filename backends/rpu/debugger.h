@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU debugger's engine: one chunk of a render, run once with every change recorded, then
 // replayed both ways. Stepping forwards applies a step's changes; stepping back undoes them, so
 // any position is exact and going forwards N steps and back N returns the starting state.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Forwarding (thesis §7.6): a forward data flow of facts about what registers hold, then uses
 // rewritten with the facts that reach them; repeated until nothing changes.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU's 24-bit floating point: 1 sign, 7 exponent and 16 mantissa bits (the thesis says only
 // "24-bit, not IEEE 754"; this is the layout of the era's 24-bit shader ALUs, e.g. ATI's R300).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU instruction set: names, lane arithmetic of swizzles and conditions, and the text form.
 #include "backends/rpu/isa.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU instruction set (Węgrzanowski 2006, ch. 2): opcodes, operands with swizzles and
 // power-of-two scales, write masks, _sat/_rcp/_rsq, paired control with lane conditions, 3/1 and
 // 2/2 pairs, and the text of the thesis's assembly syntax.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Liveness by backward data flow over blocks, and dead-code elimination as a fixed point.
 #include "backends/rpu/liveness.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Liveness over the compiler's assembly (thesis §7.7): which locations (virtual registers and
 // physical units) hold a value someone will still read, per block and per instruction; and
 // dead-code elimination as the thesis's fixed point from "everything dead".

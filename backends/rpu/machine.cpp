@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU machine description: presets from JSON, and the rules for one instruction word.
 #include "backends/rpu/machine.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU machine description: latencies, precision and the limits of one instruction word,
 // read from resources/rpu/<name>.json (the scheduler, the assembler and the VM share it).
 #pragma once

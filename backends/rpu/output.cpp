@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Code output: call expansion with stack-window saves, then depth-first linearisation.
 #include "backends/rpu/output.h"
 

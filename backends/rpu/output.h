@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Code output (thesis ch. 10): calls expanded with their saves and restores, the block graph
 // linearised depth first, jumps to the next line and unused labels dropped.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The assembly-level passes (thesis §7.4-7.7), one per file; compiler.cpp runs them in order:
 // simplify -> forward -> dce, repeated until nothing changes, then register allocation.
 #pragma once

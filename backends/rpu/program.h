@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // An assembled RPU program: instruction words at addresses, labels, and the entry points that
 // the thesis's `.epts` file lists (every `SUBROUTINE_ENTRY_<name>` label).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The reference renderer: the interpreter shades, a C++ tracer casts the rays.
 #include "backends/rpu/reference.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The reference renderer: a scene's main and surface shaders run by the IR interpreter (the
 // semantic oracle every Passlab target is checked against), with rays cast in C++ through the
 // same BVH and hit attributes read from the same scene records. It is the check the thesis

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Register allocation by enemies and friends (thesis ch. 8), then the copies it made redundant
 // removed.
 #include "backends/rpu/regalloc.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Register allocation (thesis ch. 8): graph colouring with enemies and friends, before
 // scheduling, with no spilling.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Rendering on the RPU: rows of 2x2-pixel chunks shared among host threads.
 #include "backends/rpu/render.h"
 

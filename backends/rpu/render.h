@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Rendering on the RPU (thesis §2.1, §12): one thread per pixel runs the "main" shader, which
 // casts the primary ray and calls the shader of the object it hits; neighbouring 2x2 pixels form
 // a chunk of four threads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The scene's records in RPU data memory, and the trace unit over its BVH.
 #include "backends/rpu/scene_data.h"
 

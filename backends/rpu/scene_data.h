@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A scene as the RPU sees it: records in data memory that shaders `load`, and the ray-tracing
 // unit that `trace` consults. The thesis leaves the layout to "the application that generates
 // the scenes"; Passlab's is (addresses in words, one 4-vector per word):

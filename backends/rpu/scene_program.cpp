@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Compiling a scene's shaders and its main shader into one RPU program.
 #include "backends/rpu/scene_program.h"
 

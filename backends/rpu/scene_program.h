@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A scene compiled for the RPU: every object's surface shader and the main shader in one
 // program, with each object's shader address for the scene's data memory.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Forward list scheduling per basic block, with the thesis's priorities and optional pairing.
 #include "backends/rpu/schedule.h"
 

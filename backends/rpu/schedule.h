@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Instruction scheduling (thesis ch. 9): forward list scheduling of each basic block, after
 // register allocation.
 //

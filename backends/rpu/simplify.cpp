@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Opcode simplification and constant folding at assembly level (thesis §7.5): a multiply by a
 // power of two becomes a source scale, identities disappear, literals fold.
 #include <cmath>

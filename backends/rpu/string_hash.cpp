@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MD5 as RFC 1321 specifies it, and the program's string table.
 #include "backends/rpu/string_hash.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Strings on the RPU (thesis §11.4): a string is the first 24 bits of its MD5 digest as a float,
 // so equality is a subtraction and a (=0) test. Collisions in one program are warned about.
 #pragma once

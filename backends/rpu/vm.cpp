@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU virtual machine: pre-decoded words executed for all of a chunk's threads at once, in
 // a chunk register file that holds each register component for the four threads side by side
 // (so one SIMD operation does one component for the chunk); chunks split and merge; a shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU virtual machine (thesis ch. 2 and 4): per-thread registers, the two synchronised
 // stacks with the 8-slot window, code and data memories, `trace` against a scene, and chunks
 // of four threads that run in lockstep, split on divergent control and merge at `return`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Dominators of a rooted DAG, multiply-referenced nodes, and the RDS partial dominator tree.
 //
 // Terms. The DAG's edges run from a consumer (parent) to its operands (children); the root is

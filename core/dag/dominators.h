@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Dominators of a rooted DAG (root = the shader output, edges from a node to its operands) and
 // the partial dominator tree (PDT) of the RDS paper, section 3.3.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // FragmentDag output forms: JSON, Graphviz DOT drawn like the RDS paper's figures, and text.
 #include "core/dag/export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Flattening: an optimized shader module, bound to its lights, into one FragmentDag.
 //
 // The method is symbolic execution of the SSA function over "one fragment". Each SSA value is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The FragmentDag: one basic block of fragment operations with a single output, as in the RDS paper.
 #include "core/dag/fragment_dag.h"
 

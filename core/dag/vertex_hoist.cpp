@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Vertex hoisting: affine subexpressions of the interpolants move to the per-vertex program.
 //
 // Perspective-correct interpolation reproduces, at every fragment, any function that is affine

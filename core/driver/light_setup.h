@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Light setups: the small JSON file next to a shader that binds its lights, parameters and spaces.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A shader program: the surface (or light) shader, its light setup, and the IR built from them.
 #include "core/driver/program.h"
 

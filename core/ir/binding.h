@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a shader is compiled against: its light sources, parameter values and named spaces.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The textures every evaluator shares: the noise lattice that `noise()` reads, filtered
 // trilinearly like a GPU's 3D texture (with an AVX2 path of the same bits), and the procedural
 // stand-ins for named textures without images.

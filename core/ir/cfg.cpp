@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Control-flow analyses of a Function: reverse postorder and dominators.
 #include "core/ir/cfg.h"
 

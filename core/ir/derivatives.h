@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RSL's derivative functions from screen-space differences, the way a rasterizer has them: a value
 // one pixel to the right minus its value here (X), one pixel below minus here (Y), and the same
 // differences of the surface parameters u and v. By the chain rule, X = Du(x) ux + Dv(x) vx and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The reference interpreter: runs a module on one fragment. The semantic oracle for later stages.
 #include "core/ir/interpreter.h"
 #include "core/ir/derivatives.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The SSA IR: typed values in basic blocks with phi nodes, one Function per shader or function.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Lowering: a checked RSL syntax tree, bound to its lights, to SSA IR.
 #include "core/ir/lower.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The optimization pipeline: the passes in order, with a verifier after each one when asked.
 #include "core/ir/pipeline.h"
 

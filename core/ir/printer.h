@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The IR's text form: deterministic, one instruction per line, with source lines.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SplitMix64 (Steele, Lea and Flood 2014): a tiny, seedable generator, identical on every
 // machine, for the random fragments of the checks and the simulator's sample tables.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runtime values of the IR and the semantics of every operation, shared by all evaluators.
 #pragma once
 

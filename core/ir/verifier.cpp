@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The IR verifier: structural and SSA invariants, checked after every pass in tests.
 #include "core/ir/verifier.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RSL syntax tree: expressions, statements, functions and shaders, with a span on every node.
 #pragma once
 

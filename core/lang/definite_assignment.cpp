@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Definite assignment: warns where a local may be read before any value reached it.
 #include <set>
 

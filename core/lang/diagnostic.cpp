@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Diagnostics: what the compiler tells the user, the sink it reports to, text and JSON forms.
 #include "core/lang/diagnostic.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Uniform/varying inference: a fixpoint over each body, then every expression gets its detail.
 //
 // A local declared without `uniform`/`varying` becomes varying when a varying value, or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The front end as one call: preprocess, parse and check a file into a typed syntax tree.
 #pragma once
 

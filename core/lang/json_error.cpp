@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where a JSON document is wrong: see json_error.h.
 #include "core/lang/json_error.h"
 

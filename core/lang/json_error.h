@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where a JSON document the user wrote is wrong, for every error nlohmann's parser can raise.
 //
 // Scenes, targets, machines, light setups and glTF files are JSON the user writes by hand. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The hand-written lexer: one file's text to tokens (comments and line continuations removed).
 #include "core/lang/lexer.h"
 

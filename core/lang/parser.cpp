@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The recursive-descent RSL parser: tokens to a syntax tree, reporting every independent error.
 //
 // Grammar (RI 3.2 §15, simplified where RSL 3.2 is ambiguous):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The C-style preprocessor of RSL: directives, macro expansion with hide sets, #if evaluation.
 //
 // How it works. Each file is lexed once into tokens (lexer diagnostics are held back so that text

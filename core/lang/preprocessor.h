@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The C-style preprocessor of RSL: includes, object- and function-like macros, conditionals, #line.
 #pragma once
 

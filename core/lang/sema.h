@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Semantic analysis: names, types, overloads, uniform/varying inference and definite assignment.
 #pragma once
 

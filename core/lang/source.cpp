@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Source files, spans and the #line mapping from physical to presumed locations.
 #include "core/lang/source.h"
 

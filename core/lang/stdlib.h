@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RSL standard library: one signature table for overload resolution, shared by every phase.
 #pragma once
 

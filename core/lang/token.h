@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tokens of RSL and of its preprocessor.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RSL types: the base type and the uniform/varying detail.
 #include "core/lang/types.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partitioning algorithms: RDSh, RDS and the exact optimal search.
 #pragma once
 

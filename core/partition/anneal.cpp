@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulated annealing over markings (see anneal.h).
 #include "core/partition/anneal.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulated annealing over markings: a better incumbent for the optimal search.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Hand-made partitions: reading, writing and evaluating marks.
 #include "core/partition/marks.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A partition given by hand: the nodes a student (or a file) marks as saved values, read from and
 // written to JSON, and evaluated like an algorithm's partition. The file's form:
 //   {"format": "passlab-marks", "version": 1,

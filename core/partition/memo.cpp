@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Memoized VALID: the same subregion asked twice is answered once.
 #include "core/partition/memo.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The exact optimal search: branch and bound over markings.
 //
 // A partition is a marking of the operations (the output is always marked). Deciding nodes in

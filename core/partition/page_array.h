@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A zeroed array for the large tables the optimal search reads at random. Its memory comes
 // straight from the kernel, aligned to 2 MiB and advised as huge pages (Linux, where
 // transparent huge pages are "madvise", as on this machine), so a random read of a table of

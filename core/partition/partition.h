@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partition model of the RDS paper (section 3.1): marks, subregions, passes, cost, order,
 // and the texture assignment of saved values.
 #pragma once

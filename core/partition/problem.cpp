@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partitioning problem as the algorithms see it, and the backend's default heuristics.
 #include "core/partition/problem.h"
 

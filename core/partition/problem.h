@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partitioning problem as the algorithms see it: a rooted DAG of operations and leaves, and
 // a backend that answers the RDS paper's four questions (VALID, COST, RECOMPUTE, MERGE).
 #pragma once

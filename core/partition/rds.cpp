@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RDS: the limited search over save/recompute decisions (section 3.5).
 //
 // The MR nodes are taken in DAG postorder. For each, two full Subdivides run, one with the node

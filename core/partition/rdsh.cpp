@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RDSh: one Subdivide over the partial dominator tree with the RECOMPUTE heuristic (section 3.4).
 #include <chrono>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The list of partitioning algorithms and the glue that gives each one the same signature.
 #include "core/partition/registry.h"
 

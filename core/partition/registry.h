@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partitioning algorithms by name: the CLI's --algo, the Studio's algorithm boxes and Compare
 // columns, the render jobs and the benchmarks enumerate this list, so that a new algorithm is its
 // own file, its declaration in algorithms.h and one entry in registry.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The optimal search's transposition table: a number per search state (a bound on the cost of
 // its completions), keyed by the state's units (16-bit numbers, see optimal.cpp), in a memory
 // budget. A state is one record in an arena of fixed-size chunks: its bound, its key's length

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Subdivide and greedy merging: the machinery RDSh and RDS share (sections 3.2 and 3.4).
 #pragma once
 

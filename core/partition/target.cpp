@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Target presets from JSON (validated), limit checks, and parsing of linear cost models.
 #include "core/partition/target.h"
 

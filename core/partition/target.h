@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Targets as data: per-pass resource limits of a fragment pipeline, and linear cost models.
 #pragma once
 

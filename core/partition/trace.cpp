@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The words of a partitioning trace, written only when someone reads them.
 #include "core/partition/trace.h"
 

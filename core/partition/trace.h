@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trace of a partitioning run: every decision as an event with its nodes and a reason.
 //
 // Recording is cheap (the Studio records on every compile): an event holds the decision's kind,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The independent validator: checks a partition against the model, not against the algorithm.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Atomic file writes through a temporary and a rename (POSIX rename replaces the target at once).
 #include "core/paths/atomic_file.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Writing a file so that no reader sees half of it: the bytes go to a temporary beside the file,
 // which is then renamed over it. A failure leaves the old file as it was and no temporary behind.
 #pragma once

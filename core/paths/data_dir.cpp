@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run-time search for Passlab's data: see data_dir.h.
 #include "core/paths/data_dir.h"
 

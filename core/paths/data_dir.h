@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where Passlab's data lives at run time: the target presets, the RPU machines, the samples and
 // the files scripts/setup.sh fetched (the bunny). Found relative to the running executable, so a
 // relocated install works, and overridable for tests and odd layouts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoupled sampling (Ragan-Kelley, Lehtinen, Chen, Doggett and Durand, "Decoupled Sampling for
 // Graphics Pipelines", ACM TOG 2011): motion and defocus blur from many visibility samples per
 // pixel (x, y, lens u, v, time t), with shading done after visibility, on demand, at a point of a

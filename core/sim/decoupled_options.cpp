@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The decoupled renderer's options and measures: their names, the cache a mode uses, and the
 // error of an image against a reference (the renderer itself is in decoupled.cpp).
 #include <algorithm>

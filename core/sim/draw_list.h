@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A scene's geometry in drawing order, as the renderer (and the OpenGL comparison) submit it:
 // opaque objects as listed, then transparent ones (back to front when the scene sorts them),
 // adjacent objects with the same shader and opacity grouped into one batch (one draw), triangles

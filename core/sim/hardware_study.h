@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The paper's hardware studies from a decoupled render's counts (Ragan-Kelley, Lehtinen, Chen,
 // Doggett and Durand, "Decoupled Sampling for Graphics Pipelines", ACM TOG 2011, sections 5.3 and
 // 5.4): bin spread in a sort-middle pipeline whose tiles hold at most 128 kB of samples, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Heat maps: per-pixel figures as a perceptually ordered ramp (dark blue, purple, orange, pale
 // yellow), as profilers draw them; shared by the CLI's and the Studio's pictures.
 #pragma once

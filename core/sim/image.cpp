@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RGBA float images and their PNG files, through libpng.
 //
 // libpng reports an error by calling an error function that must not return; ours records the

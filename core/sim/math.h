@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Small vector and matrix types for scenes and rasterization (float, as the shading is).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Large buffers (frame buffers, fragment lists): on Linux they ask for transparent huge pages, as
 // first touching a fresh 4 KB page costs microseconds on a virtual machine, which for the
 // megabytes of one render is tens of milliseconds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Procedural shapes and the completion of per-vertex attributes (mesh files: mesh_io.cpp).
 #include "core/sim/mesh.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Triangle meshes with the per-vertex attributes the RSL globals come from, procedural shapes,
 // and mesh files (OBJ and PLY by our own readers, glTF, FBX, Collada and more through Assimp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mesh files in the formats other tools export (glTF 2.0, FBX, Collada, STL, 3DS and the rest
 // Assimp reads), read through Assimp into a Mesh. OBJ and PLY keep their own readers
 // (mesh_io.cpp): Assimp's problems carry no line, some bad OBJ lines pass it silently, and an

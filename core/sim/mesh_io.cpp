@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // OBJ and PLY mesh files read into a Mesh, each problem placed at its line and column (OBJ,
 // PLY headers, ascii PLY data) or byte offset (binary PLY data).
 //

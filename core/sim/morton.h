@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Morton (Z-order) code of a point: the bits of x and y interleaved, x in the even bits. The
 // decoupled renderer visits tiles and quads in this order, as GPU rasterizers do, and keeps its
 // sample buffers in it.

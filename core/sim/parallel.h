@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Work shared among threads: the renderer's tiles and chunks, and triangle corners.
 #pragma once
 

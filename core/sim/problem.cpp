@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Problems with input files as text, in the form compilers use so editors can jump to them.
 #include "core/sim/problem.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the simulator reports about a bad input file: where (file, line, column) and what.
 #pragma once
 

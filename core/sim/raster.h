@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The rasterizer: triangles in camera space to fragments at pixel centres, in a deterministic
 // order (triangle by triangle, row by row), with perspective-correct barycentrics.
 #pragma once

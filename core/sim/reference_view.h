@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How decoupled sampling maps a triangle's samples to shading points (Ragan-Kelley et al.,
 // section 3.2, "the standard mapping" and its degeneracies): the triangle seen from the lens
 // centre at one end of the shutter, as a projective map from barycentrics to the screen, or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The renderer: a scene rasterized and shaded in one pass, or pass by pass with intermediate
 // values kept per pixel (render-to-texture) or per fragment (F-buffer, with the overflow policies
 // of the ATI 9800 and X800), multi-threaded by screen tiles, deterministic.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Sweeps of decoupled sampling over its parameters (the paper's Figure 10): samples per pixel,
 // cache size, cache scope and blur amount, each row one render's measures, written as CSV.
 #pragma once

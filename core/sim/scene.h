@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Scenes: a camera, objects (meshes with a transform, colours and a shader) and named textures,
 // read from a JSON file.
 #pragma once

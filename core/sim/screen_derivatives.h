@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Screen-space derivatives of interpolated values, exact for values affine over a triangle: a ray
 // through the eye meets the triangle's plane at barycentrics proportional to its dot products with
 // the corners' planes through the eye (p1 x p2, p2 x p0, p0 x p1), so the barycentrics one step

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the renderer asks of a shader, whole or split into passes: the values its interpolants
 // start from at each triangle corner, and each pass's program run over a batch of fragments in
 // structure-of-arrays form. Backends implement it (backends/fp/pass_shader.h).

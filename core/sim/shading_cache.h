@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoupled sampling's shading cache (Ragan-Kelley et al. 2011, §3.2): memoized shading keyed by
 // (triangle, shading index), fully associative, least recently used out first, every lookup
 // refreshing its entry. Sizes are in shading samples; an entry holds a block of them (one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stochastic rasterization of visibility samples (x, y, u, v, t) for motion and defocus blur
 // (Ragan-Kelley et al. 2011, §5.1 and Appendix A): the sample pattern, and triangles classified
 // once as static, moving, defocused or both, each tested with the edge functions of its class.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The scene's images as textures: repeat wrapping, a mip chain (2x2 box filtered), bilinear
 // lookups within a level and trilinear ones between levels chosen by the screen footprint.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The random program generator. Programs are written as text, type by type from the top down:
 // an expression of a wanted type picks a form that yields that type and asks for its operands'
 // types in turn, so every program checks without a retry. What keeps them meaningful to compare:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The random program generator: well-typed RSL surface shaders by construction, for differential
 // testing of the backends against the reference interpreter (after Csmith, Yang et al., PLDI 2011).
 #pragma once

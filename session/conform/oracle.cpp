@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The conformance oracle (see oracle.h).
 #include "session/conform/oracle.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The conformance oracle: one RSL program through every backend that accepts it, each result
 // compared with the reference interpreter, fragment by fragment and pixel by pixel.
 //

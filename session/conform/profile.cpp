@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile of each backend family.
 #include "session/conform/profile.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a generated program may use, per backend family: the fragment pipeline's targets, the
 // register combiners, and the RPU. The generator writes only what the family's backends claim to
 // run, so that a refusal of a generated program is itself a finding.

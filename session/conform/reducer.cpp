@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test-case reducer (see reducer.h).
 #include "session/conform/reducer.h"
 

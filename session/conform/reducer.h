@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test-case reducer: shrinks a failing program while it still fails the same way (after
 // C-Reduce, Regehr et al., PLDI 2012, and spirv-reduce), by passes over its text:
 //   functions    delete a file-scope function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The reference interpreter as a shader the renderer runs.
 #include "session/conform/reference_shader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The reference interpreter as a shader the renderer runs: each fragment's interpolated RSL
 // globals go through the IR interpreter, so a render of the reference and a backend's render see
 // the same rasterization, and differ only by what the backend computed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A program's text as places to rewrite (see syntax.h).
 #include "session/conform/syntax.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A program's text as places to rewrite: the statements and expressions of its main file, each
 // with the bytes it spans, for the semantics-preserving transformations and the reducer, which
 // change a program by editing its text and parsing it again.

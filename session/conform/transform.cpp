@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Semantics-preserving transformations of a shader's text (see transform.h).
 #include "session/conform/transform.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Semantics-preserving transformations of a shader's text (after GraphicsFuzz, Donaldson et al.,
 // OOPSLA 2017): the same program written differently, which every backend must still compile to
 // the same image. Each step edits one place and parses the result again; an edit the front end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli end to end: every command on real samples, exit codes, and broken input.
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Studio GUI tests of the RPU target (QTest, offscreen): the RPU panels replace the fragment
 // pipeline's, a pixel picked in the render is debugged by the thread that shaded it, stepping
 // forwards N steps and back N returns the exact starting state, a breakpoint on a source line

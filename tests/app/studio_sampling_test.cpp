@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Studio GUI tests of the Sampling view (QTest, offscreen): opening it renders the shader with the
 // scene's blur by decoupled sampling and shows the paper's measures; a click traces the pixel's
 // visibility samples and the shading points they used; supersampling as the comparison shades

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Studio GUI tests (QTest, offscreen): open a sample, edit it, diagnostics come and go, views
 // follow, the compare panel agrees with passlab-cli, the trace player steps both ways, unsaved
 // work survives a simulated crash, and the preview renders what the F-buffer and render to

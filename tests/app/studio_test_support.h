@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the Studio GUI suites share: a window's options that keep its settings and autosaves in
 // the test's own temporary folder and never ask about recovery.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tree-sitter highlighting: RSL words layered on the C grammar, incremental reparses, folds.
 #include "editors/syntax_tree.h"
 

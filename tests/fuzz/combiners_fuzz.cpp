@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary RSL through the register-combiner compiler: front end, fragment DAG,
 // the combiners' lowering and value ranges, then the whole shader compiled as one GeForce3 pass
 // (Mark & Proudfoot's five stages; its listing, nvparse programs and JSON written) and run on one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes through preprocess -> parse -> sema -> IR (verified after every
 // pass) -> fragment DAG -> one interpreter run. Any crash, sanitizer report, hang or broken IR
 // invariant is a bug; diagnostics are the expected outcome for most inputs.

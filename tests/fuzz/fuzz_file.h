@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The readers Passlab hands user files to take paths, not bytes: a fuzz input is written to a file
 // of the right extension in this process's own temporary folder (libFuzzer runs one input at a
 // time per process), read there, and overwritten by the next input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes as a mesh file through load_mesh: the first byte picks the
 // format (Passlab's own OBJ and PLY readers, or one Assimp reads: glTF, GLB, STL, OFF, Collada,
 // FBX, 3DS), the rest is the file. A crash, sanitizer report or hang is a bug (Assimp's too: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes as a .passlab project through load_project (tolerant: what
 // cannot be used is a problem and the rest opens), then the project that opened saved and loaded
 // again, which must give the same project with no new problems. A crash, sanitizer report, hang,

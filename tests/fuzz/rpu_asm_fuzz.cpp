@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes through the RPU assembler, then whatever assembles run on the
 // VM (a chunk of four threads, small step and call budgets, a little writable memory). Any crash,
 // sanitizer report or hang is a bug; diagnostics and faults are the expected outcome.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the RPU fuzz targets do with a program that compiled: its first function run by the VM on
 // one chunk of four threads, each with its own r0, on `machine`.
 #pragma once

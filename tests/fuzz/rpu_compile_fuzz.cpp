@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary RSL through the whole RPU compiler (front end, IR, code generation,
 // the assembly passes, allocation, scheduling, output, the assembler), then its first function
 // run on the VM with small budgets. Any crash, sanitizer report, hang or "internal compiler

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes as an RPU machine file (.json) through load_machine, then, for
 // a machine that loads, what a user's machine file drives: the thesis's scheduling example
 // compiled for it (scheduled, and paired where the machine pairs) and run on a chunk of four

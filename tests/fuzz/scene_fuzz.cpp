@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes as a scene file (.json) through load_scene: the JSON reader,
 // every key's checks, the procedural meshes, the samples' shaders, textures and "$deps/" meshes.
 // A crash, sanitizer report or hang is a bug; a problem with its line and column is the expected

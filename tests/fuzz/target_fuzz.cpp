@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes as a target file (.json) through parse_target, then, for a
 // target that parses, what a user's target file drives: its JSON written back must parse to the
 // same target, and two samples (plastic.sl for a fragment-program target, the Figure 4 pin for a

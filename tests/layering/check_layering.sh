@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The module order of docs/architecture.md: core <- backends <- session <- editors, views <- app. Fails, naming
 # the file and line, if a module includes one above it or a Qt-free module includes Qt.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio's threads ask the kernel for what keeps the UI responsive under load: background work
 // below the UI thread but never without CPU (it once ran as SCHED_IDLE and got none beside a
 // build), with a long slice; the UI thread with a short one. Each check runs on a thread of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The conformance tester: a fixed-seed batch of generated programs and transformed samples agree
 // with the reference interpreter on every backend, the reduced failures it found stay fixed, and
 // the machinery itself (generator, oracle, transformations, reducer) does what it says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoupled sampling end to end on real shaders: without blur it is multisampling exactly; its
 // picture does not depend on the order samples are looked up in or the cache's size (an
 // opportunistic cache's does); supersampling shades every visible sample; a partitioned shader's

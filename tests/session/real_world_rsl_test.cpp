@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Real-world RSL (issue 18): one shader per cause that turned published shaders away, each
 // accepted by the front end with exactly the warnings a real compiler gives, run by the reference
 // interpreter, and, where the fragment pipeline applies, flattened to a DAG that computes what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The multipass renderer end to end: passes reproduce the single pass, render-to-texture breaks
 // where transparent fragments overlap and the F-buffer does not, and the F-buffer's overflow
 // arithmetic of the ATI paper.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU as the Studio builds it: the scene that uses the shader, the editor's text compiled in,
 // assembly and IR lines mapped to words and source lines, the compiler's decisions as events,
 // and diagnostics at their place.

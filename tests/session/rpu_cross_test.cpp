@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One shader, two machines: a sample scene rasterized by the fragment pipeline and ray-traced by
 // the RPU (each shader compiled against the same light setup) gives the same picture, for the
 // samples whose shaders stay inside the RPU's subset.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test helpers: where the samples are, and a compact way to compile one.
 #pragma once
 

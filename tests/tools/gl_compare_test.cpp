@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // OpenGL (Mesa's llvmpipe) as a second opinion: every sample rendered from the GLSL of its single
 // pass and of its passes with render-to-texture intermediates matches the simulator. Tolerance:
 // under 1% of pixels may differ by more than 2/255 in a channel (coverage at silhouette edges,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Graph layout and the drawable graphs: Graphviz places every node, users above operands, and
 // the drawable DAG mirrors the snapshot's target DAG.
 #include <gtest/gtest.h>

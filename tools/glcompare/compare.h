@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How far two renders of the same scene are apart.
 #pragma once
 

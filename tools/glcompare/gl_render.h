@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The second opinion: a scene rendered with real OpenGL (Mesa's llvmpipe, headless through
 // surfaceless EGL) from the GLSL of each pass, the way sim::render draws it in one pass or pass by
 // pass with render-to-texture intermediates (OpenGL has no F-buffer).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-glcompare: each scene rendered by the simulator and by OpenGL (llvmpipe) from the GLSL
 // of its passes, single pass and pass by pass (render-to-texture), with the differences and the
 // throughput of both. Usage:

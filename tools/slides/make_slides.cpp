@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Writes the bowling pin's textures as PNG files: the projector slides its light setup names
 // (proj_stars, proj_stripes, proj_dots, proj_grid) and the maps of its surface (pinbase, bruns,
 // circle, coated, marks), and the maps of Mark & Proudfoot's Figure 4 pin (pinnormals,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Copy propagation: trivial phis, converts to the same type and selects of one value vanish.
 #include "core/ir/passes/pass.h"
 

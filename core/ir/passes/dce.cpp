@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Dead-code elimination: values nothing live uses, and blocks the entry cannot reach.
 #include "core/ir/cfg.h"
 #include "core/ir/passes/pass.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Frequency: which values are constant, uniform (once per draw) or varying (per fragment).
 //
 // Operands decide an operation's frequency, with one exception: a phi merges values chosen by

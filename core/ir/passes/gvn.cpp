@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Global value numbering: a value equal to one computed in a dominating position is reused.
 //
 // Walks the dominator tree with a scoped table keyed by operation, type, attributes and operand

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Inlining: every call in the entry function is replaced by a copy of the callee's body.
 //
 // The block holding the call is split after the call; the callee's blocks are cloned with its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What every IR pass shares: its signature and the counters it records.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Sparse conditional constant propagation (Wegman & Zadeck, TOPLAS 1991).
 //
 // Values start at "unknown" and only move down the lattice unknown -> constant -> overdefined;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Algebraic simplification: identities that hold bit for bit in IEEE arithmetic.
 //
 // Only identities exact for every float, NaN, infinities and signed zeros included: x*1, 1*x,

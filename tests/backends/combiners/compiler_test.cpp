@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The register-combiner compiler, stage by stage (Mark & Proudfoot 2001), on small shaders whose
 // expected hardware operations are worked out in the comments, and on the paper's two examples.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stage 5: the greedy scheduler against the exact one on random small shaders: the exact
 // schedule is never longer, both obey every rule, and both compute the same colours.
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The combiner simulator against the reference interpreter, and multipass on GeForce1 and
 // GeForce3 for every sample: each shader is lowered and partitioned by RDS; where the hardware can
 // run it, every pass compiles and the passes, each restoring what earlier ones wrote, reproduce

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test helpers for the combiner backend: shaders from text or samples to FragmentDags, the
 // machines, and a FragmentSource that feeds the simulator what the reference interpreter sees.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fp backend: instruction selection against the DAG's semantics, code generation, and every
 // partition of every sample on every paper PC validated and executed pass by pass.
 #include <cmath>

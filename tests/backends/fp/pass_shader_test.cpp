@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The simulator's batched evaluator against fp::evaluate_all, the reference semantics: the same
 // bits for every sample, whole and pass by pass, on batches full and partial.
 #include <cstring>

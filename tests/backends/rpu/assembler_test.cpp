@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU assembler: the thesis's listings assemble and print back the same, and every mistake
 // is a diagnostic at its line and column.
 #include <gtest/gtest.h>

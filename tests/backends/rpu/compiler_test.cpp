@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RSL-to-RPU compiler: the thesis's worked examples stage by stage (Figure 5.2, the
 // forwarding chain, source modifiers, folding, Figure 9.1's schedule, the allocator's coalescing),
 // the ABI, calls and recursion against the interpreter, call expansion, pairing, and every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU debugger's engine: a chunk recorded as the renderer runs it, replayed both ways
 // exactly; stepping into, over and out of calls and back; breakpoints, NaNs and faults.
 #include <filesystem>

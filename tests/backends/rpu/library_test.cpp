@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every operator and standard-library function the RPU subset supports, compiled, run on the VM
 // and compared with the reference interpreter on random inputs (the thesis's ~300 tests, as
 // data): in IEEE single arithmetic within a few units in the last place, in the RPU's 24-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Rendering on the RPU: the thesis's two bunny images and a scene of recursive reflections and
 // ray-traced shadows, each against the reference renderer (the interpreter with C++ rays);
 // determinism across host threads; faults shown and reported, never a crash.

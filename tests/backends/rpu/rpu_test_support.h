@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Helpers for the RPU tests: assemble text (failing the test with the diagnostics) and run it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU VM: the thesis's worked examples (the cross product, Figure 2.1's stack), every part
 // of an instruction's execution, chunks that split and merge, faults, timing and recording.
 #include <cmath>

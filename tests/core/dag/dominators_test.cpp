@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests for dominators, MR nodes and the PDT, checked against a brute-force oracle.
 //
 // Covered: the paper's Figure 3, small shapes, 100k-node stress shapes, random DAGs and the Wood

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Flattening: what a fragment target accepts, what it rejects (with where), and the DAG's shape.
 #include <gtest/gtest.h>
 

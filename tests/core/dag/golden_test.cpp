@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Golden tests: every sample's fragment DAG as JSON and DOT must match the files checked in under
 // tests/data/golden, byte for byte. Run with PASSLAB_UPDATE_GOLDEN=1 to rewrite them after an
 // intended change (and review the diff).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Property: for every sample, the fragment DAG computes what the reference interpreter computes
 // on the unoptimized IR, and so does the optimized IR, on 1,000 random fragments each.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Light setups: binding lights, parameters and spaces, and reporting mistakes where they are.
 #include <filesystem>
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Screen-space derivatives in the reference interpreter: Du, Dv, Deriv, area and calculatenormal
 // from forward differences to the fragments one pixel right and below, worked out by hand on
 // fragments whose globals are affine in u and v (where the differences are exact).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interpreter tests: builtin semantics through tiny shaders, each value worked out by hand in a
 // comment; every shader also runs optimized, and both runs must agree bit for bit.
 #include <bit>

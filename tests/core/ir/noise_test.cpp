@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The noise texture's batched lookups (SIMD where the processor has it) against one lookup at a
 // time: the same bits for every lane, including the awkward coordinates.
 #include <bit>

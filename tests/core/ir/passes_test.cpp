@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pass tests: each pass alone on a small RSL snippet (lowered, unoptimized), checking the change
 // it should make, that the result verifies, and — the oracle — that the interpreter computes the
 // same outputs before and after on random fragments. Then the whole pipeline over the samples.

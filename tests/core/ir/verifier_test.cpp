@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Verifier tests: hand-built Functions, one well-formed shape each, then one invariant broken at
 // a time; the verifier must name exactly what is wrong (and accept what is right).
 #include <algorithm>

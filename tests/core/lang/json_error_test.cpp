@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every error nlohmann's parser raises becomes a located message: a syntax error at its byte, a
 // number too large for a double (an out_of_range error that carries only its token) at the token.
 #include "core/lang/json_error.h"

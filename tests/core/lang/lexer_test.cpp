@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Unit tests of the RSL lexer: numbers, strings, operators, comments, flags, spans, diagnostics.
 #include "core/lang/lexer.h"
 

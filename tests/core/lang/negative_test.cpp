@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Negative tests of the whole front end: one row per kind of error, each with the code, message and
 // line:col the user must see; then the text and JSON forms of a diagnostic.
 //

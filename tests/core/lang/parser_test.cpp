@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Unit tests of the RSL parser: precedence, parameter lists, casts, tuples, light statements,
 // jump levels, node spans, error recovery, and robustness on truncated and garbage input.
 #include "core/lang/parser.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests of the preprocessor: macros, conditionals, includes, #line, diagnostics, hostile inputs.
 #include "core/lang/preprocessor.h"
 

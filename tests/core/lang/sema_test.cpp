@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Unit tests of semantic analysis: promotions, point arithmetic, overload resolution (stdlib and
 // user functions), output parameters, uniform/varying inference, definite assignment, light rules.
 #include "core/lang/sema.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partition model and the algorithms on hand-built DAGs with a counting backend, and the
 // optimal search against brute force over every marking.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Hand-made partitions: the marks file read and written, its mistakes located, and the partition
 // it implies costed like an algorithm's.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partitioning algorithms' registry: names, what each entry says of itself, and that every
 // entry runs through the one signature as its function does directly.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests for target presets (the RDS paper's PC1-PC8 and hardware targets), their validation, and cost models.
 #include "core/partition/target.h"
 

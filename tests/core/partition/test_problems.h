@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Partitioning problems for the tests: hand-built and random DAGs, the RDS paper's Figure 2, and
 // a backend that counts operations, restores and textures against limits.
 #pragma once

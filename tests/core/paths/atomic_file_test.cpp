@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Atomic writes: the whole new file or the old one, with a reason when it cannot be written and
 // no temporary left behind.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where the data is found: PASSLAB_DATA_DIR in the installed layout, else (no share/passlab beside
 // the test binary) the build tree's folders. The installed case, share/passlab beside bin/, is
 // tested on the real package by scripts/package.sh.

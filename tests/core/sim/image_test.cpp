@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PNG files: exact 8-bit round trips, deterministic bytes, clamping, every kind of PNG the reader
 // must accept (made here with libpng's own calls), and bad files reported as problems.
 #include <png.h>

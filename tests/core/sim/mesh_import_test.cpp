@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mesh files read through Assimp: the same surface from the formats other tools export (glTF, GLB,
 // FBX, Collada, STL, each written by Assimp's exporter from one OBJ; FBX as ASCII, since Assimp
 // 5.2's binary FBX writer makes files its reader rejects, and not 3DS, whose Z-up round trip in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // OBJ and PLY files: every OBJ index form, fanning and shared corners; ascii and binary PLY giving
 // the same mesh; and each kind of bad file reported at its line, column or byte.
 #include <unistd.h>

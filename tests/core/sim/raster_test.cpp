@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The rasterizer and the scene reader.
 #include <filesystem>
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stochastic rasterization and the shading cache: the 4D (and time-continuous) edge functions
 // agree with warping the triangle to the sample, shared edges stay watertight, strata culling
 // never drops a covered sample, the sample pattern is the jittered grid it claims, and the LRU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Texture filtering: the level of detail from a lookup's screen footprint, and trilinear lookups
 // in the mip chain.
 #include <cmath>
