@@ -57,6 +57,7 @@ struct SamplingFrame {
   sim::DecoupledOptions options;  // what rendered it
   std::optional<sim::ImageError> truth;  // against the exact reference, when asked for
   std::optional<sim::Image> truth_map;   // its error map as a heat picture
+  QString truth_problem;                 // why the reference could not be rendered
   std::vector<sim::SweepRow> rows;
   QString error;
   double ms = 0;
@@ -226,8 +227,8 @@ void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::Snaps
       if (const auto reference = sim::render_decoupled(*scene, whole_shaders, exact, &exact_stats, &error)) {
         f.truth = sim::image_error(*f.image, *reference);
         f.truth_map = sim::heat_image(sim::error_map(*f.image, *reference), f.image->width, f.image->height, 0.1f);
-      } else if (cancel->load()) {
-        f.error = "cancelled";
+      } else if (!cancel->load()) {
+        f.truth_problem = QString::fromStdString(error);
       }
     }
   }
@@ -476,7 +477,8 @@ void SamplingPanel::request_render() {
 void SamplingPanel::probe(QPoint pixel) {
   probe_ = pixel;
   if (!snapshot_) return;
-  start(false);
+  keep_truth_ = truth_.has_value();  // the same picture: its error against the reference stands
+  start(false, !keep_truth_);
 }
 
 void SamplingPanel::run_sweep() {
@@ -488,7 +490,7 @@ void SamplingPanel::cancel() {
   if (cancel_flag_) cancel_flag_->store(true);
 }
 
-void SamplingPanel::start(bool sweep) {
+void SamplingPanel::start(bool sweep, bool with_truth) {
   if (!snapshot_ || !snapshot_->has_dag()) {
     view_->set_placeholder(tr("The shader has no DAG to render yet."));
     return;
@@ -507,7 +509,7 @@ void SamplingPanel::start(bool sweep) {
     if (watcher->future().resultCount() > 0) take(watcher->future().result());
   });
   watcher->setFuture(QtConcurrent::run(&pool_, render_job, serial, snapshot_, run_, scene_path().toStdString(), size, o, probe_,
-                                       sweep, !sweep && view_box_->currentIndex() == 2, cancel_flag_, progress_));
+                                       sweep, !sweep && with_truth && view_box_->currentIndex() == 2, cancel_flag_, progress_));
   progress_bar_->setValue(0);
   progress_bar_->show();
   cancel_->setEnabled(true);
@@ -541,8 +543,11 @@ void SamplingPanel::take(const SamplingFrame& f) {
   }
   image_ = to_qimage(*f.image, false, nullptr);
   heat_ = heat_picture(f.capture);
-  truth_ = f.truth;
-  error_ = f.truth_map ? to_qimage(*f.truth_map, false, nullptr) : QImage();
+  if (f.truth || !keep_truth_) {
+    truth_ = f.truth;
+    error_ = f.truth_map ? to_qimage(*f.truth_map, false, nullptr) : QImage();
+  }
+  keep_truth_ = false;
   stats_ = f.stats;
   traced_ = f.capture.samples;
   const sim::DecoupledStats& s = stats_;
@@ -550,7 +555,8 @@ void SamplingPanel::take(const SamplingFrame& f) {
                       .arg(s.width)
                       .arg(s.height)
                       .arg(s.spp)
-                      .arg(f.ms, 0, 'f', 0));
+                      .arg(f.ms, 0, 'f', 0) +
+                  (f.truth_problem.isEmpty() ? QString() : tr("; the exact reference could not be rendered: %1").arg(f.truth_problem)));
   measures_->setText(
       tr("<b>%1</b> shader runs for %2 covered pixels: shading rate <b>%3</b> per pixel · savings <b>%4×</b> against supersampling (%5 "
          "samples) · blur area %6 px (a run seen in %7 px) · %8 · %9 passes, %10 F-buffer slot-passes")
@@ -564,10 +570,11 @@ void SamplingPanel::take(const SamplingFrame& f) {
           .arg(QString::fromStdString(sim::cache_summary(f.options, s)))
           .arg(s.passes)
           .arg(s.slot_passes) +
-      (truth_ ? tr(" · against the exact reference: PSNR <b>%1 dB</b>, largest error %2/255")
-                    .arg(truth_->psnr, 0, 'f', 1)
-                    .arg(static_cast<int>(std::lround(truth_->max_abs * 255)))
-              : QString()));
+      (!truth_                         ? QString()
+       : !std::isfinite(truth_->psnr) ? tr(" · the same as the exact reference")
+                                      : tr(" · against the exact reference: PSNR <b>%1 dB</b>, largest error %2/255")
+                                            .arg(truth_->psnr, 0, 'f', 1)
+                                            .arg(static_cast<int>(std::lround(truth_->max_abs * 255)))));
   show_hardware(f.options);
   show_image();
   show_pixel();

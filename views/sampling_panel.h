@@ -68,7 +68,7 @@ class SamplingPanel : public QWidget {
 
  private:
   void request_render();
-  void start(bool sweep);
+  void start(bool sweep, bool with_truth = true);
   void cancel();
   void take(const SamplingFrame& f);
   void show_image();
@@ -94,6 +94,7 @@ class SamplingPanel : public QWidget {
   QImage image_, heat_;
   QImage error_;                             // where the render departs from the exact reference (when asked)
   std::optional<sim::ImageError> truth_;     // and by how much
+  bool keep_truth_ = false;                  // the render under way only moves the probe
   sim::DecoupledStats stats_;
   std::vector<sim::SampleTrace> traced_;
   std::vector<sim::SweepRow> sweep_;

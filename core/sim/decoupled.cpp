@@ -115,7 +115,8 @@ class DecoupledRenderer {
     front_.assign(samples, kNone);
     reserve_large(depth_, samples);
     depth_.assign(samples, std::numeric_limits<float>::infinity());
-    std::vector<DrawBatch> batches = draw_list(scene_, shaders, threads_, /*motion=*/true, cam_.aperture, opt_.motion_angle);
+    const Exposure exposure{cam_.aperture, cam_.shutter0, cam_.shutter1, opt_.motion_angle};
+    std::vector<DrawBatch> batches = draw_list(scene_, shaders, threads_, &exposure);
     long total_triangles = 0;
     for (const DrawBatch& b : batches) total_triangles += static_cast<long>(b.triangles.size());
     total_triangles_ = std::max(1L, total_triangles);
@@ -417,10 +418,10 @@ class DecoupledRenderer {
             const float b0 = 1 - hit.b1 - hit.b2;
             const auto& m = ref.m;
             const float w = m[6] * b0 + m[7] * hit.b1 + m[8] * hit.b2;
-            if (w >= cam_.near) {
+            if (!ref.partial || w >= cam_.near) {
               c.sx = (m[0] * b0 + m[1] * hit.b1 + m[2] * hit.b2) / w;
               c.sy = (m[3] * b0 + m[4] * hit.b1 + m[5] * hit.b2) / w;
-            } else {  // (a partial view) behind the eye at the opening: no place on its screen
+            } else {  // behind the eye when the shutter opened: no place on that view's screen
               c.sx = c.sy = std::numeric_limits<float>::quiet_NaN();
             }
           }
@@ -467,25 +468,6 @@ class DecoupledRenderer {
     last_key_ = key;
     last_value_ = r.value;
     return r;
-  }
-
-  // Barycentrics of screen point (gx, gy) seen from a triangle's reference view.
-  static void barycentrics_at(const ReferenceView& ref, const LensCamera& cam, float gx, float gy, bool snap, float* b1, float* b2) {
-    const Vec3 p{(gx - cam.cx()) / cam.focal, (cam.cy() - gy) / cam.focal, 1};
-    float e[3] = {dot(ref.planes[0], p), dot(ref.planes[1], p), dot(ref.planes[2], p)};
-    float sum = e[0] + e[1] + e[2];
-    if (sum == 0 || !std::isfinite(sum)) {
-      *b1 = *b2 = 1.0f / 3;
-      return;
-    }
-    float b[3] = {e[0] / sum, e[1] / sum, e[2] / sum};
-    if (snap && (b[0] < 0 || b[1] < 0 || b[2] < 0)) {  // onto the triangle
-      for (float& x : b) x = std::max(0.0f, x);
-      const float total = b[0] + b[1] + b[2];
-      for (float& x : b) x /= total;
-    }
-    *b1 = b[1];
-    *b2 = b[2];
   }
 
   // Whether the points grid cell (kx, ky) (or the quad of cells) shades lie in front of the near
@@ -734,7 +716,19 @@ class DecoupledRenderer {
     thread_local std::vector<float> in, rest, out, scratch, own;
     thread_local std::vector<const float*> in_ptr, rest_ptr;
     in.resize(static_cast<std::size_t>(k) * 4 * kBatch);
-    own.resize(3 * static_cast<std::size_t>(k) * 4);
+    // The ground truth sets each run's corners up at its own time and lens point, once for
+    // every pass (for the runs of still triangles under a pinhole they are the batch's).
+    const std::size_t per_run = 3 * static_cast<std::size_t>(k) * 4;
+    const bool exact = opt_.shading == Shading::Exact;
+    if (exact) {
+      own.resize(n_runs * per_run);
+      for (std::size_t r = 0; r < n_runs; ++r) {
+        const Run& run = runs_[from + r];
+        float* slot = own.data() + r * per_run;
+        if (cam_.aperture > 0 || scene_.objects[b.object[run.triangle]].moving) exact_corners(run, run_uvt_[from + r], slot);
+        else std::copy_n(b.corners.data() + static_cast<std::size_t>(run.triangle) * per_run, per_run, slot);
+      }
+    }
     out.resize(4 * kBatch);
     in_ptr.resize(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
@@ -759,8 +753,7 @@ class DecoupledRenderer {
           const Run& run = runs_[from + at + static_cast<std::size_t>(j)];
           const float b0 = 1 - run.b1 - run.b2;
           const float* c = b.corners.data() + static_cast<std::size_t>(run.triangle) * 3 * static_cast<std::size_t>(k) * 4;
-          if (opt_.shading == Shading::Exact && (cam_.aperture > 0 || scene_.objects[b.object[run.triangle]].moving))
-            c = exact_corners(run, run_uvt_[from + at + static_cast<std::size_t>(j)], own);
+          if (exact) c = own.data() + (at + static_cast<std::size_t>(j)) * per_run;
           for (int comp : components)
             in[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)] =
                 c[comp] * b0 + c[k * 4 + comp] * run.b1 + c[2 * k * 4 + comp] * run.b2;
@@ -795,11 +788,10 @@ class DecoupledRenderer {
   }
 
   // The ground truth's corners for one run: its triangle where it stands at the sample's time,
-  // seen from the sample's lens point, into `own`.
-  const float* exact_corners(const Run& run, const std::array<float, 3>& uvt, std::vector<float>& own) const {
+  // seen from the sample's lens point, into `out`.
+  void exact_corners(const Run& run, const std::array<float, 3>& uvt, float* out) const {
     const Vec3 eye = cam_.aperture > 0 ? Vec3{cam_.aperture * uvt[0], cam_.aperture * uvt[1], 0} : Vec3{0, 0, 0};
-    corners_at(*batch_, scene_, run.triangle, cam_.shutter0 + uvt[2] * (cam_.shutter1 - cam_.shutter0), eye, own.data());
-    return own.data();
+    corners_at(*batch_, scene_, run.triangle, cam_.shutter0 + uvt[2] * (cam_.shutter1 - cam_.shutter0), eye, out);
   }
 
   // ---- resolve -----------------------------------------------------------------------------
@@ -912,6 +904,7 @@ class DecoupledRenderer {
       if (c) stats_.cache += c->stats();
     stats_.cache.lookups += repeat_hits_;
     stats_.cache.hits += repeat_hits_;
+    stats_.bin_tile = tile_side(spp_);  // (also with nothing drawn)
     stats_.depth_tests = depth_tests_.load();
     stats_.run_operations = known_runs_ ? operations_ / static_cast<double>(known_runs_) : 0.0;
     stats_.seen_pixels = runs_.empty() ? 0.0 : static_cast<double>(run_pixels_) / static_cast<double>(runs_.size());
@@ -985,6 +978,7 @@ std::optional<Image> render_decoupled(const Scene& scene, const std::vector<cons
   if (options.cache < 0) return fail("the shading cache size must be 0 (unlimited) or more");
   if (!(options.rate >= 1.0f / 64 && options.rate <= 256)) return fail(fmt::format("shading rate {}: it must be from 1/64 to 256 pixels per shading sample", options.rate));
   if (!(options.blur >= 0 && options.blur <= 64)) return fail(fmt::format("blur scale {}: it must be from 0 to 64", options.blur));
+  if (!std::isfinite(options.motion_angle)) return fail("the motion's turn must be a number of degrees");
   if (options.capture) {
     options.capture->samples.clear();
     options.capture->shading_heat.clear();

@@ -13,13 +13,18 @@ namespace {
 
 ir::Value triple(lang::BaseType t, const Vec3& v) { return ir::Value::triple(t, v.x, v.y, v.z); }
 
-// What a blurred render sees of the geometry: motion at all, the time the shutter opens, and the
-// lens radius.
-struct Exposure {
+// The draw list's view of an Exposure (draw_list.h).
+struct Seen {
   bool motion = false;
-  float open = 0, lens = 0;
+  float open = 0, close = 1, lens = 0;
   float cos_turn = 1, sin_turn = 0;  // the motion's turn about the view axis
 };
+
+// Whether two triangles' planes are parallel (one moved without turning), to a float's rounding.
+bool same_facing(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>& b) {
+  const Vec3 na = cross(a[1] - a[0], a[2] - a[0]), nb = cross(b[1] - b[0], b[2] - b[0]);
+  return length(cross(na, nb)) <= 1e-5f * length(na) * length(nb) && dot(na, nb) > 0;
+}
 
 // Whether triangle t faces some point of a thin lens of radius `lens` around the eye (in the
 // z = 0 plane): n.(t0 - l) < 0 for some |l| <= lens, the least of n.l being -lens |(nx, ny)|.
@@ -31,7 +36,7 @@ bool faces_lens(const std::array<Vec3, 3>& t, float lens) {
 
 // The object's triangles (in camera space, back faces culled when it asks) and their corners'
 // interpolants, which are independent and computed on the threads.
-void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, const Exposure& exposure) {
+void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int threads, const Seen& exposure) {
   const bool motion = exposure.motion;
   const int k = b.shader->interpolants();
   const Mesh& m = o.mesh;
@@ -54,7 +59,20 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
     }
     // Culled when it faces away from the eye (and every point of the lens) at both ends; the
     // rasterizer culls the rest per sample.
-    if (o.cull == Cull::Back && !faces_lens(p, exposure.lens) && (!motion || !faces_lens(q, exposure.lens))) continue;
+    if (o.cull == Cull::Back) {
+      if (!motion || !o.moving) {
+        if (!faces_lens(p, exposure.lens)) continue;
+      } else {
+        // Away at both ends of the shutter, and moved without turning (then n.(p0 - l) is linear
+        // in time, so it is away all the while): the rasterizer would cull every sample.
+        std::array<Vec3, 3> at_open, at_close;
+        for (std::size_t c = 0; c < 3; ++c) {
+          at_open[c] = lerp(p[c], q[c], exposure.open);
+          at_close[c] = lerp(p[c], q[c], exposure.close);
+        }
+        if (!faces_lens(at_open, exposure.lens) && !faces_lens(at_close, exposure.lens) && same_facing(at_open, at_close)) continue;
+      }
+    }
     b.triangles.push_back(p);
     b.opaque.push_back(!o.transparent);
     if (motion) {
@@ -129,11 +147,17 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   return in;
 }
 
-std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads, bool motion,
-                                 float lens, float motion_angle) {
-  Exposure exposure{motion, scene.shutter[0], motion ? lens : 0.0f};
-  if (motion && motion_angle != 0) {
-    const double a = motion_angle * std::numbers::pi / 180;
+std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads,
+                                 const Exposure* blurred) {
+  Seen exposure;
+  if (blurred) {
+    exposure.motion = true;
+    exposure.open = blurred->open;
+    exposure.close = blurred->close;
+    exposure.lens = blurred->lens;
+  }
+  if (blurred && blurred->motion_angle != 0) {
+    const double a = blurred->motion_angle * std::numbers::pi / 180;
     exposure.cos_turn = static_cast<float>(std::cos(a));
     exposure.sin_turn = static_cast<float>(std::sin(a));
   }

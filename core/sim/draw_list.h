@@ -30,15 +30,23 @@ struct DrawBatch {
   std::vector<std::uint32_t> source;           // with motion: and its triangle in the object's mesh
 };
 
+// What a blurred render sees of the geometry: its lens radius, when its shutter opens and closes
+// (times of the unit of motion; a stretched shutter may pass 1), and a turn of every corner's
+// motion about the view axis in degrees (for sweeps of the motion's direction; the shading
+// vectors N, dPdu, dPdv still blend towards the unturned end).
+struct Exposure {
+  float lens = 0, open = 0, close = 1, motion_angle = 0;
+};
+
 // shaders[i] shades scene.objects[i]. Corners are set up on `threads` threads (0: every
-// hardware thread); shaders' corner() must allow that. Without `motion` the scene is seen at the
-// start of its motion with back faces culled here; with it, a triangle is kept if it faces the eye
-// or some point of a lens of radius `lens` at either end, the motion fields above are filled, and
+// hardware thread); shaders' corner() must allow that. Without `blurred` the scene is seen at the
+// start of its motion with back faces culled here; with it, the motion fields above are filled,
 // corners' values are those when the shutter opens (decoupled sampling shades as the triangle is
-// then; the paper's standard mapping).
-// `motion_angle` (degrees) turns each corner's motion about the view axis.
+// then; the paper's standard mapping), and a triangle is culled here only if it faces away from
+// every point of the lens when the shutter opens and when it closes and turns no way between
+// (the rasterizer culls the rest per sample).
 std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const FragmentShader*>& shaders, int threads = 0,
-                                 bool motion = false, float lens = 0, float motion_angle = 0);
+                                 const Exposure* blurred = nullptr);
 
 // The interpolants at the corners of triangle `tri` of batch `b` (drawn with motion) where it
 // stands at `time` of its object's motion, seen from `eye` (the exact reference's set-up, per

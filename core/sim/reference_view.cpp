@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/sim/reference_view.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace passlab::sim {
@@ -42,6 +43,24 @@ float screen_extent(const std::array<Vec3, 3>& p, const LensCamera& cam) {
     if (std::isfinite(e)) extent = std::max(extent, e);
   }
   return extent;
+}
+
+void barycentrics_at(const ReferenceView& ref, const LensCamera& cam, float gx, float gy, bool snap, float* b1, float* b2) {
+  const Vec3 p{(gx - cam.cx()) / cam.focal, (cam.cy() - gy) / cam.focal, 1};
+  float e[3] = {dot(ref.planes[0], p), dot(ref.planes[1], p), dot(ref.planes[2], p)};
+  float sum = e[0] + e[1] + e[2];
+  if (sum == 0 || !std::isfinite(sum)) {
+    *b1 = *b2 = 1.0f / 3;
+    return;
+  }
+  float b[3] = {e[0] / sum, e[1] / sum, e[2] / sum};
+  if (snap && (b[0] < 0 || b[1] < 0 || b[2] < 0)) {  // onto the triangle
+    for (float& x : b) x = std::max(0.0f, x);
+    const float total = b[0] + b[1] + b[2];
+    for (float& x : b) x /= total;
+  }
+  *b1 = b[1];
+  *b2 = b[2];
 }
 
 }  // namespace passlab::sim

@@ -34,4 +34,9 @@ bool reference_view(const std::array<Vec3, 3>& p, const LensCamera& cam, Referen
 // cut there, and the cut itself), from the lens centre; 0 if it is all behind.
 float screen_extent(const std::array<Vec3, 3>& p, const LensCamera& cam);
 
+// Barycentrics of screen point (gx, gy) seen from a triangle's view; `snap` moves a point outside
+// the triangle onto it (the barycentrics clamped and renormalized). Thirds where the view's ray is
+// parallel to the triangle's plane.
+void barycentrics_at(const ReferenceView& ref, const LensCamera& cam, float gx, float gy, bool snap, float* b1, float* b2);
+
 }  // namespace passlab::sim
