@@ -171,8 +171,7 @@ class DecoupledRenderer {
     }
     stats_.passes = std::max(stats_.passes, b.shader->passes());
     // Sort-middle binning: the tiles of a 128 kB sample memory each triangle's blurred bounds touch.
-    stats_.bin_tile = tile_side(spp_);
-    const int side = stats_.bin_tile;
+    const int side = tile_side(spp_);
     for (std::size_t i = 0; i < n; ++i) {
       const PixelRect& r = setups_[i].bounds;
       if (r.empty()) continue;
@@ -534,8 +533,7 @@ class DecoupledRenderer {
       case Shading::Exact: {
         *hit = false;
         const int k = static_cast<int>(c.sample % static_cast<std::uint32_t>(spp_));
-        run_uvt_.resize(runs_.size());
-        run_uvt_.push_back(pattern_.uvt(c.x, c.y, k));
+        run_uvt_.push_back(pattern_.uvt(c.x, c.y, k));  // (every run of this mode is made here: indices agree)
         return own_run();
       }
       case Shading::Msaa: {
