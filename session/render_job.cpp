@@ -123,21 +123,23 @@ std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const
     for (const auto& p : problems) *diagnostics += p.text() + "\n";
     return nullptr;
   }
-  std::map<std::string, const sim::FragmentShader*> by_path;
+  // One program per shader and light setup: an object's own "lights", else the request's for the
+  // request's shader, else the setup beside the shader.
+  std::map<std::pair<std::string, std::string>, const sim::FragmentShader*> built;
   for (const auto& o : scene.objects) {
     const std::string path = o.shader.empty() ? request.shader : o.shader;
     if (path.empty()) {
       *diagnostics += fmt::format("{}: error: object \"{}\" names no shader and none was given\n", scene.path, o.name);
       return nullptr;
     }
-    auto it = by_path.find(path);
-    if (it == by_path.end()) {
+    const std::string lights = !o.lights.empty() ? o.lights : path == request.shader ? request.lights : "";
+    auto it = built.find({path, lights});
+    if (it == built.end()) {
       ShaderReport report;
-      auto b = build_shader(path, path == request.shader ? request.lights : "", request, *target, *model,
-                                          set->textures_.get(), &report, diagnostics);
+      auto b = build_shader(path, lights, request, *target, *model, set->textures_.get(), &report, diagnostics);
       if (!b) return nullptr;
       set->reports_.push_back(report);
-      it = by_path.emplace(path, b->shader.get()).first;
+      it = built.emplace(std::pair{path, lights}, b->shader.get()).first;
       set->built_.push_back(std::move(b));
     }
     set->per_object_.push_back(it->second);

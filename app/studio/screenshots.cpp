@@ -312,6 +312,19 @@ void take_screenshots(MainWindow* w, const QString& dir) {
       settle(400);
       save(pv, "sampling_sweeps");
       tabs->setCurrentIndex(0);
+      // A light crossing the scene while the shutter is open: plastic.sl under the moving light's
+      // setup, and where every sample shaded at the opening departs from the exact reference.
+      w->open_file(samples_path("shaders/plastic.sl"));
+      w->set_lights(samples_path("shaders/moving_light.lights.json"));
+      wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+      scenes->setCurrentIndex(std::max(0, scenes->findText("ds_moving_light")));
+      wait_until([sampling] { return !sampling->busy(); }, 60000);
+      sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(2);
+      wait_until([sampling, measures] { return !sampling->busy() && measures->text().contains("exact reference"); }, 300000);
+      settle(400);
+      save(pv, "sampling_moving_light");
+      sampling->findChild<QComboBox*>("sampling-view")->setCurrentIndex(0);
+      w->set_lights(QString());
       w->preview_tabs()->setCurrentIndex(0);
       pv->setFloating(false);
       w->open_file(original);

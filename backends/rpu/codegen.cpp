@@ -458,6 +458,7 @@ Source FunctionCodegen::global(lang::Global g, const lang::Span& at) {
       break;
     }
     case G::E: out = Source::lit(0); break;  // the eye is the camera's origin
+    case G::time: out = Source::lit(0); break;  // the RPU's scenes stand still: it shades at time 0
     case G::Ng: {  // normalize((B - A) x (C - A))
       const std::array<Loc, 3> p = vertex_word(0);
       const Loc e1 = temp(RegClass::Vector, "edge"), e2 = temp(RegClass::Vector, "edge"), t = temp(RegClass::Vector, "t"),

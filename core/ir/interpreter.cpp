@@ -510,6 +510,7 @@ FragmentInputs random_fragment(std::uint64_t seed) {
   f[Global::Cl] = Value::zero(BaseType::Color);
   f[Global::Ol] = Value::zero(BaseType::Color);
   f[Global::L] = Value::zero(BaseType::Vector);
+  f[Global::time] = Value::scalar(r.uniform());  // the time it is shaded at, in the unit of motion
   return f;
 }
 

@@ -21,7 +21,7 @@ struct FragmentInputs {
 };
 
 // A plausible fragment seen by a camera at the origin looking down +z, from a seeded generator:
-// P in front of the camera, unit N and Ng facing it, I = P - E, s t u v in [0, 1), colours in [0, 1).
+// P in front of the camera, unit N and Ng facing it, I = P - E, s t u v and time in [0, 1), colours in [0, 1).
 FragmentInputs random_fragment(std::uint64_t seed);
 // Its neighbours one pixel to the right (dx = 1) or below (dy = 1): every interpolated global moved
 // by a small seeded gradient, P along the plane through it with normal Ng, I with P, N kept unit,

@@ -320,12 +320,14 @@ const void* FunctionLowering::key(const Symbol* s) {
         Instr in;
         // What a light sees of its own surface: a point light sits at the origin of its shader
         // space, which is the camera space here (light setups place lights by parameters), and
-        // has no surface (RI 3.2 §15.2.2). The renderer-wide globals are constants: Passlab
-        // shades at the shutter's opening (time 0) with three colour components.
+        // has no surface (RI 3.2 §15.2.2). The renderer-wide globals are constants (three colour
+        // components, no shutter length or motion of P), except `time`, which the renderer
+        // supplies: the time at which it shades (the shutter's opening; a sample's own under
+        // exact shading).
         const bool light = kind_ == ShaderKind::Light;
         const bool light_surface = light && (g == Global::P || g == Global::N || g == Global::Ng || g == Global::dPdu ||
                                              g == Global::dPdv || g == Global::du || g == Global::dv);
-        if (g == Global::Ci || g == Global::Cl || light_surface || g == Global::time || g == Global::dtime || g == Global::dPdtime) {
+        if (g == Global::Ci || g == Global::Cl || light_surface || g == Global::dtime || g == Global::dPdtime) {
           in.op = Op::Const;
           in.data.assign(static_cast<std::size_t>(std::max(1, component_count(t))), 0.0f);
         } else if (g == Global::Oi || g == Global::Ol || g == Global::alpha) {

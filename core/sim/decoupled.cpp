@@ -715,15 +715,17 @@ class DecoupledRenderer {
     thread_local std::vector<const float*> in_ptr, rest_ptr;
     in.resize(static_cast<std::size_t>(k) * 4 * kBatch);
     // The ground truth sets each run's corners up at its own time and lens point, once for
-    // every pass (for the runs of still triangles under a pinhole they are the batch's).
+    // every pass (a still triangle under a pinhole and an instant's shutter has the batch's; with
+    // the shutter open its shader may read `time`, as a moving light's does).
     const std::size_t per_run = 3 * static_cast<std::size_t>(k) * 4;
     const bool exact = opt_.shading == Shading::Exact;
     if (exact) {
       own.resize(n_runs * per_run);
+      const bool changes = cam_.aperture > 0 || cam_.shutter1 > cam_.shutter0;
       for (std::size_t r = 0; r < n_runs; ++r) {
         const Run& run = runs_[from + r];
         float* slot = own.data() + r * per_run;
-        if (cam_.aperture > 0 || scene_.objects[b.object[run.triangle]].moving) exact_corners(run, run_uvt_[from + r], slot);
+        if (changes) exact_corners(run, run_uvt_[from + r], slot);
         else std::copy_n(b.corners.data() + static_cast<std::size_t>(run.triangle) * per_run, per_run, slot);
       }
     }

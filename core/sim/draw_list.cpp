@@ -93,8 +93,8 @@ void add_object(DrawBatch& b, const SceneObject& o, std::uint32_t index, int thr
       const auto& t = m.triangles[source[j]];
       // Shaded as it stands when the shutter opens (decoupled sampling's reference time).
       std::array<Vec3, 3> p = b.triangles[first + j];
-      const float time = motion && o.moving ? exposure.open : 0.0f;
-      if (time != 0)
+      const float time = motion ? exposure.open : 0.0f;
+      if (o.moving && time != 0)
         for (int c = 0; c < 3; ++c) p[c] = lerp(p[c], b.triangles_end[first + j][c], time);
       const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
       for (int c = 0; c < 3; ++c) {
@@ -116,7 +116,7 @@ void corners_at(const DrawBatch& b, const Scene& scene, std::uint32_t tri, float
   const Vec3 ng = normalize(cross(p[1] - p[0], p[2] - p[0]));
   const std::size_t per_corner = static_cast<std::size_t>(b.shader->interpolants()) * 4;
   for (std::size_t i = 0; i < 3; ++i)
-    b.shader->corner(corner_globals(o, o.mesh.vertices[corners[i]], p[i], ng, o.moving ? time : 0.0f, eye), out + i * per_corner);
+    b.shader->corner(corner_globals(o, o.mesh.vertices[corners[i]], p[i], ng, time, eye), out + i * per_corner);
 }
 
 ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time, const Vec3& eye) {
@@ -128,7 +128,7 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   in[Global::I] = triple(BaseType::Vector, p - eye);
   in[Global::E] = triple(BaseType::Point, eye);
   // A moving object's frame at `time`: its vectors blended as its corners move, linearly.
-  auto at_time = [&](Vec3 start, Vec3 end) { return time == 0 ? start : lerp(start, end, time); };
+  auto at_time = [&](Vec3 start, Vec3 end) { return !o.moving || time == 0 ? start : lerp(start, end, time); };
   in[Global::N] = triple(BaseType::Normal, normalize(at_time(o.to_camera.normal(v.n), o.to_camera_end.normal(v.n))));
   in[Global::Ng] = triple(BaseType::Normal, ng);
   in[Global::s] = ir::Value::scalar(v.s);
@@ -144,6 +144,7 @@ ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const V
   in[Global::Cl] = ir::Value::zero(BaseType::Color);
   in[Global::Ol] = ir::Value::zero(BaseType::Color);
   in[Global::L] = ir::Value::zero(BaseType::Vector);
+  in[Global::time] = ir::Value::scalar(time);
   return in;
 }
 

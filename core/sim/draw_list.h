@@ -54,9 +54,10 @@ std::vector<DrawBatch> draw_list(const Scene& scene, const std::vector<const Fra
 void corners_at(const DrawBatch& b, const Scene& scene, std::uint32_t tri, float time, const Vec3& eye, float* out);
 
 // The RSL globals at one corner of a triangle (camera space; P, N, Ng, I, E, s, t, u, v, dPdu,
-// dPdv, Cs, Os, Ps; the light globals and Ci, Oi zero), with p and ng where the corner stands at
-// `time` of the object's motion (0: its start), and N, dPdu and dPdv blended to that time.
-// The eye is at the origin, or at `eye` (a point of a lens: then I = P - eye and E = eye).
+// dPdv, Cs, Os, Ps, time; the light globals and Ci, Oi zero) when it is shaded at `time` of the unit
+// of motion (0: its start), with p and ng where the corner then stands, and a moving object's N,
+// dPdu and dPdv blended to that time. The eye is at the origin, or at `eye` (a point of a lens:
+// then I = P - eye and E = eye).
 ir::FragmentInputs corner_globals(const SceneObject& o, const Vertex& v, const Vec3& p, const Vec3& ng, float time = 0,
                                   const Vec3& eye = {0, 0, 0});
 

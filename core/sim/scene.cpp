@@ -311,7 +311,8 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
       r.fail("", fmt::format("object {} must be a JSON object", i + 1));
       continue;
     }
-    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate"},
+    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate",
+                "lights"},
             "object");
     SceneObject obj;
     obj.name = fmt::format("object{}", i + 1);
@@ -391,6 +392,15 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
         fs::path p = o["shader"].get<std::string>();
         if (p.is_relative()) p = dir / p;
         obj.shader = p.lexically_normal().string();
+      }
+    }
+    if (o.contains("lights")) {
+      if (!o["lights"].is_string()) {
+        r.fail("lights", "\"lights\" must be the path of a light setup (.lights.json)");
+      } else {
+        fs::path p = o["lights"].get<std::string>();
+        if (p.is_relative()) p = dir / p;
+        obj.lights = p.lexically_normal().string();
       }
     }
     s.objects.push_back(std::move(obj));

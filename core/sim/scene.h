@@ -20,6 +20,7 @@ struct SceneObject {
   Mesh mesh;                    // in object space
   Mat4 to_camera;               // object space -> camera space (the camera applied)
   std::string shader;           // absolute path; "" : the shader the renderer is given
+  std::string lights;           // absolute path of its light setup; "" : the one beside its shader
   Vec3 cs{1, 1, 1}, os{1, 1, 1};  // the RSL globals Cs and Os
   Cull cull = Cull::None;
   bool transparent = false;     // blended over what is behind it and does not write depth (Os < 1)
@@ -64,6 +65,7 @@ struct Scene {
 //     "objects": [ {"name": "pin", "mesh": {"bowling_pin": {"segments": 48}},
 //                   "translate": [0,-0.5,3], "rotate": [30, 0,1,0], "scale": 1.5,
 //                   "Cs": [1,1,1], "Os": [1,1,1], "cull": "back", "shader": "../shaders/wood.sl",
+//                   "lights": "../shaders/wood.lights.json",
 //                   "normals": "vertex", "shading_rate": 1,
 //                   "motion": {"translate": [0.3,0,0], "rotate": [20, 0,1,0], "scale": 1}} ],
 //     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4 }

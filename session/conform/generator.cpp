@@ -128,6 +128,7 @@ class Generator {
     if (!in_function_) {
       c.insert(c.end(), {"s", "t"});
       if (p_.family != Family::Combiners) c.insert(c.end(), {"u", "v"});
+      if (p_.family != Family::Rpu) c.push_back("time");  // the RPU's scenes stand still (time 0)
     }
     if (c.empty() || chance(0.25f)) return constant();
     return pick(c);

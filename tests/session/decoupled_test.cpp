@@ -267,6 +267,38 @@ TEST(Decoupled, TheGroundTruthShadesEachSampleAtItsLensPointAndTime) {
   EXPECT_LT(four, one - 5);
 }
 
+// A light that moves while the shutter is open (samples/scenes/ds_moving_light.json: the ball's
+// own light setup, a point light reading RSL's `time`, left at the opening, right at the close).
+// Every method shades at the shutter's opening, so the highlight stays on the ball's left; the
+// ground truth shades each sample at its own time and smears it across. With the shutter closed
+// to an instant, `time` is the opening's for every sample and the two agree exactly.
+TEST(Decoupled, ALightMovingOverTheShutterShowsOnlyInTheGroundTruth) {
+  sim::Scene s = scene("ds_moving_light", 64);
+  ASSERT_EQ(s.objects.size(), 2u);
+  ASSERT_NE(s.objects[0].lights.find("moving_light.lights.json"), std::string::npos);
+  sim::DecoupledOptions o;
+  o.spp = 16;
+  const Frame ds = render(s, o);
+  o.shading = sim::Shading::Exact;
+  const Frame exact = render(s, o);
+  ASSERT_TRUE(ds.image && exact.image) << ds.diagnostics << exact.diagnostics;
+  EXPECT_LT(sim::image_error(*ds.image, *exact.image).psnr, 25.0);
+  auto right_half = [](const sim::Image& im) {
+    double sum = 0;
+    for (int y = 0; y < im.height; ++y)
+      for (int x = im.width / 2; x < im.width; ++x) sum += im.at(x, y)[0] + im.at(x, y)[1] + im.at(x, y)[2];
+    return sum;
+  };
+  EXPECT_GT(right_half(*exact.image), 1.5 * right_half(*ds.image));  // the light reached the right
+
+  s.shutter = {0, 0};
+  const Frame instant_exact = render(s, o);
+  o.shading = sim::Shading::Supersample;
+  const Frame instant_ss = render(s, o);
+  ASSERT_TRUE(instant_exact.image && instant_ss.image);
+  EXPECT_TRUE(same(*instant_exact.image, *instant_ss.image)) << differing_pixels(*instant_exact.image, *instant_ss.image);
+}
+
 // An accumulation buffer renders spp pinhole frames, each at one lens point and time, and
 // averages them: sample k of every pixel shares its lens point and time. Without blur that is
 // the stochastic pattern's picture exactly; with it, the frames show as ghosts the stochastic
@@ -467,14 +499,17 @@ TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
   EXPECT_FALSE(s->blurred());
 
   std::ofstream(dir / "bad.json") << R"({"camera": {"shutter": [0.8, 0.2]},
-    "objects": [{"mesh": {"sphere": {}}, "shader": "white.sl", "motion": {"spin": 3}}]})";
+    "objects": [{"mesh": {"sphere": {}}, "shader": "white.sl", "motion": {"spin": 3}},
+                {"mesh": {"sphere": {}}, "shader": "white.sl", "lights": 3}]})";
   problems.clear();
   EXPECT_FALSE(sim::load_scene((dir / "bad.json").string(), &problems));
-  ASSERT_EQ(problems.size(), 2u);
+  ASSERT_EQ(problems.size(), 3u);
   EXPECT_EQ(problems[0].line, 1);
   EXPECT_NE(problems[0].message.find("0 ≤ open ≤ close ≤ 1"), std::string::npos) << problems[0].message;
   EXPECT_EQ(problems[1].line, 2);
   EXPECT_NE(problems[1].message.find("unknown motion key \"spin\""), std::string::npos) << problems[1].message;
+  EXPECT_EQ(problems[2].line, 3);
+  EXPECT_NE(problems[2].message.find("\"lights\" must be the path of a light setup"), std::string::npos) << problems[2].message;
 
   o.spp = 300;
   const Frame bad = render(*s, o);

@@ -15,6 +15,8 @@ Freq leaf(const Instr& in) {
   switch (in.op) {
     case Op::Const: case Op::Undef: return Freq::Constant;
     case Op::ShaderParam: return Freq::Uniform;
+    // RSL calls `time` uniform, but Passlab supplies it per shading sample (an interpolant on
+    // fragment targets, a sample's own time in exact shading): what varies is computed per fragment.
     case Op::Global: return static_cast<lang::Global>(in.aux) == lang::Global::E ? Freq::Uniform : Freq::Varying;
     case Op::Arg: return Freq::Varying;
     default: return Freq::Constant;

@@ -480,7 +480,9 @@ TEST(LocalFunctions, AnExternDeclarationReadsTheGlobal) {
 
 TEST(Globals, EveryKindHasTimeAndNcompsAndASurfaceSeesPsAndWritesP) {
   const FragmentInputs in = random_fragment(2);
-  EXPECT_RGB(shade(surface("Ci = color(time, dtime, ncomps);"), in), 0, 0, 3);
+  // `time` is the time the renderer shades at (here the fragment's), the shutter length 0.
+  ASSERT_GT(in[Global::time].f[0], 0.0f);
+  EXPECT_RGB(shade(surface("Ci = color(time, dtime, ncomps);"), in), in[Global::time].f[0], 0, 3);
   const Value v = shade(surface("point a = Ps; P += vector(1, 2, 3); Ci = color(xcomp(a), xcomp(P), zcomp(P));"), in);
   EXPECT_RGB(v, in[Global::P].f[0], in[Global::P].f[0] + 1, in[Global::P].f[2] + 3);
 }
