@@ -6,7 +6,7 @@
 // sim/hardware_study.h's model), and what a 512x512 frame costs at 27 samples against 1 (and
 // supersampled).
 // A program, not a micro-benchmark:
-//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--frames | --hardware | --sweeps-only]
+//   decoupled_bench [--runs N] [--scenes a,b] [--csv DIR] [--size N] [--threads N] [--frames | --hardware | --sweeps-only]
 // prints Markdown tables (--frames: only the frame times; --hardware: only the hardware studies); with --csv, writes DIR/<scene>_sweep.csv (samples per pixel, cache size,
 // cache scope and blur sweeps) for the charts in docs/.
 #include <algorithm>
@@ -29,6 +29,8 @@
 using namespace passlab;
 
 namespace {
+
+int frame_threads = 0;  // --threads: the frame times' worker threads (0: every hardware thread)
 
 struct Loaded {
   sim::Scene scene;
@@ -169,7 +171,8 @@ void hardware(const std::vector<std::string>& scenes, int size) {
 
 // A frame's cost at 27 spp against 1 spp (and supersampled), medians of `runs`.
 void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
-  std::cout << fmt::format("\n## Frame time, {}x{}, {} threads, median of {} runs (ms)\n\n", size, size, std::thread::hardware_concurrency(), runs)
+  const unsigned threads = frame_threads > 0 ? static_cast<unsigned>(frame_threads) : std::thread::hardware_concurrency();
+  std::cout << fmt::format("\n## Frame time, {}x{}, {} threads, median of {} runs (ms)\n\n", size, size, threads, runs)
             << "| scene | pinhole renderer, 1 spp | 1 spp | 27 spp decoupled | ratio to 1 spp | ratio to pinhole | 27 spp supersampled | ratio to 1 spp | 27 spp: rasterize / shade / resolve |\n"
                "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const std::string& name : scenes) {
@@ -183,6 +186,7 @@ void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
         sim::DecoupledOptions o;
         o.spp = spp;
         o.shading = shading;
+        o.threads = frame_threads;
         const sim::DecoupledStats s = run(l, o, &ms);
         t.push_back(ms);
         raster.push_back(s.raster_ms);
@@ -197,6 +201,7 @@ void frame_times(const std::vector<std::string>& scenes, int size, int runs) {
     for (int i = 0; i < runs; ++i) {
       sim::RenderOptions o;
       o.storage = sim::Storage::SinglePass;
+      o.threads = frame_threads;
       sim::RenderStats stats;
       std::string error;
       const auto start = std::chrono::steady_clock::now();
@@ -249,6 +254,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--size" && i + 1 < argc) size = std::max(16, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) frame_threads = std::max(0, std::atoi(argv[++i]));
     else if (a == "--csv" && i + 1 < argc) csv_dir = argv[++i];
     else if (a == "--frames") frames_only = true;
     else if (a == "--hardware") hardware_only = true;
@@ -258,7 +264,7 @@ int main(int argc, char** argv) {
       std::stringstream ss(argv[++i]);
       for (std::string s; std::getline(ss, s, ',');) scenes.push_back(s);
     } else {
-      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--scenes a,b] [--csv DIR] [--frames | --hardware | --sweeps-only]\n";
+      std::cerr << "usage: decoupled_bench [--runs N] [--size N] [--threads N] [--scenes a,b] [--csv DIR] [--frames | --hardware | --sweeps-only]\n";
       return 2;
     }
   }

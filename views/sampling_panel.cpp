@@ -309,6 +309,8 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   rate_chart_ = new QChartView(this);
   savings_chart_ = new QChartView(this);
+  rate_chart_->setObjectName("sampling-rate-chart");
+  savings_chart_->setObjectName("sampling-savings-chart");
   for (QChartView* c : {rate_chart_, savings_chart_}) {
     c->setRenderHint(QPainter::Antialiasing);
     c->setMinimumHeight(180);
@@ -715,6 +717,11 @@ void SamplingPanel::show_charts() {
       savings_max = std::max(savings_max, r.stats.savings());
     }
   }
+  // Each blur scale named with its blur area as the paper defines it (its section 5: the pixels a
+  // shading sample's point reaches, circle of confusion and trail), measured at 27 spp.
+  for (const sim::SweepRow& r : sweep_)
+    if (r.axis == sim::SweepAxis::Spp && r.options.spp == 27 && by_blur.count(r.options.blur))
+      by_blur[r.options.blur]->setName(tr("blur ×%1 · %2 px").arg(r.options.blur).arg(r.stats.blur_area, 0, 'f', r.stats.blur_area < 10 ? 1 : 0));
   for (auto& [blur, s] : by_blur) {
     rate->addSeries(s);
     s->attachAxis(rx);

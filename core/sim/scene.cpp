@@ -385,24 +385,19 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
       if (c == "back") obj.cull = Cull::Back;
       else if (c != "none") r.fail("cull", "\"cull\" must be \"none\" or \"back\"");
     }
-    if (o.contains("shader")) {
-      if (!o["shader"].is_string()) {
-        r.fail("shader", "\"shader\" must be the path of an RSL shader");
-      } else {
-        fs::path p = o["shader"].get<std::string>();
-        if (p.is_relative()) p = dir / p;
-        obj.shader = p.lexically_normal().string();
+    // A file the object names, relative to the scene.
+    auto file = [&](const char* key, const char* what, std::string* out) {
+      if (!o.contains(key)) return;
+      if (!o[key].is_string()) {
+        r.fail(key, fmt::format("\"{}\" must be the path of {}", key, what));
+        return;
       }
-    }
-    if (o.contains("lights")) {
-      if (!o["lights"].is_string()) {
-        r.fail("lights", "\"lights\" must be the path of a light setup (.lights.json)");
-      } else {
-        fs::path p = o["lights"].get<std::string>();
-        if (p.is_relative()) p = dir / p;
-        obj.lights = p.lexically_normal().string();
-      }
-    }
+      fs::path p = o[key].get<std::string>();
+      if (p.is_relative()) p = dir / p;
+      *out = p.lexically_normal().string();
+    };
+    file("shader", "an RSL shader", &obj.shader);
+    file("lights", "a light setup (.lights.json)", &obj.lights);
     s.objects.push_back(std::move(obj));
   }
   r.base = 0;

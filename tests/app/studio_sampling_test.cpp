@@ -4,6 +4,8 @@
 // visibility samples and the shading points they used; supersampling as the comparison shades
 // every sample; a long render can be cancelled; the sweeps fill the charts.
 #include <QComboBox>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
 #include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
@@ -140,6 +142,11 @@ class StudioSamplingTest : public QObject {
         if (r.options.cache == 0) unlimited = r.stats.savings();
       }
     QVERIFY(smallest > 0 && unlimited > smallest);
+    // Each blur scale's series says its blur area (the paper's measure): one pixel without blur.
+    QStringList names;
+    for (QAbstractSeries* series : s->findChild<QChartView*>("sampling-rate-chart")->chart()->series()) names << series->name();
+    QVERIFY2(names.contains("blur ×0 · 1.0 px"), qPrintable(names.join(", ")));
+    QVERIFY2(names.filter(QRegularExpression("^blur ×2 · \\d+ px$")).size() == 1, qPrintable(names.join(", ")));
     QVERIFY(s->findChild<QPushButton*>("sampling-sweep")->isEnabled());
   }
 };
