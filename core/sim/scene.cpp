@@ -210,6 +210,134 @@ std::optional<Mesh> read_mesh(Reader& r, const json& spec, const fs::path& dir) 
 
 }  // namespace
 
+// The "camera": pose (and end pose), field of view, lens and shutter.
+void read_camera(Reader& r, const json& c, Scene& s, Mat4* world_to_camera, Mat4* world_to_camera_end) {
+  const Locator& loc = r.loc;
+  if (!c.is_object()) {
+    r.fail("camera", "\"camera\" must be an object");
+  } else {
+    r.known(c, {"from", "to", "up", "fov", "aperture", "focus", "shutter", "end"}, "camera");
+    Vec3 from{0, 0, 0}, to{0, 0, 1}, up{0, 1, 0};
+    r.base = loc.key("camera", 0);
+    auto pose = [&](const json& p, Mat4* out) {
+      if (r.vec3(p, "from", &from) && r.vec3(p, "to", &to) && r.vec3(p, "up", &up)) {
+        if (length(to - from) == 0 || length(cross(up, to - from)) == 0) r.fail("up", "the camera's \"to\" must differ from \"from\" and \"up\" must not point along the view");
+        else *out = Mat4::look_at(from, to, up);
+      }
+    };
+    if (r.number(c, "fov", &s.fov_degrees, 1, 170)) pose(c, world_to_camera);
+    *world_to_camera_end = *world_to_camera;
+    r.number(c, "aperture", &s.aperture, 0, 1e6f);
+    r.number(c, "focus", &s.focus, 1e-4f, 1e9f);
+    if (r.numbers(c, "shutter", &s.shutter) && !(s.shutter[0] >= 0 && s.shutter[0] <= s.shutter[1] && s.shutter[1] <= 1))
+      r.fail("shutter", "\"shutter\" must be [open, close] with 0 ≤ open ≤ close ≤ 1");
+    if (c.contains("end")) {
+      const json& e = c["end"];
+      r.base = loc.key("end", r.base);
+      if (!e.is_object()) r.fail("end", "the camera's \"end\" must be an object with \"from\", \"to\" and \"up\"");
+      else {
+        r.known(e, {"from", "to", "up"}, "camera end");
+        pose(e, world_to_camera_end);
+      }
+    }
+    r.base = 0;
+  }
+}
+
+// One of "objects": its mesh, placement and motion, colours, culling, shader and light setup.
+std::optional<SceneObject> read_object(Reader& r, const json& o, std::size_t i, const fs::path& dir, const Mat4& world_to_camera,
+                                       const Mat4& world_to_camera_end) {
+  const Locator& loc = r.loc;
+  r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate",
+              "lights"},
+          "object");
+  SceneObject obj;
+  obj.name = fmt::format("object{}", i + 1);
+  if (o.contains("name")) {
+    // Not o.value(): a name that is not a string raised type_error out of the loader (scene fuzzer).
+    if (!o["name"].is_string()) r.fail("name", "an object's \"name\" must be a string");
+    else obj.name = o["name"].get<std::string>();
+  }
+  if (!o.contains("mesh")) {
+    r.fail("", fmt::format("object \"{}\" has no \"mesh\"", obj.name));
+    return std::nullopt;
+  }
+  auto mesh = read_mesh(r, o["mesh"], dir);
+  if (!mesh) return std::nullopt;
+  obj.mesh = std::move(*mesh);
+  obj.mesh.complete();
+  if (o.contains("normals")) {
+    const json& nm = o["normals"];
+    if (nm == "faces") {
+      obj.flat = true;
+      obj.mesh = flat_shaded(obj.mesh);
+    } else if (nm != "vertex") {
+      r.fail("normals", "\"normals\" must be \"vertex\" (interpolated) or \"faces\" (flat)");
+    }
+  }
+  Vec3 translate{0, 0, 0}, scale{1, 1, 1};
+  std::array<float, 4> rotate{0, 0, 1, 0};
+  if (o.contains("scale") && o["scale"].is_number()) {
+    const float k = o["scale"].get<float>();
+    scale = {k, k, k};
+  } else {
+    r.vec3(o, "scale", &scale);
+  }
+  r.vec3(o, "translate", &translate);
+  r.numbers(o, "rotate", &rotate);
+  const Mat4 to_world = Mat4::scale(scale) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) * Mat4::translate(translate);
+  obj.to_camera = to_world * world_to_camera;
+  Mat4 to_world_end = to_world;
+  if (o.contains("motion")) {
+    const std::size_t object_base = r.base;
+    const json& m = o["motion"];
+    r.base = loc.key("motion", r.base);
+    if (!m.is_object()) {
+      r.fail("motion", "\"motion\" must be an object with \"translate\", \"rotate\" or \"scale\"");
+    } else {
+      r.known(m, {"translate", "rotate", "scale"}, "motion");
+      Vec3 move{0, 0, 0};
+      std::array<float, 4> spin{0, 0, 1, 0};
+      float grow = 1;
+      r.vec3(m, "translate", &move);
+      r.numbers(m, "rotate", &spin);
+      r.number(m, "scale", &grow, 1e-3f, 1e3f);
+      to_world_end = Mat4::scale(scale * grow) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) *
+                     Mat4::rotate(spin[0], {spin[1], spin[2], spin[3]}) * Mat4::translate(translate + move);
+    }
+    r.base = object_base;
+  }
+  obj.to_camera_end = to_world_end * world_to_camera_end;
+  obj.moving = obj.to_camera_end.m != obj.to_camera.m;
+  r.number(o, "shading_rate", &obj.shading_rate, 1.0f / 64, 256);
+  r.vec3(o, "Cs", &obj.cs);
+  r.vec3(o, "Os", &obj.os);
+  obj.transparent = obj.os.x < 1 || obj.os.y < 1 || obj.os.z < 1;
+  if (o.contains("transparent")) {
+    if (!o["transparent"].is_boolean()) r.fail("transparent", "\"transparent\" must be true or false");
+    else obj.transparent = o["transparent"].get<bool>();
+  }
+  if (o.contains("cull")) {
+    const json& c = o["cull"];
+    if (c == "back") obj.cull = Cull::Back;
+    else if (c != "none") r.fail("cull", "\"cull\" must be \"none\" or \"back\"");
+  }
+  // A file the object names, relative to the scene.
+  auto file = [&](const char* key, const char* what, std::string* out) {
+    if (!o.contains(key)) return;
+    if (!o[key].is_string()) {
+      r.fail(key, fmt::format("\"{}\" must be the path of {}", key, what));
+      return;
+    }
+    fs::path p = o[key].get<std::string>();
+    if (p.is_relative()) p = dir / p;
+    *out = p.lexically_normal().string();
+  };
+  file("shader", "an RSL shader", &obj.shader);
+  file("lights", "a light setup (.lights.json)", &obj.lights);
+  return obj;
+}
+
 std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -239,38 +367,7 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
   const fs::path dir = fs::absolute(path).parent_path();
   r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects", "light", "ray_depth"}, "scene");
   Mat4 world_to_camera, world_to_camera_end;
-  if (j.contains("camera")) {
-    const json& c = j["camera"];
-    if (!c.is_object()) {
-      r.fail("camera", "\"camera\" must be an object");
-    } else {
-      r.known(c, {"from", "to", "up", "fov", "aperture", "focus", "shutter", "end"}, "camera");
-      Vec3 from{0, 0, 0}, to{0, 0, 1}, up{0, 1, 0};
-      r.base = loc.key("camera", 0);
-      auto pose = [&](const json& p, Mat4* out) {
-        if (r.vec3(p, "from", &from) && r.vec3(p, "to", &to) && r.vec3(p, "up", &up)) {
-          if (length(to - from) == 0 || length(cross(up, to - from)) == 0) r.fail("up", "the camera's \"to\" must differ from \"from\" and \"up\" must not point along the view");
-          else *out = Mat4::look_at(from, to, up);
-        }
-      };
-      if (r.number(c, "fov", &s.fov_degrees, 1, 170)) pose(c, &world_to_camera);
-      world_to_camera_end = world_to_camera;
-      r.number(c, "aperture", &s.aperture, 0, 1e6f);
-      r.number(c, "focus", &s.focus, 1e-4f, 1e9f);
-      if (r.numbers(c, "shutter", &s.shutter) && !(s.shutter[0] >= 0 && s.shutter[0] <= s.shutter[1] && s.shutter[1] <= 1))
-        r.fail("shutter", "\"shutter\" must be [open, close] with 0 ≤ open ≤ close ≤ 1");
-      if (c.contains("end")) {
-        const json& e = c["end"];
-        r.base = loc.key("end", r.base);
-        if (!e.is_object()) r.fail("end", "the camera's \"end\" must be an object with \"from\", \"to\" and \"up\"");
-        else {
-          r.known(e, {"from", "to", "up"}, "camera end");
-          pose(e, &world_to_camera_end);
-        }
-      }
-      r.base = 0;
-    }
-  }
+  if (j.contains("camera")) read_camera(r, j["camera"], s, &world_to_camera, &world_to_camera_end);
   std::array<float, 2> size{static_cast<float>(s.width), static_cast<float>(s.height)};
   if (r.numbers(j, "size", &size)) {
     if (size[0] < 1 || size[1] < 1 || size[0] > 16384 || size[1] > 16384 || size[0] != std::floor(size[0]) || size[1] != std::floor(size[1]))
@@ -311,94 +408,7 @@ std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
       r.fail("", fmt::format("object {} must be a JSON object", i + 1));
       continue;
     }
-    r.known(o, {"name", "mesh", "translate", "rotate", "scale", "Cs", "Os", "cull", "shader", "transparent", "normals", "motion", "shading_rate",
-                "lights"},
-            "object");
-    SceneObject obj;
-    obj.name = fmt::format("object{}", i + 1);
-    if (o.contains("name")) {
-      // Not o.value(): a name that is not a string raised type_error out of the loader (scene fuzzer).
-      if (!o["name"].is_string()) r.fail("name", "an object's \"name\" must be a string");
-      else obj.name = o["name"].get<std::string>();
-    }
-    if (!o.contains("mesh")) {
-      r.fail("", fmt::format("object \"{}\" has no \"mesh\"", obj.name));
-      continue;
-    }
-    auto mesh = read_mesh(r, o["mesh"], dir);
-    if (!mesh) continue;
-    obj.mesh = std::move(*mesh);
-    obj.mesh.complete();
-    if (o.contains("normals")) {
-      const json& nm = o["normals"];
-      if (nm == "faces") {
-        obj.flat = true;
-        obj.mesh = flat_shaded(obj.mesh);
-      } else if (nm != "vertex") {
-        r.fail("normals", "\"normals\" must be \"vertex\" (interpolated) or \"faces\" (flat)");
-      }
-    }
-    Vec3 translate{0, 0, 0}, scale{1, 1, 1};
-    std::array<float, 4> rotate{0, 0, 1, 0};
-    if (o.contains("scale") && o["scale"].is_number()) {
-      const float k = o["scale"].get<float>();
-      scale = {k, k, k};
-    } else {
-      r.vec3(o, "scale", &scale);
-    }
-    r.vec3(o, "translate", &translate);
-    r.numbers(o, "rotate", &rotate);
-    const Mat4 to_world = Mat4::scale(scale) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) * Mat4::translate(translate);
-    obj.to_camera = to_world * world_to_camera;
-    Mat4 to_world_end = to_world;
-    if (o.contains("motion")) {
-      const std::size_t object_base = r.base;
-      const json& m = o["motion"];
-      r.base = loc.key("motion", r.base);
-      if (!m.is_object()) {
-        r.fail("motion", "\"motion\" must be an object with \"translate\", \"rotate\" or \"scale\"");
-      } else {
-        r.known(m, {"translate", "rotate", "scale"}, "motion");
-        Vec3 move{0, 0, 0};
-        std::array<float, 4> spin{0, 0, 1, 0};
-        float grow = 1;
-        r.vec3(m, "translate", &move);
-        r.numbers(m, "rotate", &spin);
-        r.number(m, "scale", &grow, 1e-3f, 1e3f);
-        to_world_end = Mat4::scale(scale * grow) * Mat4::rotate(rotate[0], {rotate[1], rotate[2], rotate[3]}) *
-                       Mat4::rotate(spin[0], {spin[1], spin[2], spin[3]}) * Mat4::translate(translate + move);
-      }
-      r.base = object_base;
-    }
-    obj.to_camera_end = to_world_end * world_to_camera_end;
-    obj.moving = obj.to_camera_end.m != obj.to_camera.m;
-    r.number(o, "shading_rate", &obj.shading_rate, 1.0f / 64, 256);
-    r.vec3(o, "Cs", &obj.cs);
-    r.vec3(o, "Os", &obj.os);
-    obj.transparent = obj.os.x < 1 || obj.os.y < 1 || obj.os.z < 1;
-    if (o.contains("transparent")) {
-      if (!o["transparent"].is_boolean()) r.fail("transparent", "\"transparent\" must be true or false");
-      else obj.transparent = o["transparent"].get<bool>();
-    }
-    if (o.contains("cull")) {
-      const json& c = o["cull"];
-      if (c == "back") obj.cull = Cull::Back;
-      else if (c != "none") r.fail("cull", "\"cull\" must be \"none\" or \"back\"");
-    }
-    // A file the object names, relative to the scene.
-    auto file = [&](const char* key, const char* what, std::string* out) {
-      if (!o.contains(key)) return;
-      if (!o[key].is_string()) {
-        r.fail(key, fmt::format("\"{}\" must be the path of {}", key, what));
-        return;
-      }
-      fs::path p = o[key].get<std::string>();
-      if (p.is_relative()) p = dir / p;
-      *out = p.lexically_normal().string();
-    };
-    file("shader", "an RSL shader", &obj.shader);
-    file("lights", "a light setup (.lights.json)", &obj.lights);
-    s.objects.push_back(std::move(obj));
+    if (auto obj = read_object(r, o, i, dir, world_to_camera, world_to_camera_end)) s.objects.push_back(std::move(*obj));
   }
   r.base = 0;
   if (j.contains("light")) {
