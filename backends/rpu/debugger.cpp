@@ -75,6 +75,35 @@ std::uint8_t differing(const Vec4& a, const Vec4& b) {
   return m;
 }
 
+// A register, address or stack change made (with its `after`) or undone (with its `before`):
+// the same write of either value.
+void put(ThreadState& t, const Change& c, const Vec4& v) {
+  switch (c.kind) {
+    case ChangeKind::Register: t.reg[c.index] = v; break;
+    case ChangeKind::Address:
+      if (c.index == 0) {
+        for (int k = 0; k < 4; ++k) t.a[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(v[static_cast<std::size_t>(k)]);
+      } else {
+        t.hit_tri = static_cast<std::int32_t>(v[2]);
+        t.hit_obj = static_cast<std::int32_t>(v[3]);
+      }
+      break;
+    case ChangeKind::Stack: t.stack[c.index] = v; break;
+    default: break;
+  }
+}
+
+// A call frame entered (a push made, a pop undone) or left (a pop made, a push undone); the
+// frame is in the change's `before`.
+void enter_frame(ThreadState& t, const Change& c) {
+  t.frames.push_back({static_cast<std::uint32_t>(c.before[0]), static_cast<std::uint32_t>(c.before[1])});
+  t.base += static_cast<std::uint32_t>(c.before[1]);
+}
+void leave_frame(ThreadState& t, const Change& c) {
+  t.frames.pop_back();
+  t.base -= static_cast<std::uint32_t>(c.before[1]);
+}
+
 }  // namespace
 
 Debugger::Debugger(ChunkRun run) : run_(std::move(run)) {
@@ -115,24 +144,11 @@ void Debugger::apply(std::size_t i) {
   for (const Change& c : changes(i)) {
     ThreadState& t = threads_[c.lane];
     switch (c.kind) {
-      case ChangeKind::Register: t.reg[c.index] = c.after; break;
+      case ChangeKind::Register:
       case ChangeKind::Address:
-        if (c.index == 0) {
-          for (int k = 0; k < 4; ++k) t.a[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(c.after[static_cast<std::size_t>(k)]);
-        } else {
-          t.hit_tri = static_cast<std::int32_t>(c.after[2]);
-          t.hit_obj = static_cast<std::int32_t>(c.after[3]);
-        }
-        break;
-      case ChangeKind::Stack: t.stack[c.index] = c.after; break;
-      case ChangeKind::Push:
-        t.frames.push_back({static_cast<std::uint32_t>(c.before[0]), static_cast<std::uint32_t>(c.before[1])});
-        t.base += static_cast<std::uint32_t>(c.before[1]);
-        break;
-      case ChangeKind::Pop:
-        t.frames.pop_back();
-        t.base -= static_cast<std::uint32_t>(c.before[1]);
-        break;
+      case ChangeKind::Stack: put(t, c, c.after); break;
+      case ChangeKind::Push: enter_frame(t, c); break;
+      case ChangeKind::Pop: leave_frame(t, c); break;
       case ChangeKind::Status:
         t.status = static_cast<ThreadStatus>(static_cast<int>(c.after[0]));
         t.pc = static_cast<std::uint32_t>(c.after[1]);
@@ -157,24 +173,11 @@ void Debugger::undo(std::size_t i) {
     const Change& c = *it;
     ThreadState& t = threads_[c.lane];
     switch (c.kind) {
-      case ChangeKind::Register: t.reg[c.index] = c.before; break;
+      case ChangeKind::Register:
       case ChangeKind::Address:
-        if (c.index == 0) {
-          for (int k = 0; k < 4; ++k) t.a[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(c.before[static_cast<std::size_t>(k)]);
-        } else {
-          t.hit_tri = static_cast<std::int32_t>(c.before[2]);
-          t.hit_obj = static_cast<std::int32_t>(c.before[3]);
-        }
-        break;
-      case ChangeKind::Stack: t.stack[c.index] = c.before; break;
-      case ChangeKind::Push:
-        t.frames.pop_back();
-        t.base -= static_cast<std::uint32_t>(c.before[1]);
-        break;
-      case ChangeKind::Pop:
-        t.frames.push_back({static_cast<std::uint32_t>(c.before[0]), static_cast<std::uint32_t>(c.before[1])});
-        t.base += static_cast<std::uint32_t>(c.before[1]);
-        break;
+      case ChangeKind::Stack: put(t, c, c.before); break;
+      case ChangeKind::Push: leave_frame(t, c); break;
+      case ChangeKind::Pop: enter_frame(t, c); break;
       case ChangeKind::Status:
         t.status = static_cast<ThreadStatus>(static_cast<int>(c.before[0]));
         t.pc = static_cast<std::uint32_t>(c.before[1]);
