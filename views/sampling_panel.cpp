@@ -2,7 +2,6 @@
 #include "views/sampling_panel.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <QChart>
@@ -39,28 +38,17 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "session/background.h"
-#include "session/render_job.h"
+#include "session/sampling_job.h"
 #include "core/sim/hardware_study.h"
 #include "core/sim/heat.h"
-#include "core/sim/texture.h"
 #include "views/pixel_view.h"
 
 namespace passlab::views {
 
-// What a worker hands back.
+// What a worker hands back: the session's result, and which request it answers.
 struct SamplingFrame {
   quint64 serial = 0;
-  bool sweep = false;
-  std::optional<sim::Image> image;
-  sim::DecoupledCapture capture;
-  sim::DecoupledStats stats;
-  sim::DecoupledOptions options;  // what rendered it
-  std::optional<sim::ImageError> truth;  // against the exact reference, when asked for
-  std::optional<sim::Image> truth_map;   // its error map as a heat picture
-  QString truth_problem;                 // why the reference could not be rendered
-  std::vector<sim::SweepRow> rows;
-  QString error;
-  double ms = 0;
+  session::SamplingResult r;
 };
 
 // The probed pixel's neighbourhood: its samples (dots in their colour, hollow when hidden behind a
@@ -162,78 +150,12 @@ QImage heat_picture(const sim::DecoupledCapture& c) {
   return to_qimage(sim::heat_image(c.shading_heat, c.width, c.height, 4.0f), false, nullptr);
 }
 
-void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::SnapshotPtr snapshot,
-                std::shared_ptr<const session::AlgorithmRun> run, std::string scene_path, int size, sim::DecoupledOptions o,
-                QPoint probe, bool sweep, bool truth, std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
+void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::SamplingRequest request,
+                std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> progress) {
   session::run_in_background();  // (the UI thread keeps the CPU it needs to paint)
-  SamplingFrame f;
-  f.serial = serial;
-  f.sweep = sweep;
-  const auto start = std::chrono::steady_clock::now();
-  sim::Problems problems;
-  std::optional<sim::Scene> scene = scene_path.empty() ? std::optional<sim::Scene>(session::default_scene_for(snapshot->request.path))
-                                                       : sim::load_scene(scene_path, &problems);
-  if (!scene) {
-    f.error = QString::fromStdString(problems.empty() ? "cannot read the scene" : problems.front().text());
-    promise.addResult(std::move(f));
-    return;
-  }
-  const double aspect = static_cast<double>(std::max(1, scene->width)) / std::max(1, scene->height);
-  scene->width = aspect >= 1 ? size : std::max(1, static_cast<int>(size * aspect));
-  scene->height = aspect >= 1 ? std::max(1, static_cast<int>(size / aspect)) : size;
-  sim::TextureSet textures;
-  textures.load(scene->textures, &problems);
-  std::string why;
-  const sim::Storage storage = run ? sim::Storage::FBuffer : sim::Storage::SinglePass;
-  auto shader = session::snapshot_shader(*snapshot, run.get(), storage, textures, {}, &why);
-  if (!shader) {
-    f.error = QString::fromStdString(why);
-    promise.addResult(std::move(f));
-    return;
-  }
-  const std::vector<const sim::FragmentShader*> shaders(scene->objects.size(), shader.get());
-  o.cancel = cancel.get();
-  o.progress = progress.get();
-  std::string error;
-  if (sweep) {
-    f.rows = sim::sweep(*scene, shaders, o, {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur},
-                        [&](int i, int n) {
-                          progress->store(1000 * i / std::max(1, n));
-                          return !cancel->load();
-                        },
-                        &error);
-    if (f.rows.empty()) f.error = QString::fromStdString(cancel->load() ? "cancelled" : error);
-  } else {
-    o.capture = &f.capture;
-    f.capture.heat = true;
-    f.capture.probe_x = probe.x();
-    f.capture.probe_y = probe.y();
-    f.image = sim::render_decoupled(*scene, shaders, o, &f.stats, &error);
-    o.capture = nullptr;
-    f.options = o;
-    if (!f.image) f.error = QString::fromStdString(error);
-    if (f.image && truth) {
-      // The ground truth: every sample shaded at its own lens point and time, by the whole shader
-      // in one pass (what the passes must reproduce; and each sample sets up its own corners,
-      // which the single program does far faster than a partition's).
-      sim::DecoupledOptions exact = o;
-      exact.shading = sim::Shading::Exact;
-      exact.accumulate = false;
-      exact.progress = nullptr;
-      sim::DecoupledStats exact_stats;
-      std::string why_not;
-      auto whole = session::snapshot_shader(*snapshot, nullptr, sim::Storage::SinglePass, textures, {}, &why_not);
-      const std::vector<const sim::FragmentShader*> whole_shaders(scene->objects.size(), whole ? whole.get() : shader.get());
-      if (const auto reference = sim::render_decoupled(*scene, whole_shaders, exact, &exact_stats, &error)) {
-        f.truth = sim::image_error(*f.image, *reference);
-        f.truth_map = sim::heat_image(sim::error_map(*f.image, *reference), f.image->width, f.image->height, 0.1f);
-      } else if (!cancel->load()) {
-        f.truth_problem = QString::fromStdString(error);
-      }
-    }
-  }
-  f.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  promise.addResult(std::move(f));
+  request.cancel = cancel.get();
+  request.progress = progress.get();
+  promise.addResult(SamplingFrame{serial, session::render_sampling(std::move(request))});
 }
 
 }  // namespace
@@ -510,8 +432,17 @@ void SamplingPanel::start(bool sweep, bool with_truth) {
     watcher->deleteLater();
     if (watcher->future().resultCount() > 0) take(watcher->future().result());
   });
-  watcher->setFuture(QtConcurrent::run(&pool_, render_job, serial, snapshot_, run_, scene_path().toStdString(), size, o, probe_,
-                                       sweep, !sweep && with_truth && view_box_->currentIndex() == 2, cancel_flag_, progress_));
+  session::SamplingRequest request;
+  request.snapshot = snapshot_;
+  request.run = run_;
+  request.scene_path = scene_path().toStdString();
+  request.size = size;
+  request.options = o;
+  request.probe_x = probe_.x();
+  request.probe_y = probe_.y();
+  request.sweep = sweep;
+  request.truth = !sweep && with_truth && view_box_->currentIndex() == 2;
+  watcher->setFuture(QtConcurrent::run(&pool_, render_job, serial, std::move(request), cancel_flag_, progress_));
   progress_bar_->setValue(0);
   progress_bar_->show();
   cancel_->setEnabled(true);
@@ -521,16 +452,17 @@ void SamplingPanel::start(bool sweep, bool with_truth) {
   poll_->start();
 }
 
-void SamplingPanel::take(const SamplingFrame& f) {
-  if (f.serial != serial_) return;  // superseded
+void SamplingPanel::take(const SamplingFrame& frame) {
+  if (frame.serial != serial_) return;  // superseded
+  const session::SamplingResult& f = frame.r;
   running_ = false;
   poll_->stop();
   progress_bar_->hide();
   cancel_->setEnabled(false);
   sweep_button_->setEnabled(true);
   view_->set_stale(false);
-  if (!f.error.isEmpty()) {
-    state_->setText(f.error == "the render was cancelled" || f.error == "cancelled" ? tr("Cancelled") : f.error);
+  if (!f.error.empty()) {
+    state_->setText(f.error == "the render was cancelled" || f.error == "cancelled" ? tr("Cancelled") : QString::fromStdString(f.error));
     if (f.sweep) emit sweep_done();
     else emit rendered();
     return;
@@ -558,7 +490,8 @@ void SamplingPanel::take(const SamplingFrame& f) {
                       .arg(s.height)
                       .arg(s.spp)
                       .arg(f.ms, 0, 'f', 0) +
-                  (f.truth_problem.isEmpty() ? QString() : tr("; the exact reference could not be rendered: %1").arg(f.truth_problem)));
+                  (f.truth_problem.empty() ? QString()
+                                           : tr("; the exact reference could not be rendered: %1").arg(QString::fromStdString(f.truth_problem))));
   measures_->setText(
       tr("<b>%1</b> shader runs for %2 covered pixels: shading rate <b>%3</b> per pixel · savings <b>%4×</b> against supersampling (%5 "
          "samples) · blur area %6 px (a run seen in %7 px) · %8 · %9 passes, %10 F-buffer slot-passes")

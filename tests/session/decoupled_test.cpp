@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "session/render_job.h"
+#include "session/sampling_job.h"
+#include "session/snapshot.h"
+#include "core/partition/target.h"
 #include "core/sim/decoupled.h"
 #include "core/sim/hardware_study.h"
 #include "core/sim/sampling_sweep.h"
@@ -515,6 +518,49 @@ TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
   const Frame bad = render(*s, o);
   EXPECT_FALSE(bad.image);
   EXPECT_NE(bad.diagnostics.find("1 to 256"), std::string::npos) << bad.diagnostics;
+}
+
+// The Studio's Sampling view asks the session for its frames (the view only draws them): the
+// edited shader on every object of the scene, sized to the view, with the probed pixel's samples,
+// the heat of where shading went and the error against the exact reference; partitioned, the
+// passes run per shading sample and give the same picture; a scene that cannot be read says why.
+TEST(Decoupled, TheSamplingViewsFramesComeFromTheSession) {
+  session::Request r;
+  r.path = kSamples + "/shaders/plastic.sl";
+  std::ifstream in(r.path);
+  r.text.assign(std::istreambuf_iterator<char>(in), {});
+  std::string error;
+  r.target = *partition::load_target("PC4", &error);
+  r.model = *partition::parse_cost_model("15p+5t+i", &error);
+  const auto snap = session::build_snapshot(r);
+  ASSERT_TRUE(snap->has_dag());
+  session::SamplingRequest q;
+  q.snapshot = snap;
+  q.scene_path = kSamples + "/scenes/ds_defocus.json";
+  q.size = 48;
+  q.options.spp = 8;
+  q.probe_x = 20;
+  q.probe_y = 30;
+  q.truth = true;
+  const session::SamplingResult one = session::render_sampling(q);
+  ASSERT_TRUE(one.image) << one.error;
+  EXPECT_EQ(one.image->width, 48);
+  EXPECT_EQ(one.stats.spp, 8);
+  EXPECT_FALSE(one.capture.samples.empty());
+  EXPECT_EQ(one.capture.shading_heat.size(), 48u * 48u);
+  ASSERT_TRUE(one.truth && one.truth_map) << one.truth_problem;
+  EXPECT_GT(one.truth->psnr, 30.0);
+  q.run = std::shared_ptr<const session::AlgorithmRun>(snap, snap->run("rds"));  // (kept alive by the snapshot)
+  ASSERT_TRUE(q.run && q.run->partition.passes.size() > 1);
+  q.truth = false;
+  const session::SamplingResult passes = session::render_sampling(q);
+  ASSERT_TRUE(passes.image) << passes.error;
+  EXPECT_EQ(passes.stats.passes, static_cast<int>(q.run->partition.passes.size()));
+  EXPECT_TRUE(same(*one.image, *passes.image)) << differing_pixels(*one.image, *passes.image) << " pixels differ";
+  q.scene_path = kSamples + "/scenes/no_such_scene.json";
+  const session::SamplingResult missing = session::render_sampling(q);
+  EXPECT_FALSE(missing.image);
+  EXPECT_NE(missing.error.find("no_such_scene.json"), std::string::npos) << missing.error;
 }
 
 TEST(Decoupled, TracesAPixelsSamplesAndTheShadingPointsTheyUsed) {
