@@ -117,6 +117,213 @@ std::string save_reduced(const std::string& folder, const std::string& stem, con
   return paths::write_atomically(path, header + text) ? path.string() : "";
 }
 
+// One run of `conform` over its jobs: it makes them as they are asked for, tallies the reports,
+// and reduces and saves the failures after the run.
+class ConformRun {
+ public:
+  ConformRun(const ConformCliOptions& o, const conform::OracleOptions& oo, const conform::Oracle& oracle, std::vector<conform::Family> families,
+             std::vector<std::pair<std::string, std::string>> files)
+      : o(o), oo(oo), oracle(oracle), families(std::move(families)), files(std::move(files)), generating(o.generate > 0 || o.minutes > 0) {}
+
+  int run() {
+    check_in_children(oracle, o.jobs, o.timeout, [this] { return next(); }, [this](const ConformJob& job, Report& r) { done(job, r); });
+    // The run's figures first, then the reductions (minutes each: a long run's summary must not
+    // wait behind them, nor be lost when they are stopped).
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (generating || files.size() > 1 || o.transforms > 0) {
+      std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second, {} at once); the front end accepted {}; {} failed\n", tally.programs, s,
+                               s > 0 ? tally.programs / s : 0.0, o.jobs, tally.front_end, tally.failures);
+      std::cout << "accepted by (programs that reached the backend and were not refused):\n";
+      for (const auto& [g, n] : tally.groups)
+        std::cout << fmt::format("  {:<20} {:>7} / {:<7} {:5.1f}%\n", g, n.second, n.first, n.first ? 100.0 * n.second / n.first : 0.0);
+      std::cout.flush();
+    }
+    if (!failed.empty() && (o.reduce || !o.save.empty())) std::cout << fmt::format("\n{} {} failing program{}:\n", o.reduce ? "reducing" : "saving", failed.size(), failed.size() == 1 ? "" : "s");
+    for (const auto& [job, r] : failed) {
+      if (o.reduce || !o.save.empty()) std::cout << fmt::format("{} ({})\n", job.name, r.signature());
+      reduce_and_save(job, r);
+      std::cout.flush();
+    }
+    if (!saved.empty()) std::cout << fmt::format("failing programs saved in {}\n", o.save);
+    return any_failure ? kDiagnostics : kOk;
+  }
+
+ private:
+  // The jobs, made as they are asked for: the files, each file's transformations, then
+  // generated programs (--generate N per family, or until --minutes have passed).
+  std::optional<ConformJob> next() {
+    while (file_at < files.size()) {
+      const auto& [file, text] = files[file_at];
+      const std::string stem = std::filesystem::path(file).stem().string();
+      if (transform_at == 0) {
+        ++transform_at;
+        ConformJob j;
+        j.path = file;
+        j.text = text;
+        j.name = stem;
+        j.origin = "from " + file;
+        return j;
+      }
+      if (transform_at <= o.transforms) {
+        conform::TransformOptions to;
+        to.seed = o.seed + static_cast<std::uint64_t>(transform_at - 1);
+        ++transform_at;
+        const conform::Transformed t = conform::transform(file, text, to, o.include_paths);
+        if (!t.ok) {
+          std::cerr << fmt::format("{}: cannot transform: {}\n", file, t.error);
+          transform_at = o.transforms + 1;
+          continue;
+        }
+        ConformJob j;
+        j.path = file;
+        j.text = t.text;
+        j.original = text;
+        j.name = fmt::format("{}_t{}", stem, to.seed);
+        j.origin = fmt::format("from {}, transform seed {} ({})", file, to.seed, t.summary);
+        j.transform_seed = to.seed;
+        j.transform_steps = to.steps;
+        return j;
+      }
+      ++file_at;
+      transform_at = 0;
+    }
+    if (!generating) return std::nullopt;
+    if (o.generate > 0 && gen_at >= static_cast<std::uint64_t>(o.generate)) return std::nullopt;
+    if (o.minutes > 0 && std::chrono::duration<double>(Clock::now() - start).count() > o.minutes * 60) return std::nullopt;
+    conform::GeneratorOptions g;
+    g.seed = o.seed + gen_at;
+    g.family = families[family_at];
+    g.statements = o.statements;
+    if (++family_at == families.size()) {
+      family_at = 0;
+      ++gen_at;
+    }
+    const conform::GeneratedProgram p = conform::generate(g);
+    ConformJob j;
+    j.path = p.name + ".sl";
+    j.text = p.source;
+    j.name = p.name;
+    j.origin = fmt::format("generated: --family {} --seed {}", conform::to_string(g.family), g.seed);
+    j.family = g.family;
+    return j;
+  }
+
+  // Failures are reduced after the run: reducing takes minutes, and while the parent reduces,
+  // the checks in flight would wait unanswered and count as hangs.
+  void done(const ConformJob& job, Report& r) {
+    if (job.family) conform::expect_acceptance(r, *job.family);
+    if (job.original) r.program = job.path + " (" + job.origin.substr(job.origin.find("transform")) + ")";
+    tally.add(r);
+    ++seen;
+    const bool rejected = !r.front_end_ok && !r.recursion && r.checks.empty();
+    if (job.family && rejected) {
+      // The generator promises programs that check: a rejection is a finding too.
+      any_failure = true;
+      ++tally.failures;
+      std::cout << fmt::format("FAILED {} ({}): the front end rejects a generated program\n{}", job.name, job.origin, r.front_end);
+      failed.push_back({job, r});
+    } else if (r.failed()) {
+      any_failure = true;
+      if (!job.family && !job.original && o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
+      else if (!job.family && !job.original) print_report(r, o.verbose);
+      else {
+        const Check& c = *r.first_failure();
+        std::cout << fmt::format("FAILED {} ({}): {} ({}): {}\n", job.name, job.origin, c.backend, c.kind, c.detail);
+      }
+      failed.push_back({job, r});
+    } else if (!job.family && !job.original) {
+      if (o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
+      else print_report(r, o.verbose);
+    } else if (o.verbose) {
+      print_report(r, true);
+    }
+    if (o.progress > 0 && seen % o.progress == 0) {
+      const double s = std::chrono::duration<double>(Clock::now() - start).count();
+      std::cout << fmt::format("... {} programs in {:.0f} s ({:.1f} per second), {} failed\n", tally.programs, s, tally.programs / s, tally.failures);
+    }
+    std::cout.flush();
+  }
+
+  // A failing program, shrunk while it fails the same way (checked by an oracle that runs only
+  // the failing backend's family, and target), saved with where it came from.
+  void reduce_and_save(const ConformJob& job, const Report& r) {
+    std::string reduced = job.text;
+    std::string origin = job.origin;
+    const conform::Check* failing_check = r.first_failure();
+    if (o.reduce && failing_check && failing_check->backend == "transform" && job.original) {
+      // The transformation changed what the program computes: the fewest of its edits (the
+      // same seed's first k) that still do, saved beside the file they apply to.
+      for (int k = 1; k <= job.transform_steps; ++k) {
+        conform::TransformOptions to;
+        to.seed = job.transform_seed;
+        to.steps = k;
+        const conform::Transformed t = conform::transform(job.path, *job.original, to, o.include_paths);
+        if (!t.ok) break;
+        ConformJob c = job;
+        c.text = t.text;
+        if (conform::same_failure(check_in_child(oracle, c, o.timeout), r)) {
+          reduced = t.text;
+          origin = fmt::format("from {}, transform seed {}, its first {} edit{} ({})", job.path, job.transform_seed, k, k == 1 ? "" : "s", t.summary);
+          std::cout << fmt::format("  reduced to the first {} of {} edits\n", k, job.transform_steps);
+          break;
+        }
+      }
+    } else if (o.reduce) {
+      conform::OracleOptions ro = oo;
+      const std::string failing = failing_check ? failing_check->backend : "";
+      const std::string only = family_of_check(failing);
+      if (!only.empty()) ro.only = {only};
+      if (only == "fragment" || only == "combiners") {
+        const std::string g = group_of(failing);  // "fp PC3": the target alone
+        if (g.find(' ') != std::string::npos) ro.targets = {g.substr(g.find(' ') + 1)};
+      }
+      const conform::Oracle narrow(ro);
+      conform::ReduceOptions rd;
+      // A candidate that hangs where the original did not is not interesting: it need not be
+      // waited for as long (unless the failure is the hang).
+      const bool hang = failing_check && failing_check->kind == "hang";
+      rd.timeout = hang ? o.timeout : std::min(o.timeout, 20.0);
+      rd.include_paths = o.include_paths;
+      rd.path = job.path;
+      conform::ReduceStats stats;
+      // A backend's failure on a transformed program is the transformed program's own: reduced
+      // against its own reference, without the original.
+      ConformJob base = job;
+      base.original.reset();
+      reduced = conform::reduce(job.text, [&](const std::string& candidate) {
+        ConformJob c = base;
+        c.text = candidate;
+        Report cr = check_in_child(narrow, c, rd.timeout);
+        if (job.family) conform::expect_acceptance(cr, *job.family);
+        return conform::same_failure(cr, r);
+      }, rd, &stats);
+      std::cout << fmt::format("  reduced {} bytes to {} in {} tests\n", stats.original_bytes, stats.reduced_bytes, stats.tests);
+    }
+    if (o.save.empty()) return;
+    const std::string header = fmt::format("// {}\n// fails: {}\n", origin, r.signature());
+    const std::string where = save_reduced(o.save, job.name, reduced, header);
+    if (!where.empty()) saved.push_back(where);
+    std::cout << fmt::format("  {} saved as {}\n", o.reduce ? "reduced" : "program", where.empty() ? "(could not write)" : where);
+  }
+
+  const ConformCliOptions& o;
+  const conform::OracleOptions& oo;
+  const conform::Oracle& oracle;
+  const std::vector<conform::Family> families;
+  const std::vector<std::pair<std::string, std::string>> files;  // path, text
+  const bool generating;
+  const Clock::time_point start = Clock::now();
+  Tally tally;
+  std::vector<std::string> saved;
+  std::size_t file_at = 0;
+  int transform_at = 0;
+  std::uint64_t gen_at = 0;
+  std::size_t family_at = 0;
+  bool any_failure = false;
+  long seen = 0;
+  std::vector<std::pair<ConformJob, Report>> failed;
+};
+
 }  // namespace
 
 int run_conform(const ConformCliOptions& o) {
@@ -183,194 +390,7 @@ int run_conform(const ConformCliOptions& o) {
     files.push_back({file, std::move(text)});
   }
 
-  Tally tally;
-  std::vector<std::string> saved;
-  const auto start = Clock::now();
-
-  // A failing program, shrunk while it fails the same way (checked by an oracle that runs only
-  // the failing backend's family, and target), saved with where it came from.
-  auto reduce_and_save = [&](const ConformJob& job, const Report& r) {
-    std::string reduced = job.text;
-    std::string origin = job.origin;
-    const conform::Check* failing_check = r.first_failure();
-    if (o.reduce && failing_check && failing_check->backend == "transform" && job.original) {
-      // The transformation changed what the program computes: the fewest of its edits (the
-      // same seed's first k) that still do, saved beside the file they apply to.
-      for (int k = 1; k <= job.transform_steps; ++k) {
-        conform::TransformOptions to;
-        to.seed = job.transform_seed;
-        to.steps = k;
-        const conform::Transformed t = conform::transform(job.path, *job.original, to, o.include_paths);
-        if (!t.ok) break;
-        ConformJob c = job;
-        c.text = t.text;
-        if (conform::same_failure(check_in_child(oracle, c, o.timeout), r)) {
-          reduced = t.text;
-          origin = fmt::format("from {}, transform seed {}, its first {} edit{} ({})", job.path, job.transform_seed, k, k == 1 ? "" : "s", t.summary);
-          std::cout << fmt::format("  reduced to the first {} of {} edits\n", k, job.transform_steps);
-          break;
-        }
-      }
-    } else if (o.reduce) {
-      conform::OracleOptions ro = oo;
-      const std::string failing = failing_check ? failing_check->backend : "";
-      const std::string only = family_of_check(failing);
-      if (!only.empty()) ro.only = {only};
-      if (only == "fragment" || only == "combiners") {
-        const std::string g = group_of(failing);  // "fp PC3": the target alone
-        if (g.find(' ') != std::string::npos) ro.targets = {g.substr(g.find(' ') + 1)};
-      }
-      const conform::Oracle narrow(ro);
-      conform::ReduceOptions rd;
-      // A candidate that hangs where the original did not is not interesting: it need not be
-      // waited for as long (unless the failure is the hang).
-      const bool hang = failing_check && failing_check->kind == "hang";
-      rd.timeout = hang ? o.timeout : std::min(o.timeout, 20.0);
-      rd.include_paths = o.include_paths;
-      rd.path = job.path;
-      conform::ReduceStats stats;
-      // A backend's failure on a transformed program is the transformed program's own: reduced
-      // against its own reference, without the original.
-      ConformJob base = job;
-      base.original.reset();
-      reduced = conform::reduce(job.text, [&](const std::string& candidate) {
-        ConformJob c = base;
-        c.text = candidate;
-        Report cr = check_in_child(narrow, c, rd.timeout);
-        if (job.family) conform::expect_acceptance(cr, *job.family);
-        return conform::same_failure(cr, r);
-      }, rd, &stats);
-      std::cout << fmt::format("  reduced {} bytes to {} in {} tests\n", stats.original_bytes, stats.reduced_bytes, stats.tests);
-    }
-    if (o.save.empty()) return;
-    const std::string header = fmt::format("// {}\n// fails: {}\n", origin, r.signature());
-    const std::string where = save_reduced(o.save, job.name, reduced, header);
-    if (!where.empty()) saved.push_back(where);
-    std::cout << fmt::format("  {} saved as {}\n", o.reduce ? "reduced" : "program", where.empty() ? "(could not write)" : where);
-  };
-
-  // The jobs, made as they are asked for: the files, each file's transformations, then
-  // generated programs (--generate N per family, or until --minutes have passed).
-  std::size_t file_at = 0;
-  int transform_at = 0;
-  std::uint64_t gen_at = 0;
-  std::size_t family_at = 0;
-  const bool generating = o.generate > 0 || o.minutes > 0;
-  auto next = [&]() -> std::optional<ConformJob> {
-    while (file_at < files.size()) {
-      const auto& [file, text] = files[file_at];
-      const std::string stem = std::filesystem::path(file).stem().string();
-      if (transform_at == 0) {
-        ++transform_at;
-        ConformJob j;
-        j.path = file;
-        j.text = text;
-        j.name = stem;
-        j.origin = "from " + file;
-        return j;
-      }
-      if (transform_at <= o.transforms) {
-        conform::TransformOptions to;
-        to.seed = o.seed + static_cast<std::uint64_t>(transform_at - 1);
-        ++transform_at;
-        const conform::Transformed t = conform::transform(file, text, to, o.include_paths);
-        if (!t.ok) {
-          std::cerr << fmt::format("{}: cannot transform: {}\n", file, t.error);
-          transform_at = o.transforms + 1;
-          continue;
-        }
-        ConformJob j;
-        j.path = file;
-        j.text = t.text;
-        j.original = text;
-        j.name = fmt::format("{}_t{}", stem, to.seed);
-        j.origin = fmt::format("from {}, transform seed {} ({})", file, to.seed, t.summary);
-        j.transform_seed = to.seed;
-        j.transform_steps = to.steps;
-        return j;
-      }
-      ++file_at;
-      transform_at = 0;
-    }
-    if (!generating) return std::nullopt;
-    if (o.generate > 0 && gen_at >= static_cast<std::uint64_t>(o.generate)) return std::nullopt;
-    if (o.minutes > 0 && std::chrono::duration<double>(Clock::now() - start).count() > o.minutes * 60) return std::nullopt;
-    conform::GeneratorOptions g;
-    g.seed = o.seed + gen_at;
-    g.family = families[family_at];
-    g.statements = o.statements;
-    if (++family_at == families.size()) {
-      family_at = 0;
-      ++gen_at;
-    }
-    const conform::GeneratedProgram p = conform::generate(g);
-    ConformJob j;
-    j.path = p.name + ".sl";
-    j.text = p.source;
-    j.name = p.name;
-    j.origin = fmt::format("generated: --family {} --seed {}", conform::to_string(g.family), g.seed);
-    j.family = g.family;
-    return j;
-  };
-
-  bool any_failure = false;
-  long seen = 0;
-  // Failures are reduced after the run: reducing takes minutes, and while the parent reduces,
-  // the checks in flight would wait unanswered and count as hangs.
-  std::vector<std::pair<ConformJob, Report>> failed;
-  auto done = [&](const ConformJob& job, Report& r) {
-    if (job.family) conform::expect_acceptance(r, *job.family);
-    if (job.original) r.program = job.path + " (" + job.origin.substr(job.origin.find("transform")) + ")";
-    tally.add(r);
-    ++seen;
-    const bool rejected = !r.front_end_ok && !r.recursion && r.checks.empty();
-    if (job.family && rejected) {
-      // The generator promises programs that check: a rejection is a finding too.
-      any_failure = true;
-      ++tally.failures;
-      std::cout << fmt::format("FAILED {} ({}): the front end rejects a generated program\n{}", job.name, job.origin, r.front_end);
-      failed.push_back({job, r});
-    } else if (r.failed()) {
-      any_failure = true;
-      if (!job.family && !job.original && o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
-      else if (!job.family && !job.original) print_report(r, o.verbose);
-      else {
-        const Check& c = *r.first_failure();
-        std::cout << fmt::format("FAILED {} ({}): {} ({}): {}\n", job.name, job.origin, c.backend, c.kind, c.detail);
-      }
-      failed.push_back({job, r});
-    } else if (!job.family && !job.original) {
-      if (o.format == "json") std::cout << lang::dump_json(to_json(r), 1) << '\n';
-      else print_report(r, o.verbose);
-    } else if (o.verbose) {
-      print_report(r, true);
-    }
-    if (o.progress > 0 && seen % o.progress == 0) {
-      const double s = std::chrono::duration<double>(Clock::now() - start).count();
-      std::cout << fmt::format("... {} programs in {:.0f} s ({:.1f} per second), {} failed\n", tally.programs, s, tally.programs / s, tally.failures);
-    }
-    std::cout.flush();
-  };
-  check_in_children(oracle, o.jobs, o.timeout, next, done);
-  // The run's figures first, then the reductions (minutes each: a long run's summary must not
-  // wait behind them, nor be lost when they are stopped).
-  const double s = std::chrono::duration<double>(Clock::now() - start).count();
-  if (generating || files.size() > 1 || o.transforms > 0) {
-    std::cout << fmt::format("\n{} programs in {:.1f} s ({:.2f} per second, {} at once); the front end accepted {}; {} failed\n", tally.programs, s,
-                             s > 0 ? tally.programs / s : 0.0, o.jobs, tally.front_end, tally.failures);
-    std::cout << "accepted by (programs that reached the backend and were not refused):\n";
-    for (const auto& [g, n] : tally.groups)
-      std::cout << fmt::format("  {:<20} {:>7} / {:<7} {:5.1f}%\n", g, n.second, n.first, n.first ? 100.0 * n.second / n.first : 0.0);
-    std::cout.flush();
-  }
-  if (!failed.empty() && (o.reduce || !o.save.empty())) std::cout << fmt::format("\n{} {} failing program{}:\n", o.reduce ? "reducing" : "saving", failed.size(), failed.size() == 1 ? "" : "s");
-  for (const auto& [job, r] : failed) {
-    if (o.reduce || !o.save.empty()) std::cout << fmt::format("{} ({})\n", job.name, r.signature());
-    reduce_and_save(job, r);
-    std::cout.flush();
-  }
-  if (!saved.empty()) std::cout << fmt::format("failing programs saved in {}\n", o.save);
-  return any_failure ? kDiagnostics : kOk;
+  return ConformRun(o, oo, oracle, std::move(families), std::move(files)).run();
 }
 
 }  // namespace passlab::cli

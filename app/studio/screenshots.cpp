@@ -78,6 +78,102 @@ struct Tour {
 };
 
 
+// The preview (render to texture against the F-buffer, a probed pixel), the pass and combiner-stage
+// timeline, and the dark theme.
+void preview_and_timeline_tour(const Tour& tour) {
+  MainWindow* w = tour.w;
+  auto save = [&tour](QWidget* widget, const QString& name) { tour.save(widget, name); };
+  auto dock = [&tour](const char* name) { return tour.dock(name); };
+  // The preview: plastic.sl on the transparent scene, where render to texture goes wrong and the
+  // F-buffer does not, with a pixel probed where the two transparent spheres overlap.
+  {
+    const QString original = w->file_path();
+    QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
+    if (!QFileInfo::exists(plastic)) plastic = samples_path("shaders/plastic.sl");
+    w->open_file(plastic);
+    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    auto* pv = dock("dock-preview");
+    pv->setFloating(true);
+    pv->resize(1400, 900);
+    auto* preview = w->preview();
+    auto* scenes = preview->findChild<QComboBox*>("preview-scene");
+    scenes->setCurrentIndex(std::max(0, scenes->findText("transparent")));
+    auto* cancel = preview->findChild<QPushButton*>("preview-cancel");
+    auto rendered = [preview, cancel] { return !cancel->isEnabled() && preview->fbuffer_image().width() >= 256; };
+    wait_until(rendered, 30000);
+    auto* view = preview->findChild<QWidget*>("preview-rtt");
+    const QPointF at = view->rect().center();
+    QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(view, &press);
+    auto* table = preview->findChild<QTableWidget*>("preview-probe");
+    wait_until([&] { return table->rowCount() > 0 && !cancel->isEnabled(); }, 30000);
+    settle(300);
+    save(pv, "preview");
+    pv->setFloating(false);
+    dock("dock-passes");
+    w->open_file(original);
+    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+  }
+  // The pass and combiner-stage timeline: the Figure 4 pin on GeForce3 (one pass, eight
+  // stages), its scheduling stepped in the trace player, then on GeForce1 (many passes).
+  {
+    const QString original = w->file_path();
+    const QString original_target = w->target_name();
+    QString pin = samples_path("combiners/fig4_pin.sl");
+    w->open_file(pin);
+    w->set_target("geforce3");
+    auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
+    wait_until(shown, 20000);
+    auto* tl = dock("dock-timeline");
+    tl->setFloating(true);
+    tl->resize(1500, 760);
+    wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
+    settle(300);
+    w->timeline()->fit();
+    settle(200);
+    save(tl, "timeline");
+    // The trace player on the scheduler's decision for a stage.
+    const auto* run = w->result() ? w->result()->snapshot->run("rds") : nullptr;  // the trace player's
+    int step = -1;
+    for (std::size_t i = 0; run && i < run->trace.size(); ++i)
+      if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
+        step = static_cast<int>(i);
+        break;
+      }
+    if (step >= 0) {
+      w->trace()->set_position(step);
+      settle(300);
+      save(tl, "timeline_trace");
+    }
+    w->set_target("geforce1");
+    wait_until(shown, 20000);
+    settle(300);
+    w->timeline()->fit();
+    settle(200);
+    save(tl, "timeline_geforce1");
+    tl->setFloating(false);
+    // The same passes rendered by the combiner simulator.
+    auto* pv = dock("dock-preview");
+    pv->setFloating(true);
+    pv->resize(1400, 900);
+    auto* cancel = w->preview()->findChild<QPushButton*>("preview-cancel");
+    wait_until([w, cancel] { return !cancel->isEnabled() && w->preview()->fbuffer_image().width() >= 256; }, 30000);
+    settle(300);
+    save(pv, "preview_geforce1");
+    pv->setFloating(false);
+    dock("dock-trace");
+    w->open_file(original);
+    w->set_target(original_target);
+    wait_until(shown, 20000);
+  }
+  // The dark theme (taken before the RPU's section: see docs/rpu.md, known problems).
+  w->set_dark(true);
+  settle(400);
+  save(w, "studio_dark");
+  w->set_dark(false);
+  settle(200);
+}
+
 // The main window and its panels on the shader given, RDS coloured; false if the first compile
 // never came.
 bool studio_tour(const Tour& tour) {
@@ -170,94 +266,7 @@ bool studio_tour(const Tour& tour) {
   save(w, "diagnostics");
   e->undo();
   wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
-  // The preview: plastic.sl on the transparent scene, where render to texture goes wrong and the
-  // F-buffer does not, with a pixel probed where the two transparent spheres overlap.
-  {
-    const QString original = w->file_path();
-    QString plastic = QFileInfo(original).dir().filePath("plastic.sl");
-    if (!QFileInfo::exists(plastic)) plastic = samples_path("shaders/plastic.sl");
-    w->open_file(plastic);
-    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-    auto* pv = dock("dock-preview");
-    pv->setFloating(true);
-    pv->resize(1400, 900);
-    auto* preview = w->preview();
-    auto* scenes = preview->findChild<QComboBox*>("preview-scene");
-    scenes->setCurrentIndex(std::max(0, scenes->findText("transparent")));
-    auto* cancel = preview->findChild<QPushButton*>("preview-cancel");
-    auto rendered = [preview, cancel] { return !cancel->isEnabled() && preview->fbuffer_image().width() >= 256; };
-    wait_until(rendered, 30000);
-    auto* view = preview->findChild<QWidget*>("preview-rtt");
-    const QPointF at = view->rect().center();
-    QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(view, &press);
-    auto* table = preview->findChild<QTableWidget*>("preview-probe");
-    wait_until([&] { return table->rowCount() > 0 && !cancel->isEnabled(); }, 30000);
-    settle(300);
-    save(pv, "preview");
-    pv->setFloating(false);
-    dock("dock-passes");
-    w->open_file(original);
-    wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
-  }
-  // The pass and combiner-stage timeline: the Figure 4 pin on GeForce3 (one pass, eight
-  // stages), its scheduling stepped in the trace player, then on GeForce1 (many passes).
-  {
-    const QString original = w->file_path();
-    const QString original_target = w->target_name();
-    QString pin = samples_path("combiners/fig4_pin.sl");
-    w->open_file(pin);
-    w->set_target("geforce3");
-    auto shown = [w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
-    wait_until(shown, 20000);
-    auto* tl = dock("dock-timeline");
-    tl->setFloating(true);
-    tl->resize(1500, 760);
-    wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
-    settle(300);
-    w->timeline()->fit();
-    settle(200);
-    save(tl, "timeline");
-    // The trace player on the scheduler's decision for a stage.
-    const auto* run = w->result() ? w->result()->snapshot->run("rds") : nullptr;  // the trace player's
-    int step = -1;
-    for (std::size_t i = 0; run && i < run->trace.size(); ++i)
-      if (run->trace[i].kind == partition::EventKind::Codegen && run->trace[i].stage >= 3) {
-        step = static_cast<int>(i);
-        break;
-      }
-    if (step >= 0) {
-      w->trace()->set_position(step);
-      settle(300);
-      save(tl, "timeline_trace");
-    }
-    w->set_target("geforce1");
-    wait_until(shown, 20000);
-    settle(300);
-    w->timeline()->fit();
-    settle(200);
-    save(tl, "timeline_geforce1");
-    tl->setFloating(false);
-    // The same passes rendered by the combiner simulator.
-    auto* pv = dock("dock-preview");
-    pv->setFloating(true);
-    pv->resize(1400, 900);
-    auto* cancel = w->preview()->findChild<QPushButton*>("preview-cancel");
-    wait_until([w, cancel] { return !cancel->isEnabled() && w->preview()->fbuffer_image().width() >= 256; }, 30000);
-    settle(300);
-    save(pv, "preview_geforce1");
-    pv->setFloating(false);
-    dock("dock-trace");
-    w->open_file(original);
-    w->set_target(original_target);
-    wait_until(shown, 20000);
-  }
-  // The dark theme (taken before the RPU's section: see docs/rpu.md, known problems).
-  w->set_dark(true);
-  settle(400);
-  save(w, "studio_dark");
-  w->set_dark(false);
-  settle(200);
+  preview_and_timeline_tour(tour);
   return true;
 }
 
