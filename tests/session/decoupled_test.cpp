@@ -10,8 +10,7 @@
 
 #include "session/render_job.h"
 #include "session/sampling_job.h"
-#include "session/snapshot.h"
-#include "core/partition/target.h"
+#include "tests/support/snapshot.h"
 #include "core/sim/decoupled.h"
 #include "core/sim/hardware_study.h"
 #include "core/sim/sampling_sweep.h"
@@ -525,14 +524,7 @@ TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
 // the heat of where shading went and the error against the exact reference; partitioned, the
 // passes run per shading sample and give the same picture; a scene that cannot be read says why.
 TEST(Decoupled, TheSamplingViewsFramesComeFromTheSession) {
-  session::Request r;
-  r.path = kSamples + "/shaders/plastic.sl";
-  std::ifstream in(r.path);
-  r.text.assign(std::istreambuf_iterator<char>(in), {});
-  std::string error;
-  r.target = *partition::load_target("PC4", &error);
-  r.model = *partition::parse_cost_model("15p+5t+i", &error);
-  const auto snap = session::build_snapshot(r);
+  const auto snap = test::sample_snapshot("shaders/plastic.sl");
   ASSERT_TRUE(snap->has_dag());
   session::SamplingRequest q;
   q.snapshot = snap;

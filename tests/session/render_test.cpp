@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/snapshot.h"
+
 #include "session/render_job.h"
 #include "core/partition/target.h"
 #include "core/sim/raster.h"
@@ -330,16 +332,9 @@ TEST(Capture, PassPicturesAndAProbedPixelsFragments) {
 
 // The Studio renders the snapshot it already has: its passes give the single pass's picture too.
 TEST(Snapshot, RendersTheStudiosSnapshotInItsPasses) {
-  session::Request r;
-  r.path = kSamples + "/shaders/bowling_pin.sl";
-  std::ifstream in(r.path);
-  r.text.assign(std::istreambuf_iterator<char>(in), {});
-  std::string error;
-  r.target = *partition::load_target("PC4", &error);
-  r.model = *partition::parse_cost_model("15p+5t+i", &error);
-  const auto snap = session::build_snapshot(r);
+  const auto snap = test::sample_snapshot("shaders/bowling_pin.sl");
   ASSERT_TRUE(snap->has_dag());
-  sim::Scene s = session::default_scene_for(r.path);
+  sim::Scene s = session::default_scene_for(snap->request.path);
   ASSERT_EQ(s.objects.size(), 1u);  // samples/scenes/bowling_pin.json
   s.width = s.height = 48;
   sim::RenderOptions o;
