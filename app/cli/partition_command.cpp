@@ -44,6 +44,87 @@ nlohmann::json pass_entry(const partition::Pass& p, const partition::Problem& pr
   return j;
 }
 
+// One result row of `partition --format json`: the partition's figures and passes (and, given by
+// hand, its marks), against the exact search's `best` when there is one.
+nlohmann::json result_entry(const partition::Partition& r, const partition::Algorithm* algo, const partition::Partition* best,
+                            const partition::Problem& problem, bool timing) {
+  const bool exact = algo && algo->exact;
+  nlohmann::json x;
+  x["algorithm"] = r.algorithm;
+  x["cost"] = r.cost;
+  x["passes"] = r.passes.size();
+  x["restores"] = r.restores;
+  x["texture_fetches"] = r.texture_fetches;
+  x["instructions"] = r.instructions;
+  x["recomputed"] = r.recomputed;
+  x["intermediate_textures"] = r.intermediate_textures;
+  x["valid"] = r.valid;
+  if (exact) {
+    x["proven_optimal"] = r.proven_optimal;
+    x["lower_bound"] = r.lower_bound;
+  }
+  if (best && best->valid && r.valid) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
+  if (timing) {
+    x["valid_calls"] = r.stats.valid_calls;
+    x["valid_generated"] = r.stats.valid_generated;
+    x["subdivide_calls"] = r.stats.subdivide_calls;
+    if (exact) {
+      x["nodes_explored"] = r.stats.nodes_explored;
+      x["states_merged"] = r.stats.states_merged;
+      x["floors_proven"] = r.stats.floors_proven;
+    }
+    x["milliseconds"] = r.stats.milliseconds;
+  }
+  nlohmann::json ps = nlohmann::json::array();
+  for (const auto& p : r.passes) ps.push_back(pass_entry(p, problem));
+  if (!algo) {  // a partition given by hand: its marks
+    nlohmann::json marks = nlohmann::json::array();
+    for (const auto& m : partition::marks_of(r)) marks.push_back(m.node);
+    x["marks"] = marks;
+  }
+  x["pass_list"] = ps;
+  return x;
+}
+
+// The text output's table: each partition's cost, passes, restores, fetches, instructions and
+// recomputation, and how far it is from the exact search's `best`.
+void print_table(const std::vector<partition::Partition>& results, const partition::Partition* best, bool timing) {
+  std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",
+                           "restores", "fetches", "instr", "recomputed", "vs optimal", timing ? "         ms" : "");
+  for (const auto& r : results) {
+    std::string eff = best && best->valid && r.valid ? fmt::format("{:+.1f}%", 100.0 * (r.cost - best->cost) / best->cost) : "";
+    std::cout << fmt::format("{:<9} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", r.algorithm, r.cost,
+                             r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed, eff,
+                             timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
+  }
+}
+
+// The text output's pass lists, each algorithm's (and the hand-made partition's), with what the
+// exact search proved and which passes break a limit.
+void print_pass_lists(const std::vector<partition::Partition>& results, const std::vector<const partition::Algorithm*>& algos,
+                      const partition::TargetDesc& target, const partition::Problem& problem) {
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const partition::Partition& r = results[k];
+    const bool exact = algos[k] && algos[k]->exact;
+    if (!algos[k] && !r.valid)
+      std::cout << fmt::format("\nyours: does not fit {}: the passes marked below break a limit\n", target.name);
+    if (exact && !r.valid)
+      std::cout << fmt::format("\n{}: no partition fits {}: some operation does not fit a pass of its own (below)\n", r.algorithm, target.name);
+    else if (exact)
+      std::cout << (r.proven_optimal ? fmt::format("\n{}: proven optimal\n", r.algorithm)
+                                     : fmt::format("\n{}: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
+                                                   r.algorithm, r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));
+    std::cout << fmt::format("\n{} passes (o r t v R: operations, registers, texture units, interpolants, restores)\n", r.algorithm);
+    for (std::size_t i = 0; i < r.passes.size(); ++i) {
+      const auto& p = r.passes[i];
+      const auto& s = p.resources;
+      std::cout << fmt::format("  {:>3}  n{:<5} {:<12} o{:<4} r{:<3} t{:<3} v{:<3} R{:<3}{}\n", i + 1, p.root,
+                               problem.labels[p.root], s.operations, s.registers, s.textures, s.interpolants, s.restores,
+                               p.failure.empty() ? "" : "  does not fit: " + p.failure);
+    }
+  }
+}
+
 }  // namespace
 
 int run_partition(const CommonOptions& o, const PartitionOptions& po) {
@@ -165,43 +246,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     j["dag"] = {{"nodes", problem.is_op.size()}, {"operations", std::count(problem.is_op.begin(), problem.is_op.end(), 1)}};
     nlohmann::json rs = nlohmann::json::array();
     for (std::size_t i = 0; i < results.size(); ++i) {
-      const partition::Partition& r = results[i];
-      const bool exact = algos[i] && algos[i]->exact;
-      nlohmann::json x;
-      x["algorithm"] = r.algorithm;
-      x["cost"] = r.cost;
-      x["passes"] = r.passes.size();
-      x["restores"] = r.restores;
-      x["texture_fetches"] = r.texture_fetches;
-      x["instructions"] = r.instructions;
-      x["recomputed"] = r.recomputed;
-      x["intermediate_textures"] = r.intermediate_textures;
-      x["valid"] = r.valid;
-      if (exact) {
-        x["proven_optimal"] = r.proven_optimal;
-        x["lower_bound"] = r.lower_bound;
-      }
-      if (best && best->valid && r.valid) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
-      if (po.timing) {
-        x["valid_calls"] = r.stats.valid_calls;
-        x["valid_generated"] = r.stats.valid_generated;
-        x["subdivide_calls"] = r.stats.subdivide_calls;
-        if (exact) {
-          x["nodes_explored"] = r.stats.nodes_explored;
-          x["states_merged"] = r.stats.states_merged;
-          x["floors_proven"] = r.stats.floors_proven;
-        }
-        x["milliseconds"] = r.stats.milliseconds;
-      }
-      nlohmann::json ps = nlohmann::json::array();
-      for (const auto& p : r.passes) ps.push_back(pass_entry(p, problem));
-      if (!algos[i]) {
-        nlohmann::json marks = nlohmann::json::array();
-        for (const auto& m : partition::marks_of(r)) marks.push_back(m.node);
-        x["marks"] = marks;
-      }
-      x["pass_list"] = ps;
-      rs.push_back(x);
+      rs.push_back(result_entry(results[i], algos[i], best, problem, po.timing));
     }
     j["results"] = rs;
     if (po.trace) {
@@ -224,34 +269,8 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                            std::count(problem.is_op.begin(), problem.is_op.end(), 1), problem.is_op.size(), target->name,
                            limit_text(target->limits.operations), limit_text(target->limits.registers),
                            limit_text(target->limits.textures), limit_text(target->limits.interpolants), model->name);
-  std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",
-                           "restores", "fetches", "instr", "recomputed", "vs optimal", po.timing ? "         ms" : "");
-  for (const auto& r : results) {
-    std::string eff = best && best->valid && r.valid ? fmt::format("{:+.1f}%", 100.0 * (r.cost - best->cost) / best->cost) : "";
-    std::cout << fmt::format("{:<9} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", r.algorithm, r.cost,
-                             r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed, eff,
-                             po.timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
-  }
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const partition::Partition& r = results[k];
-    const bool exact = algos[k] && algos[k]->exact;
-    if (!algos[k] && !r.valid)
-      std::cout << fmt::format("\nyours: does not fit {}: the passes marked below break a limit\n", target->name);
-    if (exact && !r.valid)
-      std::cout << fmt::format("\n{}: no partition fits {}: some operation does not fit a pass of its own (below)\n", r.algorithm, target->name);
-    else if (exact)
-      std::cout << (r.proven_optimal ? fmt::format("\n{}: proven optimal\n", r.algorithm)
-                                     : fmt::format("\n{}: best within budget; no partition costs less than {:.2f} (gap {:.1f}%)\n",
-                                                   r.algorithm, r.lower_bound, 100.0 * (r.cost - r.lower_bound) / r.cost));
-    std::cout << fmt::format("\n{} passes (o r t v R: operations, registers, texture units, interpolants, restores)\n", r.algorithm);
-    for (std::size_t i = 0; i < r.passes.size(); ++i) {
-      const auto& p = r.passes[i];
-      const auto& s = p.resources;
-      std::cout << fmt::format("  {:>3}  n{:<5} {:<12} o{:<4} r{:<3} t{:<3} v{:<3} R{:<3}{}\n", i + 1, p.root,
-                               problem.labels[p.root], s.operations, s.registers, s.textures, s.interpolants, s.restores,
-                               p.failure.empty() ? "" : "  does not fit: " + p.failure);
-    }
-  }
+  print_table(results, best, po.timing);
+  print_pass_lists(results, algos, *target, problem);
   return all_ok ? kOk : kDiagnostics;
 }
 
