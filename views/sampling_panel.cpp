@@ -163,6 +163,13 @@ void render_job(QPromise<SamplingFrame>& promise, quint64 serial, session::Sampl
 SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   pool_.setMaxThreadCount(1);
   pool_.setExpiryTimeout(-1);
+  create_widgets();
+  lay_out();
+  connect_signals();
+}
+
+// The controls, the views and the charts.
+void SamplingPanel::create_widgets() {
   scene_box_ = new QComboBox(this);
   scene_box_->setObjectName("sampling-scene");
   scene_box_->setToolTip(tr("The scene, with its lens and motion: every object uses the shader being edited"));
@@ -250,7 +257,10 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
                                "from 32 to 16k shading samples (the paper's Figure 10); a minute or more at 512 px"));
   csv_button_ = new QPushButton(tr("Save CSV…"), this);
   csv_button_->setEnabled(false);
+}
 
+// The controls above; the image and status left; the pixel, sweeps and hardware tabs right.
+void SamplingPanel::lay_out() {
   auto* controls = new QGridLayout;
   controls->addWidget(scene_box_, 0, 0, 1, 2);
   controls->addWidget(spp_box_, 0, 2);
@@ -302,7 +312,10 @@ SamplingPanel::SamplingPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(status);
   layout->addWidget(progress_bar_);
   layout->addWidget(split, 1);
+}
 
+// Settings re-render after a pause; the progress is polled; the buttons act.
+void SamplingPanel::connect_signals() {
   settle_ = new QTimer(this);
   settle_->setSingleShot(true);
   settle_->setInterval(200);

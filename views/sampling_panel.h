@@ -67,6 +67,9 @@ class SamplingPanel : public QWidget {
   void sweep_done();
 
  private:
+  void create_widgets();
+  void lay_out();
+  void connect_signals();
   void request_render();
   void start(bool sweep, bool with_truth = true);
   void cancel();
