@@ -320,7 +320,13 @@ void probe_job(QPromise<PreviewFrame>& promise, const RenderInput& in, quint64 r
 PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   pool_.setMaxThreadCount(1);
   pool_.setExpiryTimeout(-1);  // the worker stays: a thread per render would cost its start-up each time
+  create_widgets();
+  connect_signals();
+  lay_out();
+}
 
+// The controls, the three pictures, the pass view and the probe table.
+void PreviewPanel::create_widgets() {
   scene_box_ = new QComboBox(this);
   scene_box_->setObjectName("preview-scene");
   scene_box_->setToolTip(tr("The scene the shader is shown in: every object uses the shader being edited"));
@@ -390,7 +396,10 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   table_->horizontalHeader()->setStretchLastSection(true);
+}
 
+// Settings re-render (a spin box after a pause); Cancel stops both jobs; the pass view follows its controls.
+void PreviewPanel::connect_signals() {
   settings_timer_ = new QTimer(this);
   settings_timer_->setSingleShot(true);
   settings_timer_->setInterval(150);
@@ -413,7 +422,9 @@ PreviewPanel::PreviewPanel(QWidget* parent) : QWidget(parent) {
   connect(pass_storage_, &QComboBox::currentIndexChanged, this, [this] { show_pass(); });
   connect(pass_, &QSlider::valueChanged, this, [this] { show_pass(); });
   connect(normalize_, &QCheckBox::toggled, this, [this] { show_pass(); });
+}
 
+void PreviewPanel::lay_out() {
   // Controls, then the two renders and their difference, then a pass's values beside the probe.
   // Two rows of controls, so the panel fits a narrow dock.
   auto* controls = new QHBoxLayout;

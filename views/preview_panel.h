@@ -57,6 +57,9 @@ class PreviewPanel : public QWidget {
   const QImage& fbuffer_image() const;
 
  private:
+  void create_widgets();
+  void connect_signals();
+  void lay_out();
   struct Job {
     quint64 id = 0;
     std::shared_ptr<std::atomic<bool>> cancel;
