@@ -497,6 +497,11 @@ void MainWindow::build_menus() {
                           "optimal search over the passes of a fragment shader.</p>"));
   });
 
+  build_toolbar(open);
+}
+
+// The toolbar: Open, the target and cost model chosen by name (or edited), and Compile.
+void MainWindow::build_toolbar(QAction* open) {
   auto* bar = addToolBar(tr("Main"));
   bar->setObjectName("toolbar-main");
   bar->addAction(open);

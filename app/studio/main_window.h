@@ -124,6 +124,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_toolbar(QAction* open);
   void build_docks();
   void show_result(ResultPtr result);
   void show_next_stage();
