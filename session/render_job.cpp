@@ -214,26 +214,4 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
   return out;
 }
 
-sim::Scene default_scene_for(const std::string& shader_path) {
-  namespace fs = std::filesystem;
-  const fs::path shader(shader_path);
-  const fs::path candidate = shader.parent_path().parent_path() / "scenes" / (shader.stem().string() + ".json");
-  std::error_code ec;
-  if (!shader_path.empty() && fs::is_regular_file(candidate, ec))
-    if (auto s = sim::load_scene(candidate.string(), nullptr)) {
-      for (auto& o : s->objects) o.shader.clear();  // shown with the shader being edited
-      return *s;
-    }
-  sim::Scene s;
-  s.background = {0.08f, 0.09f, 0.11f, 1};
-  sim::SceneObject ball;
-  ball.name = "sphere";
-  ball.mesh = sim::make_sphere(1.6f, 96, 48);
-  ball.mesh.complete();
-  ball.to_camera = sim::Mat4::translate({0, 0, 7});
-  ball.cull = sim::Cull::Back;
-  s.objects.push_back(std::move(ball));
-  return s;
-}
-
 }  // namespace passlab::session

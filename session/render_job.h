@@ -12,6 +12,7 @@
 #include "core/sim/render.h"
 #include "core/sim/scene.h"
 #include "core/sim/texture.h"
+#include "session/scenes.h"
 #include "session/snapshot.h"
 
 
@@ -90,9 +91,5 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
 // in run's passes, sampling `textures` (which must outlive it). Null with *why when it cannot.
 std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, const AlgorithmRun* run, sim::Storage storage,
                                                      const sim::TextureSet& textures, const ShaderOptions& shading, std::string* why);
-
-// The scene a shader is shown in when it has none: samples/scenes/<stem>.json next to the
-// shader's folder if there is one, else a lit sphere.
-sim::Scene default_scene_for(const std::string& shader_path);
 
 }  // namespace passlab::session

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "session/render_job.h"
-#include "session/snapshot.h"
+#include "session/scenes.h"
+#include "core/paths/canonical.h"
 #include "backends/rpu/isa.h"
 #include "core/ir/printer.h"
 
@@ -19,32 +19,6 @@ namespace passlab::session {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string canonical(const std::string& path) {
-  std::error_code ec;
-  const fs::path p = fs::weakly_canonical(path, ec);
-  return ec ? path : p.string();
-}
-
-// Scenes are read once per file version: meshes such as the bunny take a while to parse.
-std::optional<sim::Scene> cached_scene(const std::string& path, std::string* problem) {
-  static std::mutex mutex;
-  static std::map<std::string, std::pair<fs::file_time_type, std::shared_ptr<const sim::Scene>>> cache;
-  std::error_code ec;
-  const fs::file_time_type stamp = fs::last_write_time(path, ec);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(path);
-    if (!ec && it != cache.end() && it->second.first == stamp) return *it->second.second;
-  }
-  sim::Problems problems;
-  std::optional<sim::Scene> s = sim::load_scene(path, &problems);
-  for (const sim::Problem& p : problems) *problem += p.text() + "\n";
-  if (!s) return std::nullopt;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!ec) cache[path] = {stamp, std::make_shared<const sim::Scene>(*s)};
-  return s;
-}
 
 std::string join_names(const std::vector<int>& v) {
   std::string t;
@@ -97,29 +71,6 @@ rpu::ChunkRun record_rpu_pixel(const RpuBuild& b, int x, int y) {
   return rpu::record_pixel_chunk(*b.compiled().program, b.program.main_entry, *b.data, b.scene, b.width, b.height, x, y, &b.machine);
 }
 
-std::string rpu_scene_for(const std::string& shader_path) {
-  if (shader_path.empty()) return "";
-  const std::string want = canonical(shader_path);
-  const fs::path dir = fs::path(shader_path).parent_path().parent_path() / "scenes";
-  std::error_code ec;
-  std::vector<fs::path> scenes;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json") scenes.push_back(it->path());
-  std::sort(scenes.begin(), scenes.end());
-  // Prefer the RPU's own scenes (rpu_*.json), then the one named after the shader, then any other.
-  const std::string stem = fs::path(shader_path).stem().string();
-  std::stable_partition(scenes.begin(), scenes.end(), [&](const fs::path& p) { return p.stem().string() == stem; });
-  std::stable_partition(scenes.begin(), scenes.end(), [](const fs::path& p) { return p.filename().string().rfind("rpu_", 0) == 0; });
-  for (const fs::path& p : scenes) {
-    std::string problem;
-    std::optional<sim::Scene> s = cached_scene(p.string(), &problem);
-    if (!s) continue;
-    for (const sim::SceneObject& o : s->objects)
-      if (!o.shader.empty() && canonical(o.shader) == want) return p.string();
-  }
-  return "";
-}
-
 std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& text, const RpuRequest& request,
                                     const std::vector<std::string>& include_paths, const std::string& lights_path,
                                     std::vector<Message>* messages, const std::atomic<bool>* cancel) {
@@ -165,11 +116,11 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
   co.unsaved[path] = text;
   b->program = rpu::compile_scene(b->scene, b->width, b->height, path, "", "", co);
   const rpu::CompiledProgram& cp = *b->program.compiled;
-  const std::string main = canonical(path);
+  const std::string main = paths::canonical(path);
   std::vector<Message> found = to_messages(cp.diagnostics.items(), *cp.sources, path);
   for (std::size_t i = 0; i < found.size(); ++i) {
     const lang::Diagnostic& d = cp.diagnostics.items()[i];
-    if (d.span.valid()) found[i].in_main_file = canonical(cp.sources->file(d.span.file).path) == main;
+    if (d.span.valid()) found[i].in_main_file = paths::canonical(cp.sources->file(d.span.file).path) == main;
   }
   messages->insert(messages->end(), found.begin(), found.end());
   if (!b->program.ok()) return b;
@@ -177,7 +128,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
 
   // The main file's IR.
   for (std::size_t i = 0; i < cp.module_paths.size(); ++i)
-    if (canonical(cp.module_paths[i]) == main) {
+    if (paths::canonical(cp.module_paths[i]) == main) {
       b->ir_text = ir::print(cp.modules[i], &b->ir_spans);
       b->ir_source_line.assign(b->ir_spans.size(), 0);
       std::map<lang::FileId, bool> in_main;
@@ -185,7 +136,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
         const lang::Span& sp = b->ir_spans[l];
         if (!sp.valid()) continue;
         auto it = in_main.find(sp.file);
-        if (it == in_main.end()) it = in_main.emplace(sp.file, canonical(cp.sources->file(sp.file).path) == main).first;
+        if (it == in_main.end()) it = in_main.emplace(sp.file, paths::canonical(cp.sources->file(sp.file).path) == main).first;
         if (it->second) b->ir_source_line[l] = sp.line;
       }
     }
@@ -214,7 +165,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
     const lang::Span& s = cp.spans[pc];
     if (!s.valid()) continue;
     auto it = is_main.find(s.file);
-    if (it == is_main.end()) it = is_main.emplace(s.file, canonical(cp.sources->file(s.file).path) == main).first;
+    if (it == is_main.end()) it = is_main.emplace(s.file, paths::canonical(cp.sources->file(s.file).path) == main).first;
     if (it->second) b->word_source_line[pc] = s.line;
   }
   // Functions in address order, each up to the next.
@@ -227,7 +178,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
     for (const rpu::FunctionInfo& info : cp.functions)
       if (info.label == label) {
         f.name = info.name;
-        f.main_file = info.file < cp.module_paths.size() && canonical(cp.module_paths[info.file]) == main;
+        f.main_file = info.file < cp.module_paths.size() && paths::canonical(cp.module_paths[info.file]) == main;
       }
     b->functions.push_back(std::move(f));
   }

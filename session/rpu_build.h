@@ -20,10 +20,9 @@
 #include "backends/rpu/scene_program.h"
 #include "core/partition/trace.h"
 #include "core/sim/scene.h"
+#include "session/messages.h"
 
 namespace passlab::session {
-
-struct Message;
 
 // One function of the program, in address order.
 struct RpuFunction {
@@ -87,10 +86,6 @@ rpu::RenderResult render_rpu(const RpuBuild& build, const std::atomic<bool>* can
 // The chunk that shades pixel (x, y) of that frame, recorded for the debugger (the pixel is
 // clamped into the image).
 rpu::ChunkRun record_rpu_pixel(const RpuBuild& build, int x, int y);
-
-// A sample scene (beside the shader's folder, in ../scenes) with an object that uses the shader,
-// or "".
-std::string rpu_scene_for(const std::string& shader_path);
 
 // The compiler's decisions, in the order it made them, function by function: each event has
 // kind Codegen, `pass` = the function's index in build.functions, `stage` = what it is

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "session/messages.h"
 #include "session/rpu_build.h"
 #include "session/target_program.h"
 #include "core/dag/dominators.h"
@@ -28,18 +29,6 @@ struct Request {
   bool trace = true;  // record the partitioning traces
   RpuRequest rpu;     // a target whose backend is "rpu": the machine, scene and size
 };
-
-// One diagnostic of the main file, flattened for lists, squiggles and margins.
-struct Message {
-  lang::Severity severity = lang::Severity::Error;
-  std::string code, message, file;
-  std::uint32_t line = 0, col = 0, offset = 0, length = 0;  // 1-based line and column
-  bool in_main_file = true;
-  std::string text;  // the full formatted diagnostic (source line, caret, notes)
-};
-
-// Diagnostics flattened; those in the file `main_path` are marked in_main_file.
-std::vector<Message> to_messages(const std::vector<lang::Diagnostic>& diagnostics, const lang::SourceManager& sources, const std::string& main_path);
 
 // A partitioning result with what the panels draw from it.
 struct AlgorithmRun {

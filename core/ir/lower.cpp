@@ -2,7 +2,7 @@
 // Lowering: a checked RSL syntax tree, bound to its lights, to SSA IR.
 #include "core/ir/lower.h"
 
-#include "core/ir/lowering.h"
+#include "core/ir/lower_internal.h"
 
 #include <algorithm>
 #include <cmath>

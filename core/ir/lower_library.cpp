@@ -2,7 +2,7 @@
 // Lowering's library: RSL's built-in functions that lower to operations every evaluator already
 // has (spline bases, colour spaces, queries, output parameters, ...).
 
-#include "core/ir/lowering.h"
+#include "core/ir/lower_internal.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // Lowering's lights: illuminance loops and the light functions (diffuse, specular, ambient, ...)
 // expanded over the bound lights, each light shader's body inlined at the loop.
 
-#include "core/ir/lowering.h"
+#include "core/ir/lower_internal.h"
 
 #include <algorithm>
 

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/sim/draw_list.h"
-#include "core/sim/hardware_study.h"
+#include "core/sim/hardware_model.h"
 #include "core/sim/memory.h"
 #include "core/sim/morton.h"
 #include "core/sim/parallel.h"

@@ -6,11 +6,6 @@
 
 namespace passlab::sim {
 
-int tile_side(int spp, const HardwareModel& m) {
-  const double pixels = static_cast<double>(m.tile_bytes) / (static_cast<double>(std::max(1, m.sample_bytes)) * std::max(1, spp));
-  return std::max(1, static_cast<int>(std::floor(std::sqrt(pixels))));
-}
-
 HardwareStudy hardware_study(const DecoupledOptions& o, const DecoupledStats& s, const HardwareModel& m) {
   HardwareStudy h;
   h.tile_side = s.bin_tile;

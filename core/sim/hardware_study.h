@@ -10,21 +10,9 @@
 #include <string>
 
 #include "core/sim/decoupled.h"
+#include "core/sim/hardware_model.h"
 
 namespace passlab::sim {
-
-struct HardwareModel {
-  long tile_bytes = 128 * 1024;    // a sort-middle tile's sample memory (the paper's 128 kB)
-  int sample_bytes = 8;            // per visibility sample: 4 bytes of colour, 4 of depth
-  int cache_entry_bytes = 4;       // per shading sample in the cache (the paper's "16 kB for 4k")
-  int bin_entry_bytes = 64;        // a triangle's record in one tile's bin (assumed: set-up corners)
-  // Work in instruction-equivalents (one shader instruction = 1).
-  double vertex_per_triangle = 32;  // transform and set-up of a triangle (assumed)
-  double raster_per_sample = 4;     // one visibility sample's edge tests and depth (assumed)
-  double decouple_per_sample = 4;   // the map to the shading grid: one perspective-correct 2D
-                                    // interpolant (section 5.3.4), for every visible sample
-  double shade_per_run_default = 32;  // a shading sample when the shader's length is not known
-};
 
 struct HardwareStudy {
   // Sort-middle binning.
@@ -46,8 +34,5 @@ HardwareStudy hardware_study(const DecoupledOptions& o, const DecoupledStats& s,
 // The same frame supersampled, under the same model: every sample the render tested shaded at
 // itself (as Shading::Supersample does), no map to a grid and no shading cache.
 HardwareStudy supersampling_study(const DecoupledOptions& o, const DecoupledStats& s, const HardwareModel& m = {});
-
-// The side of the largest square tile of pixels whose `spp` samples fit the model's tile memory.
-int tile_side(int spp, const HardwareModel& m = {});
 
 }  // namespace passlab::sim

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "session/rpu_build.h"
+#include "session/scenes.h"
 #include "session/snapshot.h"
 
 namespace passlab::session {
