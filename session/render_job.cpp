@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/registry/registry.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/registry.h"
@@ -17,7 +18,7 @@ namespace passlab::session {
 struct SceneShaders::Built {
   std::unique_ptr<driver::Program> program;
   std::unique_ptr<dag::FragmentDag> fdag;
-  std::unique_ptr<TargetProgram> target;
+  std::unique_ptr<backends::TargetProgram> target;
   partition::Partition partition;
   std::unique_ptr<sim::FragmentShader> shader;
 };
@@ -40,7 +41,7 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   if (!fdag) return nullptr;
   b->fdag = std::make_unique<dag::FragmentDag>(std::move(*fdag));
   std::string error;
-  b->target = TargetProgram::make(*b->fdag, target, &error);
+  b->target = backends::make_program(*b->fdag, target, &error);
   if (!b->target) {
     *diagnostics += fmt::format("{}: error: {}\n", path, error);
     return nullptr;
@@ -110,7 +111,7 @@ SceneShaders::~SceneShaders() = default;
 
 std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const RenderRequest& request, std::string* diagnostics) {
   std::string error;
-  auto target = partition::load_target(request.target, &error);
+  auto target = backends::load_target(request.target, &error);
   auto model = target ? partition::parse_cost_model(request.cost, &error) : std::nullopt;
   if (!target || !model) {
     *diagnostics += error + "\n";
@@ -161,12 +162,12 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 }
 
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options, const sim::TextureSet* given, const ShaderOptions& shading) {
+                              const sim::RenderOptions& options, const sim::TextureSet* given, const backends::ShaderOptions& shading) {
   return render_snapshot(scene, snapshot, run, options, nullptr, given, shading);
 }
 
 std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, const AlgorithmRun* run, sim::Storage storage,
-                                                     const sim::TextureSet& textures, const ShaderOptions& shading, std::string* why) {
+                                                     const sim::TextureSet& textures, const backends::ShaderOptions& shading, std::string* why) {
   if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
     *why = "the shader has no DAG to render";
     return nullptr;
@@ -180,7 +181,7 @@ std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, c
 
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
                               const sim::RenderOptions& options, const sim::DecoupledOptions* decoupled, const sim::TextureSet* given,
-                              const ShaderOptions& shading) {
+                              const backends::ShaderOptions& shading) {
   RenderOutcome out;
   if (!snapshot.has_dag() || !snapshot.fragment_dag || !snapshot.program) {
     out.diagnostics = "the shader has no DAG to render\n";

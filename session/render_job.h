@@ -27,7 +27,7 @@ struct RenderRequest {
   std::string algorithm = "rds"; // a partition::algorithms() name; the single-pass store ignores it
   double optimal_budget = 10;    // seconds
   sim::RenderOptions options;
-  ShaderOptions shading;         // e.g. the register combiners' hardware precision
+  backends::ShaderOptions shading;         // e.g. the register combiners' hardware precision
   // Set: render with the scene's lens and motion by decoupled sampling (or its references)
   // instead; options.storage still chooses one pass or the partition's passes, and width,
   // height and threads come from here.
@@ -80,16 +80,16 @@ RenderOutcome render_scene(const sim::Scene& scene, const RenderRequest& request
 // scene's textures are `textures` when given (loaded once for several renders), else loaded here
 // (their problems reported). The snapshot must have a DAG.
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
-                              const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr, const ShaderOptions& shading = {});
+                              const sim::RenderOptions& options, const sim::TextureSet* textures = nullptr, const backends::ShaderOptions& shading = {});
 // The same with the scene's lens and motion by decoupled sampling (`decoupled` set; options
 // chooses one pass or the partition's passes), its measures in the outcome's `decoupled`.
 RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot, const AlgorithmRun* run,
                               const sim::RenderOptions& options, const sim::DecoupledOptions* decoupled,
-                              const sim::TextureSet* textures = nullptr, const ShaderOptions& shading = {});
+                              const sim::TextureSet* textures = nullptr, const backends::ShaderOptions& shading = {});
 
 // The snapshot's shader as the renderer runs it: whole (run == null or the single-pass store) or
 // in run's passes, sampling `textures` (which must outlive it). Null with *why when it cannot.
 std::unique_ptr<sim::FragmentShader> snapshot_shader(const Snapshot& snapshot, const AlgorithmRun* run, sim::Storage storage,
-                                                     const sim::TextureSet& textures, const ShaderOptions& shading, std::string* why);
+                                                     const sim::TextureSet& textures, const backends::ShaderOptions& shading, std::string* why);
 
 }  // namespace passlab::session

@@ -12,6 +12,7 @@
 
 #include "core/dag/flatten.h"
 #include "session/background.h"
+#include "backends/registry/registry.h"
 
 namespace passlab::session {
 
@@ -33,8 +34,10 @@ std::vector<Message> flatten_messages(const driver::Program& prog, const std::st
 
 }  // namespace
 
-const TargetGraph& Snapshot::graph() const {
-  static const TargetGraph none;
+bool Snapshot::is_rpu() const { return backends::runs_whole_programs(request.target); }
+
+const backends::TargetGraph& Snapshot::graph() const {
+  static const backends::TargetGraph none;
   return target ? target->graph() : none;
 }
 
@@ -79,7 +82,7 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   }
   if (s->fragment_dag) {
     std::string error;
-    s->target = TargetProgram::make(*s->fragment_dag, request.target, &error);
+    s->target = backends::make_program(*s->fragment_dag, request.target, &error);
     if (!s->target) s->stage_error = error;
   }
   s->compile_ms = ms_since(t0);

@@ -11,7 +11,7 @@
 
 #include "session/messages.h"
 #include "session/rpu_build.h"
-#include "session/target_program.h"
+#include "backends/target/target_program.h"
 #include "core/dag/dominators.h"
 #include "core/dag/fragment_dag.h"
 #include "core/driver/program.h"
@@ -38,7 +38,7 @@ struct AlgorithmRun {
   std::vector<std::string> listings;  // one listing per pass (`!!ARBfp1.0`, or `!!TS1.0`/`!!RC1.0`)
   std::vector<std::vector<std::uint32_t>> listing_nodes;  // per pass and listing line: the node (or kNoNode)
   std::vector<std::string> problems;  // the independent validator's and the execution check's findings
-  Timeline timeline;                  // the passes (and their combiner stages) as the timeline draws them
+  backends::Timeline timeline;                  // the passes (and their combiner stages) as the timeline draws them
 };
 
 struct Snapshot {
@@ -50,7 +50,7 @@ struct Snapshot {
   std::string stage_error;  // a later stage that could not run (the fp ISA cannot express the shader)
   std::optional<dag::FragmentDag> fragment_dag;
   // The shader on the request's target: the partitioned DAG (graph()) and its backend.
-  std::shared_ptr<const TargetProgram> target;
+  std::shared_ptr<const backends::TargetProgram> target;
   partition::Problem problem;
   dag::DominatorTree dominators;
   dag::PartialDominatorTree pdt;
@@ -61,8 +61,8 @@ struct Snapshot {
   bool cancelled = false;
 
   bool has_dag() const { return target != nullptr; }
-  bool is_rpu() const { return request.target.backend == "rpu"; }
-  const TargetGraph& graph() const;  // the partitioned DAG (empty without one)
+  bool is_rpu() const;  // the target's backend runs whole programs (the RPU), not passes
+  const backends::TargetGraph& graph() const;  // the partitioned DAG (empty without one)
   const AlgorithmRun* run(const std::string& algorithm) const;
 };
 

@@ -13,25 +13,25 @@ namespace passlab::views {
 
 namespace {
 
-DrawNode make_node(const session::TargetGraph& t, std::uint32_t id, const std::vector<int>& parents) {
-  const session::GraphNode& n = t.nodes[id];
+DrawNode make_node(const backends::TargetGraph& t, std::uint32_t id, const std::vector<int>& parents) {
+  const backends::GraphNode& n = t.nodes[id];
   DrawNode d;
   d.id = id;
   d.label = n.label;
   switch (n.kind) {
-    case session::GraphNode::Kind::Instruction:
+    case backends::GraphNode::Kind::Instruction:
       d.kind = "instruction";
       d.shape = Shape::Ellipse;
       break;
-    case session::GraphNode::Kind::Texture:
+    case backends::GraphNode::Kind::Texture:
       d.kind = "texture";
       d.shape = Shape::Diamond;
       break;
-    case session::GraphNode::Kind::Interpolant:
+    case backends::GraphNode::Kind::Interpolant:
       d.kind = "interpolant";
       d.shape = Shape::Triangle;
       break;
-    case session::GraphNode::Kind::Constant:
+    case backends::GraphNode::Kind::Constant:
       d.kind = "constant";
       d.shape = Shape::Square;
       break;
@@ -75,7 +75,7 @@ LayoutRequest DrawGraph::layout_request() const {
 DrawGraph make_draw_graph(const session::Snapshot& s, GraphKind kind) {
   DrawGraph g;
   g.kind = kind;
-  const session::TargetGraph& t = s.graph();
+  const backends::TargetGraph& t = s.graph();
   if (t.empty()) return g;
   std::vector<int> parents(t.size(), 0);
   for (const auto& n : t.nodes)

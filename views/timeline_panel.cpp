@@ -79,14 +79,14 @@ bool intersects(const std::vector<std::uint32_t>& a, const std::vector<std::uint
   return false;
 }
 
-QColor unit_color(session::TimelineUnit::Kind k, bool dark) {
+QColor unit_color(backends::TimelineUnit::Kind k, bool dark) {
   QColor c;
   switch (k) {
-    case session::TimelineUnit::Kind::Input: c = QColor(236, 236, 228); break;
-    case session::TimelineUnit::Kind::Product: c = QColor(253, 205, 150); break;
-    case session::TimelineUnit::Kind::Combine: c = QColor(160, 200, 240); break;
-    case session::TimelineUnit::Kind::OutMap: c = QColor(210, 180, 235); break;
-    case session::TimelineUnit::Kind::Output: c = QColor(180, 225, 170); break;
+    case backends::TimelineUnit::Kind::Input: c = QColor(236, 236, 228); break;
+    case backends::TimelineUnit::Kind::Product: c = QColor(253, 205, 150); break;
+    case backends::TimelineUnit::Kind::Combine: c = QColor(160, 200, 240); break;
+    case backends::TimelineUnit::Kind::OutMap: c = QColor(210, 180, 235); break;
+    case backends::TimelineUnit::Kind::Output: c = QColor(180, 225, 170); break;
   }
   return dark ? c.darker(220) : c;
 }
@@ -121,7 +121,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     const QString role = it->data(kRole).toString();
     if (role == "pass") {
       select_pass(it->data(kIndex).toInt());
-      const session::Timeline* t = timeline();
+      const backends::Timeline* t = timeline();
       if (t && pass_ < static_cast<int>(t->passes.size())) emit nodes_selected(t->passes[static_cast<std::size_t>(pass_)].members);
     } else if (role == "unit") {
       const QVariantList ids = it->data(kIndex).toList();
@@ -174,7 +174,7 @@ const session::AlgorithmRun* TimelinePanel::run() const {
   return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;
 }
 
-const session::Timeline* TimelinePanel::timeline() const {
+const backends::Timeline* TimelinePanel::timeline() const {
   const session::AlgorithmRun* r = run();
   return r ? &r->timeline : nullptr;
 }
@@ -187,7 +187,7 @@ void TimelinePanel::select_pass(int pass) {
 
 void TimelinePanel::select_nodes(const std::vector<std::uint32_t>& ids) {
   selection_ = ids;
-  const session::Timeline* t = timeline();
+  const backends::Timeline* t = timeline();
   if (t && !ids.empty())
     for (std::size_t p = 0; p < t->passes.size(); ++p)
       if (intersects(ids, t->passes[p].members)) {
@@ -213,7 +213,7 @@ void TimelinePanel::show_frame(const TraceFrame& frame) {
 
 QStringList TimelinePanel::unit_labels(int stage, bool rgb) const {
   QStringList out;
-  const session::Timeline* t = timeline();
+  const backends::Timeline* t = timeline();
   if (!t || pass_ >= static_cast<int>(t->passes.size())) return out;
   const auto& stages = t->passes[static_cast<std::size_t>(pass_)].stages;
   if (stage < 0 || stage >= static_cast<int>(stages.size())) return out;
@@ -263,7 +263,7 @@ void TimelinePanel::draw() {
     return t;
   };
   const session::AlgorithmRun* r = run();
-  const session::Timeline* t = r ? &r->timeline : nullptr;
+  const backends::Timeline* t = r ? &r->timeline : nullptr;
   if (!t || t->passes.empty()) {
     summary_->setText(snapshot_ && snapshot_->has_dag() ? tr("No passes for this algorithm yet") : tr("No shader compiled yet"));
     text(summary_->text(), 0, 0, font());
@@ -386,7 +386,7 @@ void TimelinePanel::draw() {
   for (std::size_t u = 0; u < p.texture_units.size(); ++u)
     text(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u])), x0, rgb_y + static_cast<double>(u) * kUnitHeight, mono);
   // Portions, unit by unit.
-  auto portion = [&](const session::TimelinePortion& po, double px, double py, double ph) {
+  auto portion = [&](const backends::TimelinePortion& po, double px, double py, double ph) {
     if (po.kind.empty()) {
       text(tr("(unused)"), px + 4, py + 4, font(), QColor(150, 150, 150));
       return;

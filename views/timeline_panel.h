@@ -32,7 +32,7 @@ class TimelinePanel : public QWidget {
   void show_frame(const TraceFrame& frame);
   void select_pass(int pass);
   int selected_pass() const { return pass_; }
-  const session::Timeline* timeline() const;
+  const backends::Timeline* timeline() const;
   // What the panel draws, for tests: units of the selected pass's stages, and lit ones.
   int stage_columns() const { return stage_columns_; }
   int lit_units() const { return lit_; }

@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "backends/combiners/compiler.h"
+#include "backends/registry/registry.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
 #include "core/dag/flatten.h"
@@ -33,7 +34,7 @@ lang::Span span_of(const dag::FragmentDag& d, dag::NodeId id) {
 
 int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
   std::string error;
-  auto target = partition::load_target(c.target, &error);
+  auto target = backends::load_target(c.target, &error);
   if (!target) {
     std::cerr << "passlab-cli: " << error << '\n';
     return kUsage;

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "session/target_program.h"
+#include "backends/registry/registry.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/marks.h"
@@ -129,7 +129,7 @@ void print_pass_lists(const std::vector<partition::Partition>& results, const st
 
 int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::string error;
-  auto target = partition::load_target(po.target, &error);
+  auto target = backends::load_target(po.target, &error);
   if (!target) {
     std::cerr << "passlab-cli: " << error << '\n';
     return kUsage;
@@ -148,7 +148,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   std::string diag = lang::format_text(prog->diagnostics.items(), *prog->sources);
   if (!diag.empty()) std::cerr << diag;
   if (!fdag) return kDiagnostics;
-  auto program = session::TargetProgram::make(*fdag, *target, &error);
+  auto program = backends::make_program(*fdag, *target, &error);
   if (!program) {
     std::cerr << o.file << ": error: " << error << '\n';
     return kDiagnostics;

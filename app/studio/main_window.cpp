@@ -42,6 +42,8 @@
 #include <QVBoxLayout>
 
 #include "session/hover.h"
+#include "backends/registry/registry.h"
+#include "backends/rpu/registration.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "editors/find_bar.h"
@@ -75,12 +77,7 @@ const std::pair<const char*, const char*> kRpuTargets[] = {{"RPU", "rpu"}, {"RPU
 std::optional<partition::TargetDesc> rpu_target(const QString& name) {
   for (const auto& [shown, machine] : kRpuTargets)
     if (name.compare(shown, Qt::CaseInsensitive) == 0 || name.compare(machine, Qt::CaseInsensitive) == 0) {
-      partition::TargetDesc t;
-      t.name = shown;
-      t.backend = "rpu";
-      t.machine_json = machine;  // the preset of resources/rpu the RPU request loads
-      t.description = "the RPU ray-tracing processor: the shader compiled whole (calls, loops, rays), no passes";
-      return t;
+      return rpu::target(shown, machine);
     }
   return std::nullopt;
 }
@@ -527,7 +524,7 @@ void MainWindow::build_toolbar(QAction* open) {
       return;
     }
     std::string error;
-    auto t = partition::load_target(target_box_->currentText().toStdString(), &error);
+    auto t = backends::load_target(target_box_->currentText().toStdString(), &error);
     if (!t) {
       show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
       return;
@@ -554,9 +551,10 @@ void MainWindow::request_changed() {
   r.target = target_;
   r.model = model_;
   r.text = editor_->text_utf8();
-  if (target_.backend == "rpu") r.rpu.machine = target_.machine_json;
+  const bool whole_programs = backends::runs_whole_programs(target_);
+  if (whole_programs) r.rpu.machine = rpu::machine_of(target_);
   service_->set_request(r);
-  set_rpu_mode(target_.backend == "rpu");
+  set_rpu_mode(whole_programs);
   auto settings = open_settings(options_);
   settings->setValue("partition/target", QString::fromStdString(target_.source.empty() ? target_.name : target_.source));
   settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(target_)) : QString());
@@ -578,7 +576,7 @@ void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
     target_box_->addItem(QString::fromStdString(t.name) + tr(" (edited)"), "edited");
     target_box_->setCurrentIndex(target_box_->count() - 1);
   } else {
-    const QString shown = QString::fromStdString(t.source.empty() || t.backend == "rpu" || partition::load_target(t.name, nullptr) ? t.name : t.source);
+    const QString shown = QString::fromStdString(t.source.empty() || backends::runs_whole_programs(t) || partition::load_target(t.name, nullptr) ? t.name : t.source);
     if (target_box_->findText(shown) < 0) target_box_->addItem(shown);
     target_box_->setCurrentText(shown);
   }
@@ -760,7 +758,7 @@ void MainWindow::set_target(const QString& name_or_path) {
     return;
   }
   std::string error;
-  auto t = partition::load_target(name_or_path.toStdString(), &error);
+  auto t = backends::load_target(name_or_path.toStdString(), &error);
   if (!t) {
     show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
     return;

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include "backends/registry/registry.h"
 #include "core/partition/registry.h"
 #include "views/algorithm_box.h"
 
@@ -101,7 +102,7 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
   if (o["target_file"].isString()) {
     const QString ref = o["target_file"].toString();
     const QString resolved = is_preset(ref) ? ref : absolute(base, ref);
-    if (auto t = partition::load_target(resolved.toStdString(), &terr)) {
+    if (auto t = backends::load_target(resolved.toStdString(), &terr)) {
       p.target = t;
       p.target_reference = resolved;
     } else {

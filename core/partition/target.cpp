@@ -129,6 +129,18 @@ const char* to_string(Derivatives d) {
   return "?";
 }
 
+namespace {
+
+// A backend's name as a target file spells it: "fp", "combiners".
+bool backend_name(const json& value) {
+  if (!value.is_string() || value.get<std::string>().empty()) return false;
+  for (char c : value.get<std::string>())
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+}  // namespace
+
 std::string target_to_json(const TargetDesc& t) {
   auto limit = [](int v) { return v == kUnlimited ? json(nullptr) : json(v); };
   // ordered_json keeps the keys in the order written, so a saved file reads like the presets.
@@ -144,7 +156,7 @@ std::string target_to_json(const TargetDesc& t) {
   j["limits"] = limits;
   j["restore_uses_interpolant"] = t.restore_uses_interpolant;
   j["derivatives"] = to_string(t.derivatives);
-  if (t.backend != "fp") {
+  if (!t.backend.empty()) {
     j["backend"] = t.backend;
     if (!t.machine_json.empty()) j[t.backend] = nlohmann::ordered_json::parse(t.machine_json);
   }
@@ -169,6 +181,7 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
   TargetDesc t;
   t.source = source;
   bool has_name = false;
+  const std::string named_backend = j.contains("backend") && j["backend"].is_string() ? j["backend"].get<std::string>() : "";
   for (const auto& [key, value] : j.items()) {
     if (key == "name") {
       if (!value.is_string() || value.get<std::string>().empty()) {
@@ -202,32 +215,25 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         return std::nullopt;
       }
     } else if (key == "backend") {
-      if (!value.is_string() || (value.get<std::string>() != "fp" && value.get<std::string>() != "combiners")) {
-        fail(error, fmt::format("{}: \"backend\" must be \"fp\" or \"combiners\", got {}", where, value.dump()));
+      if (!backend_name(value)) {
+        fail(error, fmt::format("{}: \"backend\" must be a backend's name (lower-case letters, digits and _), got {}", where, value.dump()));
         return std::nullopt;
       }
       t.backend = value.get<std::string>();
-    } else if (key == "combiners") {
-      if (!value.is_object()) {
-        fail(error, fmt::format("{}: \"combiners\" must be an object, got {}", where, value.dump()));
-        return std::nullopt;
-      }
-    } else {
-      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, combiners)",
+    } else if (key.empty() || key != named_backend) {
+      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, "
+                              "and the object named after the backend that describes its machine)",
                               where, key));
       return std::nullopt;
     }
   }
-  if (t.backend != "fp") {
-    if (!j.contains(t.backend)) {
-      fail(error, fmt::format("{}: a \"{}\" target needs a \"{}\" object describing its machine", where, t.backend, t.backend));
+  if (!t.backend.empty() && j.contains(t.backend)) {
+    if (!j[t.backend].is_object()) {
+      fail(error, fmt::format("{}: \"{}\" must be an object describing the machine, got {}", where, t.backend, j[t.backend].dump()));
       return std::nullopt;
     }
     // ordered_json keeps the file's key order, so saving it again reads the same.
     t.machine_json = nlohmann::ordered_json::parse(json_text)[t.backend].dump();
-  } else if (j.contains("combiners")) {
-    fail(error, fmt::format("{}: \"combiners\" is given but \"backend\" is not \"combiners\"", where));
-    return std::nullopt;
   }
   if (!has_name) {
     fail(error, fmt::format("{}: missing required key \"name\"", where));

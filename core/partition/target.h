@@ -49,11 +49,11 @@ struct TargetDesc {
   bool restore_uses_interpolant = false;  // restores read fragment.position, not an interpolant
   Derivatives derivatives = Derivatives::Interpolants;
   std::string source;                     // the file it came from ("" for built-in)
-  // The backend that generates passes: "fp" (the ARB_fragment_program-style pipeline) or
-  // "combiners" (NVIDIA register combiners). A backend's own description of the machine (the
-  // target file's object named after it, e.g. "combiners") is kept as JSON text for the backend
-  // to read; core does not interpret it.
-  std::string backend = "fp";
+  // The backend that runs the target, by the name it registers (backends/registry); "" : the
+  // default backend. A backend's own description of the machine (the target file's object named
+  // after the backend) is kept as JSON text for the backend to read; core does not interpret
+  // either. Whether the name is known and the machine sound is the registry's to say.
+  std::string backend;
   std::string machine_json;
 };
 
@@ -61,8 +61,9 @@ struct TargetDesc {
 // JSON: {"name": "PC5", "description": "...", "limits": {"operations": 6, "registers": 4,
 //        "textures": 4, "interpolants": 4, "dependent_levels": null}, "restore_uses_interpolant": false,
 //        "derivatives": "interpolants"}
-// (null or a missing limit means unlimited; derivatives default to "interpolants"); a register-combiner target adds "backend": "combiners"
-// and a "combiners" object (backends/combiners/machine.h). Returns nullopt and sets *error on failure.
+// (null or a missing limit means unlimited; derivatives default to "interpolants"); a target of
+// another backend adds "backend": NAME and an object NAME describing its machine (e.g. "combiners":
+// backends/combiners/machine.h). Returns nullopt and sets *error on failure.
 std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error);
 std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error);
 // The JSON load_target reads, keys in a fixed order (limits in the order above; null = unlimited).

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "session/conform/reference_shader.h"
-#include "session/target_program.h"
+#include "backends/registry/registry.h"
 #include "backends/combiners/lower.h"
 #include "backends/rpu/reference.h"
 #include "backends/rpu/render.h"
@@ -453,7 +453,7 @@ struct Oracle::State {
       if (!options.targets.empty() && std::find(options.targets.begin(), options.targets.end(), t.name) == options.targets.end()) continue;
       const std::string base = fmt::format("{} {}", family, t.name);
       std::string why;
-      std::unique_ptr<session::TargetProgram> program = session::TargetProgram::make(*c.dag, t, &why);
+      std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, t, &why);
       if (!program) {
         Check k{base};
         refuse_or_fail(k, why, false);
@@ -500,7 +500,7 @@ struct Oracle::State {
         }
         for (int hw = 0; hw < (combiners ? 2 : 1); ++hw) {
           Check k{combiners ? fmt::format("{} {}", name, hw ? "hardware" : "float") : name};
-          session::ShaderOptions so;
+          backends::ShaderOptions so;
           so.hardware_precision = hw == 1;
           std::string err;
           std::unique_ptr<sim::FragmentShader> sh = program->shader(&part, c.ctx, &err, so);
@@ -553,7 +553,7 @@ struct Oracle::State {
   }
 
   // The single-pass render of the target's shader, checked against the reference's render.
-  std::optional<sim::Image> render_single(Compiled& c, const session::TargetProgram& program, Report& rep, const std::string& base) const {
+  std::optional<sim::Image> render_single(Compiled& c, const backends::TargetProgram& program, Report& rep, const std::string& base) const {
     std::string err;
     std::unique_ptr<sim::FragmentShader> sh = program.shader(nullptr, c.ctx, &err, {});
     if (!sh) return std::nullopt;  // the whole program does not fit one pass: only the partitions render
@@ -581,7 +581,7 @@ struct Oracle::State {
   }
 
   // Render-to-texture and the F-buffer must reproduce the single pass bit for bit.
-  void check_storage(Compiled& c, const session::TargetProgram& program, const partition::Partition& part, const sim::Image& single,
+  void check_storage(Compiled& c, const backends::TargetProgram& program, const partition::Partition& part, const sim::Image& single,
                      Report& rep, const std::string& name) const {
     std::string err;
     std::unique_ptr<sim::FragmentShader> sh = program.shader(&part, c.ctx, &err, {});
@@ -750,7 +750,7 @@ struct Oracle::State {
   void check_decoupled(Compiled& c, Report& rep) const {
     if (!c.dag) return;
     std::string err;
-    std::unique_ptr<session::TargetProgram> program = session::TargetProgram::make(*c.dag, fp_targets.front(), &err);
+    std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, fp_targets.front(), &err);
     if (!program) return;
     std::unique_ptr<sim::FragmentShader> sh = program->shader(nullptr, c.ctx, &err, {});
     if (!sh) return;

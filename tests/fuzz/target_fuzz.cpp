@@ -15,7 +15,7 @@
 #include "core/driver/program.h"
 #include "core/partition/algorithms.h"
 #include "core/partition/target.h"
-#include "session/target_program.h"
+#include "backends/registry/registry.h"
 
 namespace {
 
@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!again || !same(*target, *again)) std::abort();  // what it writes, it must read back
 
   const Sample& s = target->backend == "combiners" ? pin : plastic;
-  auto program = session::TargetProgram::make(*s.dag, *target, &error);
+  auto program = backends::make_program(*s.dag, *target, &error);
   if (!program) {
     if (error.empty()) std::abort();
     return 0;

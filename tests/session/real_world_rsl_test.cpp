@@ -13,7 +13,7 @@
 #include "core/ir/interpreter.h"
 #include "core/partition/algorithms.h"
 #include "core/partition/target.h"
-#include "session/target_program.h"
+#include "backends/registry/registry.h"
 
 namespace passlab {
 namespace {
@@ -93,7 +93,7 @@ TEST_P(RealWorldRsl, IsAcceptedInterpretedAndWhereItAppliesLoweredAndPartitioned
   std::string error;
   auto target = partition::load_target("PC5", &error);
   ASSERT_TRUE(target) << error;
-  auto program = session::TargetProgram::make(*dag, *target, &error);
+  auto program = backends::make_program(*dag, *target, &error);
   ASSERT_TRUE(program) << error;
   auto backend = program->backend();
   partition::AlgorithmOptions ao;

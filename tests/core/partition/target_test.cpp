@@ -317,6 +317,25 @@ TEST_F(TargetTest, ValidationErrorsNameTheFileAndTheKey) {
   EXPECT_EQ(parse_error(R"({"name": "x", "limits": {"operations": 0, "dependent_levels": null}})"), "");
 }
 
+TEST_F(TargetTest, ABackendIsANameWithItsMachineInTheObjectOfThatName) {
+  // Core names no backend: any backend name is kept with its machine object, for the registry
+  // (backends/registry) to check; the object must be named after the backend the file names.
+  std::string error;
+  auto t = parse_target(R"({"name": "x", "backend": "my_gpu2", "my_gpu2": {"stages": 3}})", "test.json", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->backend, "my_gpu2");
+  EXPECT_EQ(t->machine_json, R"({"stages":3})");
+  auto plain = parse_target(R"({"name": "x"})", "test.json", &error);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->backend, "") << "no backend: the default one";
+  EXPECT_THAT(parse_error(R"({"name": "x", "backend": "My GPU"})"), ::testing::AllOf(HasSubstr("test.json"), HasSubstr("\"backend\"")));
+  EXPECT_THAT(parse_error(R"({"name": "x", "backend": 3})"), HasSubstr("\"backend\""));
+  EXPECT_THAT(parse_error(R"({"name": "x", "combiners": {}})"), ::testing::AllOf(HasSubstr("unknown key"), HasSubstr("\"combiners\""),
+                                                                                HasSubstr("named after the backend")));
+  EXPECT_THAT(parse_error(R"({"name": "x", "backend": "a", "b": {}})"), ::testing::AllOf(HasSubstr("unknown key"), HasSubstr("\"b\"")));
+  EXPECT_THAT(parse_error(R"({"name": "x", "backend": "a", "a": [1]})"), HasSubstr("\"a\" must be an object"));
+}
+
 TEST_F(TargetTest, BadPresetFileInTheDirectoryNamesItsPath) {
   write("res/targets/Bad.json", R"({"name": "Bad", "limits": {"operations": -1}})");
   ::setenv("PASSLAB_DATA_DIR", (scratch_ / "res").c_str(), 1);

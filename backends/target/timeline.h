@@ -11,7 +11,7 @@
 
 #include "core/partition/target.h"
 
-namespace passlab::session {
+namespace passlab::backends {
 
 // One unit of a combiner portion: an input mapping, a DOT/MUL, the ADD/MUX, the OUTMAP, or an
 // output, with the DAG nodes it computes.
@@ -65,4 +65,4 @@ struct Timeline {
   std::vector<TimelinePass> passes;
 };
 
-}  // namespace passlab::session
+}  // namespace passlab::backends

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A shader on one target: the DAG the partitioner works on and the backend that answers VALID,
-// the checks and listings of a partition, and the shader the renderer runs. One implementation per
-// backend: the fp pipeline (its target DAG of ARB-style instructions) and the register combiners
-// (the FragmentDag itself, each pass compiled by Mark & Proudfoot's five stages). The CLI, the
-// renders and the Studio use only this interface, so every target works everywhere.
+// the checks and listings of a partition, and the shader the renderer runs. Each backend that
+// partitions a fragment DAG implements it in its own folder (backends/fp/target_program.cpp,
+// backends/combiners/target_program.cpp) and registers a factory (backends/registry). The CLI,
+// the renders and the Studio use only this interface, so every target works everywhere.
 #pragma once
 
 #include <cstdint>
@@ -11,20 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "session/timeline.h"
+#include "backends/target/timeline.h"
 #include "core/dag/fragment_dag.h"
 #include "core/ir/binding.h"
 #include "core/partition/partition.h"
 #include "core/sim/shading.h"
 
-namespace passlab::fp {
-struct TargetDag;
-}
-namespace passlab::combiners {
-struct Machine;
-}
-
-namespace passlab::session {
+namespace passlab::backends {
 
 // One node of the partitioned DAG as the graph views draw it.
 struct GraphNode {
@@ -48,13 +41,12 @@ struct ShaderOptions {
   bool hardware_precision = false;  // register combiners: 9-bit registers, 8-bit inputs and intermediates
 };
 
+// A listing line that computes no node of the graph.
+constexpr std::uint32_t kNoNode = static_cast<std::uint32_t>(-1);
+
 class TargetProgram {
  public:
   virtual ~TargetProgram() = default;
-  // The shader on `target`; nullptr with *error when the target cannot take it at all (the fp ISA
-  // cannot express an operation; a combiner machine description is malformed). `d` must outlive it.
-  static std::unique_ptr<TargetProgram> make(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error);
-
   const partition::Problem& problem() const { return problem_; }
   const TargetGraph& graph() const { return graph_; }
   const partition::TargetDesc& target() const { return target_; }
@@ -63,8 +55,7 @@ class TargetProgram {
   // The independent validator's findings, then an execution check of the passes against the
   // reference. Empty when the partition is sound.
   virtual std::vector<std::string> check(const partition::Partition& part, const partition::CostModel& model, const ir::Binding& binding) const = 0;
-  // One listing per pass; with `line_nodes`, per pass and line the node it computes (or
-  // session::kNoNode, checks.h).
+  // One listing per pass; with `line_nodes`, per pass and line the node it computes (or kNoNode).
   virtual std::vector<std::string> listings(const partition::Partition& part, std::vector<std::vector<std::uint32_t>>* line_nodes) const = 0;
   virtual std::string listing_extension() const = 0;  // "fp", "rc"
   // The renderer's shader: the passes of `part`, or the whole program as one pass (nullptr). For
@@ -76,9 +67,6 @@ class TargetProgram {
   // the backend's decisions for each pass as trace events (EventKind::Codegen).
   virtual Timeline timeline(const partition::Partition& part, const partition::CostModel& model,
                             partition::Trace* codegen = nullptr) const;
-  // The fp target DAG, for what only the fp pipeline has (GLSL emission); null elsewhere.
-  virtual const fp::TargetDag* fp_dag() const { return nullptr; }
-  virtual const combiners::Machine* combiner_machine() const { return nullptr; }
 
  protected:
   partition::Problem problem_;
@@ -89,4 +77,4 @@ class TargetProgram {
 // The nodes of `g` with a span on line `line` (1-based) of the file `path` in `sources`.
 std::vector<std::uint32_t> nodes_on_line(const TargetGraph& g, const lang::SourceManager& sources, const std::string& path, std::uint32_t line);
 
-}  // namespace passlab::session
+}  // namespace passlab::backends
