@@ -7,18 +7,18 @@
 #include <fmt/format.h>
 
 #include "backends/registry/registry.h"
-#include "core/dag/flatten.h"
 #include "core/driver/program.h"
+#include "session/pipeline.h"
 #include "core/partition/registry.h"
 #include "core/sim/texture.h"
 
 namespace passlab::session {
 
-// One shader compiled for the render; the pass shader refers to the DAGs, so they stay put.
+// One shader compiled for the render; the pass shader refers to the target program and its DAG,
+// which the compile keeps.
 struct SceneShaders::Built {
-  std::unique_ptr<driver::Program> program;
-  std::unique_ptr<dag::FragmentDag> fdag;
-  std::unique_ptr<backends::TargetProgram> target;
+  Compiled compiled;
+  const backends::TargetProgram* target = nullptr;
   partition::Partition partition;
   std::unique_ptr<sim::FragmentShader> shader;
 };
@@ -34,20 +34,18 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   driver::ProgramOptions popt;
   popt.include_paths = req.include_paths;
   popt.lights_path = lights;
-  b->program = driver::compile_file(path, popt);
-  std::optional<dag::FragmentDag> fdag;
-  if (b->program->ok() && b->program->module) fdag = dag::flatten(*b->program->module, b->program->binding, b->program->diagnostics);
-  *diagnostics += lang::format_text(b->program->diagnostics.items(), *b->program->sources);
-  if (!fdag) return nullptr;
-  b->fdag = std::make_unique<dag::FragmentDag>(std::move(*fdag));
+  b->compiled = compile({path, std::nullopt}, popt, &target);
+  const driver::Program& program = *b->compiled.program;
+  *diagnostics += lang::format_text(program.diagnostics.items(), *program.sources);
+  if (!b->compiled.dag) return nullptr;
   std::string error;
-  b->target = backends::make_program(*b->fdag, target, &error);
+  b->target = b->compiled.target.get();
   if (!b->target) {
-    *diagnostics += fmt::format("{}: error: {}\n", path, error);
+    *diagnostics += fmt::format("{}: error: {}\n", path, b->compiled.target_error);
     return nullptr;
   }
   ir::EvalContext ctx;
-  ctx.spaces = b->program->binding.spaces;
+  ctx.spaces = program.binding.spaces;
   ctx.textures = textures;
   report->path = path;
   if (req.options.storage == sim::Storage::SinglePass) {
@@ -81,7 +79,7 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
     *diagnostics += fmt::format("{}: error: {} found no partition that fits {}{}\n", path, req.algorithm, target.name, why);
     return nullptr;
   }
-  const auto problems = b->target->check(b->partition, model, b->program->binding);
+  const auto problems = b->target->check(b->partition, model, program.binding);
   for (const auto& p : problems) *diagnostics += fmt::format("{}: error: {}: {}\n", path, req.algorithm, p);
   report->partition_checked = problems.empty();
   report->passes = static_cast<int>(b->partition.passes.size());

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "core/dag/flatten.h"
 #include "session/background.h"
+#include "session/pipeline.h"
 #include "backends/registry/registry.h"
 
 namespace passlab::session {
@@ -69,21 +69,17 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   driver::ProgramOptions popt;
   popt.include_paths = request.include_paths;
   popt.lights_path = request.lights_path;
-  std::shared_ptr<driver::Program> prog = driver::compile_source(request.path, request.text, popt);
-  if (!cancelled(cancel) && prog->ok() && prog->module)
-    s->fragment_dag = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
-  s->program = prog;
-  s->messages = flatten_messages(*prog, request.path);
-  s->errors = prog->diagnostics.error_count();
-  s->warnings = prog->diagnostics.warning_count();
-  if (cancelled(cancel)) {
+  Compiled c = compile({request.path, request.text}, popt, &request.target, cancel);
+  s->program = c.program;
+  s->fragment_dag = c.dag;
+  s->target = c.target;
+  s->stage_error = c.target_error;
+  s->messages = flatten_messages(*c.program, request.path);
+  s->errors = c.program->diagnostics.error_count();
+  s->warnings = c.program->diagnostics.warning_count();
+  if (c.cancelled || cancelled(cancel)) {
     s->cancelled = true;
     return s;
-  }
-  if (s->fragment_dag) {
-    std::string error;
-    s->target = backends::make_program(*s->fragment_dag, request.target, &error);
-    if (!s->target) s->stage_error = error;
   }
   s->compile_ms = ms_since(t0);
   if (!s->target || cancelled(cancel)) {

@@ -44,12 +44,9 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     std::cerr << "passlab-cli: " << (target->backend != "combiners" ? "'" + c.target + "' is not a register-combiner target (geforce1, geforce3)" : error) << '\n';
     return kUsage;
   }
-  driver::ProgramOptions popt;
-  popt.include_paths = o.include_paths;
-  popt.lights_path = o.lights;
-  auto prog = driver::compile_file(o.file, popt);
-  std::optional<dag::FragmentDag> fdag;
-  if (prog->ok() && prog->module) fdag = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
+  const session::Compiled compiled = compile_shader(o);
+  const auto& prog = compiled.program;
+  const auto& fdag = compiled.dag;
   if (!fdag) {
     std::cerr << lang::format_text(prog->diagnostics.items(), *prog->sources);
     return kDiagnostics;

@@ -63,10 +63,6 @@ std::string param_value(const driver::Program& prog, const ir::ShaderParamInfo& 
   return "(unused)";
 }
 
-std::optional<dag::FragmentDag> build_dag(driver::Program& prog) {
-  if (!prog.ok() || !prog.module) return std::nullopt;
-  return dag::flatten(*prog.module, prog.binding, prog.diagnostics);
-}
 
 }  // namespace
 
@@ -101,9 +97,14 @@ int run_ir(const CommonOptions& o, bool optimize) {
   return kOk;
 }
 
+session::Compiled compile_shader(const CommonOptions& o, const partition::TargetDesc* target) {
+  return session::compile({o.file, std::nullopt}, program_options(o), target);
+}
+
 int run_dag(const CommonOptions& o) {
-  auto prog = driver::compile_file(o.file, program_options(o));
-  auto dag = build_dag(*prog);
+  const session::Compiled c = compile_shader(o);
+  const auto& prog = c.program;
+  const auto& dag = c.dag;
   print_diagnostics(*prog);
   if (!dag) return kDiagnostics;
   if (o.format == "json") std::cout << lang::dump_json(dag::to_json(*dag, *prog->sources), 1) << '\n';
@@ -113,8 +114,9 @@ int run_dag(const CommonOptions& o) {
 }
 
 int run_report(const CommonOptions& o) {
-  auto prog = driver::compile_file(o.file, program_options(o));
-  auto dag = build_dag(*prog);
+  const session::Compiled c = compile_shader(o);
+  const auto& prog = c.program;
+  const auto& dag = c.dag;
   print_diagnostics(*prog);
   if (!prog->module) return kDiagnostics;
   const ir::Module& m = *prog->module;

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "session/pipeline.h"
+
 namespace passlab::cli {
 
 // Exit codes shared by every command.
@@ -21,6 +23,10 @@ struct CommonOptions {
   std::vector<std::string> defines;  // NAME or NAME=VALUE
   std::string format = "text";
 };
+
+// The shader of `o` through the one pipeline (session/pipeline.h), with its include paths, defines
+// and light setup: to the fragment DAG, or onto `target` when one is given.
+session::Compiled compile_shader(const CommonOptions& o, const partition::TargetDesc* target = nullptr);
 
 int run_check(const CommonOptions& o);
 int run_ir(const CommonOptions& o, bool optimize);

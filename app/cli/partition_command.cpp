@@ -139,18 +139,14 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     std::cerr << "passlab-cli: " << error << '\n';
     return kUsage;
   }
-  driver::ProgramOptions popt;
-  popt.include_paths = o.include_paths;
-  popt.lights_path = o.lights;
-  auto prog = driver::compile_file(o.file, popt);
-  std::optional<dag::FragmentDag> fdag;
-  if (prog->ok() && prog->module) fdag = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
+  const session::Compiled c = compile_shader(o, &*target);
+  const auto& prog = c.program;
   std::string diag = lang::format_text(prog->diagnostics.items(), *prog->sources);
   if (!diag.empty()) std::cerr << diag;
-  if (!fdag) return kDiagnostics;
-  auto program = backends::make_program(*fdag, *target, &error);
+  if (!c.dag) return kDiagnostics;
+  const auto& program = c.target;
   if (!program) {
-    std::cerr << o.file << ": error: " << error << '\n';
+    std::cerr << o.file << ": error: " << c.target_error << '\n';
     return kDiagnostics;
   }
   const partition::Problem& problem = program->problem();

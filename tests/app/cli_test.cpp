@@ -170,6 +170,25 @@ TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
   EXPECT_FALSE(cost.out.empty());
 }
 
+TEST(Cli, EveryCommandCompilesWithTheDefinesGiven) {
+  // partition and combiners once compiled without -D: the shader below came out green.
+  const auto file = std::filesystem::temp_directory_path() / ("passlab_define_" + std::to_string(::getpid()) + ".sl");
+  std::ofstream(file) << "surface s() {\n#ifdef RED\n  Ci = color(1, 0, 0);\n#else\n  Ci = color(0, 1, 0);\n#endif\n}\n";
+  const std::string red = "const (1,0,0)", green = "const (0,1,0)";
+  EXPECT_NE(cli("dag -D RED " + file.string()).out.find(red), std::string::npos);
+  EXPECT_NE(cli("dag " + file.string()).out.find(green), std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_define_emit_" + std::to_string(::getpid()));
+  ASSERT_EQ(cli("partition -D RED --target PC5 --algo rds --emit " + dir.string() + " " + file.string()).code, 0);
+  std::ifstream listing(dir / "RDS" / "pass01.fp");
+  const std::string text((std::istreambuf_iterator<char>(listing)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("{1, 0, 0, 0}"), std::string::npos) << text;
+  CliRun comb = cli("combiners -D RED --target geforce3 " + file.string());
+  EXPECT_EQ(comb.code, 0);
+  EXPECT_NE(comb.out.find("const0 = (1.0000, 0.0000, 0.0000"), std::string::npos) << comb.out;
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(file);
+}
+
 TEST(Cli, PartitionEvaluatesAPartitionGivenByHand) {
   // A student's partition: RDS's own marks, saved and read back, cost what RDS's partition costs;
   // too few marks give passes that do not fit, each naming the limit it breaks, and exit 1.
