@@ -8,10 +8,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/codegen.h"
 #include "backends/rpu/output.h"
 #include "backends/rpu/passes.h"
+#include "backends/rpu/verifier.h"
 #include "core/driver/light_setup.h"
 #include "core/driver/program.h"
 #include "core/ir/lower.h"
@@ -192,6 +195,16 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       return;
     }
     AsmFunction f = std::move(*gen);
+    // A stage that leaves malformed assembly is our bug: said as an internal error naming it.
+    auto sound_after = [&](const char* stage, bool allocated) {
+      if (!options.verify) return true;
+      const std::vector<std::string> problems = verify(f, allocated, 1);
+      if (problems.empty()) return true;
+      out->diagnostics.error("internal-error", f.span, fmt::format("internal compiler error: the assembly is malformed after {}: {}", stage, problems.front()));
+      failed = true;
+      return false;
+    };
+    if (!sound_after("codegen", false)) return;
     if (options.keep_stages) append_stage(*out, "codegen", to_text(f) + "\n");
     if (options.optimize) {
       for (int round = 0; round < 16; ++round) {
@@ -200,6 +213,7 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
         changed = forward(f, machine, stats, options.keep_decisions ? &out->forwarding[f.label] : nullptr) || changed;
         if (options.keep_stages && round == 0) append_stage(*out, "forward", to_text(f) + "\n");
         changed = eliminate_dead_code(f, stats) || changed;
+        if (!sound_after("simplify, forward and dce", false)) return;
         if (!changed) break;
       }
       if (options.keep_stages) append_stage(*out, "dce", to_text(f) + "\n");
@@ -210,6 +224,7 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       failed = true;
       return;
     }
+    if (!sound_after("register allocation", true)) return;
     if (options.keep_stages) append_stage(*out, "regalloc", allocation_text(f, *alloc) + to_text(f) + "\n");
     if (options.schedule) {
       ScheduleOptions so;
@@ -217,6 +232,7 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       FunctionSchedule s = schedule_function(f, machine, so, stats);
       out->scheduled_cycles += s.cycles;
       out->unscheduled_cycles += s.unscheduled_cycles;
+      if (!sound_after("scheduling", true)) return;
       if (options.keep_stages) append_stage(*out, "schedule", to_text(f) + "\n");
       out->schedules[f.label] = std::move(s);
     }
@@ -272,6 +288,11 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       out->diagnostics.error("internal-error", d.span, "internal compiler error: the generated assembly does not assemble: " + d.message);
     return out;
   }
+  if (options.verify)
+    if (const std::vector<std::string> problems = verify(*out->program, machine, 1); !problems.empty()) {
+      out->diagnostics.error("internal-error", {}, "internal compiler error: the assembled program is malformed: " + problems.front());
+      return out;
+    }
   out->spans = listing.spans;
   for (std::size_t ui = 0; ui < units.size(); ++ui) {
     const ir::Module& m = *units[ui].module;

@@ -43,6 +43,7 @@ struct CompileOptions {
   int inline_limit = 0;     // inline user functions of at most this many IR instructions (0: never)
   bool keep_stages = false; // keep every intermediate form (passlab-cli rpu compile --emit)
   bool keep_decisions = false;  // keep what forwarding did and the facts at each instruction (the Studio)
+  bool verify = true;       // check the assembly after every stage (backends/rpu/verifier.h; linear in the code)
   // Texts to compile instead of reading these files (the Studio's unsaved editor), by path.
   std::map<std::string, std::string> unsaved;
   // Lights: a surface is compiled against its light setup (lights_path for the first file, else

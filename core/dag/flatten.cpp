@@ -18,6 +18,7 @@
 #include <set>
 
 #include "core/lang/sema.h"
+#include "core/dag/verifier.h"
 #include "core/ir/cfg.h"
 
 namespace passlab::dag {
@@ -612,6 +613,12 @@ std::optional<FragmentDag> flatten(const ir::Module& m, const ir::Binding& bindi
     FragmentDag dag = Flattener(m, binding, sink, options).run();
     if (options.hoist_vertex_work) dag = hoist_vertex_work(dag);
     unshare_constants(dag);
+    // Every stage after this one trusts these invariants: a broken one is our bug, said here.
+    if (const std::vector<std::string> problems = verify(dag, 1); !problems.empty()) {
+      const lang::Span where = dag.root < dag.nodes.size() && !dag.nodes[dag.root].spans.empty() ? dag.nodes[dag.root].spans.front() : lang::Span{};
+      sink.error("internal-error", where, "internal compiler error: the fragment DAG is malformed after flattening: " + problems.front());
+      return std::nullopt;
+    }
     return dag;
   } catch (const FlattenError&) {
     return std::nullopt;
