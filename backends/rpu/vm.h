@@ -172,6 +172,8 @@ class Vm {
   struct Decoded;
   struct Group;
   struct Chunk;
+  template <bool kRecord>
+  class Runner;  // vm_run.cpp
   // Runs the chunk loaded in chunk_ (n threads).
   template <bool kRecord>
   void run_loaded(int n, VmStats& stats, Recording* record, std::uint32_t chunk);

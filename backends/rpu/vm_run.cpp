@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Running a chunk: its threads in groups that share a program counter (a group's threads entered
+// the same calls, so they share one stack base), split where a branch or a call divides them and
+// merged again where they return together; each word issued for a whole group when the
+// scoreboard says its sources are ready; every change recorded when asked (the debugger).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backends/rpu/vm_internal.h"
+
+namespace passlab::rpu {
+
+using namespace vm_detail;
+
+template <bool kRecord>
+class Vm::Runner {
+ public:
+  Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk)
+      : vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(*vm.chunk_),
+        groups_(ch_.groups), code_size_(static_cast<std::uint32_t>(vm.code_.size())),
+        max_steps_(static_cast<std::uint32_t>(std::min<std::uint64_t>(vm.machine_->max_steps, 0xFFFFFFFEu))) {}
+
+  void run() {
+    st_.threads += static_cast<std::uint64_t>(n_);
+    for (int l = 0; l < n_; ++l)
+      if (ch_.status[static_cast<std::size_t>(l)] == ThreadStatus::Running) running_ |= bit(l);
+    width_ = lane_count(running_);
+    all_threads_ = static_cast<std::uint8_t>((1u << n_) - 1);
+    form_groups();
+    for (;;) {
+      // Run the last group that can run: a split puts the taken lanes below the lanes that fall
+      // through, so those run first and every split is finished depth first.
+      int gi = static_cast<int>(groups_.size()) - 1;
+      while (gi >= 0 && groups_[static_cast<std::size_t>(gi)].state == Group::State::Parked) --gi;
+      if (gi < 0) break;
+      const std::size_t at = static_cast<std::size_t>(gi);
+      Group g = groups_[at];
+      if (g.state == Group::State::Return) {  // released by a merge, or split off at a return
+        begin_step(g.pc, g.mask, cycle_, 0, true);
+        const bool returned = do_return(g);
+        groups_[at] = g;
+        if (!returned) try_merge(g.tokens.back().id);
+        end_step();
+        prune();
+        continue;
+      }
+      if (!run_group(g, at, gi)) {
+        set_pcs(g);
+        groups_[at] = g;
+      }
+      prune();
+    }
+    st_.cycles += cycle_;
+  }
+
+ private:
+  static std::uint8_t bit(int l) { return static_cast<std::uint8_t>(1u << l); }
+  static int first_lane(std::uint8_t mask) { return std::countr_zero(static_cast<unsigned>(mask)); }
+
+  // The running threads, one group per program counter and stack base.
+  void form_groups() {
+    groups_.clear();
+    for (int l = 0; l < n_; ++l) {
+      if (!(running_ & bit(l))) continue;
+      const std::uint32_t pc = ch_.pc[static_cast<std::size_t>(l)];
+      auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
+        return g.pc == pc && ch_.base[static_cast<std::size_t>(first_lane(g.mask))] == ch_.base[static_cast<std::size_t>(l)];
+      });
+      if (it == groups_.end()) groups_.push_back(Group{bit(l), pc, {}, Group::State::Run});
+      else it->mask |= bit(l);
+    }
+  }
+
+  // ---- the recording (the debugger's steps and changes) ----------------------------------------
+
+  void begin_step(std::uint32_t pc, std::uint8_t lanes, std::uint64_t at, std::uint32_t stall, bool merged) {
+    if constexpr (kRecord) {
+      rec_->steps.push_back(Step{chunk_, pc, lanes, at, stall, static_cast<std::uint32_t>(rec_->changes.size()), 0, {}, merged});
+      step_index_ = rec_->steps.size() - 1;
+    } else {
+      (void)pc, (void)lanes, (void)at, (void)stall, (void)merged;
+    }
+  }
+  void record(const Change& c) {
+    if constexpr (kRecord) {
+      rec_->changes.push_back(c);
+      ++rec_->steps[step_index_].change_count;
+    } else {
+      (void)c;
+    }
+  }
+  void end_step() {
+    if constexpr (kRecord) {
+      Step& s = rec_->steps[step_index_];
+      for (int l = 0; l < n_; ++l)
+        if (s.lanes & bit(l)) s.next_pc[static_cast<std::size_t>(l)] = ch_.pc[static_cast<std::size_t>(l)];
+    }
+  }
+  // Records every active thread's value of a chunk register before and after a write.
+  void record_write(std::uint8_t reg_index, std::uint8_t lanes, const v4f (&before)[4]) {
+    if constexpr (kRecord) {
+      for (int l = 0; l < n_; ++l)
+        if (lanes & bit(l)) record({ChangeKind::Register, static_cast<std::uint8_t>(l), reg_index, ch_.thread(before, l), ch_.thread(ch_.reg[reg_index], l)});
+    } else {
+      (void)reg_index, (void)lanes, (void)before;
+    }
+  }
+
+  // ---- threads ending, groups splitting and merging ---------------------------------------------
+
+  void status_change(int l, ThreadStatus to, std::uint32_t pc) {
+    const auto li = static_cast<std::size_t>(l);
+    if constexpr (kRecord)
+      record({ChangeKind::Status, static_cast<std::uint8_t>(l), 0, {static_cast<float>(ch_.status[li]), static_cast<float>(ch_.pc[li]), 0, 0},
+              {static_cast<float>(to), static_cast<float>(pc), 0, 0}});
+    ch_.status[li] = to;
+    ch_.pc[li] = pc;
+    running_ &= static_cast<std::uint8_t>(~bit(l));
+  }
+  void fault(int l, std::uint32_t pc, const std::string& message) {
+    status_change(l, ThreadStatus::Faulted, pc);
+    std::string& f = ch_.fault[static_cast<std::size_t>(l)];
+    f = "pc " + std::to_string(pc) + ": " + message;
+    ++st_.faults;
+    if constexpr (kRecord) rec_->faults.push_back("chunk " + std::to_string(chunk_) + " lane " + std::to_string(l) + ": " + f);
+  }
+  std::uint32_t depth_of(std::uint8_t mask) const { return static_cast<std::uint32_t>(ch_.frames[static_cast<std::size_t>(first_lane(mask))].size()); }
+  static bool has_token(const Group& g, std::uint32_t id) {
+    return std::any_of(g.tokens.begin(), g.tokens.end(), [&](const Group::Token& k) { return k.id == id; });
+  }
+  // Once no group still owes token `id` an arrival, its parked groups become one group that
+  // returns together.
+  void try_merge(std::uint32_t id) {
+    for (const Group& g : groups_)
+      if (g.mask && has_token(g, id) && !(g.state == Group::State::Parked && g.tokens.back().id == id)) return;
+    Group* into = nullptr;
+    for (Group& g : groups_) {
+      if (!g.mask || g.state != Group::State::Parked || g.tokens.back().id != id) continue;
+      if (!into) {
+        into = &g;
+        continue;
+      }
+      into->mask |= g.mask;
+      g.mask = 0;
+      ++st_.merges;
+    }
+    if (into) {
+      into->tokens.pop_back();
+      into->state = Group::State::Return;
+    }
+  }
+  // Drops finished and faulted lanes; a split whose groups all ended elsewhere may now merge.
+  void prune() {
+    std::vector<std::uint32_t> orphaned;
+    for (Group& g : groups_) {
+      g.mask &= running_;
+      if (!g.mask)
+        for (const Group::Token& k : g.tokens) orphaned.push_back(k.id);
+    }
+    auto empty = [](const Group& g) { return g.mask == 0; };
+    groups_.erase(std::remove_if(groups_.begin(), groups_.end(), empty), groups_.end());
+    for (std::uint32_t id : orphaned) try_merge(id);
+    groups_.erase(std::remove_if(groups_.begin(), groups_.end(), empty), groups_.end());
+  }
+  // Every lane of `g` returns, unless the group must first wait for the rest of its split
+  // (then it parks and this returns false).
+  bool do_return(Group& g) {
+    if (!g.tokens.empty() && g.tokens.back().depth == depth_of(g.mask)) {
+      g.state = Group::State::Parked;
+      return false;
+    }
+    for (int l = 0; l < n_; ++l) {
+      if (!(g.mask & bit(l))) continue;
+      const auto li = static_cast<std::size_t>(l);
+      std::vector<Frame>& frames = ch_.frames[li];
+      if (frames.empty()) {
+        status_change(l, ThreadStatus::Done, ch_.pc[li]);
+        continue;
+      }
+      const Frame f = frames.back();
+      if constexpr (kRecord)
+        record({ChangeKind::Pop, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(frames.size() - 1),
+                {static_cast<float>(f.return_address), static_cast<float>(f.push), static_cast<float>(ch_.pc[li]), 0}, {}});
+      frames.pop_back();
+      ch_.base[li] -= f.push;
+      ch_.pc[li] = f.return_address;
+    }
+    g.mask &= running_;
+    g.state = Group::State::Run;
+    // Lanes of one group entered this function through one call, so they return to one address.
+    if (g.mask) g.pc = ch_.pc[static_cast<std::size_t>(first_lane(g.mask))];
+    return true;
+  }
+  void set_pcs(const Group& x) {
+    for (int l = 0; l < n_; ++l)
+      if (x.mask & bit(l)) ch_.pc[static_cast<std::size_t>(l)] = x.pc;
+  }
+  void split_group(Group& g, Group taken_group, std::uint8_t rest, std::uint32_t pc, std::size_t at, int gi) {
+    const Group::Token token{next_token_++, depth_of(g.mask)};
+    g.tokens.push_back(token);
+    taken_group.tokens = g.tokens;
+    g.mask = rest;
+    g.pc = pc + 1;
+    groups_[at] = g;
+    groups_.insert(groups_.begin() + gi, taken_group);
+    ++st_.splits;
+    set_pcs(taken_group);
+    set_pcs(g);
+  }
+
+  // ---- one group, word by word ------------------------------------------------------------------
+
+  // Runs `g` (groups_[at]) until it ends, splits or parks; returns whether groups_ was rewritten
+  // (a split or a park), else the caller stores `g`.
+  [[gnu::flatten]] bool run_group(Group& g, std::size_t at, int gi) {
+    std::uint64_t cycle = cycle_;  // a local while the group runs: no store through the chunk aliases it
+    bool written = false;
+    while (g.mask && !written) {
+      const std::uint32_t pc = g.pc;
+      if (pc >= code_size_) {
+        for (int l = 0; l < n_; ++l)
+          if (g.mask & bit(l)) fault(l, pc, "the program counter left the program (a function without a return?)");
+        g.mask = 0;
+        break;
+      }
+      const Decoded& d = code_[pc];
+      const std::uint32_t base = ch_.base[static_cast<std::size_t>(first_lane(g.mask))];
+      const std::uint64_t issue = issue_cycle(d, base, g.mask, pc, cycle);
+      std::uint8_t active = count_step(g.mask, pc);
+      st_.instructions += static_cast<std::uint64_t>(lane_count(active)) * (d.paired ? 2u : 1u);
+      st_.lane_issues += static_cast<std::uint64_t>(lane_count(active));
+      // Both halves of a pair read before either writes. (Only the components an operation
+      // delivers are computed; nothing reads the others.)
+      v4f primary[4], second[4];
+      if (active && d.arithmetic) compute(d.primary, base, primary);
+      if (active && d.paired) compute(d.secondary, base, second);
+      for (int half = 0; half < (d.paired ? 2 : 1) && active && (d.arithmetic || d.memory); ++half) {
+        const DOp& o = half ? d.secondary : d.primary;
+        if (o.op == Opcode::None) continue;
+        if (is_arithmetic(o.op)) {
+          write_result(o, half ? second : primary, active, base);
+          continue;
+        }
+        memory_operation(o, active, base, pc);
+        active &= running_;
+      }
+      active &= running_;
+      std::array<std::uint32_t, 4> targets{};
+      std::uint8_t taken = control_taken(d, active, primary, base, pc, targets);
+      mark_ready(d, base, issue);
+      // A conditional control part waits for the result it tests.
+      if (d.control != ControlKind::None && !d.cond.always) cycle = std::max(cycle, issue + static_cast<std::uint64_t>(d.primary.latency));
+      g.mask &= running_;
+      taken &= g.mask;
+      if (!g.mask) break;
+      written = transfer(g, d, taken, targets, pc, at, gi);
+      if constexpr (kRecord) {
+        if (!written) set_pcs(g);
+        end_step();
+      }
+    }
+    cycle_ = cycle;
+    return written;
+  }
+
+  // When the word issues: once every source is ready. Counts the issue and opens its step.
+  std::uint64_t issue_cycle(const Decoded& d, std::uint32_t base, std::uint8_t mask, std::uint32_t pc, std::uint64_t& cycle) {
+    std::uint64_t need = cycle;
+    for (std::uint8_t k = 0; k < d.read_count; ++k)
+      for (int c = 0; c < 4; ++c)
+        if (d.reads[k].lanes & (1u << c)) need = std::max(need, ready_[static_cast<std::size_t>(d.reads[k].resource) * 4 + static_cast<std::size_t>(c)]);
+    if (d.reads_stack)
+      for (std::uint8_t s : d.stack_slots)
+        if (s != kNoResource)
+          for (int c = 0; c < 4; ++c)
+            need = std::max(need, ready_[static_cast<std::size_t>(kResStack + ((base + s) & (kStackResources - 1))) * 4 + static_cast<std::size_t>(c)]);
+    const std::uint32_t stall = static_cast<std::uint32_t>(need - cycle);
+    cycle = need + 1;
+    st_.stalls += stall;
+    ++st_.issues;
+    st_.paired_issues += d.paired;
+    st_.lane_slots += static_cast<std::uint64_t>(width_);
+    if (mask != running_) ++st_.partial_issues;
+    begin_step(pc, mask, need, stall, false);
+    return need;
+  }
+
+  // Every thread of `mask` steps; one that has run too long faults. The threads that go on.
+  std::uint8_t count_step(std::uint8_t mask, std::uint32_t pc) {
+    std::uint8_t active = mask;
+    ch_.steps -= std::bit_cast<v4u>(thread_mask(active));  // one more for each active thread
+    if (mask_bits(ch_.steps > max_steps_) & active) [[unlikely]] {
+      for (int l = 0; l < n_; ++l)
+        if ((active & bit(l)) && ch_.steps[l] > max_steps_) {
+          fault(l, pc, "ran " + std::to_string(max_steps_) + " instructions without finishing (an endless loop?)");
+          active &= static_cast<std::uint8_t>(~bit(l));
+        }
+    }
+    return active;
+  }
+
+  void compute(const DOp& o, std::uint32_t base, v4f (&r)[4]) const {
+    if (fp24_) execute<true>(o, ch_, consts_, base, r);
+    else execute<false>(o, ch_, consts_, base, r);
+  }
+
+  // An arithmetic result into its register, stack slot or A, and its _rcp/_rsq into S.
+  void write_result(const DOp& o, const v4f (&r)[4], std::uint8_t active, std::uint32_t base) {
+    const v4i on = thread_mask(active);
+    if (o.dst_kind == kDstReg) {
+      v4f before[4];
+      if constexpr (kRecord)
+        for (int c = 0; c < 4; ++c) before[c] = ch_.reg[o.dst_index][c];
+      v4f* dst = ch_.reg[o.dst_index];
+      if (active == all_threads_) {
+        for (unsigned m = o.mask; m; m &= m - 1) dst[std::countr_zero(m)] = r[std::countr_zero(m)];
+      } else {
+        for (unsigned m = o.mask; m; m &= m - 1) {
+          const int c = std::countr_zero(m);
+          dst[c] = on ? r[c] : dst[c];
+        }
+      }
+      record_write(o.dst_index, active, before);
+    } else if (o.dst_kind == kDstStack) {
+      const std::size_t slot = base + o.dst_index;
+      ch_.grow_stack(slot + 1);
+      v4f before[4];
+      for (int c = 0; c < 4; ++c) before[c] = ch_.stack[slot][static_cast<std::size_t>(c)];
+      for (int c = 0; c < 4; ++c)
+        if (o.mask & (1u << c)) ch_.stack[slot][static_cast<std::size_t>(c)] = on ? r[c] : ch_.stack[slot][static_cast<std::size_t>(c)];
+      if constexpr (kRecord)
+        for (int l = 0; l < n_; ++l)
+          if (active & bit(l))
+            record({ChangeKind::Stack, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(slot), ch_.thread(before, l), ch_.thread(ch_.stack[slot], l)});
+    } else if (o.dst_kind == kDstA) {
+      for (int l = 0; l < n_; ++l) {
+        if (!(active & bit(l))) continue;
+        const Vec4 old{static_cast<float>(ch_.a[0][l]), static_cast<float>(ch_.a[1][l]), static_cast<float>(ch_.a[2][l]), static_cast<float>(ch_.a[3][l])};
+        for (int c = 0; c < 4; ++c)
+          if (o.mask & (1u << c)) {
+            const float x = r[c][l];
+            ch_.a[c][l] = std::isfinite(x) && std::fabs(x) < 2e9f ? static_cast<std::int32_t>(std::lround(x)) : -1;
+          }
+        if constexpr (kRecord)
+          record({ChangeKind::Address, static_cast<std::uint8_t>(l), 0, old,
+                  {static_cast<float>(ch_.a[0][l]), static_cast<float>(ch_.a[1][l]), static_cast<float>(ch_.a[2][l]), static_cast<float>(ch_.a[3][l])}});
+      }
+    }
+    if (o.special != SpecialFn::None) {
+      v4f s = r[3];
+      if (o.special == SpecialFn::Rcp) {
+        s = 1.0f / s;
+      } else {
+        for (int t = 0; t < 4; ++t) s[t] = 1.0f / std::sqrt(r[3][t]);
+      }
+      if (fp24_) s = round4(s);
+      v4f before[4];
+      if constexpr (kRecord)
+        for (int c = 0; c < 4; ++c) before[c] = ch_.reg[kRegS][c];
+      for (int c = 0; c < 4; ++c)
+        if (o.mask & (1u << c)) ch_.reg[kRegS][c] = on ? s : ch_.reg[kRegS][c];
+      record_write(kRegS, active, before);
+    }
+  }
+
+  // Trace, load, load4, store: thread by thread (addresses and rays differ).
+  void memory_operation(const DOp& o, std::uint8_t active, std::uint32_t base, std::uint32_t pc) {
+    for (int l = 0; l < n_; ++l) {
+      if (!(active & bit(l))) continue;
+      if (o.op == Opcode::Trace) {
+        trace(o, l, base, pc);
+        continue;
+      }
+      const auto li = static_cast<std::size_t>(l);
+      const std::int64_t base_addr = o.addr_kind == kAddrHitTri ? ch_.hit_tri[li] : o.addr_kind == kAddrHitObj ? ch_.hit_obj[li] : ch_.a[o.addr_lane][l];
+      const std::int64_t addr = base_addr + o.offset;
+      const std::int64_t words = o.op == Opcode::Load4 ? 4 : 1;
+      const std::size_t size = vm_.memory_ro_ ? vm_.memory_ro_->size() : 0;
+      if (addr < 0 || addr + words > static_cast<std::int64_t>(size)) {
+        fault(l, pc, std::string(mnemonic(o.op)) + " at address " + std::to_string(addr) + ", outside data memory (" + std::to_string(size) + " words)");
+        continue;
+      }
+      if (o.op == Opcode::Store) {
+        if (!vm_.memory_) {
+          fault(l, pc, "store into read-only data memory (the renderer shares one scene among its threads)");
+          continue;
+        }
+        Vec4& dst = (*vm_.memory_)[static_cast<std::size_t>(addr)];
+        for (int c = 0; c < 4; ++c) dst[static_cast<std::size_t>(c)] = read_component(o.src[0], c, ch_, consts_, base)[l];
+        ++st_.stores;
+        continue;
+      }
+      for (std::int64_t k = 0; k < words; ++k) {
+        const int reg = o.op == Opcode::Load4 ? kRegI0 + static_cast<int>(k) : o.dst_index;
+        const Vec4 before = ch_.thread(ch_.reg[reg], l);
+        const Vec4& word = (*vm_.memory_ro_)[static_cast<std::size_t>(addr + k)];
+        for (int c = 0; c < 4; ++c) ch_.reg[reg][c][l] = word[static_cast<std::size_t>(c)];
+        if constexpr (kRecord) record({ChangeKind::Register, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(reg), before, word});
+      }
+      ++st_.loads;
+    }
+  }
+
+  void trace(const DOp& o, int l, std::uint32_t base, std::uint32_t pc) {
+    if (!vm_.trace_) {
+      fault(l, pc, "trace needs a scene, and none is loaded");
+      return;
+    }
+    const auto li = static_cast<std::size_t>(l);
+    Vec4 src[3];
+    for (int k = 0; k < 3; ++k)
+      for (int c = 0; c < 4; ++c) src[k][static_cast<std::size_t>(c)] = read_component(o.src[static_cast<std::size_t>(k)], c, ch_, consts_, base)[l];
+    const Hit h = vm_.trace_->trace(src[0], src[1], src[2]);
+    const Vec4 before = ch_.thread(ch_.reg[kRegHit], l);
+    const Vec4 before_addr{0, 0, static_cast<float>(ch_.hit_tri[li]), static_cast<float>(ch_.hit_obj[li])};
+    ch_.reg[kRegHit][0][l] = h.u;
+    ch_.reg[kRegHit][1][l] = h.v;
+    ch_.reg[kRegHit][2][l] = h.t;
+    ch_.reg[kRegHit][3][l] = h.shader;
+    ch_.hit_tri[li] = h.triangle;
+    ch_.hit_obj[li] = h.object;
+    ++st_.traces;
+    if constexpr (kRecord) {
+      record({ChangeKind::Register, static_cast<std::uint8_t>(l), kRegHit, before, ch_.thread(ch_.reg[kRegHit], l)});
+      record({ChangeKind::Address, static_cast<std::uint8_t>(l), 1, before_addr, {0, 0, static_cast<float>(ch_.hit_tri[li]), static_cast<float>(ch_.hit_obj[li])}});
+    }
+  }
+
+  // The control part: which threads take it, and (in targets) where each goes.
+  std::uint8_t control_taken(const Decoded& d, std::uint8_t active, const v4f (&primary)[4], std::uint32_t base, std::uint32_t pc,
+                             std::array<std::uint32_t, 4>& targets) {
+    if (d.control == ControlKind::None || !active) return 0;
+    std::uint8_t taken = 0;
+    if (d.cond.always) {
+      taken = active;
+    } else {
+      v4i all = v4i{-1, -1, -1, -1}, any = v4i{};
+      for (int c = 0; c < 4; ++c) {
+        if (!(d.cond.mask & (1u << c))) continue;
+        v4i p = passes4(d.cond.tests[0], primary[c]);
+        if (d.cond.count > 1) p = d.cond.tests_or ? (p | passes4(d.cond.tests[1], primary[c])) : (p & passes4(d.cond.tests[1], primary[c]));
+        all &= p;
+        any |= p;
+      }
+      taken = mask_bits(d.cond.any ? any : all) & active;
+    }
+    for (int l = 0; l < n_; ++l) {
+      if (!(taken & bit(l))) continue;
+      targets[static_cast<std::size_t>(l)] = d.target;
+      if (d.control == ControlKind::Call && d.call_through_register) {
+        const float v = read_component(d.target_reg, 0, ch_, consts_, base)[l];
+        if (!(v >= 0) || v >= static_cast<float>(code_size_) || v != std::floor(v)) {
+          fault(l, pc, "call to address " + format_float(v) + ", which is not code");
+          taken &= static_cast<std::uint8_t>(~bit(l));
+          continue;
+        }
+        targets[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(v);
+      }
+    }
+    return taken;
+  }
+
+  // When this word's results can be read.
+  void mark_ready(const Decoded& d, std::uint32_t base, std::uint64_t issue) {
+    for (std::uint8_t k = 0; k < d.write_count; ++k) {
+      const Decoded::Write& w = d.writes[k];
+      const std::size_t res = w.resource != kNoResource ? w.resource : static_cast<std::size_t>(kResStack + ((base + w.slot) & (kStackResources - 1)));
+      for (int c = 0; c < 4; ++c)
+        if (w.lanes & (1u << c)) ready_[res * 4 + static_cast<std::size_t>(c)] = issue + w.latency;
+    }
+  }
+
+  // Where the group goes next: on, or the taken lanes jump, return or call (splitting the group
+  // when only some take it). Returns whether groups_ was rewritten.
+  bool transfer(Group& g, const Decoded& d, std::uint8_t taken, const std::array<std::uint32_t, 4>& targets, std::uint32_t pc, std::size_t at, int gi) {
+    const std::uint8_t rest = g.mask & static_cast<std::uint8_t>(~taken);
+    if (d.control == ControlKind::None || !taken) {
+      g.pc = pc + 1;
+      return false;
+    }
+    if (d.control == ControlKind::Jmp) {
+      if (!rest) {
+        g.pc = d.target;
+        return false;
+      }
+      split_group(g, Group{taken, d.target, {}, Group::State::Run}, rest, pc, at, gi);
+      return true;
+    }
+    if (d.control == ControlKind::Return) {
+      if (rest) {
+        split_group(g, Group{taken, pc, {}, Group::State::Return}, rest, pc, at, gi);
+        return true;
+      }
+      set_pcs(g);
+      if (do_return(g)) return false;
+      groups_[at] = g;
+      try_merge(g.tokens.back().id);
+      return true;
+    }
+    return call(g, d, taken, rest, targets, pc, gi);
+  }
+
+  bool call(Group& g, const Decoded& d, std::uint8_t taken, std::uint8_t rest, const std::array<std::uint32_t, 4>& targets, std::uint32_t pc, int gi) {
+    const std::uint32_t depth = depth_of(g.mask);
+    for (int l = 0; l < n_; ++l) {
+      if (!(taken & bit(l))) continue;
+      const auto li = static_cast<std::size_t>(l);
+      if (ch_.frames[li].size() >= static_cast<std::size_t>(vm_.machine_->max_call_depth)) {
+        fault(l, pc, "calls nested " + std::to_string(vm_.machine_->max_call_depth) + " deep (runaway recursion?)");
+        continue;
+      }
+      if constexpr (kRecord)
+        record({ChangeKind::Push, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(ch_.frames[li].size()),
+                {static_cast<float>(pc + 1), static_cast<float>(d.push), 0, 0}, {}});
+      ch_.frames[li].push_back({pc + 1, d.push});
+      ch_.base[li] += d.push;
+      ch_.grow_stack(ch_.base[li] + 8);
+      ch_.pc[li] = targets[li];
+      ++st_.calls;
+    }
+    taken &= running_;
+    std::vector<Group> callees;  // one group per target, in lane order
+    for (int l = 0; l < n_; ++l) {
+      if (!(taken & bit(l))) continue;
+      auto it = std::find_if(callees.begin(), callees.end(), [&](const Group& x) { return x.pc == targets[static_cast<std::size_t>(l)]; });
+      if (it == callees.end()) callees.push_back(Group{bit(l), targets[static_cast<std::size_t>(l)], {}, Group::State::Run});
+      else it->mask |= bit(l);
+    }
+    if (!rest && callees.size() == 1) {
+      g.mask = callees[0].mask;
+      g.pc = callees[0].pc;
+      return false;
+    }
+    if (!rest && callees.empty()) {
+      g.mask = 0;
+      return false;
+    }
+    // Lanes that did not call merge with the callers at this function's return; callees of
+    // different targets merge when they return (one level deeper).
+    auto outer = g.tokens;
+    if (rest) outer.push_back({next_token_++, depth});
+    auto inner = outer;
+    if (callees.size() > 1) inner.push_back({next_token_++, depth + 1});
+    std::vector<Group> made;
+    for (auto it = callees.rbegin(); it != callees.rend(); ++it) {
+      it->tokens = inner;
+      made.push_back(*it);
+    }
+    if (rest) {
+      Group r{rest, pc + 1, outer, Group::State::Run};
+      set_pcs(r);
+      made.push_back(r);
+    }
+    groups_.erase(groups_.begin() + gi);
+    groups_.insert(groups_.begin() + gi, made.begin(), made.end());
+    st_.splits += made.size() - 1;
+    return true;
+  }
+
+  const Vm& vm_;
+  const Decoded* const code_;
+  const std::array<Vec4, 32>& consts_;
+  const bool fp24_;
+  const int n_;
+  VmStats& st_;
+  Recording* rec_;
+  const std::uint32_t chunk_;
+  Chunk& ch_;
+  std::vector<Group>& groups_;
+  const std::uint32_t code_size_;
+  const std::uint32_t max_steps_;
+  std::uint8_t running_ = 0;
+  std::uint8_t all_threads_ = 0;
+  int width_ = 0;
+  std::uint64_t cycle_ = 0;
+  std::array<std::uint64_t, kResources * 4> ready_{};  // per resource and component
+  std::uint32_t next_token_ = 0;
+  std::size_t step_index_ = 0;
+};
+
+template <bool kRecord>
+void Vm::run_loaded(int n, VmStats& stats, Recording* record, std::uint32_t chunk) {
+  Runner<kRecord>(*this, n, stats, record, chunk).run();
+}
+
+template void Vm::run_loaded<true>(int, VmStats&, Recording*, std::uint32_t);
+template void Vm::run_loaded<false>(int, VmStats&, Recording*, std::uint32_t);
+
+}  // namespace passlab::rpu
