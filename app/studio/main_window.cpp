@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Studio's main window.
+// The Studio's main window: its panels and docks assembled, and each compile result handed to
+// them a few panels per event-loop turn. Menus and actions: main_window_menus.cpp; files,
+// projects and autosave: main_window_files.cpp.
 #include "app/studio/main_window.h"
 
-#include "session/background.h"
-
 #include <unistd.h>
-
 #include <csignal>
 
 #include <QAction>
@@ -41,38 +40,41 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "session/hover.h"
-#include "backends/registry/registry.h"
-#include "backends/rpu/registration.h"
+#include "app/studio/main_window_internal.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
+#include "backends/registry/registry.h"
+#include "backends/rpu/registration.h"
 #include "editors/find_bar.h"
 #include "editors/shader_editor.h"
+#include "session/background.h"
+#include "session/hover.h"
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
+#include "views/preview_panel.h"
 #include "views/rpu_code_panel.h"
 #include "views/rpu_debugger_panel.h"
 #include "views/rpu_decisions_panel.h"
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
-#include "views/timeline_panel.h"
-#include "views/preview_panel.h"
 #include "views/sampling_panel.h"
 #include "views/target_panel.h"
+#include "views/timeline_panel.h"
 #include "views/trace_player.h"
 #include "views/work_pool.h"
 
 namespace passlab::studio {
 
-namespace {
+namespace window {
+
 
 QString samples_dir() { return samples_path("shaders"); }
 
 // The RPU targets in the target box: what it shows and the machine preset each loads.
-const std::pair<const char*, const char*> kRpuTargets[] = {{"RPU", "rpu"}, {"RPU (thesis example)", "thesis_example"}};
+const std::pair<const char*, const char*> kRpuTargets[2] = {{"RPU", "rpu"}, {"RPU (thesis example)", "thesis_example"}};
 
 std::optional<partition::TargetDesc> rpu_target(const QString& name) {
   for (const auto& [shown, machine] : kRpuTargets)
@@ -110,7 +112,9 @@ void apply_palette(bool dark) {
   QApplication::setPalette(p);
 }
 
-}  // namespace
+}  // namespace window
+
+using namespace window;
 
 MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent), options_(options) {
   session::run_responsive();  // this is the UI thread
@@ -365,426 +369,6 @@ void MainWindow::build_docks() {
   });
 }
 
-void MainWindow::build_menus() {
-  auto* file = menuBar()->addMenu(tr("&File"));
-  auto* open = file->addAction(tr("&Open…"), this, [this] {
-    if (!maybe_save()) return;
-    QString p = QFileDialog::getOpenFileName(this, tr("Open shader"), QFileInfo(path_).absolutePath(),
-                                             tr("Shaders (*.sl *.glsl);;All files (*)"));
-    if (!p.isEmpty()) open_file(p);
-  });
-  open->setShortcut(QKeySequence::Open);
-  auto* samples = file->addMenu(tr("Open &Sample"));
-  for (const QFileInfo& fi : QDir(samples_dir()).entryInfoList({"*.sl"}, QDir::Files, QDir::Name))
-    samples->addAction(fi.completeBaseName(), this, [this, p = fi.absoluteFilePath()] {
-      if (maybe_save()) open_file(p);
-    });
-  recent_menu_ = file->addMenu(tr("Open &Recent"));
-  file->addAction(tr("Open &Project…"), this, [this] {
-    if (!maybe_save()) return;
-    QString p = QFileDialog::getOpenFileName(this, tr("Open project"), QFileInfo(path_).absolutePath(),
-                                             tr("Passlab projects (*.passlab)"));
-    if (!p.isEmpty()) open_project(p);
-  });
-  file->addAction(tr("Save Pro&ject As…"), this, [this] {
-    QString p = QFileDialog::getSaveFileName(this, tr("Save project as"),
-                                             QFileInfo(path_).absolutePath() + "/" + QFileInfo(path_).completeBaseName() + ".passlab",
-                                             tr("Passlab projects (*.passlab)"));
-    if (!p.isEmpty()) save_project_as(p);
-  });
-  file->addAction(tr("Choose &Light Setup…"), this, [this] {
-    QString p = QFileDialog::getOpenFileName(this, tr("Light setup"), QFileInfo(path_).absolutePath(),
-                                             tr("Light setups (*.lights.json *.json)"));
-    if (!p.isEmpty()) set_lights(p);
-  });
-  auto* scene = file->addAction(tr("Choose RPU Sc&ene…"), this, [this] {
-    QString p = QFileDialog::getOpenFileName(this, tr("RPU scene"), QDir(samples_dir() + "/../scenes").absolutePath(), tr("Scenes (*.json)"));
-    if (!p.isEmpty()) set_rpu_scene(p);
-  });
-  scene->setStatusTip(tr("The scene the RPU target renders; its objects without a shader use the one being edited"));
-  file->addSeparator();
-  file->addAction(tr("&Save"), this, [this] { save(); })->setShortcut(QKeySequence::Save);
-  file->addAction(tr("Save &As…"), this, [this] {
-    QString p = QFileDialog::getSaveFileName(this, tr("Save shader as"), path_, tr("Shaders (*.sl *.glsl)"));
-    if (!p.isEmpty()) save_as(p);
-  })->setShortcut(QKeySequence::SaveAs);
-  file->addAction(tr("&Export Graph…"), this, [this] {
-    auto* gv = current_graph_view();
-    QString p = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)"));
-    QString error;
-    if (!p.isEmpty() && !gv->export_file(p, &error)) QMessageBox::warning(this, tr("Export failed"), error);
-  })->setShortcut(QKeySequence(tr("Ctrl+E")));
-  file->addSeparator();
-  file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
-
-  auto* edit = menuBar()->addMenu(tr("&Edit"));
-  edit->addAction(tr("&Undo"), editor_, &QsciScintilla::undo)->setShortcut(QKeySequence::Undo);
-  edit->addAction(tr("&Redo"), editor_, &QsciScintilla::redo)->setShortcut(QKeySequence::Redo);
-  edit->addSeparator();
-  edit->addAction(tr("&Find…"), this, [this] { find_->open(false); })->setShortcut(QKeySequence::Find);
-  edit->addAction(tr("&Replace…"), this, [this] { find_->open(true); })->setShortcut(QKeySequence(tr("Ctrl+H")));
-  edit->addAction(tr("Find &Next"), this, [this] { find_->find(true); })->setShortcut(QKeySequence::FindNext);
-  edit->addAction(tr("Find &Previous"), this, [this] { find_->find(false); })->setShortcut(QKeySequence::FindPrevious);
-
-  auto* view = menuBar()->addMenu(tr("&View"));
-  for (auto* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
-  view->addSeparator();
-  view->addAction(tr("&Fit Graph"), this, [this] { current_graph_view()->fit(); })
-      ->setShortcut(QKeySequence(tr("Ctrl+0")));
-  view->addAction(tr("Re-&layout Graphs"), service_, &CompileService::relayout)->setShortcut(QKeySequence(tr("Ctrl+L")));
-  auto* theme = view->addAction(tr("&Dark Theme"), this, [this](bool on) { set_dark(on); });
-  theme->setCheckable(true);
-  theme->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
-  connect(this, &MainWindow::panels_updated, theme, [this, theme] { theme->setChecked(dark_); });
-  view->addAction(tr("&Reset Layout"), this, [this] { reset_layout(); });
-
-  auto* build = menuBar()->addMenu(tr("&Build"));
-  build->addAction(tr("&Compile Now"), service_, &CompileService::compile_now)->setShortcut(QKeySequence(tr("F5")));
-  manual_action_ = build->addAction(tr("&Manual Mode (compile only on F5)"), this, [this](bool on) { service_->set_manual(on); });
-  manual_action_->setCheckable(true);
-  build->addAction(tr("Compile &Delay…"), this, [this] {
-    bool ok = false;
-    const int ms = QInputDialog::getInt(this, tr("Compile delay"), tr("While typing, compile this long after the last keystroke (ms):"),
-                                        service_->delay(), 0, 5000, 10, &ok);
-    if (!ok) return;
-    service_->set_delay(ms);
-    open_settings(options_)->setValue("compile/delay_ms", ms);
-  });
-  build->addAction(tr("Run &Optimal Search"), this, [this] {
-    if (result_) {
-      compare_->optimal_started();
-      service_->run_optimal(result_->snapshot, compare_->budget_seconds());
-    }
-  })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
-  build->addAction(tr("Ca&ncel Optimal Search"), service_, &CompileService::cancel_optimal);
-
-  auto* trace = menuBar()->addMenu(tr("&Trace"));
-  trace->addAction(tr("Step &Back"), this, [this] { trace_->step(-1); })->setShortcut(QKeySequence(tr("F7")));
-  trace->addAction(tr("Step &Forward"), this, [this] { trace_->step(1); })->setShortcut(QKeySequence(tr("F8")));
-  trace->addAction(tr("&Play / Pause"), this, [this] { trace_->play(!trace_->playing()); })->setShortcut(QKeySequence(tr("F9")));
-
-  debug_menu_ = menuBar()->addMenu(tr("&Debug"));
-  debug_menu_->setToolTipsVisible(true);
-  for (QAction* a : rpu_debugger_->move_actions()) {
-    debug_menu_->addAction(a);
-    addAction(a);  // the shortcuts work wherever the focus is
-  }
-  debug_menu_->addSeparator();
-  auto* to_cursor = debug_menu_->addAction(tr("Run to &Cursor"), this, [this] {
-    int line = 0, index = 0;
-    editor_->getCursorPosition(&line, &index);
-    if (!rpu_session_->run_to_line(static_cast<std::uint32_t>(line + 1))) show_status(tr("No thread of the chunk reaches line %1 from here").arg(line + 1));
-  });
-  to_cursor->setShortcut(QKeySequence(tr("Ctrl+F10")));
-  addAction(to_cursor);
-  auto* toggle = debug_menu_->addAction(tr("Toggle &Breakpoint"), this, [this] {
-    int line = 0, index = 0;
-    editor_->getCursorPosition(&line, &index);
-    rpu_session_->toggle_line_breakpoint(static_cast<std::uint32_t>(line + 1));
-  });
-  toggle->setShortcut(QKeySequence(tr("Ctrl+F9")));
-  addAction(toggle);
-  debug_menu_->addAction(tr("C&lear Breakpoints"), rpu_session_, &views::RpuSession::clear_breakpoints);
-  debug_menu_->setEnabled(false);
-
-  auto* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Passlab"), this, [this] {
-    QMessageBox::about(this, tr("About Passlab"),
-                       tr("<b>Passlab Studio</b><p>Shader compilation under hardware limits: RDSh, RDS and an exact "
-                          "optimal search over the passes of a fragment shader.</p>"));
-  });
-
-  build_toolbar(open);
-}
-
-// The toolbar: Open, the target and cost model chosen by name (or edited), and Compile.
-void MainWindow::build_toolbar(QAction* open) {
-  auto* bar = addToolBar(tr("Main"));
-  bar->setObjectName("toolbar-main");
-  bar->addAction(open);
-  bar->addSeparator();
-  bar->addWidget(new QLabel(tr(" Target "), this));
-  target_box_ = new QComboBox(this);
-  for (const auto& t : partition::preset_targets()) target_box_->addItem(QString::fromStdString(t));
-  target_box_->insertSeparator(target_box_->count());
-  for (const auto& [shown, machine] : kRpuTargets) target_box_->addItem(shown, QString("rpu:") + machine);
-  target_box_->setToolTip(tr("Resource limits of one pass"));
-  target_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  bar->addWidget(target_box_);
-  bar->addWidget(new QLabel(tr(" Cost "), this));
-  cost_box_ = new QComboBox(this);
-  cost_box_->setEditable(true);
-  for (const auto& m : partition::paper_cost_models()) cost_box_->addItem(QString::fromStdString(m.name));
-  cost_box_->setToolTip(tr("Cost model: a·passes + b·texture fetches + c·other instructions (editable, e.g. 10p+4t+i)"));
-  bar->addWidget(cost_box_);
-  connect(target_box_, &QComboBox::currentIndexChanged, this, [this] {
-    if (target_box_->currentData().toString() == "edited") return;  // the panel's own target
-    if (auto rpu = rpu_target(target_box_->currentText())) {
-      set_target_desc(*rpu, false);
-      return;
-    }
-    std::string error;
-    auto t = backends::load_target(target_box_->currentText().toStdString(), &error);
-    if (!t) {
-      show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
-      return;
-    }
-    set_target_desc(*t, false);
-  });
-  connect(cost_box_, &QComboBox::currentTextChanged, this, [this](const QString& spec) {
-    std::string error;
-    auto m = partition::parse_cost_model(spec.toStdString(), &error);
-    if (!m) {
-      show_status(tr("Cost model not applied: %1").arg(QString::fromStdString(error)));
-      return;
-    }
-    model_ = *m;
-    target_panel_->set_cost_model(*m);
-    request_changed();
-  });
-  bar->addSeparator();
-  bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
-}
-
-void MainWindow::request_changed() {
-  session::Request r = service_->request();
-  r.target = target_;
-  r.model = model_;
-  r.text = editor_->text_utf8();
-  const bool whole_programs = backends::runs_whole_programs(target_);
-  if (whole_programs) r.rpu.machine = rpu::machine_of(target_);
-  service_->set_request(r);
-  set_rpu_mode(whole_programs);
-  auto settings = open_settings(options_);
-  settings->setValue("partition/target", QString::fromStdString(target_.source.empty() ? target_.name : target_.source));
-  settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(target_)) : QString());
-  settings->setValue("partition/cost", QString::fromStdString(model_.name));
-  if (!path_.isEmpty()) {
-    set_stale(true);
-    service_->compile_now();
-  }
-}
-
-// A target from a preset, a file, a project or the target panel: shown everywhere, then compiled.
-void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
-  target_ = t;
-  target_panel_->set_target(t, edited);
-  QSignalBlocker block(target_box_);
-  const int old = target_box_->findData("edited");
-  if (old >= 0) target_box_->removeItem(old);
-  if (edited) {
-    target_box_->addItem(QString::fromStdString(t.name) + tr(" (edited)"), "edited");
-    target_box_->setCurrentIndex(target_box_->count() - 1);
-  } else {
-    const QString shown = QString::fromStdString(t.source.empty() || backends::runs_whole_programs(t) || partition::load_target(t.name, nullptr) ? t.name : t.source);
-    if (target_box_->findText(shown) < 0) target_box_->addItem(shown);
-    target_box_->setCurrentText(shown);
-  }
-  request_changed();
-}
-
-bool MainWindow::save_target_as(const QString& path) {
-  partition::TargetDesc t = target_;
-  QSaveFile f(path);
-  const std::string text = partition::target_to_json(t);
-  if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
-    QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1: %2").arg(path, f.errorString()));
-    return false;
-  }
-  t.source = QFileInfo(path).absoluteFilePath().toStdString();
-  set_target_desc(t, false);
-  show_status(tr("Saved target %1 to %2").arg(QString::fromStdString(t.name), path));
-  return true;
-}
-
-bool MainWindow::open_file(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    QMessageBox::warning(this, tr("Cannot open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
-    return false;
-  }
-  const QByteArray bytes = f.readAll();
-  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
-  path_ = QFileInfo(path).absoluteFilePath();
-  watcher_->addPath(path_);
-  loading_ = true;
-  editor_->set_grammar(path.endsWith(".glsl") ? editors::Grammar::Glsl : editors::Grammar::Rsl);
-  editor_->setText(QString::fromUtf8(bytes));
-  editor_->setModified(false);
-  editor_->SendScintilla(QsciScintillaBase::SCI_EMPTYUNDOBUFFER);
-  loading_ = false;
-  session::Request r = service_->request();
-  r.path = path_.toStdString();
-  r.text = bytes.toStdString();
-  r.lights_path.clear();  // the light setup beside the shader, unless a project names another
-  r.rpu.scene.clear();     // the sample scene that uses it
-  service_->set_request(r);
-  request_changed();
-  add_recent(path_);
-  update_title();
-  return true;
-}
-
-bool MainWindow::save() {
-  // A file the user cannot write (an installed sample under /usr/share/passlab) is saved as a
-  // copy: the dialog opens in the home folder instead of failing with "permission denied".
-  const QFileInfo file(path_);
-  const bool read_only = !path_.isEmpty() && (file.exists() ? !file.isWritable() : !QFileInfo(file.absolutePath()).isWritable());
-  if (path_.isEmpty() || read_only) {
-    if (read_only) show_status(tr("%1 is read-only: save a copy").arg(path_));
-    const QString start = read_only ? QDir::home().filePath(file.fileName()) : QString();
-    QString p = QFileDialog::getSaveFileName(this, read_only ? tr("Save a copy of the shader") : tr("Save shader"), start,
-                                             tr("Shaders (*.sl *.glsl)"));
-    return !p.isEmpty() && save_as(p);
-  }
-  return save_as(path_);
-}
-
-bool MainWindow::save_as(const QString& path) {
-  // QSaveFile writes a temporary beside the file and renames it: a crash never leaves half a file.
-  QSaveFile f(path);
-  ignore_watch_ = true;
-  const bool ok = f.open(QIODevice::WriteOnly) && f.write(editor_->text().toUtf8()) >= 0 && f.commit();
-  QTimer::singleShot(300, this, [this] { ignore_watch_ = false; });
-  if (!ok) {
-    QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1: %2").arg(path, f.errorString()));
-    return false;
-  }
-  const QString abs = QFileInfo(path).absoluteFilePath();
-  if (abs != path_) {
-    if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
-    path_ = abs;
-    session::Request r = service_->request();
-    r.path = path_.toStdString();
-    service_->set_request(r);
-    add_recent(path_);
-  }
-  watcher_->addPath(path_);
-  editor_->setModified(false);
-  autosave_.remove(autosave_path());
-  update_title();
-  show_status(tr("Saved %1").arg(QFileInfo(path_).fileName()));
-  return true;
-}
-
-void MainWindow::set_lights(const QString& path) {
-  session::Request r = service_->request();
-  r.lights_path = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
-  r.text = editor_->text_utf8();
-  service_->set_request(r);
-  if (!path_.isEmpty()) {
-    set_stale(true);
-    service_->compile_now();
-  }
-}
-
-void MainWindow::set_rpu_scene(const QString& path) {
-  session::Request r = service_->request();
-  r.rpu.scene = path.isEmpty() ? std::string() : QFileInfo(path).absoluteFilePath().toStdString();
-  r.text = editor_->text_utf8();
-  service_->set_request(r);
-  if (!path_.isEmpty() && rpu_mode_) {
-    set_stale(true);
-    service_->compile_now();
-  }
-}
-
-bool MainWindow::save_project_as(const QString& path) {
-  Project p;
-  p.shader = path_;
-  p.lights = QString::fromStdString(service_->request().lights_path);
-  p.target = target_;
-  if (!target_panel_->edited()) p.target_reference = QString::fromStdString(target_.source.empty() ? target_.name : target_.source);
-  p.cost_model = QString::fromStdString(model_.name);
-  p.window_state = saveState();
-  p.graph_tab = graph_tabs_->currentIndex();
-  p.algorithm = passes_->algorithm();
-  p.compile_delay_ms = service_->delay();
-  p.manual = service_->manual();
-  QString error;
-  if (!studio::save_project(p, path, &error)) {
-    QMessageBox::warning(this, tr("Save failed"), error);
-    return false;
-  }
-  project_path_ = QFileInfo(path).absoluteFilePath();
-  add_recent(project_path_);
-  show_status(tr("Saved project %1").arg(QFileInfo(path).fileName()));
-  return true;
-}
-
-// A warning that does not block: the box is shown and nothing waits for it to be closed.
-void MainWindow::warn_later(const QString& title, const QString& text, const QString& details) {
-  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
-  if (!details.isEmpty()) box->setInformativeText(details);
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();
-}
-
-bool MainWindow::open_project(const QString& path) {
-  QString error;
-  project_problems_.clear();
-  auto p = load_project(path, &project_problems_, &error);
-  if (!p) {
-    project_problems_ << error;
-    warn_later(tr("Cannot open project"), error);
-    return false;
-  }
-  project_path_ = QFileInfo(path).absoluteFilePath();
-  service_->set_delay(p->compile_delay_ms);
-  service_->set_manual(p->manual);
-  manual_action_->setChecked(p->manual);
-  if (!p->cost_model.isEmpty()) set_cost_model(p->cost_model);
-  if (p->target) set_target_desc(*p->target, p->target_reference.isEmpty());
-  if (!p->window_state.isEmpty()) restoreState(p->window_state);
-  graph_tabs_->setCurrentIndex(p->graph_tab);
-  passes_->set_algorithm(p->algorithm);
-  if (!p->shader.isEmpty()) open_file(p->shader);
-  if (!p->lights.isEmpty()) set_lights(p->lights);
-  add_recent(project_path_);
-  if (!project_problems_.isEmpty()) {
-    // Reported without blocking: the rest of the project is open and usable.
-    warn_later(tr("Project opened with problems"),
-               tr("Parts of %1 could not be used:").arg(QFileInfo(path).fileName()), project_problems_.join("\n"));
-    show_status(tr("Opened %1 with %n problem(s)", nullptr, static_cast<int>(project_problems_.size())).arg(QFileInfo(path).fileName()));
-  } else {
-    show_status(tr("Opened project %1").arg(QFileInfo(path).fileName()));
-  }
-  return true;
-}
-
-void MainWindow::set_target(const QString& name_or_path) {
-  if (auto rpu = rpu_target(name_or_path)) {
-    set_target_desc(*rpu, false);
-    return;
-  }
-  std::string error;
-  auto t = backends::load_target(name_or_path.toStdString(), &error);
-  if (!t) {
-    show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
-    return;
-  }
-  if (!name_or_path.contains('/') && !name_or_path.endsWith(".json")) t->source.clear();  // a preset
-  set_target_desc(*t, false);
-}
-
-void MainWindow::set_cost_model(const QString& spec) {
-  if (cost_box_->currentText() == spec) {
-    emit cost_box_->currentTextChanged(spec);  // applies it even when the box already shows it
-    return;
-  }
-  cost_box_->setCurrentText(spec);
-}
-
-void MainWindow::set_dark(bool dark) {
-  dark_ = dark;
-  apply_palette(dark);
-  editor_->set_dark(dark);
-  open_settings(options_)->setValue("theme/dark", dark);
-  if (result_) show_result(result_);
-}
-
-void MainWindow::reset_layout() { restoreState(default_state_); }
-
 void MainWindow::set_stale(bool stale) {
   stale_timer_->stop();
   for (auto* g : graphs_) g->set_stale(stale);
@@ -1034,116 +618,6 @@ void MainWindow::show_status(const QString& text) { statusBar()->showMessage(tex
 void MainWindow::update_title() {
   const QString name = path_.isEmpty() ? tr("untitled") : QFileInfo(path_).fileName();
   setWindowTitle(QString("%1%2 — Passlab Studio").arg(name, editor_->isModified() ? "*" : ""));
-}
-
-bool MainWindow::maybe_save() {
-  if (!editor_->isModified()) return true;
-  auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(QFileInfo(path_).fileName()),
-                                      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-  if (answer == QMessageBox::Save) return save();
-  return answer == QMessageBox::Discard;
-}
-
-void MainWindow::add_recent(const QString& path) {
-  auto settings = open_settings(options_);
-  QStringList recent = settings->value("files/recent").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > 10) recent.removeLast();
-  settings->setValue("files/recent", recent);
-  rebuild_recent_menu();
-}
-
-void MainWindow::rebuild_recent_menu() {
-  recent_menu_->clear();
-  auto settings = open_settings(options_);
-  for (const QString& p : settings->value("files/recent").toStringList())
-    recent_menu_->addAction(p, this, [this, p] {
-      if (!maybe_save()) return;
-      if (p.endsWith(".passlab")) open_project(p);
-      else open_file(p);
-    });
-  recent_menu_->setEnabled(!recent_menu_->isEmpty());
-}
-
-QString MainWindow::autosave_path() const {
-  QString dir = options_.autosave_dir.isEmpty()
-                    ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave"
-                    : options_.autosave_dir;
-  return QString("%1/session-%2.sl").arg(dir).arg(QCoreApplication::applicationPid());
-}
-
-void MainWindow::write_autosave() {
-  if (!editor_->isModified() || !autosave_dirty_) return;
-  autosave_dirty_ = false;
-  QJsonObject o{{"path", path_}, {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
-                {"pid", static_cast<qint64>(QCoreApplication::applicationPid())}};
-  autosave_.write(autosave_path(), editor_->text().toUtf8(), QJsonDocument(o).toJson());
-}
-
-void MainWindow::wait_for_autosave() { autosave_.wait(); }
-
-QStringList MainWindow::pending_recoveries() const {
-  QStringList out;
-  QDir dir(QFileInfo(autosave_path()).absolutePath());
-  for (const QFileInfo& fi : dir.entryInfoList({"session-*.sl"}, QDir::Files, QDir::Name)) {
-    if (fi.absoluteFilePath() == QFileInfo(autosave_path()).absoluteFilePath()) continue;
-    bool ok = false;
-    const qint64 pid = fi.completeBaseName().mid(8).toLongLong(&ok);
-    // A session whose process still runs is another open Studio, not a crash.
-    if (ok && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0) continue;
-    out << fi.absoluteFilePath();
-  }
-  return out;
-}
-
-bool MainWindow::recover_autosave(const QString& autosave) {
-  QFile f(autosave);
-  if (!f.open(QIODevice::ReadOnly)) return false;
-  const QByteArray text = f.readAll();
-  QFile meta(autosave + ".json");
-  QString original;
-  if (meta.open(QIODevice::ReadOnly)) original = QJsonDocument::fromJson(meta.readAll()).object().value("path").toString();
-  if (!original.isEmpty() && QFileInfo::exists(original)) open_file(original);
-  else if (!original.isEmpty()) path_ = original;
-  editor_->setText(QString::fromUtf8(text));  // recovered text is unsaved work: the buffer stays modified
-  editor_->setModified(true);
-  f.remove();
-  QFile::remove(autosave + ".json");
-  write_autosave();
-  update_title();
-  show_status(tr("Recovered unsaved work from a session that did not end cleanly"));
-  return true;
-}
-
-void MainWindow::closeEvent(QCloseEvent* e) {
-  if (!maybe_save()) {
-    e->ignore();
-    return;
-  }
-  auto settings = open_settings(options_);
-  settings->setValue("window/geometry", saveGeometry());
-  settings->setValue("window/state", saveState());
-  autosave_.remove(autosave_path());
-  e->accept();
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-  for (const QUrl& u : e->mimeData()->urls())
-    if (u.isLocalFile() && (u.toLocalFile().endsWith(".sl") || u.toLocalFile().endsWith(".glsl") ||
-                            u.toLocalFile().endsWith(".passlab"))) {
-      e->acceptProposedAction();
-      return;
-    }
-}
-
-void MainWindow::dropEvent(QDropEvent* e) {
-  for (const QUrl& u : e->mimeData()->urls())
-    if (u.isLocalFile() && maybe_save()) {
-      if (u.toLocalFile().endsWith(".passlab")) open_project(u.toLocalFile());
-      else open_file(u.toLocalFile());
-      return;
-    }
 }
 
 }  // namespace passlab::studio
