@@ -367,56 +367,8 @@ bool Checker::check_stmt(Stmt& st) {
     case StmtKind::Block: return check_block(static_cast<BlockStmt&>(st));
     case StmtKind::Empty: return true;
     case StmtKind::Function: check_local_function(static_cast<FunctionStmt&>(st)); return true;
-    case StmtKind::Gather: {
-      auto& g = static_cast<GatherStmt&>(st);
-      static constexpr BaseType kinds[] = {BaseType::String, BaseType::Point, BaseType::Vector, BaseType::Float, BaseType::Float};
-      static const char* const what[] = {"the gather category", "the gather origin", "the gather direction", "the gather angle",
-                                         "the number of samples"};
-      for (std::size_t i = 0; i < g.args.size(); ++i) {
-        if (i < 5) {
-          check_expr(g.args[i], kinds[i]);
-          coerce(g.args[i], kinds[i], what[i]);
-        } else if ((i - 5) % 2 == 0) {
-          check_expr(g.args[i], BaseType::String);
-          coerce(g.args[i], BaseType::String, "a gather output's name");
-        } else {
-          array_ok_ = true;
-          check_expr(g.args[i], BaseType::Error);
-          check_output_arg(g.args[i], "the gather output");
-        }
-      }
-      ++loop_depth_;
-      check_scoped(*g.body);
-      if (g.else_body) check_scoped(*g.else_body);
-      --loop_depth_;
-      return true;
-    }
-    case StmtKind::Decl: {
-      auto& d = static_cast<DeclStmt&>(st);
-      if (d.is_extern) {
-        check_extern(d);
-        return true;
-      }
-      for (auto& v : d.vars) {
-        Type type = d.type;
-        type.array = v.array;
-        if (v.init && type.is_array()) {
-          type.array = check_array_value(v.init, type, "the initializer of '" + v.name + "'");
-        } else if (v.init) {
-          check_expr(v.init, d.type.base);
-          coerce(v.init, d.type.base, "the initializer of '" + v.name + "'");
-        }
-        if (type.array == Type::kAnyLength) {
-          sink_.error("array-size", v.span, "array '" + v.name + "' needs a length or values that give one");
-          type.array = 1;
-        }
-        Symbol& s = new_symbol(SymbolKind::Local, v.name, v.span);
-        s.type = type;
-        v.symbol = &s;
-        declare(s);
-      }
-      return true;
-    }
+    case StmtKind::Gather: return check_gather(static_cast<GatherStmt&>(st));
+    case StmtKind::Decl: return check_decl(static_cast<DeclStmt&>(st));
     case StmtKind::Expr: {
       auto& e = static_cast<ExprStmt&>(st);
       check_expr(e.expr, BaseType::Error);
@@ -448,90 +400,146 @@ bool Checker::check_stmt(Stmt& st) {
       return true;
     }
     case StmtKind::Break:
-    case StmtKind::Continue: {
-      auto& j = static_cast<JumpStmt&>(st);
-      const char* what = st.kind == StmtKind::Break ? "break" : "continue";
-      if (loop_depth_ == 0)
-        sink_.error("jump-outside-loop", st.span, std::string("'") + what + "' is not inside a loop");
-      else if (j.levels > loop_depth_)
-        sink_.error("jump-level", st.span,
-                    std::string("'") + what + " " + std::to_string(j.levels) + "' leaves more loops than the " +
-                        std::to_string(loop_depth_) + " that enclose it");
-      return false;
-    }
-    case StmtKind::Return: {
-      auto& r = static_cast<ReturnStmt&>(st);
-      if (!current_function_) {
-        if (r.value) sink_.error("return-value-in-shader", r.span, "a shader cannot return a value");
-        else
-          sink_.error("return-in-shader", r.span, "'return' is only allowed in functions");
-        if (r.value) check_expr(r.value, BaseType::Error);
-        return false;
-      }
-      BaseType want = current_function_->return_type.base;
-      if (r.value) {
-        check_expr(r.value, want);
-        if (want == BaseType::Void) sink_.error("return-value-in-void", r.value->span, "a void function cannot return a value");
-        else coerce(r.value, want, "the returned value");
-      } else if (want != BaseType::Void && want != BaseType::Error) {
-        sink_.error("missing-return-value", r.span, "function '" + current_function_->name + "' must return a value");
-      }
-      return false;
-    }
-    case StmtKind::Illuminance: {
-      auto& s = static_cast<IlluminanceStmt&>(st);
-      if (context_ == Context::Light)
-        sink_.error("illuminance-in-light", st.span, "'illuminance' is only allowed in surface shaders and functions");
-      if (s.category) check_expr(s.category, BaseType::String);
-      check_expr(s.position, BaseType::Point);
-      coerce(s.position, BaseType::Point, "the illuminance position");
-      if (s.axis) {
-        check_expr(s.axis, BaseType::Vector);
-        coerce(s.axis, BaseType::Vector, "the illuminance axis");
-        check_expr(s.angle, BaseType::Float);
-        coerce(s.angle, BaseType::Float, "the illuminance angle");
-      }
-      ++light_loop_depth_;
-      ++loop_depth_;
-      check_scoped(*s.body);
-      --loop_depth_;
-      --light_loop_depth_;
-      return true;
-    }
+    case StmtKind::Continue: return check_jump(st);
+    case StmtKind::Return: return check_return(static_cast<ReturnStmt&>(st));
+    case StmtKind::Illuminance: return check_illuminance(static_cast<IlluminanceStmt&>(st));
     case StmtKind::Illuminate:
-    case StmtKind::Solar: {
-      if (context_ != Context::Light)
-        sink_.error("light-statement-outside-light", st.span,
-                    std::string("'") + (st.kind == StmtKind::Solar ? "solar" : "illuminate") + "' is only allowed in light shaders");
-      if (current_shader_) current_shader_->has_light_statement = true;
-      ExprPtr* axis;
-      ExprPtr* angle;
-      Stmt* body;
-      if (st.kind == StmtKind::Illuminate) {
-        auto& s = static_cast<IlluminateStmt&>(st);
-        check_expr(s.position, BaseType::Point);
-        coerce(s.position, BaseType::Point, "the light position");
-        axis = &s.axis;
-        angle = &s.angle;
-        body = s.body.get();
-      } else {
-        auto& s = static_cast<SolarStmt&>(st);
-        axis = &s.axis;
-        angle = &s.angle;
-        body = s.body.get();
-      }
-      if (*axis) {
-        check_expr(*axis, BaseType::Vector);
-        coerce(*axis, BaseType::Vector, "the light axis");
-        check_expr(*angle, BaseType::Float);
-        coerce(*angle, BaseType::Float, "the light angle");
-      }
-      ++light_loop_depth_;
-      check_scoped(*body);
-      --light_loop_depth_;
-      return true;
+    case StmtKind::Solar: return check_light_statement(st);
+  }
+  return true;
+}
+
+bool Checker::check_gather(GatherStmt& g) {
+  static constexpr BaseType kinds[] = {BaseType::String, BaseType::Point, BaseType::Vector, BaseType::Float, BaseType::Float};
+  static const char* const what[] = {"the gather category", "the gather origin", "the gather direction", "the gather angle",
+                                     "the number of samples"};
+  for (std::size_t i = 0; i < g.args.size(); ++i) {
+    if (i < 5) {
+      check_expr(g.args[i], kinds[i]);
+      coerce(g.args[i], kinds[i], what[i]);
+    } else if ((i - 5) % 2 == 0) {
+      check_expr(g.args[i], BaseType::String);
+      coerce(g.args[i], BaseType::String, "a gather output's name");
+    } else {
+      array_ok_ = true;
+      check_expr(g.args[i], BaseType::Error);
+      check_output_arg(g.args[i], "the gather output");
     }
   }
+  ++loop_depth_;
+  check_scoped(*g.body);
+  if (g.else_body) check_scoped(*g.else_body);
+  --loop_depth_;
+  return true;
+}
+
+bool Checker::check_decl(DeclStmt& d) {
+  if (d.is_extern) {
+    check_extern(d);
+    return true;
+  }
+  for (auto& v : d.vars) {
+    Type type = d.type;
+    type.array = v.array;
+    if (v.init && type.is_array()) {
+      type.array = check_array_value(v.init, type, "the initializer of '" + v.name + "'");
+    } else if (v.init) {
+      check_expr(v.init, d.type.base);
+      coerce(v.init, d.type.base, "the initializer of '" + v.name + "'");
+    }
+    if (type.array == Type::kAnyLength) {
+      sink_.error("array-size", v.span, "array '" + v.name + "' needs a length or values that give one");
+      type.array = 1;
+    }
+    Symbol& s = new_symbol(SymbolKind::Local, v.name, v.span);
+    s.type = type;
+    v.symbol = &s;
+    declare(s);
+  }
+  return true;
+}
+
+bool Checker::check_jump(Stmt& st) {
+  auto& j = static_cast<JumpStmt&>(st);
+  const char* what = st.kind == StmtKind::Break ? "break" : "continue";
+  if (loop_depth_ == 0)
+    sink_.error("jump-outside-loop", st.span, std::string("'") + what + "' is not inside a loop");
+  else if (j.levels > loop_depth_)
+    sink_.error("jump-level", st.span,
+                std::string("'") + what + " " + std::to_string(j.levels) + "' leaves more loops than the " +
+                    std::to_string(loop_depth_) + " that enclose it");
+  return false;
+}
+
+bool Checker::check_return(ReturnStmt& r) {
+  if (!current_function_) {
+    if (r.value) sink_.error("return-value-in-shader", r.span, "a shader cannot return a value");
+    else
+      sink_.error("return-in-shader", r.span, "'return' is only allowed in functions");
+    if (r.value) check_expr(r.value, BaseType::Error);
+    return false;
+  }
+  BaseType want = current_function_->return_type.base;
+  if (r.value) {
+    check_expr(r.value, want);
+    if (want == BaseType::Void) sink_.error("return-value-in-void", r.value->span, "a void function cannot return a value");
+    else coerce(r.value, want, "the returned value");
+  } else if (want != BaseType::Void && want != BaseType::Error) {
+    sink_.error("missing-return-value", r.span, "function '" + current_function_->name + "' must return a value");
+  }
+  return false;
+}
+
+bool Checker::check_illuminance(IlluminanceStmt& s) {
+  if (context_ == Context::Light)
+    sink_.error("illuminance-in-light", s.span, "'illuminance' is only allowed in surface shaders and functions");
+  if (s.category) check_expr(s.category, BaseType::String);
+  check_expr(s.position, BaseType::Point);
+  coerce(s.position, BaseType::Point, "the illuminance position");
+  if (s.axis) {
+    check_expr(s.axis, BaseType::Vector);
+    coerce(s.axis, BaseType::Vector, "the illuminance axis");
+    check_expr(s.angle, BaseType::Float);
+    coerce(s.angle, BaseType::Float, "the illuminance angle");
+  }
+  ++light_loop_depth_;
+  ++loop_depth_;
+  check_scoped(*s.body);
+  --loop_depth_;
+  --light_loop_depth_;
+  return true;
+}
+
+bool Checker::check_light_statement(Stmt& st) {
+  if (context_ != Context::Light)
+    sink_.error("light-statement-outside-light", st.span,
+                std::string("'") + (st.kind == StmtKind::Solar ? "solar" : "illuminate") + "' is only allowed in light shaders");
+  if (current_shader_) current_shader_->has_light_statement = true;
+  ExprPtr* axis;
+  ExprPtr* angle;
+  Stmt* body;
+  if (st.kind == StmtKind::Illuminate) {
+    auto& s = static_cast<IlluminateStmt&>(st);
+    check_expr(s.position, BaseType::Point);
+    coerce(s.position, BaseType::Point, "the light position");
+    axis = &s.axis;
+    angle = &s.angle;
+    body = s.body.get();
+  } else {
+    auto& s = static_cast<SolarStmt&>(st);
+    axis = &s.axis;
+    angle = &s.angle;
+    body = s.body.get();
+  }
+  if (*axis) {
+    check_expr(*axis, BaseType::Vector);
+    coerce(*axis, BaseType::Vector, "the light axis");
+    check_expr(*angle, BaseType::Float);
+    coerce(*angle, BaseType::Float, "the light angle");
+  }
+  ++light_loop_depth_;
+  check_scoped(*body);
+  --light_loop_depth_;
   return true;
 }
 

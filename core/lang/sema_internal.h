@@ -119,7 +119,14 @@ class Checker {
     sink_.error("bad-condition", e->span, std::string("a condition must be a relation or a float, not ") + to_string(t));
   }
 
+  // Each returns whether control can fall through to the next statement.
   bool check_stmt(Stmt& st);
+  bool check_gather(GatherStmt& g);
+  bool check_decl(DeclStmt& d);
+  bool check_jump(Stmt& st);
+  bool check_return(ReturnStmt& r);
+  bool check_illuminance(IlluminanceStmt& s);
+  bool check_light_statement(Stmt& st);
 
   bool check_scoped(Stmt& st) {
     push();
