@@ -104,37 +104,39 @@ void append_stage(CompiledProgram& out, const std::string& name, const std::stri
   out.stages.push_back({name, text});
 }
 
-std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, const std::vector<lang::FileId>& files,
-                                         const CompileOptions& options) {
-  const Machine& machine = options.machine ? *options.machine : default_machine();
-  // The point light: parsed into this program's sources so its spans print correctly.
-  ir::Binding binding;
-  {
-    const std::string path = light_shader_path();
-    std::optional<std::string> text = read_text(path);
-    if (!text) {
-      out->diagnostics.error("rpu-install", {}, "cannot read the RPU light shader " + path + " (an incomplete installation)");
-      return out;
-    }
-    const lang::FileId lf = out->sources->add(path, *text);
-    std::shared_ptr<lang::TranslationUnit> light = front_end(*out, lf, {});
-    if (!light || out->diagnostics.has_errors() || !light->shader()) return out;
-    ir::LightInstance li;
-    li.unit = light;
-    li.shader = light->shader();
-    li.label = kLightLabel;
-    li.runtime_params = {"from", "lightcolor"};
-    binding.lights.push_back(li);
+// The point light: parsed into this program's sources so its spans print correctly. False
+// after diagnostics.
+bool bind_point_light(CompiledProgram& out, ir::Binding& binding) {
+  const std::string path = light_shader_path();
+  std::optional<std::string> text = read_text(path);
+  if (!text) {
+    out.diagnostics.error("rpu-install", {}, "cannot read the RPU light shader " + path + " (an incomplete installation)");
+    return false;
   }
-  std::vector<Unit> units;
+  const lang::FileId lf = out.sources->add(path, *text);
+  std::shared_ptr<lang::TranslationUnit> light = front_end(out, lf, {});
+  if (!light || out.diagnostics.has_errors() || !light->shader()) return false;
+  ir::LightInstance li;
+  li.unit = light;
+  li.shader = light->shader();
+  li.label = kLightLabel;
+  li.runtime_params = {"from", "lightcolor"};
+  binding.lights.push_back(li);
+  return true;
+}
+
+// The files' front ends and optimised IR, each surface against its light setup (as on fragment
+// targets) or the point light. False after diagnostics.
+bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, const ir::Binding& binding, const CompileOptions& options,
+                 std::vector<Unit>& units) {
   for (lang::FileId f : files) {
     Unit u;
     u.file = f;
-    u.name = out->sources->file(f).path;
-    u.tree = front_end(*out, f, options);
+    u.name = out.sources->file(f).path;
+    u.tree = front_end(out, f, options);
     units.push_back(std::move(u));
   }
-  if (out->diagnostics.has_errors()) return out;
+  if (out.diagnostics.has_errors()) return false;
   for (std::size_t i = 0; i < units.size(); ++i) {
     Unit& u = units[i];
     // A surface with a light setup sees those lights, as on fragment targets.
@@ -144,14 +146,16 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
     if (surface && surface->kind == lang::ShaderKind::Surface && !setup.empty()) {
       lang::FrontendOptions fe;
       fe.preprocess.include_paths = options.include_paths;
-      if (!driver::load_light_setup(setup, *out->sources, fe, surface, &own, out->diagnostics)) return out;
+      if (!driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
     }
-    if (!to_ir(*out, u, own.lights.empty() ? binding : own, options)) return out;
+    if (!to_ir(out, u, own.lights.empty() ? binding : own, options)) return false;
   }
-  if (options.keep_stages)
-    for (const Unit& u : units) append_stage(*out, "ir", "; " + u.name + "\n" + ir::print(*u.module) + "\n");
+  return true;
+}
 
-  // Labels: SUBROUTINE_ENTRY_<name>, numbered when a name repeats (overloads, or two files).
+// Labels: SUBROUTINE_ENTRY_<name>, numbered when a name repeats (overloads, or two files); the
+// runtime library's entries; the point light's parameters in C0 and C1.
+Linkage link(const std::vector<Unit>& units) {
   Linkage links;
   std::set<std::string> taken;
   static const char* kRuntime[] = {"__rpu_exp2", "__rpu_log2", "__rpu_exp", "__rpu_log", "__rpu_logb", "__rpu_pow", "__rpu_sin_turns",
@@ -173,127 +177,150 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
   const Source c_xyz[2] = {Source::reg(Bank::C, 0, Swizzle{{0, 1, 2, 2}}), Source::reg(Bank::C, 1, Swizzle{{0, 1, 2, 2}})};
   links.runtime_params["$" + std::string(kLightLabel) + ".from"] = c_xyz[0];
   links.runtime_params["$" + std::string(kLightLabel) + ".lightcolor"] = c_xyz[1];
+  return links;
+}
 
-  StringTable strings(machine.fp24 ? 17 : 24);
-  std::set<std::string> runtime_used;
-  struct Work {
-    const ir::Module* module;
-    std::size_t module_index, function;
-  };
-  std::vector<Work> work;
-  for (std::size_t ui = 0; ui < units.size(); ++ui)
-    for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi) work.push_back({&*units[ui].module, ui, fi});
+// Each function from the IR to listed assembly: code generation, the assembly passes until nothing
+// changes, register allocation, scheduling and output, with the verifier after every stage.
+class FunctionBackend {
+ public:
+  FunctionBackend(CompiledProgram& out, const CompileOptions& options, const Machine& machine, const Linkage& links)
+      : out_(out), options_(options), machine_(machine), links_(links), strings_(machine.fp24 ? 17 : 24) {}
 
-  Listing listing;
-  int next_label = 0;
-  bool failed = false;
-  AsmStats stats;
-  auto backend = [&](const Work& w) {
-    std::optional<AsmFunction> gen = generate_function(*w.module, w.module_index, w.function, links, strings, runtime_used, out->diagnostics);
+  void compile(const ir::Module& m, std::size_t module_index, std::size_t function) {
+    std::optional<AsmFunction> gen = generate_function(m, module_index, function, links_, strings_, runtime_used_, out_.diagnostics);
     if (!gen) {
-      failed = true;
+      failed_ = true;
       return;
     }
     AsmFunction f = std::move(*gen);
     // A stage that leaves malformed assembly is our bug: said as an internal error naming it.
     auto sound_after = [&](const char* stage, bool allocated) {
-      if (!options.verify) return true;
+      if (!options_.verify) return true;
       const std::vector<std::string> problems = verify(f, allocated, 1);
       if (problems.empty()) return true;
-      out->diagnostics.error("internal-error", f.span, fmt::format("internal compiler error: the assembly is malformed after {}: {}", stage, problems.front()));
-      failed = true;
+      out_.diagnostics.error("internal-error", f.span, fmt::format("internal compiler error: the assembly is malformed after {}: {}", stage, problems.front()));
+      failed_ = true;
       return false;
     };
     if (!sound_after("codegen", false)) return;
-    if (options.keep_stages) append_stage(*out, "codegen", to_text(f) + "\n");
-    if (options.optimize) {
+    if (options_.keep_stages) append_stage(out_, "codegen", to_text(f) + "\n");
+    if (options_.optimize) {
       for (int round = 0; round < 16; ++round) {
-        bool changed = simplify_opcodes(f, machine, stats);
-        if (options.keep_stages && round == 0) append_stage(*out, "simplify", to_text(f) + "\n");
-        changed = forward(f, machine, stats, options.keep_decisions ? &out->forwarding[f.label] : nullptr) || changed;
-        if (options.keep_stages && round == 0) append_stage(*out, "forward", to_text(f) + "\n");
-        changed = eliminate_dead_code(f, stats) || changed;
+        bool changed = simplify_opcodes(f, machine_, stats_);
+        if (options_.keep_stages && round == 0) append_stage(out_, "simplify", to_text(f) + "\n");
+        changed = forward(f, machine_, stats_, options_.keep_decisions ? &out_.forwarding[f.label] : nullptr) || changed;
+        if (options_.keep_stages && round == 0) append_stage(out_, "forward", to_text(f) + "\n");
+        changed = eliminate_dead_code(f, stats_) || changed;
         if (!sound_after("simplify, forward and dce", false)) return;
         if (!changed) break;
       }
-      if (options.keep_stages) append_stage(*out, "dce", to_text(f) + "\n");
+      if (options_.keep_stages) append_stage(out_, "dce", to_text(f) + "\n");
     }
-    if (options.keep_decisions) out->facts[f.label] = forwarding_facts(f, machine);
-    std::optional<Allocation> alloc = allocate_registers(f, out->diagnostics, stats);
+    if (options_.keep_decisions) out_.facts[f.label] = forwarding_facts(f, machine_);
+    std::optional<Allocation> alloc = allocate_registers(f, out_.diagnostics, stats_);
     if (!alloc) {
-      failed = true;
+      failed_ = true;
       return;
     }
     if (!sound_after("register allocation", true)) return;
-    if (options.keep_stages) append_stage(*out, "regalloc", allocation_text(f, *alloc) + to_text(f) + "\n");
-    if (options.schedule) {
+    if (options_.keep_stages) append_stage(out_, "regalloc", allocation_text(f, *alloc) + to_text(f) + "\n");
+    if (options_.schedule) {
       ScheduleOptions so;
-      so.pair = options.pair;
-      FunctionSchedule s = schedule_function(f, machine, so, stats);
-      out->scheduled_cycles += s.cycles;
-      out->unscheduled_cycles += s.unscheduled_cycles;
+      so.pair = options_.pair;
+      FunctionSchedule s = schedule_function(f, machine_, so, stats_);
+      out_.scheduled_cycles += s.cycles;
+      out_.unscheduled_cycles += s.unscheduled_cycles;
       if (!sound_after("scheduling", true)) return;
-      if (options.keep_stages) append_stage(*out, "schedule", to_text(f) + "\n");
-      out->schedules[f.label] = std::move(s);
+      if (options_.keep_stages) append_stage(out_, "schedule", to_text(f) + "\n");
+      out_.schedules[f.label] = std::move(s);
     }
-    out->allocations[f.label] = std::move(*alloc);
-    if (!output_function(f, next_label, listing, out->diagnostics, stats)) failed = true;
-    listing.text += "\n";
-  };
-  for (const Work& w : work) backend(w);
-  // The runtime library: what the program calls, and what that calls in turn.
-  if (!runtime_used.empty() && !failed) {
-    const std::string path = runtime_library_path();
-    std::optional<std::string> text = read_text(path);
-    if (!text) {
-      out->diagnostics.error("rpu-install", {}, "cannot read the RPU runtime library " + path + " (an incomplete installation)");
-      return out;
-    }
-    Unit rt;
-    rt.file = out->sources->add(path, *text);
-    rt.name = path;
-    rt.tree = front_end(*out, rt.file, {});
-    if (!to_ir(*out, rt, {}, CompileOptions{})) return out;
-    const ir::Module& rm = *rt.module;
-    links.labels.emplace_back();
-    for (const ir::Function& fn : rm.functions) links.labels.back().push_back(std::string(kEntryPrefix) + fn.name);
-    const std::size_t rmi = links.labels.size() - 1;
-    std::set<std::size_t> needed;
-    std::vector<std::size_t> stack;
-    for (std::size_t fi = 0; fi < rm.functions.size(); ++fi)
-      if (runtime_used.count(rm.functions[fi].name)) stack.push_back(fi);
-    while (!stack.empty()) {
-      const std::size_t fi = stack.back();
-      stack.pop_back();
-      if (!needed.insert(fi).second) continue;
-      for (const ir::Instr& in : rm.functions[fi].values)
-        if (!in.removed && in.op == ir::Op::Call) stack.push_back(in.aux);
-    }
-    for (std::size_t fi : needed) backend({&rm, rmi, fi});
-    // Runtime functions call only each other, never the builtins that call back into the runtime.
+    out_.allocations[f.label] = std::move(*alloc);
+    if (!output_function(f, next_label_, listing_, out_.diagnostics, stats_)) failed_ = true;
+    listing_.text += "\n";
   }
-  for (const auto& [k, v] : stats) out->stats[k] += v;
-  if (failed || out->diagnostics.has_errors()) return out;
 
-  out->assembly = listing.text;
-  if (options.keep_stages) append_stage(*out, "final", listing.text);
-  const lang::FileId asm_file = out->sources->add(units.empty() ? "program.s" : units.front().name + ".s", listing.text);
+  bool failed() const { return failed_; }
+  const std::set<std::string>& runtime_used() const { return runtime_used_; }
+  const Listing& listing() const { return listing_; }
+  const AsmStats& stats() const { return stats_; }
+
+ private:
+  CompiledProgram& out_;
+  const CompileOptions& options_;
+  const Machine& machine_;
+  const Linkage& links_;
+  StringTable strings_;
+  std::set<std::string> runtime_used_;
+  Listing listing_;
+  int next_label_ = 0;
+  bool failed_ = false;
+  AsmStats stats_;
+};
+
+// The runtime library: what the program calls, and what that calls in turn, compiled into the same
+// listing. False after diagnostics.
+bool compile_runtime(CompiledProgram& out, Linkage& links, FunctionBackend& backend) {
+  const std::string path = runtime_library_path();
+  std::optional<std::string> text = read_text(path);
+  if (!text) {
+    out.diagnostics.error("rpu-install", {}, "cannot read the RPU runtime library " + path + " (an incomplete installation)");
+    return false;
+  }
+  Unit rt;
+  rt.file = out.sources->add(path, *text);
+  rt.name = path;
+  rt.tree = front_end(out, rt.file, {});
+  if (!to_ir(out, rt, {}, CompileOptions{})) return false;
+  const ir::Module& rm = *rt.module;
+  links.labels.emplace_back();
+  for (const ir::Function& fn : rm.functions) links.labels.back().push_back(std::string(kEntryPrefix) + fn.name);
+  const std::size_t rmi = links.labels.size() - 1;
+  std::set<std::size_t> needed;
+  std::vector<std::size_t> stack;
+  for (std::size_t fi = 0; fi < rm.functions.size(); ++fi)
+    if (backend.runtime_used().count(rm.functions[fi].name)) stack.push_back(fi);
+  while (!stack.empty()) {
+    const std::size_t fi = stack.back();
+    stack.pop_back();
+    if (!needed.insert(fi).second) continue;
+    for (const ir::Instr& in : rm.functions[fi].values)
+      if (!in.removed && in.op == ir::Op::Call) stack.push_back(in.aux);
+  }
+  for (std::size_t fi : needed) backend.compile(rm, rmi, fi);
+  // Runtime functions call only each other, never the builtins that call back into the runtime.
+  return true;
+}
+
+// The listing assembled by the assembler users have, then verified. False after diagnostics (our
+// bug if the listing does not assemble).
+bool assemble_listing(CompiledProgram& out, const Listing& listing, const std::vector<Unit>& units, const Machine& machine,
+                      const CompileOptions& options) {
+  out.assembly = listing.text;
+  if (options.keep_stages) append_stage(out, "final", listing.text);
+  const lang::FileId asm_file = out.sources->add(units.empty() ? "program.s" : units.front().name + ".s", listing.text);
   AssembleOptions ao;
   ao.machine = &machine;
   lang::DiagnosticList asm_diags;
-  out->program = assemble(*out->sources, asm_file, ao, asm_diags);
-  if (!out->program) {
+  out.program = assemble(*out.sources, asm_file, ao, asm_diags);
+  if (!out.program) {
     // The compiler made text its own assembler rejects: Passlab's bug, said plainly.
     for (const lang::Diagnostic& d : asm_diags.items())
-      out->diagnostics.error("internal-error", d.span, "internal compiler error: the generated assembly does not assemble: " + d.message);
-    return out;
+      out.diagnostics.error("internal-error", d.span, "internal compiler error: the generated assembly does not assemble: " + d.message);
+    return false;
   }
   if (options.verify)
-    if (const std::vector<std::string> problems = verify(*out->program, machine, 1); !problems.empty()) {
-      out->diagnostics.error("internal-error", {}, "internal compiler error: the assembled program is malformed: " + problems.front());
-      return out;
+    if (const std::vector<std::string> problems = verify(*out.program, machine, 1); !problems.empty()) {
+      out.diagnostics.error("internal-error", {}, "internal compiler error: the assembled program is malformed: " + problems.front());
+      return false;
     }
-  out->spans = listing.spans;
+  return true;
+}
+
+// What the debugger and the CLI read: each function's label, address, arguments and results, and
+// the modules they came from.
+void describe_functions(CompiledProgram& out, const Listing& listing, std::vector<Unit>& units, const Linkage& links) {
+  out.spans = listing.spans;
   for (std::size_t ui = 0; ui < units.size(); ++ui) {
     const ir::Module& m = *units[ui].module;
     for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
@@ -306,16 +333,36 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
       info.arg_names = fn.arg_names;
       info.results = fn.result_types;
       info.result_names = fn.result_names;
-      info.address = out->program->labels.at(info.label);
+      info.address = out.program->labels.at(info.label);
       info.file = ui;
       info.function = fi;
-      out->functions.push_back(std::move(info));
+      out.functions.push_back(std::move(info));
     }
   }
   for (Unit& u : units) {
-    out->module_paths.push_back(u.name);
-    out->modules.push_back(std::move(*u.module));
+    out.module_paths.push_back(u.name);
+    out.modules.push_back(std::move(*u.module));
   }
+}
+
+std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, const std::vector<lang::FileId>& files,
+                                         const CompileOptions& options) {
+  const Machine& machine = options.machine ? *options.machine : default_machine();
+  ir::Binding binding;
+  if (!bind_point_light(*out, binding)) return out;
+  std::vector<Unit> units;
+  if (!lower_units(*out, files, binding, options, units)) return out;
+  if (options.keep_stages)
+    for (const Unit& u : units) append_stage(*out, "ir", "; " + u.name + "\n" + ir::print(*u.module) + "\n");
+  Linkage links = link(units);
+  FunctionBackend backend(*out, options, machine, links);
+  for (std::size_t ui = 0; ui < units.size(); ++ui)
+    for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi) backend.compile(*units[ui].module, ui, fi);
+  if (!backend.runtime_used().empty() && !backend.failed() && !compile_runtime(*out, links, backend)) return out;
+  for (const auto& [k, v] : backend.stats()) out->stats[k] += v;
+  if (backend.failed() || out->diagnostics.has_errors()) return out;
+  if (!assemble_listing(*out, backend.listing(), units, machine, options)) return out;
+  describe_functions(*out, backend.listing(), units, links);
   return out;
 }
 
