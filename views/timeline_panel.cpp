@@ -242,26 +242,35 @@ void TimelinePanel::redraw() {
   }
 }
 
+// ---- drawing ----------------------------------------------------------------------------------
+
+double TimelinePanel::StageLayout::column_x(int stage) const {
+  return stage < 0 ? x0 : stage >= stages ? x_final : x_stage + stage * kStageWidth;
+}
+
+QGraphicsSimpleTextItem* TimelinePanel::text(const QString& s, double x, double y, const QFont& f, QColor c) const {
+  auto* t = scene_->addSimpleText(s, f);
+  t->setBrush(c.isValid() ? c : style_.ink);
+  t->setPos(x, y);
+  return t;
+}
+
+// Whether the nodes are selected or the trace's current step concerns them.
+bool TimelinePanel::lights(const std::vector<std::uint32_t>& nodes) const {
+  return (!selection_.empty() && intersects(nodes, selection_)) || (!frame_nodes_.empty() && intersects(nodes, frame_nodes_));
+}
+
 void TimelinePanel::draw() {
   scene_->clear();
   stage_columns_ = 0;
   lit_ = 0;
-  const bool dark = palette().color(QPalette::Window).lightness() < 128;
-  const QColor ink = palette().color(QPalette::WindowText);
+  style_.dark = palette().color(QPalette::Window).lightness() < 128;
+  style_.ink = palette().color(QPalette::WindowText);
   scene_->setBackgroundBrush(palette().color(QPalette::Base));
-  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  mono.setPointSizeF(std::max(7.0, mono.pointSizeF() - 1));
-  QFont bold = font();
-  bold.setBold(true);
-  auto lights = [&](const std::vector<std::uint32_t>& nodes) {
-    return (!selection_.empty() && intersects(nodes, selection_)) || (!frame_nodes_.empty() && intersects(nodes, frame_nodes_));
-  };
-  auto text = [&](const QString& s, double x, double y, const QFont& f, QColor c = QColor()) {
-    auto* t = scene_->addSimpleText(s, f);
-    t->setBrush(c.isValid() ? c : ink);
-    t->setPos(x, y);
-    return t;
-  };
+  style_.mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  style_.mono.setPointSizeF(std::max(7.0, style_.mono.pointSizeF() - 1));
+  style_.bold = font();
+  style_.bold.setBold(true);
   const session::AlgorithmRun* r = run();
   const backends::Timeline* t = r ? &r->timeline : nullptr;
   if (!t || t->passes.empty()) {
@@ -277,16 +286,27 @@ void TimelinePanel::draw() {
                         .arg(t->passes.size())
                         .arg(total, 0, 'f', 1)
                         .arg(r->partition.valid ? QString() : tr(" · does not fit")));
+  draw_overview(*t, total);
+  const auto& p = t->passes[static_cast<std::size_t>(pass_)];
+  const double y = draw_pass_header(*t, p, 48);
+  if (!t->combiners || p.stages.empty()) {
+    if (!t->combiners) text(tr("This target has no combiner stages: the pass's instructions are in the Passes panel."), 0, y, font());
+    return;
+  }
+  draw_stages(p, y);
+}
 
-  // The overview: passes in order along a time axis, each as wide as its cost.
+// The overview: passes in order along a time axis, each as wide as its cost.
+void TimelinePanel::draw_overview(const backends::Timeline& t, double total) {
   const double scale = std::clamp(900.0 / std::max(total, 1.0), 0.6, 14.0);
   double x = 0;
   text(tr("time →"), 0, -18, font());
-  for (std::size_t i = 0; i < t->passes.size(); ++i) {
-    const auto& p = t->passes[i];
+  for (std::size_t i = 0; i < t.passes.size(); ++i) {
+    const auto& p = t.passes[i];
     const double w = std::max(6.0, p.cost * scale);
-    auto* box = scene_->addRect(x, 0, w - 2, 30, QPen(static_cast<int>(i) == pass_ ? ink : QColor(0, 0, 0, 60), static_cast<int>(i) == pass_ ? 2.5 : 1),
-                                QBrush(p.failure.empty() ? pass_color(static_cast<int>(i), dark) : QColor(220, 80, 80)));
+    const bool current = static_cast<int>(i) == pass_;
+    auto* box = scene_->addRect(x, 0, w - 2, 30, QPen(current ? style_.ink : QColor(0, 0, 0, 60), current ? 2.5 : 1),
+                                QBrush(p.failure.empty() ? pass_color(static_cast<int>(i), style_.dark) : QColor(220, 80, 80)));
     box->setData(kRole, "pass");
     box->setData(kIndex, static_cast<int>(i));
     const auto& s = p.resources;
@@ -296,137 +316,142 @@ void TimelinePanel::draw() {
                         .arg(p.root)
                         .arg(p.cost, 0, 'f', 1)
                         .arg(s.operations)
-                        .arg(t->combiners ? tr("stages") : tr("operations"))
+                        .arg(t.combiners ? tr("stages") : tr("operations"))
                         .arg(s.textures)
                         .arg(s.interpolants)
                         .arg(s.registers)
                         .arg(s.restores)
                         .arg(p.failure.empty() ? QString() : "\n" + tr("does not fit: ") + QString::fromStdString(p.failure)));
     if (w > 16) {
-      auto* label = text(QString::number(i + 1), x + 4, 8, font(), dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
+      auto* label = text(QString::number(i + 1), x + 4, 8, font(), style_.dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
       label->setAcceptedMouseButtons(Qt::NoButton);
     }
     x += w;
   }
+}
 
-  // The selected pass, opened up.
-  const auto& p = t->passes[static_cast<std::size_t>(pass_)];
-  double y = 48;
+// The selected pass's title and, when it does not fit, why (clickable to its node). Returns the
+// y below them.
+double TimelinePanel::draw_pass_header(const backends::Timeline& t, const backends::TimelinePass& p, double y) {
   text(tr("Pass %1 of %2 — %3 (n%4) — cost %5 — %6 %7, %8 texture units, %9 interpolants, %10 temporaries, %11 restores")
            .arg(pass_ + 1)
-           .arg(t->passes.size())
+           .arg(t.passes.size())
            .arg(QString::fromStdString(p.root_label))
            .arg(p.root)
            .arg(p.cost, 0, 'f', 1)
            .arg(p.resources.operations)
-           .arg(t->combiners ? tr("stages of %1").arg(t->stage_limit) : tr("operations"))
+           .arg(t.combiners ? tr("stages of %1").arg(t.stage_limit) : tr("operations"))
            .arg(p.resources.textures)
            .arg(p.resources.interpolants)
            .arg(p.resources.registers)
            .arg(p.resources.restores),
-       0, y, bold);
+       0, y, style_.bold);
   y += 24;
-  if (!p.failure.empty()) {
-    auto* why = text(tr("does not fit: %1").arg(QString::fromStdString(p.failure)), 0, y, font(), QColor(200, 40, 40));
-    if (!p.failure_nodes.empty()) {
-      // Clicking the reason selects the node that breaks the pass, and so its source.
-      QVariantList ids;
-      for (std::uint32_t n : p.failure_nodes) ids << n;
-      why->setData(kRole, "unit");
-      why->setData(kIndex, ids);
-      why->setCursor(Qt::PointingHandCursor);
-      why->setToolTip(tr("Click to select the node that does not fit, and its source"));
-    }
-    y += 22;
+  if (p.failure.empty()) return y;
+  auto* why = text(tr("does not fit: %1").arg(QString::fromStdString(p.failure)), 0, y, font(), QColor(200, 40, 40));
+  if (!p.failure_nodes.empty()) {
+    // Clicking the reason selects the node that breaks the pass, and so its source.
+    QVariantList ids;
+    for (std::uint32_t n : p.failure_nodes) ids << n;
+    why->setData(kRole, "unit");
+    why->setData(kIndex, ids);
+    why->setCursor(Qt::PointingHandCursor);
+    why->setToolTip(tr("Click to select the node that does not fit, and its source"));
   }
-  if (!t->combiners || p.stages.empty()) {
-    if (!t->combiners) text(tr("This target has no combiner stages: the pass's instructions are in the Passes panel."), 0, y, font());
-    return;
-  }
+  return y + 22;
+}
 
-  // Columns: texture units, the general stages, the final combiner.
-  const double units_w = 210;
-  const double x0 = 0, x_stage = x0 + units_w + kGap;
+// The selected pass opened up. Columns: texture units, the general stages, the final combiner;
+// rows: RGB, ALPHA, then the registers' lifetimes.
+void TimelinePanel::draw_stages(const backends::TimelinePass& p, double top) {
   const int stages = static_cast<int>(p.stages.size());
-  const double x_final = x_stage + stages * kStageWidth;
+  StageLayout g;
+  g.x_stage = g.x0 + 210 + kGap;  // the texture units' column is 210 wide
+  g.stages = stages;
+  g.x_final = g.x_stage + stages * kStageWidth;
   stage_columns_ = stages;
-  auto column_x = [&](int stage) { return stage < 0 ? x0 : stage >= stages ? x_final : x_stage + stage * kStageWidth; };
   std::size_t rgb_rows = 0, alpha_rows = 0;
+  bool constants = false;
   for (const auto& s : p.stages) {
     rgb_rows = std::max(rgb_rows, s.rgb.units.size());
     alpha_rows = std::max(alpha_rows, s.alpha.units.size());
+    constants = constants || !s.constants.empty();
   }
-  const double top = y;
-  bool constants = false;
-  for (const auto& s : p.stages) constants = constants || !s.constants.empty();
   const double rgb_y = top + (constants ? 46 : 34), rgb_h = std::max<double>(1, static_cast<double>(rgb_rows)) * kUnitHeight + 8;
   const double alpha_y = rgb_y + rgb_h + 18, alpha_h = std::max<double>(1, static_cast<double>(alpha_rows)) * kUnitHeight + 8;
   const double lanes_y = alpha_y + alpha_h + kGap + 18;
   const double bottom = lanes_y + static_cast<double>(p.lanes.size()) * kLaneHeight;
   // Headers and the trace's current stage.
-  text(tr("texture units"), x0, top, bold);
+  text(tr("texture units"), g.x0, top, style_.bold);
   for (int s = 0; s < stages; ++s) {
-    const double cx = column_x(s);
+    const double cx = g.column_x(s);
     if (frame_pass_ == pass_ && frame_stage_ == s)
-      scene_->addRect(cx - 3, top - 4, kStageWidth - 4, bottom - top + 8, Qt::NoPen, QBrush(dark ? QColor(90, 80, 30) : QColor(255, 245, 190)));
-    text(tr("stage %1").arg(s), cx, top, bold);
+      scene_->addRect(cx - 3, top - 4, kStageWidth - 4, bottom - top + 8, Qt::NoPen,
+                      QBrush(style_.dark ? QColor(90, 80, 30) : QColor(255, 245, 190)));
+    text(tr("stage %1").arg(s), cx, top, style_.bold);
     if (!p.stages[static_cast<std::size_t>(s)].constants.empty())
-      text(QString::fromStdString(p.stages[static_cast<std::size_t>(s)].constants), cx, top + 15, mono)->setScale(0.8);
+      text(QString::fromStdString(p.stages[static_cast<std::size_t>(s)].constants), cx, top + 15, style_.mono)->setScale(0.8);
   }
-  text(tr("final"), x_final, top, bold);
+  text(tr("final"), g.x_final, top, style_.bold);
   // Row headers, written upwards beside the first stage so they never meet the texture units.
   auto row_header = [&](const QString& s, double ry, double rh) {
-    auto* h = text(s, 0, 0, bold);
+    auto* h = text(s, 0, 0, style_.bold);
     const double w = h->boundingRect().width();
     h->setRotation(-90);
-    h->setPos(x_stage - 20, ry + rh / 2 + w / 2);
+    h->setPos(g.x_stage - 20, ry + rh / 2 + w / 2);
   };
   row_header(tr("RGB"), rgb_y, rgb_h);
   row_header(tr("ALPHA"), alpha_y, alpha_h);
   for (std::size_t u = 0; u < p.texture_units.size(); ++u)
-    text(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u])), x0, rgb_y + static_cast<double>(u) * kUnitHeight, mono);
-  // Portions, unit by unit.
-  auto portion = [&](const backends::TimelinePortion& po, double px, double py, double ph) {
-    if (po.kind.empty()) {
-      text(tr("(unused)"), px + 4, py + 4, font(), QColor(150, 150, 150));
-      return;
-    }
-    scene_->addRect(px, py, kStageWidth - 10, ph, QPen(QColor(0, 0, 0, 80)), Qt::NoBrush);
-    text(QString::fromStdString(po.kind), px + kStageWidth - 70, py - 14, font(), QColor(120, 120, 120))->setScale(0.85);
-    double uy = py + 4;
-    for (const auto& u : po.units) {
-      const bool lit = lights(u.nodes);
-      lit_ += lit ? 1 : 0;
-      auto* chip = scene_->addRect(px + 3, uy, kStageWidth - 16, kUnitHeight - 2, QPen(lit ? QColor(220, 60, 30) : QColor(0, 0, 0, 50), lit ? 2.5 : 1),
-                                   QBrush(unit_color(u.kind, dark)));
-      QVariantList ids;
-      for (std::uint32_t n : (u.nodes.empty() ? po.nodes : u.nodes)) ids << n;
-      chip->setData(kRole, "unit");
-      chip->setData(kIndex, ids);
-      QString tip = QString::fromStdString(u.label);
-      if (!u.nodes.empty()) {
-        tip += "\n" + tr("nodes:");
-        for (std::uint32_t n : u.nodes) tip += QString(" n%1").arg(n);
-      }
-      chip->setToolTip(tip);
-      auto* label = text(QString::fromStdString(u.label), px + 6, uy, mono, dark ? QColor(235, 235, 235) : QColor(25, 25, 25));
-      label->setAcceptedMouseButtons(Qt::NoButton);
-      uy += kUnitHeight;
-    }
-  };
+    text(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u])), g.x0, rgb_y + static_cast<double>(u) * kUnitHeight, style_.mono);
   for (int s = 0; s < stages; ++s) {
-    portion(p.stages[static_cast<std::size_t>(s)].rgb, column_x(s), rgb_y, rgb_h);
-    portion(p.stages[static_cast<std::size_t>(s)].alpha, column_x(s), alpha_y, alpha_h);
+    draw_portion(p.stages[static_cast<std::size_t>(s)].rgb, g.column_x(s), rgb_y, rgb_h);
+    draw_portion(p.stages[static_cast<std::size_t>(s)].alpha, g.column_x(s), alpha_y, alpha_h);
   }
-  text("out.rgb = " + QString::fromStdString(p.final_rgb), x_final, rgb_y + 4, mono);
-  text("out.a = " + QString::fromStdString(p.final_alpha), x_final, alpha_y + 4, mono);
-  // Register lifetimes, one lane each: from the stage that first reads the value to the last.
-  text(tr("registers"), x0, lanes_y - 18, bold);
+  text("out.rgb = " + QString::fromStdString(p.final_rgb), g.x_final, rgb_y + 4, style_.mono);
+  text("out.a = " + QString::fromStdString(p.final_alpha), g.x_final, alpha_y + 4, style_.mono);
+  draw_lanes(p, g, lanes_y);
+}
+
+// One RGB or ALPHA portion of a stage, unit by unit.
+void TimelinePanel::draw_portion(const backends::TimelinePortion& po, double px, double py, double ph) {
+  if (po.kind.empty()) {
+    text(tr("(unused)"), px + 4, py + 4, font(), QColor(150, 150, 150));
+    return;
+  }
+  scene_->addRect(px, py, kStageWidth - 10, ph, QPen(QColor(0, 0, 0, 80)), Qt::NoBrush);
+  text(QString::fromStdString(po.kind), px + kStageWidth - 70, py - 14, font(), QColor(120, 120, 120))->setScale(0.85);
+  double uy = py + 4;
+  for (const auto& u : po.units) {
+    const bool lit = lights(u.nodes);
+    lit_ += lit ? 1 : 0;
+    auto* chip = scene_->addRect(px + 3, uy, kStageWidth - 16, kUnitHeight - 2, QPen(lit ? QColor(220, 60, 30) : QColor(0, 0, 0, 50), lit ? 2.5 : 1),
+                                 QBrush(unit_color(u.kind, style_.dark)));
+    QVariantList ids;
+    for (std::uint32_t n : (u.nodes.empty() ? po.nodes : u.nodes)) ids << n;
+    chip->setData(kRole, "unit");
+    chip->setData(kIndex, ids);
+    QString tip = QString::fromStdString(u.label);
+    if (!u.nodes.empty()) {
+      tip += "\n" + tr("nodes:");
+      for (std::uint32_t n : u.nodes) tip += QString(" n%1").arg(n);
+    }
+    chip->setToolTip(tip);
+    auto* label = text(QString::fromStdString(u.label), px + 6, uy, style_.mono, style_.dark ? QColor(235, 235, 235) : QColor(25, 25, 25));
+    label->setAcceptedMouseButtons(Qt::NoButton);
+    uy += kUnitHeight;
+  }
+}
+
+// Register lifetimes, one lane each: from the stage that first reads the value to the last.
+void TimelinePanel::draw_lanes(const backends::TimelinePass& p, const StageLayout& g, double lanes_y) {
+  const bool dark = style_.dark;
+  text(tr("registers"), g.x0, lanes_y - 18, style_.bold);
   for (std::size_t i = 0; i < p.lanes.size(); ++i) {
     const auto& l = p.lanes[i];
     const double ly = lanes_y + static_cast<double>(i) * kLaneHeight;
-    const double from = l.input ? column_x(-1) + 40 : column_x(l.first);
-    const double to = column_x(l.last) + (l.last >= stages ? 120 : kStageWidth - 12);
+    const double from = l.input ? g.column_x(-1) + 40 : g.column_x(l.first);
+    const double to = g.column_x(l.last) + (l.last >= g.stages ? 120 : kStageWidth - 12);
     const bool lit = lights(l.nodes);
     lit_ += lit ? 1 : 0;
     auto* bar = scene_->addRect(from, ly, std::max(8.0, to - from), kLaneHeight - 3, QPen(lit ? QColor(220, 60, 30) : QColor(0, 0, 0, 40), lit ? 2 : 1),
@@ -437,7 +462,7 @@ void TimelinePanel::draw() {
     bar->setData(kIndex, ids);
     bar->setToolTip(tr("%1 holds %2 %3").arg(QString::fromStdString(l.reg)).arg(QString::fromStdString(l.value))
                         .arg(l.input ? tr("from the top of the pass") : tr("from stage %1").arg(l.first)));
-    auto* label = text(QString("%1  %2").arg(QString::fromStdString(l.reg), QString::fromStdString(l.value)), from + 3, ly - 1, mono,
+    auto* label = text(QString("%1  %2").arg(QString::fromStdString(l.reg), QString::fromStdString(l.value)), from + 3, ly - 1, style_.mono,
                        dark ? QColor(230, 230, 230) : QColor(30, 30, 30));
     label->setAcceptedMouseButtons(Qt::NoButton);
   }

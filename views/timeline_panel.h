@@ -7,11 +7,14 @@
 // the units that compute them; the trace player's code-generation steps light their stage.
 #pragma once
 
+#include <QColor>
+#include <QFont>
 #include <QWidget>
 
 #include "session/snapshot.h"
 
 class QComboBox;
+class QGraphicsSimpleTextItem;
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
@@ -48,6 +51,20 @@ class TimelinePanel : public QWidget {
   const session::AlgorithmRun* run() const;
   void redraw();  // draw(), then size the scene and fit it once per pass shown
   void draw();
+  // Where the selected pass's columns are: the texture units at x0, the general stages from
+  // x_stage, the final combiner at x_final.
+  struct StageLayout {
+    double x0 = 0, x_stage = 0, x_final = 0;
+    int stages = 0;
+    double column_x(int stage) const;  // -1: the texture units; stages: the final combiner
+  };
+  void draw_overview(const backends::Timeline& t, double total);
+  double draw_pass_header(const backends::Timeline& t, const backends::TimelinePass& p, double y);
+  void draw_stages(const backends::TimelinePass& p, double top);
+  void draw_portion(const backends::TimelinePortion& po, double px, double py, double ph);
+  void draw_lanes(const backends::TimelinePass& p, const StageLayout& g, double lanes_y);
+  QGraphicsSimpleTextItem* text(const QString& s, double x, double y, const QFont& f, QColor c = QColor()) const;
+  bool lights(const std::vector<std::uint32_t>& nodes) const;
 
   session::SnapshotPtr snapshot_;
   std::shared_ptr<const session::AlgorithmRun> extra_;
@@ -62,6 +79,11 @@ class TimelinePanel : public QWidget {
   std::vector<std::uint32_t> frame_nodes_;  // the trace player's current code-generation step
   int frame_pass_ = -1, frame_stage_ = -1;
   bool fitted_ = false;
+  struct {
+    bool dark = false;
+    QColor ink;
+    QFont mono, bold;
+  } style_;  // what draw() paints with
 };
 
 }  // namespace passlab::views
