@@ -49,12 +49,22 @@ bool foldable(const Instr& in) {
   }
 }
 
-}  // namespace
-
-bool sccp(Function& fn, PassStats& stats) {
-  std::vector<Cell> cells(fn.values.size());
+// What the propagation found: each value's lattice cell, the CFG edges that can run, and the
+// blocks that can.
+struct Lattice {
+  std::vector<Cell> cells;
   std::set<std::pair<BlockId, BlockId>> live_edges;
-  std::vector<char> executable(fn.blocks.size(), 0);
+  std::vector<char> executable;
+};
+
+// Wegman and Zadeck's propagation over values and CFG edges at once.
+Lattice propagate(const Function& fn) {
+  Lattice r;
+  std::vector<Cell>& cells = r.cells;
+  std::set<std::pair<BlockId, BlockId>>& live_edges = r.live_edges;
+  std::vector<char>& executable = r.executable;
+  cells.resize(fn.values.size());
+  executable.assign(fn.blocks.size(), 0);
   std::vector<std::vector<ValueId>> users(fn.values.size());
   for (ValueId v = 0; v < fn.values.size(); ++v)
     if (!fn.at(v).removed)
@@ -149,14 +159,18 @@ bool sccp(Function& fn, PassStats& stats) {
       for (ValueId u : users[v]) visit(u);
     }
   }
+  return r;
+}
 
+// Rewrites the constants in place (keeping spans, so the editor still finds where they came from)
+// and moves the phis that became constants behind their block's phi group.
+bool fold_constants(Function& fn, const Lattice& r, PassStats& stats) {
   bool changed = false;
-  // Rewrite constants in place (keeping spans, so the editor still finds where they came from).
   for (ValueId v = 0; v < fn.values.size(); ++v) {
     Instr& in = fn.at(v);
-    if (in.removed || cells[v].level != Level::Const || in.op == Op::Const) continue;
-    if (!executable[in.block] || is_terminator(in.op) || in.type == kTuple) continue;
-    const Value& val = cells[v].value;
+    if (in.removed || r.cells[v].level != Level::Const || in.op == Op::Const) continue;
+    if (!r.executable[in.block] || is_terminator(in.op) || in.type == kTuple) continue;
+    const Value& val = r.cells[v].value;
     in.op = Op::Const;
     in.args.clear();
     in.aux = 0;
@@ -175,13 +189,18 @@ bool sccp(Function& fn, PassStats& stats) {
     auto& list = fn.blocks[b].instrs;
     std::stable_partition(list.begin(), list.end(), [&](ValueId v) { return fn.at(v).op == Op::Phi; });
   }
-  // Branches on constants become jumps.
+  return changed;
+}
+
+// Branches on constants become jumps.
+bool fold_branches(Function& fn, const Lattice& r, PassStats& stats) {
+  bool changed = false;
   for (BlockId b = 0; b < fn.blocks.size(); ++b) {
-    if (fn.blocks[b].removed || !executable[b] || fn.blocks[b].instrs.empty()) continue;
+    if (fn.blocks[b].removed || !r.executable[b] || fn.blocks[b].instrs.empty()) continue;
     Instr& t = fn.at(fn.blocks[b].instrs.back());
     if (t.op != Op::CondBr) continue;
-    bool to_true = live_edges.count({b, t.targets[0]}) > 0;
-    bool to_false = live_edges.count({b, t.targets[1]}) > 0;
+    bool to_true = r.live_edges.count({b, t.targets[0]}) > 0;
+    bool to_false = r.live_edges.count({b, t.targets[1]}) > 0;
     if (to_true && to_false) continue;
     BlockId keep = to_true ? t.targets[0] : t.targets[1];
     BlockId drop = to_true ? t.targets[1] : t.targets[0];
@@ -192,14 +211,29 @@ bool sccp(Function& fn, PassStats& stats) {
     ++stats["sccp.branches"];
     changed = true;
   }
-  // Blocks that never executed disappear, with their edges into live blocks.
+  return changed;
+}
+
+// Blocks that never executed disappear, with their edges into live blocks.
+bool drop_unreached(Function& fn, const Lattice& r, PassStats& stats) {
+  bool changed = false;
   for (BlockId b = 0; b < fn.blocks.size(); ++b) {
-    if (fn.blocks[b].removed || executable[b]) continue;
+    if (fn.blocks[b].removed || r.executable[b]) continue;
     for (BlockId s : fn.successors(b)) fn.remove_edge(b, s);
     fn.blocks[b].removed = true;
     ++stats["sccp.blocks"];
     changed = true;
   }
+  return changed;
+}
+
+}  // namespace
+
+bool sccp(Function& fn, PassStats& stats) {
+  const Lattice r = propagate(fn);
+  bool changed = fold_constants(fn, r, stats);
+  changed = fold_branches(fn, r, stats) || changed;
+  changed = drop_unreached(fn, r, stats) || changed;
   fn.compact();
   return changed;
 }
