@@ -327,14 +327,62 @@ class Renderer {
   // rasterization order. F-buffer: the batch rasterized to `rasterized` fragments, of which
   // [begin, end) are shaded. Otherwise each tile rasterizes its own triangles (the arguments are
   // unused).
+  // Where a batch's results go, fragment by fragment and in order: the depth test, then the
+  // intermediate value (a texture or the F-buffer) or, after the last pass, the colour. Returns the
+  // intermediate values written.
+  long store_results(const Batch& b, int p, const Fragment* frags, const std::uint32_t* list, int n, const float* out, std::uint32_t begin,
+                     const std::map<std::uint32_t, int>& layer_of) {
+    const bool last = p == b.shader->passes() - 1;
+    const int saves = b.shader->saves(p);
+    long written = 0;
+    for (int j = 0; j < n; ++j) {
+      const std::uint32_t index = list[j];
+      const Fragment& f = frags[index];
+      const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
+      if (RenderCapture* c = opt_.capture) {
+        if (c->pass_images) std::copy(v, v + 4, c->passes[static_cast<std::size_t>(p)].at(f.x, f.y));
+        if (f.x == probe_x_ && f.y == probe_y_) {
+          // Visible: the colour passes the depth test; a value is kept by an F-buffer always,
+          // by a texture if the fragment passes the test there.
+          const bool kept = last ? passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)
+                                 : opt_.storage == Storage::FBuffer || passes_depth(b, f, p);
+          c->probed.push_back({p, layer_of.count(index) ? layer_of.at(index) : 0, f.depth, {v[0], v[1], v[2], v[3]}, kept});
+        }
+      }
+      if (!last) {
+        // An F-buffer keeps every fragment's value; a texture keeps the last one that passed
+        // (at any of its samples).
+        if (opt_.storage != Storage::FBuffer) {
+          const unsigned passing = depth_mask(b, f, p);
+          if (!passing) continue;
+          if (p == 0 && b.opaque[f.triangle]) write_depth(b, f, passing);
+        }
+        float* dst = buffers_[static_cast<std::size_t>(saves)].data() + slot(f, index, begin) * 4;
+        std::copy(v, v + 4, dst);
+        ++written;
+        continue;
+      }
+      const unsigned passing = depth_mask(b, f, opt_.storage == Storage::RenderToTexture ? p : 0);
+      if (!passing) continue;
+      if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(b, f, passing);
+      // The colour goes to each sample that passed (one shading per pixel, as multisampling does).
+      const std::size_t first_sample = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
+      const float keep = 1 - v[3];
+      for (int k = 0; k < target_.samples; ++k) {
+        if (!(passing & (1u << k))) continue;
+        float* dst = target_.colour.data() + (first_sample + static_cast<std::size_t>(k)) * 4;
+        for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
+      }
+    }
+    return written;
+  }
+
   void run_pass(const Batch& b, int p, std::uint32_t begin, std::uint32_t end, std::size_t rasterized) {
     const FragmentShader& sh = *b.shader;
-    const bool last = p == sh.passes() - 1;
     ++stats_.geometry_submissions;
     stats_.fragments_rasterized += static_cast<long>(rasterized);
     const int k = sh.interpolants();
     const std::vector<int>& restores = sh.restores(p);
-    const int saves = sh.saves(p);
     // After the first pass of a render-to-texture batch the depth buffer is final: the later
     // passes shade only the fragments that pass (early depth test), as hardware does.
     const bool early = opt_.storage == Storage::RenderToTexture && p > 0;
@@ -430,45 +478,7 @@ class Renderer {
         }
         sh.run(p, n, in_ptr.data(), rest_ptr.data(), out.data(), scratch);
         // In order: the depth test, then the intermediate value or the colour.
-        for (int j = 0; j < n; ++j) {
-          const std::uint32_t index = list[j];
-          const Fragment& f = frags[index];
-          const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
-          if (RenderCapture* c = opt_.capture) {
-            if (c->pass_images) std::copy(v, v + 4, c->passes[static_cast<std::size_t>(p)].at(f.x, f.y));
-            if (f.x == probe_x_ && f.y == probe_y_) {
-              // Visible: the colour passes the depth test; a value is kept by an F-buffer always,
-              // by a texture if the fragment passes the test there.
-              const bool kept = last ? passes_depth(b, f, opt_.storage == Storage::RenderToTexture ? p : 0)
-                                     : opt_.storage == Storage::FBuffer || passes_depth(b, f, p);
-              c->probed.push_back({p, layer_of.count(index) ? layer_of.at(index) : 0, f.depth, {v[0], v[1], v[2], v[3]}, kept});
-            }
-          }
-          if (!last) {
-            // An F-buffer keeps every fragment's value; a texture keeps the last one that passed
-            // (at any of its samples).
-            if (opt_.storage != Storage::FBuffer) {
-              const unsigned passing = depth_mask(b, f, p);
-              if (!passing) continue;
-              if (p == 0 && b.opaque[f.triangle]) write_depth(b, f, passing);
-            }
-            float* dst = buffers_[static_cast<std::size_t>(saves)].data() + slot(f, index, begin) * 4;
-            std::copy(v, v + 4, dst);
-            ++local_written;
-            continue;
-          }
-          const unsigned passing = depth_mask(b, f, opt_.storage == Storage::RenderToTexture ? p : 0);
-          if (!passing) continue;
-          if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(b, f, passing);
-          // The colour goes to each sample that passed (one shading per pixel, as multisampling does).
-          const std::size_t first_sample = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
-          const float keep = 1 - v[3];
-          for (int k = 0; k < target_.samples; ++k) {
-            if (!(passing & (1u << k))) continue;
-            float* dst = target_.colour.data() + (first_sample + static_cast<std::size_t>(k)) * 4;
-            for (int comp = 0; comp < 4; ++comp) dst[comp] = v[comp] + keep * dst[comp];
-          }
-        }
+        local_written += store_results(b, p, frags, list, n, out.data(), begin, layer_of);
       }
       shaded += static_cast<long>(count);
       written += local_written;
