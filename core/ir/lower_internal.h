@@ -40,6 +40,8 @@ bool category_matches(const std::string& wanted, const LightInstance& light);
 bool inlined(const FunctionDecl& f);
 
 
+struct LibraryCall;
+
 class FunctionLowering {
  public:
   FunctionLowering(ModuleLowering& m, Function& fn, const TranslationUnit& unit) : m_(m), fn_(fn), unit_(unit) {
@@ -187,6 +189,12 @@ class FunctionLowering {
   ValueId call(const CallExpr& c);
   ValueId local_call(const CallExpr& c);
   ValueId library(const CallExpr& c, const Signature& sig);
+  // The library's families (lower_library.cpp): noise, map lookups and colour spaces, geometry,
+  // matrices.
+  ValueId lower_noise(LibraryCall& lc);
+  ValueId lower_lookups(LibraryCall& lc);
+  ValueId lower_geometry(LibraryCall& lc);
+  ValueId lower_matrix(LibraryCall& lc);
   ValueId spline(const CallExpr& c);
   // A lookup's channels (texture(name[k], ...)): `lookup(k)` reads channel k; a channel chosen
   // when the shader runs selects among every channel the result type can start at.

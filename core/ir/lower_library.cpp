@@ -85,236 +85,66 @@ void FunctionLowering::write_output(const Expr& arg, ValueId v, const Span& sp) 
   write(key(n.symbol), convert(v, n.symbol->type.base, sp));
 }
 
+// One library call being lowered, with the small expansions its function's lowering shares.
+struct LibraryCall {
+  FunctionLowering& L;
+  const CallExpr& c;
+  const Signature& sig;
+  const Span& sp;
+  BaseType type;
+
+  ValueId arg(std::size_t i) { return L.expr(*c.args[i]); }
+  ValueId f(float x) { return L.constant(x); }
+  ValueId bin(Op o, ValueId a, ValueId b) { return L.emit(o, L.fn_.at(a).type == BaseType::Float ? L.fn_.at(b).type : L.fn_.at(a).type, {a, b}, sp); }
+  ValueId fl(Op o, ValueId a, ValueId b) { return L.emit(o, BaseType::Float, {a, b}, sp); }
+  ValueId call1(Builtin id, ValueId a) { return L.builtin(id, L.fn_.at(a).type, {a}, sp); }
+  ValueId comp(ValueId v, int i) { return L.builtin(Builtin::Comp, BaseType::Float, {v, f(static_cast<float>(i))}, sp); }
+  ValueId sel(ValueId cond, ValueId a, ValueId b) { return L.emit(Op::Select, L.fn_.at(a).type, {cond, a, b}, sp); }
+  ValueId fract(ValueId v) { return bin(Op::Sub, v, call1(Builtin::Floor, v)); }
+  // shadow(name, P) and environment(name, R), or their area forms with four corners (RI 3.2
+  // §15.7), read at the corners' centre like texture's (no area filtering).
+  ValueId centre(BaseType t) {
+    ValueId sum = L.convert(arg(1), t, sp);
+    if (sig.args.size() != 5) return sum;
+    for (std::size_t i = 2; i < 5; ++i) sum = L.emit(Op::Add, t, {sum, L.convert(arg(i), t, sp)}, sp);
+    return L.emit(Op::Mul, t, {sum, L.convert(f(0.25f), t, sp)}, sp);
+  }
+  ValueId lattice(std::vector<ValueId> coords) {
+    coords.insert(coords.begin(), L.constant(Value::string("$noise"), sp));
+    return L.emit(Op::Texture, type, std::move(coords), sp);
+  }
+  // The fourth coordinate of 4D noise moves along a fixed irrational direction of the 3D lattice:
+  // smooth in all four, though not independent along that diagonal (documented in the manual).
+  ValueId fold4(ValueId p, ValueId w, float k) {
+    ValueId dir = L.constant(Value::triple(BaseType::Point, 0.5773f * k, 0.6180f * k, 0.4142f * k));
+    return bin(Op::Add, p, bin(Op::Mul, dir, L.convert(w, BaseType::Point, sp)));
+  }
+};
+
 ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
   const Span& sp = c.span;
   const BaseType type = c.type.base;
-  auto arg = [&](std::size_t i) { return expr(*c.args[i]); };
-  auto f = [&](float x) { return constant(x); };
-  auto bin = [&](Op o, ValueId a, ValueId b) { return emit(o, fn_.at(a).type == BaseType::Float ? fn_.at(b).type : fn_.at(a).type, {a, b}, sp); };
-  auto fl = [&](Op o, ValueId a, ValueId b) { return emit(o, BaseType::Float, {a, b}, sp); };
-  auto call1 = [&](Builtin id, ValueId a) { return builtin(id, fn_.at(a).type, {a}, sp); };
-  auto comp = [&](ValueId v, int i) { return builtin(Builtin::Comp, BaseType::Float, {v, f(static_cast<float>(i))}, sp); };
-  auto sel = [&](ValueId cond, ValueId a, ValueId b) { return emit(Op::Select, fn_.at(a).type, {cond, a, b}, sp); };
-  auto fract = [&](ValueId v) { return bin(Op::Sub, v, call1(Builtin::Floor, v)); };
-  // shadow(name, P) and environment(name, R), or their area forms with four corners (RI 3.2
-  // §15.7), read at the corners' centre like texture's (no area filtering).
-  auto centre = [&](BaseType t) {
-    ValueId sum = convert(arg(1), t, sp);
-    if (sig.args.size() != 5) return sum;
-    for (std::size_t i = 2; i < 5; ++i) sum = emit(Op::Add, t, {sum, convert(arg(i), t, sp)}, sp);
-    return emit(Op::Mul, t, {sum, convert(f(0.25f), t, sp)}, sp);
-  };
-  auto lattice = [&](std::vector<ValueId> coords) {
-    coords.insert(coords.begin(), constant(Value::string("$noise"), sp));
-    return emit(Op::Texture, type, std::move(coords), sp);
-  };
-  // The fourth coordinate of 4D noise moves along a fixed irrational direction of the 3D lattice:
-  // smooth in all four, though not independent along that diagonal (documented in the manual).
-  auto fold4 = [&](ValueId p, ValueId w, float k) {
-    ValueId dir = constant(Value::triple(BaseType::Point, 0.5773f * k, 0.6180f * k, 0.4142f * k));
-    return bin(Op::Add, p, bin(Op::Mul, dir, convert(w, BaseType::Point, sp)));
-  };
+  LibraryCall lc{*this, c, sig, sp, type};
+  auto arg = [&](std::size_t i) { return lc.arg(i); };
+  auto f = [&](float x) { return lc.f(x); };
   switch (sig.id) {
-    case Builtin::Noise:  // noise(point, float)
-      return lattice({fold4(arg(0), arg(1), 1.0f)});
-    case Builtin::Cellnoise: {
-      // The noise lattice read at a cell's integer corner: one value in [0, 1) per unit cell.
-      std::vector<ValueId> coords;
-      if (sig.args[0] == ArgKind::Point) {
-        ValueId p = call1(Builtin::Floor, arg(0));
-        if (sig.args.size() == 2) p = bin(Op::Add, p, bin(Op::Mul, constant(Value::triple(BaseType::Point, 7, 13, 19)),
-                                                         convert(call1(Builtin::Floor, arg(1)), BaseType::Point, sp)));
-        coords.push_back(p);
-      } else {
-        for (std::size_t i = 0; i < c.args.size(); ++i) coords.push_back(call1(Builtin::Floor, arg(i)));
-      }
-      return lattice(coords);
-    }
-    case Builtin::Random: {
-      if (c.uniform_random) {
-        // One value for every point, a hash of the call's place in the file (a renderer gives one
-        // per grid; Passlab shades the image as one): the same on every run and target.
-        Value v = Value::zero(type);
-        for (int k = 0; k < std::max(1, lang::component_count(type)); ++k) {
-          std::uint64_t h = (static_cast<std::uint64_t>(c.span.offset) << 2 | static_cast<std::uint64_t>(k)) + 0x9E3779B97F4A7C15ull;
-          h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-          h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-          h ^= h >> 31;
-          v.f[static_cast<std::size_t>(k)] = static_cast<float>(h >> 40) * 0x1p-24f;  // [0, 1)
-        }
-        return constant(v, sp);
-      }
-      // A hash of the shading point, not a stream: the same fragment gets the same value on every
-      // run and every target. Two lattice cells at incommensurate scales, summed modulo 1 (still
-      // uniform), so the lattice's 32-cell period never shows; each call site its own offset.
-      ValueId P = convert(read(key(global_symbol(unit_, Global::P))), BaseType::Point, sp);
-      const float salt = static_cast<float>(c.span.offset % 997);
-      ValueId a = lattice({call1(Builtin::Floor, bin(Op::Add, bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 4099, 4099, 4099))),
-                                                    constant(Value::triple(BaseType::Point, salt, 0, 0))))});
-      ValueId b = lattice({call1(Builtin::Floor, bin(Op::Add, bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 6451, 6451, 6451))),
-                                                    constant(Value::triple(BaseType::Point, 0, salt, 0))))});
-      return fract(bin(Op::Add, a, b));
-    }
-    case Builtin::Fresnel: {
-      // RI 3.2 §15.6: Kr and Kt by the Fresnel equations for unpolarized light; eta is the ratio
-      // of the indices (incident over transmitted); total internal reflection gives Kr = 1.
-      ValueId I = call1(Builtin::Normalize, convert(arg(0), BaseType::Vector, sp));
-      ValueId N = call1(Builtin::Normalize, convert(arg(1), BaseType::Vector, sp));
-      ValueId eta = arg(2);
-      ValueId ci = emit(Op::Neg, BaseType::Float, {emit(Op::Dot, BaseType::Float, {I, N}, sp)}, sp);
-      ValueId k = fl(Op::Sub, f(1), fl(Op::Mul, fl(Op::Mul, eta, eta), fl(Op::Sub, f(1), fl(Op::Mul, ci, ci))));
-      ValueId tir = emit(Op::Lt, BaseType::Bool, {k, f(0)}, sp);
-      ValueId ct = builtin(Builtin::Sqrt, BaseType::Float, {builtin(Builtin::Max, BaseType::Float, {k, f(0)}, sp)}, sp);
-      ValueId ec = fl(Op::Mul, eta, ci), et = fl(Op::Mul, eta, ct);
-      ValueId rs = fl(Op::Div, fl(Op::Sub, ec, ct), fl(Op::Add, ec, ct));
-      ValueId rp = fl(Op::Div, fl(Op::Sub, ci, et), fl(Op::Add, ci, et));
-      ValueId kr = sel(tir, f(1), fl(Op::Mul, f(0.5f), fl(Op::Add, fl(Op::Mul, rs, rs), fl(Op::Mul, rp, rp))));
-      write_output(*c.args[3], kr, sp);
-      write_output(*c.args[4], fl(Op::Sub, f(1), kr), sp);
-      if (c.args.size() >= 7) {
-        write_output(*c.args[5], builtin(Builtin::Reflect, BaseType::Vector, {I, N}, sp), sp);
-        write_output(*c.args[6], builtin(Builtin::Refract, BaseType::Vector, {I, N, eta}, sp), sp);
-      }
-      return f(0);
-    }
-    case Builtin::Shadow: {
-      // A depth map: the point projected by the map's camera, which the light setup names as a
-      // coordinate system of the map's name (x, y in [0, 1], z its depth), its depth read and
-      // compared. 1 is in shadow. "bias" is honoured; blur, samples and width are hints.
-      ValueId name = arg(0);
-      ValueId q = builtin(Builtin::Transform, BaseType::Point, {name, centre(BaseType::Point)}, sp);
-      ValueId bias = f(0);
-      for (std::size_t i = sig.args.size(); i + 1 < c.args.size(); i += 2)
-        if (c.args[i]->kind == ExprKind::String && static_cast<const StringExpr&>(*c.args[i]).value == "bias")
-          bias = convert(arg(i + 1), BaseType::Float, sp);
-      ValueId d = emit(Op::Texture, BaseType::Float, {name, comp(q, 0), comp(q, 1)}, sp);
-      return sel(emit(Op::Gt, BaseType::Bool, {comp(q, 2), fl(Op::Add, d, bias)}, sp), f(1), f(0));
-    }
-    case Builtin::Environment: {
-      // A latitude-longitude map: s around the y axis (s = 0.5 looks down -z), t from +y (0) to -y (1).
-      ValueId R = call1(Builtin::Normalize, centre(BaseType::Vector));
-      ValueId s_ = fl(Op::Add, f(0.5f), fl(Op::Mul, builtin(Builtin::Atan2, BaseType::Float, {comp(R, 0), emit(Op::Neg, BaseType::Float, {comp(R, 2)}, sp)}, sp),
-                                           f(0.15915494f)));
-      ValueId y = builtin(Builtin::Clamp, BaseType::Float, {comp(R, 1), f(-1), f(1)}, sp);
-      ValueId t_ = fl(Op::Mul, builtin(Builtin::Acos, BaseType::Float, {y}, sp), f(0.31830989f));
-      return channels(c, type, [&](std::uint32_t k) { return emit(Op::Texture, type, {arg(0), s_, t_}, sp, k); });
-    }
-    case Builtin::Depth: {
-      // z in NDC space, which the light setup may define; by default the camera-space depth.
-      ValueId q = builtin(Builtin::Transform, BaseType::Point, {constant(Value::string("NDC"), sp), convert(arg(0), BaseType::Point, sp)}, sp);
-      return comp(q, 2);
-    }
-    case Builtin::Ctransform: {
-      if (c.args.size() == 2) return color_space(arg(1), arg(0), false, sp);
-      return color_space(color_space(arg(2), arg(0), true, sp), arg(1), false, sp);
-    }
-    case Builtin::Filterstep: {
-      // Without screen-space derivatives the filter width is zero: a step; with an interval
-      // [s1, s2], the box-filtered step over it.
-      ValueId edge = arg(0), s1 = arg(1);
-      ValueId step = builtin(Builtin::Step, BaseType::Float, {edge, s1}, sp);
-      if (sig.args.size() == 2) return step;
-      ValueId s2 = arg(2);
-      ValueId ramp = builtin(Builtin::Clamp, BaseType::Float, {fl(Op::Div, fl(Op::Sub, s2, edge), fl(Op::Sub, s2, s1)), f(0), f(1)}, sp);
-      return sel(emit(Op::Gt, BaseType::Bool, {s2, s1}, sp), ramp, step);
-    }
-    case Builtin::Pnoise: {
-      // noise made periodic: along each axis, with c = mod(x, period) and w = c / period, the blend
-      // (1 - w) noise(c) + w noise(c - period) repeats every period and stays continuous. One
-      // lookup per corner of the 1-, 2- or 3-cube of shifts. A period of 0 is not periodic.
-      std::vector<ValueId> x, per;
-      if (sig.args[0] == ArgKind::Point) {
-        ValueId p = arg(0), q = arg(1);
-        for (int i = 0; i < 3; ++i) {
-          x.push_back(comp(p, i));
-          per.push_back(comp(q, i));
-        }
-      } else {
-        const std::size_t d = c.args.size() / 2;
-        for (std::size_t i = 0; i < d; ++i) x.push_back(arg(i));
-        for (std::size_t i = 0; i < d; ++i) per.push_back(arg(d + i));
-      }
-      const std::size_t d = x.size();
-      std::vector<ValueId> cc(d), w(d), periodic(d);
-      for (std::size_t i = 0; i < d; ++i) {
-        periodic[i] = emit(Op::Gt, BaseType::Bool, {builtin(Builtin::Abs, BaseType::Float, {per[i]}, sp), f(0)}, sp);
-        ValueId safe = sel(periodic[i], per[i], f(1));
-        cc[i] = sel(periodic[i], builtin(Builtin::Mod, BaseType::Float, {x[i], safe}, sp), x[i]);
-        w[i] = sel(periodic[i], fl(Op::Div, cc[i], safe), f(0));
-        per[i] = safe;
-      }
-      ValueId out = kNoValue;
-      for (std::size_t corner = 0; corner < (std::size_t{1} << d); ++corner) {
-        std::vector<ValueId> at;
-        ValueId weight = f(1);
-        for (std::size_t i = 0; i < d; ++i) {
-          const bool shifted = (corner >> i) & 1;
-          at.push_back(shifted ? fl(Op::Sub, cc[i], per[i]) : cc[i]);
-          weight = fl(Op::Mul, weight, shifted ? w[i] : fl(Op::Sub, f(1), w[i]));
-        }
-        if (d == 3) at = {emit(Op::MakeTriple, BaseType::Point, at, sp)};
-        ValueId term = bin(Op::Mul, lattice(at), convert(weight, type, sp));
-        out = out == kNoValue ? term : bin(Op::Add, out, term);
-      }
-      return out;
-    }
-    case Builtin::Ptlined: {  // the distance from Q to the segment P0-P1
-      ValueId p0 = arg(0), p1 = arg(1), q = arg(2);
-      ValueId d = emit(Op::Sub, BaseType::Vector, {p1, p0}, sp), w = emit(Op::Sub, BaseType::Vector, {q, p0}, sp);
-      ValueId dd = emit(Op::Dot, BaseType::Float, {d, d}, sp);
-      ValueId t = sel(emit(Op::Gt, BaseType::Bool, {dd, f(0)}, sp), fl(Op::Div, emit(Op::Dot, BaseType::Float, {w, d}, sp), sel(emit(Op::Gt, BaseType::Bool, {dd, f(0)}, sp), dd, f(1))), f(0));
-      t = builtin(Builtin::Clamp, BaseType::Float, {t, f(0), f(1)}, sp);
-      ValueId nearest = emit(Op::Add, BaseType::Point, {p0, emit(Op::Mul, BaseType::Vector, {d, convert(t, BaseType::Vector, sp)}, sp)}, sp);
-      return builtin(Builtin::Distance, BaseType::Float, {q, nearest}, sp);
-    }
-    case Builtin::RotatePoint: {  // Q turned by angle about the axis through P0 and P1 (Rodrigues)
-      ValueId q = arg(0), angle = arg(1), p0 = arg(2), p1 = arg(3);
-      ValueId a = call1(Builtin::Normalize, emit(Op::Sub, BaseType::Vector, {p1, p0}, sp));
-      ValueId v = emit(Op::Sub, BaseType::Vector, {q, p0}, sp);
-      ValueId cs = builtin(Builtin::Cos, BaseType::Float, {angle}, sp), sn = builtin(Builtin::Sin, BaseType::Float, {angle}, sp);
-      auto scaled = [&](ValueId vec, ValueId k) { return emit(Op::Mul, BaseType::Vector, {vec, convert(k, BaseType::Vector, sp)}, sp); };
-      ValueId turned = emit(Op::Add, BaseType::Vector,
-                            {emit(Op::Add, BaseType::Vector, {scaled(v, cs), scaled(emit(Op::Cross, BaseType::Vector, {a, v}, sp), sn)}, sp),
-                             scaled(a, fl(Op::Mul, emit(Op::Dot, BaseType::Float, {a, v}, sp), fl(Op::Sub, f(1), cs)))},
-                            sp);
-      return emit(Op::Add, BaseType::Point, {p0, turned}, sp);
-    }
-    case Builtin::Specularbrdf: {  // pow(max(0, N.H), 1/roughness): what specular() sums, per light
-      ValueId H = call1(Builtin::Normalize, emit(Op::Add, BaseType::Vector, {call1(Builtin::Normalize, arg(0)), arg(2)}, sp));
-      ValueId nh = builtin(Builtin::Max, BaseType::Float, {f(0), emit(Op::Dot, BaseType::Float, {convert(arg(1), BaseType::Vector, sp), H}, sp)}, sp);
-      return convert(builtin(Builtin::Pow, BaseType::Float, {nh, fl(Op::Div, f(1), arg(3))}, sp), BaseType::Color, sp);
-    }
-    case Builtin::Determinant: return builtin(Builtin::Determinant, BaseType::Float, {arg(0)}, sp);
+    case Builtin::Noise:
+    case Builtin::Cellnoise:
+    case Builtin::Random:
+    case Builtin::Pnoise: return lower_noise(lc);
+    case Builtin::Shadow:
+    case Builtin::Environment:
+    case Builtin::Depth:
+    case Builtin::Ctransform:
+    case Builtin::Filterstep: return lower_lookups(lc);
+    case Builtin::Fresnel:
+    case Builtin::Ptlined:
+    case Builtin::RotatePoint:
+    case Builtin::Specularbrdf: return lower_geometry(lc);
     case Builtin::MTranslate:
     case Builtin::MScale:
-    case Builtin::MRotate: {
-      // Postconcatenated (RI 3.2 §15.4): points go through m, then the new transformation
-      // (row vectors, p' = p m T, like every matrix here).
-      ValueId m = arg(0);
-      std::vector<ValueId> e(16, f(0));
-      for (int i = 0; i < 4; ++i) e[static_cast<std::size_t>(i * 5)] = f(1);
-      if (sig.id == Builtin::MTranslate) {
-        ValueId t = arg(1);
-        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(12 + i)] = comp(t, i);
-      } else if (sig.id == Builtin::MScale) {
-        ValueId k = arg(1);
-        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(i * 5)] = comp(k, i);
-      } else {
-        ValueId a = call1(Builtin::Normalize, arg(2));
-        ValueId cs = builtin(Builtin::Cos, BaseType::Float, {arg(1)}, sp), sn = builtin(Builtin::Sin, BaseType::Float, {arg(1)}, sp);
-        ValueId t = fl(Op::Sub, f(1), cs);
-        ValueId x = comp(a, 0), y = comp(a, 1), z = comp(a, 2);
-        auto tt = [&](ValueId p, ValueId q) { return fl(Op::Mul, t, fl(Op::Mul, p, q)); };
-        auto s_ = [&](ValueId p) { return fl(Op::Mul, sn, p); };
-        // The column-vector rotation, transposed for row vectors: R[i][j] = M[j][i].
-        ValueId M[3][3] = {{fl(Op::Add, tt(x, x), cs), fl(Op::Sub, tt(x, y), s_(z)), fl(Op::Add, tt(x, z), s_(y))},
-                           {fl(Op::Add, tt(x, y), s_(z)), fl(Op::Add, tt(y, y), cs), fl(Op::Sub, tt(y, z), s_(x))},
-                           {fl(Op::Sub, tt(x, z), s_(y)), fl(Op::Add, tt(y, z), s_(x)), fl(Op::Add, tt(z, z), cs)}};
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) e[static_cast<std::size_t>(i * 4 + j)] = M[j][i];
-      }
-      return emit(Op::MatMul, BaseType::Matrix, {m, emit(Op::MakeMatrix, BaseType::Matrix, e, sp)}, sp);
-    }
+    case Builtin::MRotate: return lower_matrix(lc);
+    case Builtin::Determinant: return builtin(Builtin::Determinant, BaseType::Float, {arg(0)}, sp);
     case Builtin::Printf: return f(0);  // a fragment has nowhere to print; the arguments have no effect
     case Builtin::Arraylength: {
       auto it = arrays_.find(static_cast<const NameExpr&>(*c.args[0]).symbol);
@@ -331,6 +161,233 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
     default: break;
   }
   m_.fail(sp, "internal", std::string("no lowering for '") + to_string(sig.id) + "'");
+}
+
+ValueId FunctionLowering::lower_noise(LibraryCall& lc) {
+  switch (lc.sig.id) {
+    case Builtin::Noise:  // noise(point, float)
+      return lc.lattice({lc.fold4(lc.arg(0), lc.arg(1), 1.0f)});
+    case Builtin::Cellnoise: {
+      // The noise lattice read at a cell's integer corner: one value in [0, 1) per unit cell.
+      std::vector<ValueId> coords;
+      if (lc.sig.args[0] == ArgKind::Point) {
+        ValueId p = lc.call1(Builtin::Floor, lc.arg(0));
+        if (lc.sig.args.size() == 2) p = lc.bin(Op::Add, p, lc.bin(Op::Mul, constant(Value::triple(BaseType::Point, 7, 13, 19)),
+                                                         convert(lc.call1(Builtin::Floor, lc.arg(1)), BaseType::Point, lc.sp)));
+        coords.push_back(p);
+      } else {
+        for (std::size_t i = 0; i < lc.c.args.size(); ++i) coords.push_back(lc.call1(Builtin::Floor, lc.arg(i)));
+      }
+      return lc.lattice(coords);
+    }
+    case Builtin::Random: {
+      if (lc.c.uniform_random) {
+        // One value for every point, a hash of the call's place in the file (a renderer gives one
+        // per grid; Passlab shades the image as one): the same on every run and target.
+        Value v = Value::zero(lc.type);
+        for (int k = 0; k < std::max(1, lang::component_count(lc.type)); ++k) {
+          std::uint64_t h = (static_cast<std::uint64_t>(lc.c.span.offset) << 2 | static_cast<std::uint64_t>(k)) + 0x9E3779B97F4A7C15ull;
+          h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+          h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+          h ^= h >> 31;
+          v.f[static_cast<std::size_t>(k)] = static_cast<float>(h >> 40) * 0x1p-24f;  // [0, 1)
+        }
+        return constant(v, lc.sp);
+      }
+      // A hash of the shading point, not a stream: the same fragment gets the same value on every
+      // run and every target. Two lattice cells at incommensurate scales, summed modulo 1 (still
+      // uniform), so the lattice's 32-cell period never shows; each call site its own offset.
+      ValueId P = convert(read(key(global_symbol(unit_, Global::P))), BaseType::Point, lc.sp);
+      const float salt = static_cast<float>(lc.c.span.offset % 997);
+      ValueId a = lc.lattice({lc.call1(Builtin::Floor, lc.bin(Op::Add, lc.bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 4099, 4099, 4099))),
+                                                    constant(Value::triple(BaseType::Point, salt, 0, 0))))});
+      ValueId b = lc.lattice({lc.call1(Builtin::Floor, lc.bin(Op::Add, lc.bin(Op::Mul, P, constant(Value::triple(BaseType::Point, 6451, 6451, 6451))),
+                                                    constant(Value::triple(BaseType::Point, 0, salt, 0))))});
+      return lc.fract(lc.bin(Op::Add, a, b));
+    }
+    case Builtin::Pnoise: {
+      // noise made periodic: along each axis, with c = mod(x, period) and w = c / period, the blend
+      // (1 - w) noise(lc.c) + w noise(c - period) repeats every period and stays continuous. One
+      // lookup per corner of the 1-, 2- or 3-cube of shifts. A period of 0 is not periodic.
+      std::vector<ValueId> x, per;
+      if (lc.sig.args[0] == ArgKind::Point) {
+        ValueId p = lc.arg(0), q = lc.arg(1);
+        for (int i = 0; i < 3; ++i) {
+          x.push_back(lc.comp(p, i));
+          per.push_back(lc.comp(q, i));
+        }
+      } else {
+        const std::size_t d = lc.c.args.size() / 2;
+        for (std::size_t i = 0; i < d; ++i) x.push_back(lc.arg(i));
+        for (std::size_t i = 0; i < d; ++i) per.push_back(lc.arg(d + i));
+      }
+      const std::size_t d = x.size();
+      std::vector<ValueId> cc(d), w(d), periodic(d);
+      for (std::size_t i = 0; i < d; ++i) {
+        periodic[i] = emit(Op::Gt, BaseType::Bool, {builtin(Builtin::Abs, BaseType::Float, {per[i]}, lc.sp), lc.f(0)}, lc.sp);
+        ValueId safe = lc.sel(periodic[i], per[i], lc.f(1));
+        cc[i] = lc.sel(periodic[i], builtin(Builtin::Mod, BaseType::Float, {x[i], safe}, lc.sp), x[i]);
+        w[i] = lc.sel(periodic[i], lc.fl(Op::Div, cc[i], safe), lc.f(0));
+        per[i] = safe;
+      }
+      ValueId out = kNoValue;
+      for (std::size_t corner = 0; corner < (std::size_t{1} << d); ++corner) {
+        std::vector<ValueId> at;
+        ValueId weight = lc.f(1);
+        for (std::size_t i = 0; i < d; ++i) {
+          const bool shifted = (corner >> i) & 1;
+          at.push_back(shifted ? lc.fl(Op::Sub, cc[i], per[i]) : cc[i]);
+          weight = lc.fl(Op::Mul, weight, shifted ? w[i] : lc.fl(Op::Sub, lc.f(1), w[i]));
+        }
+        if (d == 3) at = {emit(Op::MakeTriple, BaseType::Point, at, lc.sp)};
+        ValueId term = lc.bin(Op::Mul, lc.lattice(at), convert(weight, lc.type, lc.sp));
+        out = out == kNoValue ? term : lc.bin(Op::Add, out, term);
+      }
+      return out;
+    }
+    default: break;
+  }
+  m_.fail(lc.sp, "internal", std::string("no lowering for '") + to_string(lc.sig.id) + "'");
+}
+
+ValueId FunctionLowering::lower_lookups(LibraryCall& lc) {
+  switch (lc.sig.id) {
+    case Builtin::Shadow: {
+      // A depth map: the point projected by the map's camera, which the light setup names as a
+      // coordinate system of the map's name (x, y in [0, 1], z its depth), its depth read and
+      // compared. 1 is in shadow. "bias" is honoured; blur, samples and width are hints.
+      ValueId name = lc.arg(0);
+      ValueId q = builtin(Builtin::Transform, BaseType::Point, {name, lc.centre(BaseType::Point)}, lc.sp);
+      ValueId bias = lc.f(0);
+      for (std::size_t i = lc.sig.args.size(); i + 1 < lc.c.args.size(); i += 2)
+        if (lc.c.args[i]->kind == ExprKind::String && static_cast<const StringExpr&>(*lc.c.args[i]).value == "bias")
+          bias = convert(lc.arg(i + 1), BaseType::Float, lc.sp);
+      ValueId d = emit(Op::Texture, BaseType::Float, {name, lc.comp(q, 0), lc.comp(q, 1)}, lc.sp);
+      return lc.sel(emit(Op::Gt, BaseType::Bool, {lc.comp(q, 2), lc.fl(Op::Add, d, bias)}, lc.sp), lc.f(1), lc.f(0));
+    }
+    case Builtin::Environment: {
+      // A latitude-longitude map: s around the y axis (s = 0.5 looks down -z), t from +y (0) to -y (1).
+      ValueId R = lc.call1(Builtin::Normalize, lc.centre(BaseType::Vector));
+      ValueId s_ = lc.fl(Op::Add, lc.f(0.5f), lc.fl(Op::Mul, builtin(Builtin::Atan2, BaseType::Float, {lc.comp(R, 0), emit(Op::Neg, BaseType::Float, {lc.comp(R, 2)}, lc.sp)}, lc.sp),
+                                           lc.f(0.15915494f)));
+      ValueId y = builtin(Builtin::Clamp, BaseType::Float, {lc.comp(R, 1), lc.f(-1), lc.f(1)}, lc.sp);
+      ValueId t_ = lc.fl(Op::Mul, builtin(Builtin::Acos, BaseType::Float, {y}, lc.sp), lc.f(0.31830989f));
+      return channels(lc.c, lc.type, [&](std::uint32_t k) { return emit(Op::Texture, lc.type, {lc.arg(0), s_, t_}, lc.sp, k); });
+    }
+    case Builtin::Depth: {
+      // z in NDC space, which the light setup may define; by default the camera-space depth.
+      ValueId q = builtin(Builtin::Transform, BaseType::Point, {constant(Value::string("NDC"), lc.sp), convert(lc.arg(0), BaseType::Point, lc.sp)}, lc.sp);
+      return lc.comp(q, 2);
+    }
+    case Builtin::Ctransform: {
+      if (lc.c.args.size() == 2) return color_space(lc.arg(1), lc.arg(0), false, lc.sp);
+      return color_space(color_space(lc.arg(2), lc.arg(0), true, lc.sp), lc.arg(1), false, lc.sp);
+    }
+    case Builtin::Filterstep: {
+      // Without screen-space derivatives the filter width is zero: a step; with an interval
+      // [s1, s2], the box-filtered step over it.
+      ValueId edge = lc.arg(0), s1 = lc.arg(1);
+      ValueId step = builtin(Builtin::Step, BaseType::Float, {edge, s1}, lc.sp);
+      if (lc.sig.args.size() == 2) return step;
+      ValueId s2 = lc.arg(2);
+      ValueId ramp = builtin(Builtin::Clamp, BaseType::Float, {lc.fl(Op::Div, lc.fl(Op::Sub, s2, edge), lc.fl(Op::Sub, s2, s1)), lc.f(0), lc.f(1)}, lc.sp);
+      return lc.sel(emit(Op::Gt, BaseType::Bool, {s2, s1}, lc.sp), ramp, step);
+    }
+    default: break;
+  }
+  m_.fail(lc.sp, "internal", std::string("no lowering for '") + to_string(lc.sig.id) + "'");
+}
+
+ValueId FunctionLowering::lower_geometry(LibraryCall& lc) {
+  switch (lc.sig.id) {
+    case Builtin::Fresnel: {
+      // RI 3.2 §15.6: Kr and Kt by the Fresnel equations for unpolarized light; eta is the ratio
+      // of the indices (incident over transmitted); total internal reflection gives Kr = 1.
+      ValueId I = lc.call1(Builtin::Normalize, convert(lc.arg(0), BaseType::Vector, lc.sp));
+      ValueId N = lc.call1(Builtin::Normalize, convert(lc.arg(1), BaseType::Vector, lc.sp));
+      ValueId eta = lc.arg(2);
+      ValueId ci = emit(Op::Neg, BaseType::Float, {emit(Op::Dot, BaseType::Float, {I, N}, lc.sp)}, lc.sp);
+      ValueId k = lc.fl(Op::Sub, lc.f(1), lc.fl(Op::Mul, lc.fl(Op::Mul, eta, eta), lc.fl(Op::Sub, lc.f(1), lc.fl(Op::Mul, ci, ci))));
+      ValueId tir = emit(Op::Lt, BaseType::Bool, {k, lc.f(0)}, lc.sp);
+      ValueId ct = builtin(Builtin::Sqrt, BaseType::Float, {builtin(Builtin::Max, BaseType::Float, {k, lc.f(0)}, lc.sp)}, lc.sp);
+      ValueId ec = lc.fl(Op::Mul, eta, ci), et = lc.fl(Op::Mul, eta, ct);
+      ValueId rs = lc.fl(Op::Div, lc.fl(Op::Sub, ec, ct), lc.fl(Op::Add, ec, ct));
+      ValueId rp = lc.fl(Op::Div, lc.fl(Op::Sub, ci, et), lc.fl(Op::Add, ci, et));
+      ValueId kr = lc.sel(tir, lc.f(1), lc.fl(Op::Mul, lc.f(0.5f), lc.fl(Op::Add, lc.fl(Op::Mul, rs, rs), lc.fl(Op::Mul, rp, rp))));
+      write_output(*lc.c.args[3], kr, lc.sp);
+      write_output(*lc.c.args[4], lc.fl(Op::Sub, lc.f(1), kr), lc.sp);
+      if (lc.c.args.size() >= 7) {
+        write_output(*lc.c.args[5], builtin(Builtin::Reflect, BaseType::Vector, {I, N}, lc.sp), lc.sp);
+        write_output(*lc.c.args[6], builtin(Builtin::Refract, BaseType::Vector, {I, N, eta}, lc.sp), lc.sp);
+      }
+      return lc.f(0);
+    }
+    case Builtin::Ptlined: {  // the distance from Q to the segment P0-P1
+      ValueId p0 = lc.arg(0), p1 = lc.arg(1), q = lc.arg(2);
+      ValueId d = emit(Op::Sub, BaseType::Vector, {p1, p0}, lc.sp), w = emit(Op::Sub, BaseType::Vector, {q, p0}, lc.sp);
+      ValueId dd = emit(Op::Dot, BaseType::Float, {d, d}, lc.sp);
+      ValueId t = lc.sel(emit(Op::Gt, BaseType::Bool, {dd, lc.f(0)}, lc.sp), lc.fl(Op::Div, emit(Op::Dot, BaseType::Float, {w, d}, lc.sp), lc.sel(emit(Op::Gt, BaseType::Bool, {dd, lc.f(0)}, lc.sp), dd, lc.f(1))), lc.f(0));
+      t = builtin(Builtin::Clamp, BaseType::Float, {t, lc.f(0), lc.f(1)}, lc.sp);
+      ValueId nearest = emit(Op::Add, BaseType::Point, {p0, emit(Op::Mul, BaseType::Vector, {d, convert(t, BaseType::Vector, lc.sp)}, lc.sp)}, lc.sp);
+      return builtin(Builtin::Distance, BaseType::Float, {q, nearest}, lc.sp);
+    }
+    case Builtin::RotatePoint: {  // Q turned by angle about the axis through P0 and P1 (Rodrigues)
+      ValueId q = lc.arg(0), angle = lc.arg(1), p0 = lc.arg(2), p1 = lc.arg(3);
+      ValueId a = lc.call1(Builtin::Normalize, emit(Op::Sub, BaseType::Vector, {p1, p0}, lc.sp));
+      ValueId v = emit(Op::Sub, BaseType::Vector, {q, p0}, lc.sp);
+      ValueId cs = builtin(Builtin::Cos, BaseType::Float, {angle}, lc.sp), sn = builtin(Builtin::Sin, BaseType::Float, {angle}, lc.sp);
+      auto scaled = [&](ValueId vec, ValueId k) { return emit(Op::Mul, BaseType::Vector, {vec, convert(k, BaseType::Vector, lc.sp)}, lc.sp); };
+      ValueId turned = emit(Op::Add, BaseType::Vector,
+                            {emit(Op::Add, BaseType::Vector, {scaled(v, cs), scaled(emit(Op::Cross, BaseType::Vector, {a, v}, lc.sp), sn)}, lc.sp),
+                             scaled(a, lc.fl(Op::Mul, emit(Op::Dot, BaseType::Float, {a, v}, lc.sp), lc.fl(Op::Sub, lc.f(1), cs)))},
+                            lc.sp);
+      return emit(Op::Add, BaseType::Point, {p0, turned}, lc.sp);
+    }
+    case Builtin::Specularbrdf: {  // pow(max(0, N.H), 1/roughness): what specular() sums, per light
+      ValueId H = lc.call1(Builtin::Normalize, emit(Op::Add, BaseType::Vector, {lc.call1(Builtin::Normalize, lc.arg(0)), lc.arg(2)}, lc.sp));
+      ValueId nh = builtin(Builtin::Max, BaseType::Float, {lc.f(0), emit(Op::Dot, BaseType::Float, {convert(lc.arg(1), BaseType::Vector, lc.sp), H}, lc.sp)}, lc.sp);
+      return convert(builtin(Builtin::Pow, BaseType::Float, {nh, lc.fl(Op::Div, lc.f(1), lc.arg(3))}, lc.sp), BaseType::Color, lc.sp);
+    }
+    default: break;
+  }
+  m_.fail(lc.sp, "internal", std::string("no lowering for '") + to_string(lc.sig.id) + "'");
+}
+
+ValueId FunctionLowering::lower_matrix(LibraryCall& lc) {
+  switch (lc.sig.id) {
+    case Builtin::MTranslate:
+    case Builtin::MScale:
+    case Builtin::MRotate: {
+      // Postconcatenated (RI 3.2 §15.4): points go through m, then the new transformation
+      // (row vectors, p' = p m T, like every matrix here).
+      ValueId m = lc.arg(0);
+      std::vector<ValueId> e(16, lc.f(0));
+      for (int i = 0; i < 4; ++i) e[static_cast<std::size_t>(i * 5)] = lc.f(1);
+      if (lc.sig.id == Builtin::MTranslate) {
+        ValueId t = lc.arg(1);
+        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(12 + i)] = lc.comp(t, i);
+      } else if (lc.sig.id == Builtin::MScale) {
+        ValueId k = lc.arg(1);
+        for (int i = 0; i < 3; ++i) e[static_cast<std::size_t>(i * 5)] = lc.comp(k, i);
+      } else {
+        ValueId a = lc.call1(Builtin::Normalize, lc.arg(2));
+        ValueId cs = builtin(Builtin::Cos, BaseType::Float, {lc.arg(1)}, lc.sp), sn = builtin(Builtin::Sin, BaseType::Float, {lc.arg(1)}, lc.sp);
+        ValueId t = lc.fl(Op::Sub, lc.f(1), cs);
+        ValueId x = lc.comp(a, 0), y = lc.comp(a, 1), z = lc.comp(a, 2);
+        auto tt = [&](ValueId p, ValueId q) { return lc.fl(Op::Mul, t, lc.fl(Op::Mul, p, q)); };
+        auto s_ = [&](ValueId p) { return lc.fl(Op::Mul, sn, p); };
+        // The column-vector rotation, transposed for row vectors: R[i][j] = M[j][i].
+        ValueId M[3][3] = {{lc.fl(Op::Add, tt(x, x), cs), lc.fl(Op::Sub, tt(x, y), s_(z)), lc.fl(Op::Add, tt(x, z), s_(y))},
+                           {lc.fl(Op::Add, tt(x, y), s_(z)), lc.fl(Op::Add, tt(y, y), cs), lc.fl(Op::Sub, tt(y, z), s_(x))},
+                           {lc.fl(Op::Sub, tt(x, z), s_(y)), lc.fl(Op::Add, tt(y, z), s_(x)), lc.fl(Op::Add, tt(z, z), cs)}};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) e[static_cast<std::size_t>(i * 4 + j)] = M[j][i];
+      }
+      return emit(Op::MatMul, BaseType::Matrix, {m, emit(Op::MakeMatrix, BaseType::Matrix, e, lc.sp)}, lc.sp);
+    }
+    default: break;
+  }
+  m_.fail(lc.sp, "internal", std::string("no lowering for '") + to_string(lc.sig.id) + "'");
 }
 
 // Message passing (RI 3.2 §15.9). Lights are inlined where they are used, so what they pass is
