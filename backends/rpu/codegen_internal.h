@@ -61,6 +61,9 @@ class FunctionCodegen {
   std::uint32_t edge(ir::BlockId from, ir::BlockId to, bool own_block);
   void parallel_copy(std::vector<std::pair<Loc, Source>> copies);
   Source builtin(const ir::Instr& in);  // builtins.cpp
+  struct BuiltinCall;
+  Source builtin_math(BuiltinCall& bc);
+  Source builtin_geometry(BuiltinCall& bc);
   Source trace(const Source& origin, const Source& dir, const lang::Span& at);
   Source visibility(const Source& p1, const Source& p2);
 
