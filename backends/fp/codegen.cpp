@@ -53,26 +53,25 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
   return p;
 }
 
-void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
-                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& w, PassProgram& p) {
-  w.prepare(t.size());
-  const std::uint32_t e = w.epoch;
-  p.root = root;
-  p.schedule.clear();
-  p.is_restore.clear();
-  p.interpolants.clear();
-  p.textures.clear();
-  p.resources = partition::Resources{};
-  auto member = [&](TNodeId n) { return w.stamp[n] == e; };
-  for (TNodeId m : members) w.stamp[m] = e;
-  w.stamp[root] = e;
+namespace {
 
-  // Register need per member (Sethi-Ullman over the pass's own operands); members sorted by id
-  // are in operand-first order.
-  auto need_of = [&](TNodeId n) -> int {
-    if (!member(n)) return is_op(t, n) ? 1 : 0;  // a restore needs a register; leaves none
+// The pass's register need per member: Sethi-Ullman over its own operands (a restore needs one
+// register, a leaf none). Members sorted by id are in operand-first order.
+struct PassNeeds {
+  const TargetDag& t;
+  PassWorkspace& w;
+  std::uint32_t e;
+  bool member(TNodeId n) const { return w.stamp[n] == e; }
+  int need_of(TNodeId n) const {
+    if (!member(n)) return is_op(t, n) ? 1 : 0;
     return w.need[n];
-  };
+  }
+};
+
+void compute_needs(const PassNeeds& pn, TNodeId root, const std::vector<TNodeId>& members) {
+  const TargetDag& t = pn.t;
+  PassWorkspace& w = pn.w;
+  auto need_of = [&](TNodeId n) { return pn.need_of(n); };
   // Subregions arrive sorted with their root; copy and sort only what does not.
   std::vector<TNodeId> copy;
   bool ready = std::is_sorted(members.begin(), members.end()) && std::binary_search(members.begin(), members.end(), root);
@@ -91,8 +90,15 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
     for (std::size_t i = 0; i < kids.size(); ++i) r = std::max(r, kids[i] + static_cast<int>(i));
     w.need[n] = r;
   }
+}
 
-  // Schedule: depth first from the root, needier operands first; restores before first use.
+// The schedule: depth first from the root, needier operands first; restores before first use.
+void schedule_pass(const PassNeeds& pn, TNodeId root, PassProgram& p) {
+  const TargetDag& t = pn.t;
+  PassWorkspace& w = pn.w;
+  const std::uint32_t e = pn.e;
+  auto need_of = [&](TNodeId n) { return pn.need_of(n); };
+  auto member = [&](TNodeId n) { return pn.member(n); };
   // A member's operands are ordered once, when it is entered, into `order` (a stack beside the
   // frames: a frame's operands are dropped when it leaves).
   std::vector<TNodeId>& order = w.order;
@@ -129,6 +135,27 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
     order.resize(f.begin);
     w.stack.pop_back();
   }
+
+}
+
+}  // namespace
+
+void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
+                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& w, PassProgram& p) {
+  w.prepare(t.size());
+  const std::uint32_t e = w.epoch;
+  p.root = root;
+  p.schedule.clear();
+  p.is_restore.clear();
+  p.interpolants.clear();
+  p.textures.clear();
+  p.resources = partition::Resources{};
+  for (TNodeId m : members) w.stamp[m] = e;
+  w.stamp[root] = e;
+
+  const PassNeeds pn{t, w, e};
+  compute_needs(pn, root, members);
+  schedule_pass(pn, root, p);
 
   // Liveness over the schedule and allocation with a free list (lowest register first).
   for (std::size_t i = 0; i < p.schedule.size(); ++i) w.last_use[p.schedule[i]] = 0;
