@@ -604,52 +604,12 @@ void FunctionCodegen::instruction(ValueId v) {
       value_[v] = arg(0);
       return;
     }
-    case Op::MakeTriple: {
-      const Source parts[3] = {arg(0), arg(1), arg(2)};
-      if (parts[0].is_literal() && parts[0] == parts[1] && parts[1] == parts[2]) {
-        value_[v] = parts[0];
-        return;
-      }
-      const Loc r = def(v, "tuple");
-      int best = 0;
-      for (int i = 0; i < 3; ++i)
-        if (std::count(std::begin(parts), std::end(parts), parts[i]) > std::count(std::begin(parts), std::end(parts), parts[best])) best = i;
-      mov(vdst(f_, r), lane_of(parts[best], 3));
-      for (int i = 0; i < 3; ++i) {
-        if (parts[i] == parts[best]) continue;
-        bool seen = false;
-        for (int j = 0; j < i; ++j) seen = seen || parts[j] == parts[i];
-        if (seen) continue;
-        std::uint8_t mask = 0;
-        for (int j = i; j < 3; ++j)
-          if (parts[j] == parts[i]) mask |= static_cast<std::uint8_t>(1u << j);
-        mov({Bank::Virtual, r, mask}, lane_of(parts[i], 3));
-      }
-      return;
-    }
+    case Op::MakeTriple: make_triple(v, in); return;
     case Op::Builtin: value_[v] = builtin(in); return;
     case Op::Texture:
       fail(in.span, fn_.at(in.args[0]).text == "$noise" ? "noise is not supported on the RPU (the thesis leaves noise functions out)"
                                                         : "texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
-    case Op::Call: {
-      const ir::Function& callee = m_.functions.at(in.aux);
-      std::vector<std::pair<Source, RegClass>> args;
-      for (std::size_t i = 0; i < in.args.size(); ++i) {
-        std::optional<RegClass> c = class_of(callee.arg_types[i]);
-        if (!c) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
-        args.push_back({arg(i), *c});
-      }
-      std::vector<RegClass> results;
-      for (lang::BaseType t : callee.result_types) {
-        std::optional<RegClass> c = class_of(t);
-        if (!c) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
-        results.push_back(*c);
-      }
-      std::vector<Source> r = call(links_.labels.at(module_index_).at(in.aux), callee.name, args, results, in.span);
-      if (in.type == ir::kTuple) results_[v] = r;
-      else if (!r.empty()) value_[v] = r[0];
-      return;
-    }
+    case Op::Call: call_function(v, in); return;
     case Op::Extract: value_[v] = results_.at(in.args[0]).at(in.aux); return;
     case Op::Phi: {
       if (!value_[v]) def(v, "phi");
@@ -660,6 +620,54 @@ void FunctionCodegen::instruction(ValueId v) {
     case Op::MakeMatrix: fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
     default: fail(in.span, std::string("'") + ir::to_string(in.op) + "' cannot be compiled for the RPU", "internal-error");
   }
+}
+
+// A triple from three scalars: the most repeated part moved once to every lane, the others by mask.
+void FunctionCodegen::make_triple(ValueId v, const ir::Instr& in) {
+  auto arg = [&](std::size_t i) { return use(in.args.at(i)); };
+  const Source parts[3] = {arg(0), arg(1), arg(2)};
+  if (parts[0].is_literal() && parts[0] == parts[1] && parts[1] == parts[2]) {
+    value_[v] = parts[0];
+    return;
+  }
+  const Loc r = def(v, "tuple");
+  int best = 0;
+  for (int i = 0; i < 3; ++i)
+    if (std::count(std::begin(parts), std::end(parts), parts[i]) > std::count(std::begin(parts), std::end(parts), parts[best])) best = i;
+  mov(vdst(f_, r), lane_of(parts[best], 3));
+  for (int i = 0; i < 3; ++i) {
+    if (parts[i] == parts[best]) continue;
+    bool seen = false;
+    for (int j = 0; j < i; ++j) seen = seen || parts[j] == parts[i];
+    if (seen) continue;
+    std::uint8_t mask = 0;
+    for (int j = i; j < 3; ++j)
+      if (parts[j] == parts[i]) mask |= static_cast<std::uint8_t>(1u << j);
+    mov({Bank::Virtual, r, mask}, lane_of(parts[i], 3));
+  }
+  return;
+}
+
+// A call of a user function: arguments and results by class, through the ABI (call()).
+void FunctionCodegen::call_function(ValueId v, const ir::Instr& in) {
+  auto arg = [&](std::size_t i) { return use(in.args.at(i)); };
+  const ir::Function& callee = m_.functions.at(in.aux);
+  std::vector<std::pair<Source, RegClass>> args;
+  for (std::size_t i = 0; i < in.args.size(); ++i) {
+    std::optional<RegClass> c = class_of(callee.arg_types[i]);
+    if (!c) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
+    args.push_back({arg(i), *c});
+  }
+  std::vector<RegClass> results;
+  for (lang::BaseType t : callee.result_types) {
+    std::optional<RegClass> c = class_of(t);
+    if (!c) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
+    results.push_back(*c);
+  }
+  std::vector<Source> r = call(links_.labels.at(module_index_).at(in.aux), callee.name, args, results, in.span);
+  if (in.type == ir::kTuple) results_[v] = r;
+  else if (!r.empty()) value_[v] = r[0];
+  return;
 }
 
 void FunctionCodegen::parallel_copy(std::vector<std::pair<Loc, Source>> copies) {

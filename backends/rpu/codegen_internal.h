@@ -57,6 +57,8 @@ class FunctionCodegen {
 
   // ---- instructions ----
   void instruction(ir::ValueId v);
+  void make_triple(ir::ValueId v, const ir::Instr& in);
+  void call_function(ir::ValueId v, const ir::Instr& in);
   void terminator(ir::BlockId b, ir::ValueId v);
   std::uint32_t edge(ir::BlockId from, ir::BlockId to, bool own_block);
   void parallel_copy(std::vector<std::pair<Loc, Source>> copies);
