@@ -262,6 +262,50 @@ inline void fold2(float* __restrict d, const float* __restrict x, float sx, cons
 }  // namespace
 
 // (Not virtual: a virtual function cannot have per-processor clones.)
+// A TEX instruction for a batch: the noise lattice, an image with the interpolated derivatives
+// (batched, or one at a time when alpha is read), or an image or stand-in read point by point.
+void PassShader::sample_texture(const Instruction& ins, int n, int lanes, const float* const* in, const float* const (&src)[3][4], float sa,
+                                float* const (&r)[4]) const {
+  const unsigned mask = ins.mask;
+  // As fp::sample: one, two or three coordinates; RGB and alpha from the image (alpha only
+  // when a reader uses it: texture("name"[3])).
+  const TNode& t = *ins.node;
+  const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
+  if (t.name == "$noise") {
+    alignas(64) float coords[3][B];
+    for (int k = 0; k < dims; ++k) map1(coords[k], src[0][k], sa, lanes, [](float x) { return x; });
+    const float* axes[3] = {coords[0], coords[1], coords[2]};
+    ir::sample_noise_batch(dims, lanes, axes, ins.channels, r);
+  } else if (ins.grad >= 0 && (mask & 0x8)) {
+    // Alpha is read: whole RGBA lookups, one at a time.
+    for (int i = 0; i < n; ++i) {
+      const float* g = in[ins.grad];
+      const float grad[4] = {g[i], g[B + i], g[2 * B + i], g[3 * B + i]};
+      const std::array<float, 4> rgba =
+          ctx_.textures->sample_grad(t.name, sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, grad);
+      for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
+    }
+  } else if (ins.grad >= 0) {
+    alignas(64) float st[2][B];
+    map1(st[0], src[0][0], sa, lanes, [](float x) { return x; });
+    if (dims >= 2) map1(st[1], src[0][1], sa, lanes, [](float x) { return x; });
+    else std::fill(st[1], st[1] + lanes, 0.0f);
+    const float* g = in[ins.grad];
+    const float* grad[4] = {g, g + B, g + 2 * B, g + 3 * B};
+    ctx_.textures->sample_grad_batch(t.name, n, st[0], st[1], grad, r);
+  } else {
+    const ir::ProceduralTextures fallback;
+    for (int i = 0; i < n; ++i) {
+      // (Components past `dims` are not computed; the sampler gets zeros there.)
+      const float coords[3] = {sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, dims > 2 ? sa * src[0][2][i] : 0.0f};
+      std::array<float, 4> rgba;
+      if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
+      else rgba = fallback.sample(t.name, dims, coords);
+      for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
+    }
+  }
+}
+
 PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const* in, const float* const* restored,
                                             float* out, std::vector<float>& scratch) const {
   const Program& prog = programs_[static_cast<std::size_t>(pass)];
@@ -366,46 +410,7 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
       case Opcode::SIN: scalar1([](float x) { return std::sin(x); }); break;
       case Opcode::COS: scalar1([](float x) { return std::cos(x); }); break;
       case Opcode::ABS: unary([](float x) { return std::fabs(x); }); break;
-      case Opcode::TEX: {
-        // As fp::sample: one, two or three coordinates; RGB and alpha from the image (alpha only
-        // when a reader uses it: texture("name"[3])).
-        const TNode& t = *ins.node;
-        const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
-        if (t.name == "$noise") {
-          alignas(64) float coords[3][B];
-          for (int k = 0; k < dims; ++k) map1(coords[k], src[0][k], sa, lanes, [](float x) { return x; });
-          const float* axes[3] = {coords[0], coords[1], coords[2]};
-          ir::sample_noise_batch(dims, lanes, axes, ins.channels, r);
-        } else if (ins.grad >= 0 && (mask & 0x8)) {
-          // Alpha is read: whole RGBA lookups, one at a time.
-          for (int i = 0; i < n; ++i) {
-            const float* g = in[ins.grad];
-            const float grad[4] = {g[i], g[B + i], g[2 * B + i], g[3 * B + i]};
-            const std::array<float, 4> rgba =
-                ctx_.textures->sample_grad(t.name, sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, grad);
-            for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
-          }
-        } else if (ins.grad >= 0) {
-          alignas(64) float st[2][B];
-          map1(st[0], src[0][0], sa, lanes, [](float x) { return x; });
-          if (dims >= 2) map1(st[1], src[0][1], sa, lanes, [](float x) { return x; });
-          else std::fill(st[1], st[1] + lanes, 0.0f);
-          const float* g = in[ins.grad];
-          const float* grad[4] = {g, g + B, g + 2 * B, g + 3 * B};
-          ctx_.textures->sample_grad_batch(t.name, n, st[0], st[1], grad, r);
-        } else {
-          const ir::ProceduralTextures fallback;
-          for (int i = 0; i < n; ++i) {
-            // (Components past `dims` are not computed; the sampler gets zeros there.)
-            const float coords[3] = {sa * src[0][0][i], dims > 1 ? sa * src[0][1][i] : 0.0f, dims > 2 ? sa * src[0][2][i] : 0.0f};
-            std::array<float, 4> rgba;
-            if (ctx_.textures) rgba = ctx_.textures->sample(t.name, dims, coords);
-            else rgba = fallback.sample(t.name, dims, coords);
-            for (int comp = 0; comp < 4; ++comp) r[comp][i] = rgba[static_cast<std::size_t>(comp)];
-          }
-        }
-        break;
-      }
+      case Opcode::TEX: sample_texture(ins, n, lanes, in, src, sa, r); break;
     }
     if (ins.saturate)
       for (int comp = 0; comp < 4; ++comp)

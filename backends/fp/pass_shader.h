@@ -86,6 +86,8 @@ class PassShader : public sim::FragmentShader {
       interpolant_mask[static_cast<std::size_t>(k)] |= static_cast<std::uint8_t>(components);
     }
   };
+  void sample_texture(const Instruction& ins, int n, int lanes, const float* const* in, const float* const (&src)[3][4], float sa,
+                      float* const (&r)[4]) const;
   void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
                std::vector<float>& scratch) const;
   std::vector<std::uint8_t> components_needed(const std::vector<TNodeId>& roots) const;
