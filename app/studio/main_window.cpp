@@ -61,6 +61,7 @@
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
 #include "views/sampling_panel.h"
+#include "views/studio_model.h"
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
@@ -122,6 +123,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   setAcceptDrops(true);
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   service_ = new CompileService(this);
+  studio_ = new views::StudioModel(this);
   editor_ = new editors::ShaderEditor(this);
   find_ = new editors::FindBar(editor_, this);
   auto* central = new QWidget(this);
@@ -241,14 +243,12 @@ void MainWindow::build_docks() {
   for (int i = 0; i < 3; ++i) {
     graphs_[i] = new views::GraphView(kinds[i], this);
     graph_tabs_->addTab(graphs_[i], tr(names[i]));
-    connect(graphs_[i], &views::GraphView::nodes_selected, this,
-            [this, i](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, graphs_[i]); });
+    views::follow_selection(studio_, graphs_[i], &views::GraphView::nodes_selected);
   }
   pass_graph_ = new views::PassGraphPanel(this);
   graph_tabs_->addTab(pass_graph_, tr("Pass graph"));
   graph_tabs_->setTabToolTip(3, tr("One node per pass, sized by its cost, with an arrow from each pass to the passes that read a value it saved; click a pass to see its nodes"));
-  connect(pass_graph_, &views::PassGraphPanel::nodes_selected, this,
-          [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, pass_graph_); });
+  views::follow_selection(studio_, pass_graph_, &views::PassGraphPanel::nodes_selected);
   passes_ = new views::PassesPanel(this);
   compare_ = new views::ComparePanel(this);
   diagnostics_ = new views::DiagnosticsPanel(this);
@@ -333,9 +333,11 @@ void MainWindow::build_docks() {
     sampling_->set_run(passes_->current_run());
     timeline_->set_algorithm(passes_->algorithm());
   });
-  connect(timeline_, &views::TimelinePanel::nodes_selected, this, [this](const std::vector<std::uint32_t>& ids) { on_nodes_selected(ids, timeline_); });
-  connect(passes_, &views::PassesPanel::pass_selected, this,
-          [this](const std::vector<std::uint32_t>& members) { on_nodes_selected(members, passes_); });
+  views::follow_selection(studio_, timeline_, &views::TimelinePanel::nodes_selected);
+  views::follow_selection(studio_, passes_, &views::PassesPanel::pass_selected);
+  // The editor shows the selection's source spans, unless it chose the selection (a cursor move).
+  connect(studio_, &views::StudioModel::selection_changed, this,
+          [this](const std::vector<std::uint32_t>& ids, const QObject* origin) { show_selection_in_editor(ids, origin == editor_); });
   connect(diagnostics_, &views::DiagnosticsPanel::jump, this, [this](const QString& file, int line, int col) {
     if (line > 0 && (file.isEmpty() || QFileInfo(file).fileName() == QFileInfo(path_).fileName())) editor_->go_to(line, col);
   });
@@ -508,15 +510,9 @@ void MainWindow::show_next_stage() {
   if (staged_) stage_timer_->start();
 }
 
-void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from) {
-  selection_ = ids;
-  for (auto* g : graphs_)
-    if (g != from) g->select_nodes(ids);
-  if (from != pass_graph_) pass_graph_->select_nodes(ids);
-  if (from != passes_) passes_->select_nodes(ids);
-  if (from != timeline_) timeline_->select_nodes(ids);
+void MainWindow::show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
-  if (result_ && result_->snapshot->has_dag()) {
+  if (!from_editor && result_ && result_->snapshot->has_dag()) {
     const auto& s = *result_->snapshot;
     for (auto id : ids) {
       if (id >= s.graph().size()) continue;
@@ -525,7 +521,7 @@ void MainWindow::on_nodes_selected(const std::vector<std::uint32_t>& ids, QObjec
     }
   }
   editor_->set_span_highlights(spans);
-  if (!spans.empty() && from != editor_) {
+  if (!spans.empty()) {
     int line = 0, index = 0;
     editor_->lineIndexFromPosition(static_cast<int>(spans.front().first), &line, &index);
     editor_->ensureLineVisible(line);
@@ -538,13 +534,7 @@ void MainWindow::on_cursor_line(int line) {
     return;
   }
   if (!result_) return;
-  auto ids = session::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line));
-  selection_ = ids;
-  for (auto* g : graphs_) g->select_nodes(ids);
-  passes_->select_nodes(ids);
-  timeline_->select_nodes(ids);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> none;
-  editor_->set_span_highlights(none);
+  studio_->select(session::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line)), editor_);
 }
 
 void MainWindow::on_hover(int position, const QPoint& global) {

@@ -29,6 +29,7 @@ class PassGraphPanel;
 class PassesPanel;
 class PreviewPanel;
 class SamplingPanel;
+class StudioModel;
 class RpuCodePanel;
 class RpuDebuggerPanel;
 class RpuDecisionsPanel;
@@ -138,7 +139,8 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void rebuild_recent_menu();
   void request_changed();
-  void on_nodes_selected(const std::vector<std::uint32_t>& ids, QObject* from);
+  // The selection's source spans highlighted in the editor (none when the editor chose it).
+  void show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor);
   void on_cursor_line(int line);
   void on_hover(int position, const QPoint& global);
   // Shows the RPU's panels or the fragment pipeline's, remembering which the user had open.
@@ -148,6 +150,7 @@ class MainWindow : public QMainWindow {
 
   StudioOptions options_;
   CompileService* service_;
+  views::StudioModel* studio_;  // what the panels share and observe: the selection
   editors::ShaderEditor* editor_;
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
@@ -197,7 +200,6 @@ class MainWindow : public QMainWindow {
   bool dark_ = false;
   bool loading_ = false;
   bool ignore_watch_ = false;
-  std::vector<std::uint32_t> selection_;
 };
 
 }  // namespace passlab::studio

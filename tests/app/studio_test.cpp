@@ -231,6 +231,35 @@ class StudioTest : public QObject {
     QCOMPARE(w.dag_view()->node_count(), static_cast<int>(w.result()->snapshot->graph().size()));
   }
 
+  // The selection is one model the panels observe: a cursor move selects its line's nodes in
+  // the graphs, the timeline and the pass graph too (which did not follow the cursor before), and
+  // lights no source span; the same nodes selected in a graph light their spans in the editor.
+  void theSelectionIsOneModelEveryPanelObserves() {
+    MainWindow w(options());
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    std::vector<std::uint32_t> ids;
+    int line = 0;
+    for (int l = 1; l <= w.editor()->lines() && ids.empty(); ++l) {
+      ids = passlab::session::nodes_on_line(*w.result()->snapshot, static_cast<std::uint32_t>(l));
+      line = l;
+    }
+    QVERIFY(!ids.empty());
+    std::sort(ids.begin(), ids.end());
+    w.graph_tabs()->setCurrentWidget(w.pass_graph());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.pass_graph()->laying_out() && w.pass_graph()->pass_view()->node_count() > 0, 20000);
+    w.pass_graph()->pass_view()->select_nodes({});
+    emit w.editor()->cursor_line_changed(line);
+    auto selected = w.dag_view()->selected_nodes();
+    std::sort(selected.begin(), selected.end());
+    QCOMPARE(selected, ids);
+    QVERIFY(!w.pass_graph()->pass_view()->selected_nodes().empty());
+    QCOMPARE(w.editor()->span_highlight_count(), 0);
+    emit w.dag_view()->nodes_selected(ids);
+    QVERIFY(w.editor()->span_highlight_count() > 0);
+  }
+
   // An edit after a pause compiles at once, and a replaced selection (a deletion, then an
   // insertion) compiles once, its final text; edits in a burst wait for the compile delay.
   void anEditAfterAPauseCompilesAtOnceAndABurstWaitsForTheDelay() {

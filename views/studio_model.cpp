@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "views/studio_model.h"
+
+namespace passlab::views {
+
+void StudioModel::select(const std::vector<std::uint32_t>& ids, const QObject* origin) {
+  selection_ = ids;
+  emit selection_changed(selection_, origin);
+}
+
+}  // namespace passlab::views
