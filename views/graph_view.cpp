@@ -692,6 +692,11 @@ void GraphView::set_focus(const std::vector<std::uint32_t>& event_nodes, const s
   if (first) view_->ensureVisible(first, 40, 40);
 }
 
+void GraphView::show_frame(const TraceFrame& f) {
+  if (f.nodes.empty() && f.region.empty()) clear_focus();
+  else set_focus(f.nodes, f.region, f.marked, f.ok);
+}
+
 void GraphView::clear_focus() {
   for (auto* it : items_) {
     it->focus_ = 0;

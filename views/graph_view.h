@@ -11,6 +11,7 @@
 
 #include "session/snapshot.h"
 #include "views/draw_graph.h"
+#include "views/trace_frame.h"
 
 class QComboBox;
 class QGraphicsScene;
@@ -45,6 +46,8 @@ class GraphView : public QWidget {
   void set_focus(const std::vector<std::uint32_t>& event_nodes, const std::vector<std::uint32_t>& region,
                  const std::vector<char>& marked, bool ok);
   void clear_focus();
+  // A trace frame: its event's nodes and region in focus, or no focus when it has none.
+  void show_frame(const TraceFrame& f);
   // Fits the whole graph; the view then stays fitted (through resizes, first showing and new
   // layouts) until the user zooms or pans.
   void fit();

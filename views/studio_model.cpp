@@ -8,4 +8,9 @@ void StudioModel::select(const std::vector<std::uint32_t>& ids, const QObject* o
   emit selection_changed(selection_, origin);
 }
 
+void StudioModel::set_frame(const TraceFrame& f) {
+  frame_ = f;
+  emit frame_changed(frame_);
+}
+
 }  // namespace passlab::views

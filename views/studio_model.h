@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What the Studio's panels share and observe rather than being handed one by one. Today: the
-// selection, the nodes of the partitioned DAG that are highlighted everywhere (graphs, pass graph,
-// passes table, timeline, the editor's source spans). A panel that selects tells the model; the
-// model tells every other observer.
+// What the Studio's panels share and observe rather than being handed one by one: the selection
+// (the nodes of the partitioned DAG highlighted everywhere: graphs, pass graph, passes table,
+// timeline, the editor's source spans) and the trace position (the frame the trace player is at,
+// which the DAG view, the timeline and the RPU decisions show). A panel that changes either tells
+// the model; the model tells every observer.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include <QObject>
+
+#include "views/trace_frame.h"
 
 namespace passlab::views {
 
@@ -23,11 +26,17 @@ class StudioModel : public QObject {
   // null: the window itself). Every observer but `origin` follows.
   void select(const std::vector<std::uint32_t>& ids, const QObject* origin);
 
+  const TraceFrame& frame() const { return frame_; }
+  // The trace player moved to `f`.
+  void set_frame(const TraceFrame& f);
+
  signals:
   void selection_changed(const std::vector<std::uint32_t>& ids, const QObject* origin);
+  void frame_changed(const passlab::views::TraceFrame& f);
 
  private:
   std::vector<std::uint32_t> selection_;
+  TraceFrame frame_;
 };
 
 // A panel with select_nodes(ids) follows the model's selection; when it has a signal of the

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "session/snapshot.h"
+#include "views/trace_frame.h"
 #include "views/status_label.h"
 
 class QComboBox;
@@ -15,18 +16,6 @@ class QTimer;
 class QToolButton;
 
 namespace passlab::views {
-
-// What the graph shows at one point of the trace.
-struct TraceFrame {
-  std::vector<std::uint32_t> nodes;   // the event's nodes (a validity check: its subregion root first)
-  std::vector<std::uint32_t> region;  // the subregion being checked (ValidCheck)
-  std::vector<char> marked;           // marks after the event (replayed Mark/Unmark events)
-  bool ok = true;
-  int pass = -1, stage = -1;          // a code-generation event: the pass of the result and its stage
-};
-
-// Replays events 0..index of a trace into the frame the graph draws.
-TraceFrame trace_frame(const partition::Trace& events, std::size_t node_count, int index);
 
 class TracePlayer : public QWidget {
   Q_OBJECT

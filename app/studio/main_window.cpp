@@ -363,10 +363,12 @@ void MainWindow::build_docks() {
     if (!p.isEmpty()) save_target_as(p);
   });
   connect(compare_, &views::ComparePanel::optimal_cancel_requested, service_, &CompileService::cancel_optimal);
-  connect(trace_, &views::TracePlayer::frame_changed, this, [this](const views::TraceFrame& f) {
-    if (f.nodes.empty() && f.region.empty()) graphs_[0]->clear_focus();
-    else graphs_[0]->set_focus(f.nodes, f.region, f.marked, f.ok);
-    timeline_->show_frame(f);
+  // The trace position: the player moves it; the DAG view, the timeline and (on the RPU) the
+  // compiler's decisions show it.
+  connect(trace_, &views::TracePlayer::frame_changed, studio_, &views::StudioModel::set_frame);
+  connect(studio_, &views::StudioModel::frame_changed, graphs_[0], &views::GraphView::show_frame);
+  connect(studio_, &views::StudioModel::frame_changed, timeline_, &views::TimelinePanel::show_frame);
+  connect(studio_, &views::StudioModel::frame_changed, this, [this](const views::TraceFrame& f) {
     if (rpu_mode_) rpu_decisions_->show_frame(f);
   });
 }

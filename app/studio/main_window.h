@@ -150,7 +150,7 @@ class MainWindow : public QMainWindow {
 
   StudioOptions options_;
   CompileService* service_;
-  views::StudioModel* studio_;  // what the panels share and observe: the selection
+  views::StudioModel* studio_;  // what the panels share and observe: the selection, the trace position
   editors::ShaderEditor* editor_;
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
