@@ -8,6 +8,12 @@ void StudioModel::select(const std::vector<std::uint32_t>& ids, const QObject* o
   emit selection_changed(selection_, origin);
 }
 
+void StudioModel::set_target(const partition::TargetDesc& t, bool edited) {
+  target_ = t;
+  target_edited_ = edited;
+  emit target_changed(target_, edited);
+}
+
 void StudioModel::set_frame(const TraceFrame& f) {
   frame_ = f;
   emit frame_changed(frame_);

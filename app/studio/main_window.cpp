@@ -226,6 +226,9 @@ MainWindow::~MainWindow() {
   for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
 }
 
+QString MainWindow::target_name() const { return QString::fromStdString(studio_->target().name); }
+const partition::TargetDesc& MainWindow::target() const { return studio_->target(); }
+
 QWidget* MainWindow::dock_widget(const QString& name) const { return findChild<QDockWidget*>(name); }
 
 void MainWindow::build_docks() {
@@ -264,6 +267,8 @@ void MainWindow::build_docks() {
   preview_tabs_->addTab(preview_, tr("Passes"));
   preview_tabs_->addTab(sampling_, tr("Sampling (motion and defocus blur)"));
   target_panel_ = new views::TargetPanel(this);
+  connect(studio_, &views::StudioModel::target_changed, target_panel_, &views::TargetPanel::set_target);
+  connect(studio_, &views::StudioModel::target_changed, this, &MainWindow::show_target);
   rpu_session_ = new views::RpuSession(this);
   rpu_code_ = new views::RpuCodePanel(rpu_session_, this);
   rpu_debugger_ = new views::RpuDebuggerPanel(rpu_session_, this);
@@ -359,7 +364,7 @@ void MainWindow::build_docks() {
   connect(target_panel_, &views::TargetPanel::save_requested, this, [this] {
     const QString dir = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
     QString p = QFileDialog::getSaveFileName(this, tr("Save target as"),
-                                             dir + "/" + QString::fromStdString(target_.name) + ".json", tr("Targets (*.json)"));
+                                             dir + "/" + QString::fromStdString(studio_->target().name) + ".json", tr("Targets (*.json)"));
     if (!p.isEmpty()) save_target_as(p);
   });
   connect(compare_, &views::ComparePanel::optimal_cancel_requested, service_, &CompileService::cancel_optimal);

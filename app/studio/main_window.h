@@ -59,7 +59,7 @@ class MainWindow : public QMainWindow {
   bool save();
   bool save_as(const QString& path);
   void set_target(const QString& name);
-  QString target_name() const { return QString::fromStdString(target_.name); }
+  QString target_name() const;
   void set_cost_model(const QString& spec);
   void set_target_desc(const partition::TargetDesc& target, bool edited);
   bool save_target_as(const QString& path);
@@ -71,7 +71,7 @@ class MainWindow : public QMainWindow {
   // The scene the RPU target renders ("": the sample scene that uses the shader, else a sphere);
   // objects without a shader of their own are shaded with the shader being edited.
   void set_rpu_scene(const QString& path);
-  const partition::TargetDesc& target() const { return target_; }
+  const partition::TargetDesc& target() const;
   const partition::CostModel& cost_model() const { return model_; }
   views::TargetPanel* target_panel() const { return target_panel_; }
   void set_dark(bool dark);
@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void rebuild_recent_menu();
   void request_changed();
+  // The model's target shown in the target box, then compiled.
+  void show_target(const partition::TargetDesc& t, bool edited);
   // The selection's source spans highlighted in the editor (none when the editor chose it).
   void show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor);
   void on_cursor_line(int line);
@@ -150,7 +152,7 @@ class MainWindow : public QMainWindow {
 
   StudioOptions options_;
   CompileService* service_;
-  views::StudioModel* studio_;  // what the panels share and observe: the selection, the trace position
+  views::StudioModel* studio_;  // what the panels share and observe: the selection, the trace position, the target
   editors::ShaderEditor* editor_;
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
@@ -173,7 +175,6 @@ class MainWindow : public QMainWindow {
   QMenu* debug_menu_ = nullptr;
   bool rpu_mode_ = false;
   QStringList hidden_for_rpu_, shown_for_rpu_;  // the docks each perspective had open
-  partition::TargetDesc target_;
   partition::CostModel model_;
   QComboBox* target_box_;
   QComboBox* cost_box_;

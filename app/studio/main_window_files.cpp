@@ -60,6 +60,7 @@
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
 #include "views/sampling_panel.h"
+#include "views/studio_model.h"
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
@@ -165,8 +166,8 @@ bool MainWindow::save_project_as(const QString& path) {
   Project p;
   p.shader = path_;
   p.lights = QString::fromStdString(service_->request().lights_path);
-  p.target = target_;
-  if (!target_panel_->edited()) p.target_reference = QString::fromStdString(target_.source.empty() ? target_.name : target_.source);
+  p.target = studio_->target();
+  if (!target_panel_->edited()) p.target_reference = QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source);
   p.cost_model = QString::fromStdString(model_.name);
   p.window_state = saveState();
   p.graph_tab = graph_tabs_->currentIndex();

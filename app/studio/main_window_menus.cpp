@@ -57,6 +57,7 @@
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
 #include "views/sampling_panel.h"
+#include "views/studio_model.h"
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
@@ -249,16 +250,16 @@ void MainWindow::build_toolbar(QAction* open) {
 
 void MainWindow::request_changed() {
   session::Request r = service_->request();
-  r.target = target_;
+  r.target = studio_->target();
   r.model = model_;
   r.text = editor_->text_utf8();
-  const bool whole_programs = backends::runs_whole_programs(target_);
-  if (whole_programs) r.rpu.machine = rpu::machine_of(target_);
+  const bool whole_programs = backends::runs_whole_programs(studio_->target());
+  if (whole_programs) r.rpu.machine = rpu::machine_of(studio_->target());
   service_->set_request(r);
   set_rpu_mode(whole_programs);
   auto settings = open_settings(options_);
-  settings->setValue("partition/target", QString::fromStdString(target_.source.empty() ? target_.name : target_.source));
-  settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(target_)) : QString());
+  settings->setValue("partition/target", QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source));
+  settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(studio_->target())) : QString());
   settings->setValue("partition/cost", QString::fromStdString(model_.name));
   if (!path_.isEmpty()) {
     set_stale(true);
@@ -266,10 +267,11 @@ void MainWindow::request_changed() {
   }
 }
 
-// A target from a preset, a file, a project or the target panel: shown everywhere, then compiled.
-void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
-  target_ = t;
-  target_panel_->set_target(t, edited);
+// A target from a preset, a file, a project or the target panel: the model's, which every
+// observer shows (the target panel, the target box below), then compiled.
+void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) { studio_->set_target(t, edited); }
+
+void MainWindow::show_target(const partition::TargetDesc& t, bool edited) {
   QSignalBlocker block(target_box_);
   const int old = target_box_->findData("edited");
   if (old >= 0) target_box_->removeItem(old);
@@ -285,7 +287,7 @@ void MainWindow::set_target_desc(const partition::TargetDesc& t, bool edited) {
 }
 
 bool MainWindow::save_target_as(const QString& path) {
-  partition::TargetDesc t = target_;
+  partition::TargetDesc t = studio_->target();
   QSaveFile f(path);
   const std::string text = partition::target_to_json(t);
   if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
