@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session/render_job.h"
 
-#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <mutex>
 
 #include <fmt/format.h>
 

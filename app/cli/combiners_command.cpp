@@ -16,7 +16,6 @@
 #include "backends/registry/registry.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
-#include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/paths/atomic_file.h"
 #include "core/lang/json_dump.h"

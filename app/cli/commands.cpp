@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/dag/export.h"
-#include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/ir/printer.h"
 #include "core/lang/json_dump.h"

@@ -15,7 +15,6 @@
 
 #include "app/cli/commands.h"
 #include "backends/registry/registry.h"
-#include "core/dag/flatten.h"
 #include "core/driver/program.h"
 #include "core/partition/marks.h"
 #include "core/partition/registry.h"

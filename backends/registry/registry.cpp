@@ -35,14 +35,27 @@ bool runs_whole_programs(const partition::TargetDesc& target) {
   return b && b->whole_programs;
 }
 
-bool check_target(const partition::TargetDesc& target, std::string* error) {
+namespace {
+
+// The target's backend, or null with *error when it is unknown or lacks its machine object.
+const Backend* backend_of(const partition::TargetDesc& target, std::string* error) {
   const std::string where = target.source.empty() ? target.name : target.source;
   const Backend* b = find(target.backend);
   std::string problem;
   if (!b) problem = where + ": unknown backend \"" + target.backend + "\" (known: " + names() + ")";
   else if (b->needs_machine && target.machine_json.empty())
     problem = where + ": a \"" + b->name + "\" target needs a \"" + b->name + "\" object describing its machine";
-  else if (b->check_machine) problem = b->check_machine(target);
+  if (problem.empty()) return b;
+  if (error) *error = problem;
+  return nullptr;
+}
+
+}  // namespace
+
+bool check_target(const partition::TargetDesc& target, std::string* error) {
+  const Backend* b = backend_of(target, error);
+  if (!b) return false;
+  const std::string problem = b->check_machine ? b->check_machine(target) : std::string();
   if (problem.empty()) return true;
   if (error) *error = problem;
   return false;
@@ -55,8 +68,10 @@ std::optional<partition::TargetDesc> load_target(const std::string& name_or_path
 }
 
 std::unique_ptr<TargetProgram> make_program(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error) {
-  if (!check_target(target, error)) return nullptr;
-  const Backend& b = *find(target.backend);
+  // The backend's make reads (and so checks) the machine itself: it is not parsed twice.
+  const Backend* found = backend_of(target, error);
+  if (!found) return nullptr;
+  const Backend& b = *found;
   if (!b.make) {
     if (error) *error = "the " + b.name + " backend runs whole programs, not a fragment DAG cut into passes";
     return nullptr;
