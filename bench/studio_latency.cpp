@@ -47,6 +47,7 @@
 
 #include "app/studio/main_window.h"
 #include "editors/shader_editor.h"
+#include "views/studio_model.h"
 
 namespace {
 
@@ -239,7 +240,7 @@ struct Row {
   std::vector<double> latency, compile, partition, layout, published;
   std::vector<double> arrived;  // from the edit to the result reaching the UI thread
   std::vector<double> repaint;  // the window's repaint once every panel has the result
-  std::vector<std::vector<double>> stages;
+  std::vector<std::pair<QString, std::vector<double>>> stages;  // each panel's UI time taking the result
   double typing_worst = 0;
   int typing_stalls = 0;
   int typing_chars = 0;
@@ -328,8 +329,11 @@ Row measure(const QString& shader, int edits) {
       row.layout.push_back(r->layout_ms);
       row.published.push_back(r->snapshot->compile_ms + r->snapshot->partition_ms + r->layout_ms);
     }
-    row.stages.resize(w.stage_ms().size());
-    for (std::size_t k = 0; k < w.stage_ms().size(); ++k) row.stages[k].push_back(w.stage_ms()[k]);
+    for (const auto& taken : w.model()->take_ms()) {
+      auto it = std::find_if(row.stages.begin(), row.stages.end(), [&](const auto& st) { return st.first == taken.first; });
+      if (it == row.stages.end()) it = row.stages.insert(row.stages.end(), {taken.first, {}});
+      it->second.push_back(taken.second);
+    }
     // A pause between edits, as between a user's keystrokes that change a value.
     run_events_for(150);
   }
@@ -442,8 +446,8 @@ int main(int argc, char** argv) {
                      .arg(median(r.partition), 0, 'f', 1)
                      .arg(median(r.layout), 0, 'f', 1);
     breakdown += QString(", result on the UI thread after %1").arg(median(r.arrived), 0, 'f', 1);
-    breakdown += ", panel updates";
-    for (const auto& st : r.stages) breakdown += QString(" %1").arg(median(st), 0, 'f', 1);
+    breakdown += ", panels taking it";
+    for (const auto& st : r.stages) breakdown += QString(" %1 %2").arg(st.first).arg(median(st.second), 0, 'f', 1);
     breakdown += QString(", repaint %1").arg(median(r.repaint), 0, 'f', 1);
   }
   table += QString("\nWhere the time goes (medians, ms): %1\n").arg(breakdown);

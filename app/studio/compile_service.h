@@ -14,18 +14,12 @@
 #include <QTimer>
 
 #include "session/snapshot.h"
-#include "views/draw_graph.h"
+#include "views/studio_result.h"
 
 namespace passlab::studio {
 
-// A snapshot with its graphs laid out: what every panel draws.
-struct StudioResult {
-  session::SnapshotPtr snapshot;
-  std::shared_ptr<const views::DrawGraph> graphs[3];  // DAG, dominator tree, PDT
-  std::shared_ptr<const views::Layout> layouts[3];
-  double layout_ms = 0;
-};
-using ResultPtr = std::shared_ptr<const StudioResult>;
+using views::ResultPtr;
+using views::StudioResult;
 
 class CompileService : public QObject {
   Q_OBJECT
@@ -57,7 +51,7 @@ class CompileService : public QObject {
 
  signals:
   void compile_started(quint64 generation);
-  void compiled(passlab::studio::ResultPtr result);
+  void compiled(passlab::views::ResultPtr result);
   void optimal_progress(double fraction, double best, double bound);
   void optimal_finished(session::SnapshotPtr snapshot, std::shared_ptr<const session::AlgorithmRun> run, bool cancelled);
 
@@ -82,5 +76,3 @@ class CompileService : public QObject {
 };
 
 }  // namespace passlab::studio
-
-Q_DECLARE_METATYPE(passlab::studio::ResultPtr)

@@ -138,10 +138,6 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   autosave_timer_->setInterval(3000);
   connect(autosave_timer_, &QTimer::timeout, this, [this] { write_autosave(); });
   autosave_timer_->start();
-  stage_timer_ = new QTimer(this);
-  stage_timer_->setSingleShot(true);
-  stage_timer_->setInterval(0);
-  connect(stage_timer_, &QTimer::timeout, this, [this] { show_next_stage(); });
   // While typing, results follow each other within a fraction of a second: the panels are dimmed
   // only when one is slow to come (dimming and undimming every view on each keystroke would
   // flicker and cost a full repaint of every graph).
@@ -151,6 +147,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   connect(stale_timer_, &QTimer::timeout, this, [this] { set_stale(true); });
 
   build_docks();
+  observe_results();
   build_menus();
 
   connect(editor_, &QsciScintilla::textChanged, this, [this] {
@@ -167,16 +164,9 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   connect(service_, &CompileService::optimal_progress, compare_, &views::ComparePanel::optimal_progress);
   connect(service_, &CompileService::optimal_finished, this,
           [this](session::SnapshotPtr s, std::shared_ptr<const session::AlgorithmRun> run, bool cancelled) {
-            if (!result_ || s != result_->snapshot) return;  // a search of an older version
+            if (!studio_->result() || s != studio_->result()->snapshot) return;  // a search of an older version
             compare_->optimal_finished(run, cancelled);
-            passes_->set_extra_run(run);
-            timeline_->set_extra_run(run);
-            if (passes_->current_run() == run.get()) {  // the passes panel shows the search's partition
-              graphs_[0]->set_run(passes_->current_run());
-              pass_graph_->set_run(passes_->current_run());
-              preview_->set_run(passes_->current_run());
-              sampling_->set_run(passes_->current_run());
-            }
+            studio_->set_optimal_run(std::move(run));
           });
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
     if (ignore_watch_ || path != path_) return;
@@ -228,6 +218,8 @@ MainWindow::~MainWindow() {
 
 QString MainWindow::target_name() const { return QString::fromStdString(studio_->target().name); }
 const partition::TargetDesc& MainWindow::target() const { return studio_->target(); }
+const partition::CostModel& MainWindow::cost_model() const { return studio_->cost_model(); }
+const ResultPtr& MainWindow::result() const { return studio_->result(); }
 
 QWidget* MainWindow::dock_widget(const QString& name) const { return findChild<QDockWidget*>(name); }
 
@@ -331,13 +323,19 @@ void MainWindow::build_docks() {
   });
   p->raise();
   d->raise();
-  connect(passes_, &views::PassesPanel::algorithm_changed, this, [this] {
-    for (auto* gv : graphs_) gv->set_run(passes_->current_run());
-    pass_graph_->set_run(passes_->current_run());
-    preview_->set_run(passes_->current_run());
-    sampling_->set_run(passes_->current_run());
-    timeline_->set_algorithm(passes_->algorithm());
+  // The partition shown: the passes panel chooses the algorithm, the graphs, the previews and the
+  // timeline follow; an optimal search run on demand joins the panels that list runs.
+  studio_->set_algorithm(passes_->algorithm());
+  connect(passes_, &views::PassesPanel::algorithm_changed, studio_, &views::StudioModel::set_algorithm);
+  connect(studio_, &views::StudioModel::run_changed, this, [this](const session::AlgorithmRun* run) {
+    for (auto* gv : graphs_) gv->set_run(run);
+    pass_graph_->set_run(run);
+    preview_->set_run(run);
+    sampling_->set_run(run);
+    timeline_->set_algorithm(studio_->algorithm());
   });
+  connect(studio_, &views::StudioModel::optimal_run_changed, passes_, &views::PassesPanel::set_extra_run);
+  connect(studio_, &views::StudioModel::optimal_run_changed, timeline_, &views::TimelinePanel::set_extra_run);
   views::follow_selection(studio_, timeline_, &views::TimelinePanel::nodes_selected);
   views::follow_selection(studio_, passes_, &views::PassesPanel::pass_selected);
   // The editor shows the selection's source spans, unless it chose the selection (a cursor move).
@@ -346,21 +344,12 @@ void MainWindow::build_docks() {
   connect(diagnostics_, &views::DiagnosticsPanel::jump, this, [this](const QString& file, int line, int col) {
     if (line > 0 && (file.isEmpty() || QFileInfo(file).fileName() == QFileInfo(path_).fileName())) editor_->go_to(line, col);
   });
-  connect(compare_, &views::ComparePanel::optimal_requested, this, [this](double budget) {
-    if (!result_) return;
-    compare_->optimal_started();
-    service_->run_optimal(result_->snapshot, budget);
-  });
+  connect(compare_, &views::ComparePanel::optimal_requested, this, &MainWindow::run_optimal);
   connect(target_panel_, &views::TargetPanel::target_edited, this,
           [this](const partition::TargetDesc& t) { set_target_desc(t, true); });
-  connect(target_panel_, &views::TargetPanel::cost_model_edited, this, [this](const partition::CostModel& m) {
-    model_ = m;
-    {
-      QSignalBlocker block(cost_box_);
-      cost_box_->setCurrentText(QString::fromStdString(m.name));
-    }
-    request_changed();
-  });
+  connect(target_panel_, &views::TargetPanel::cost_model_edited, studio_, &views::StudioModel::set_cost_model);
+  connect(studio_, &views::StudioModel::cost_model_changed, target_panel_, &views::TargetPanel::set_cost_model);
+  connect(studio_, &views::StudioModel::cost_model_changed, this, &MainWindow::show_cost_model);
   connect(target_panel_, &views::TargetPanel::save_requested, this, [this] {
     const QString dir = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
     QString p = QFileDialog::getSaveFileName(this, tr("Save target as"),
@@ -387,6 +376,51 @@ void MainWindow::set_stale(bool stale) {
   preview_->set_stale(stale);
 }
 
+// Each panel that shows compile results takes them from the model, those on screen first.
+void MainWindow::observe_results() {
+  using Takes = views::ResultObserver::Takes;
+  studio_->observe_result("passes", Takes::Dataflow, [this](const ResultPtr& r, int) {
+    passes_->show_snapshot(r->snapshot);
+    return false;
+  }, [] { return true; });
+  // The compare panel, when visible, takes the result a piece per turn (three DAGs, then the table
+  // and the chart).
+  studio_->observe_result("compare", Takes::Dataflow, [this](const ResultPtr& r, int piece) {
+    if (piece == 0) compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
+    return compare_->show_next_piece();
+  });
+  // Each takes the snapshot and, when on screen, starts rendering it on its worker.
+  studio_->observe_result("preview", Takes::Dataflow, [this](const ResultPtr& r, int) {
+    preview_->show_snapshot(r->snapshot, studio_->run());
+    return false;
+  });
+  studio_->observe_result("sampling", Takes::Dataflow, [this](const ResultPtr& r, int) {
+    sampling_->show_snapshot(r->snapshot, studio_->run());
+    return false;
+  });
+  studio_->observe_result("trace", Takes::Both, [this](const ResultPtr& r, int) {
+    trace_->show_snapshot(r->snapshot);
+    return false;
+  });
+  studio_->observe_result("timeline", Takes::Dataflow, [this](const ResultPtr& r, int) {
+    timeline_->show_snapshot(r->snapshot);
+    return false;
+  });
+  studio_->observe_result("rpu", Takes::WholeProgram, [this](const ResultPtr& r, int) {
+    rpu_session_->set_build(r->snapshot->rpu);
+    return false;
+  });
+  // The graph tabs last, but the one on screen right after the passes.
+  const char* names[4] = {"dag", "dominators", "partial dominators", "pass graph"};
+  for (int i = 0; i < 4; ++i)
+    studio_->observe_result(names[i], Takes::Dataflow, [this, i](const ResultPtr& r, int) {
+      if (i == 3) pass_graph_->show_snapshot(r->snapshot, r->graphs[0], studio_->run());
+      else graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, studio_->run());
+      return false;
+    }, [this, i] { return graph_tabs_->currentIndex() == i; });
+  connect(studio_, &views::StudioModel::result_shown, this, [this] { panels_shown(); });
+}
+
 void MainWindow::show_result(ResultPtr result) {
   const auto& s = *result->snapshot;
   if (s.is_rpu() != rpu_mode_) return;  // compiled for the target before the last switch
@@ -401,48 +435,24 @@ void MainWindow::show_result(ResultPtr result) {
                .arg(s.partition_ms, 0, 'f', 1)
                .arg(result->layout_ms, 0, 'f', 1)
                .arg(std::count(s.problem.is_op.begin(), s.problem.is_op.end(), 1));
-  if (s.is_rpu()) {
-    if (s.rpu && s.rpu->ok())
-      text = tr("Compiled for the RPU in %1 ms · %2 words, %3 functions · %4 (%5×%6)")
-                 .arg(s.compile_ms, 0, 'f', 1).arg(s.rpu->word_source_line.size()).arg(s.rpu->functions.size())
-                 .arg(QString::fromStdString(s.rpu->scene_name)).arg(s.rpu->width).arg(s.rpu->height);
-    show_status(text);
-    // A version with errors keeps the last good program (and the thread being debugged).
-    if (s.rpu && s.rpu->ok()) {
-      if (result_) retired_.push_back(std::move(result_));
-      result_ = result;
-      rpu_session_->set_build(s.rpu);
-      trace_->show_snapshot(result->snapshot);
-    }
-    staged_.reset();
-    shown_generation_ = s.generation;
-    emit panels_updated(s.generation);
-    return;
-  }
+  if (s.is_rpu() && s.rpu && s.rpu->ok())
+    text = tr("Compiled for the RPU in %1 ms · %2 words, %3 functions · %4 (%5×%6)")
+               .arg(s.compile_ms, 0, 'f', 1).arg(s.rpu->word_source_line.size()).arg(s.rpu->functions.size())
+               .arg(QString::fromStdString(s.rpu->scene_name)).arg(s.rpu->width).arg(s.rpu->height);
   show_status(text);
-  // A version with errors keeps the last good picture, marked stale.
-  if (!s.has_dag() && result_) {
-    staged_.reset();
-    set_stale(true);
-    shown_generation_ = s.generation;
-    emit panels_updated(s.generation);
-    return;
-  }
-  if (result_) retired_.push_back(std::move(result_));
-  // The optimal run the passes panel holds goes with the old snapshot, but graphs may still draw
-  // it until they take the new result: it is freed with the retired results.
-  if (passes_->extra_run()) retired_runs_.push_back(passes_->extra_run());
-  result_ = result;
-  staged_ = result;
-  stage_ = 0;
-  compare_in_progress_ = false;
-  stage_timer_->start();
+  // A version with errors keeps the last good result on the panels (the last good program and the
+  // thread being debugged, on the RPU), marked stale; the first result is shown whatever it holds.
+  latest_generation_ = s.generation;
+  latest_shown_ = s.is_rpu() ? s.rpu && s.rpu->ok() : s.has_dag() || !studio_->result();
+  if (latest_shown_) studio_->show_result(std::move(result));
+  else if (!studio_->delivering()) panels_shown();
 }
 
-// Graph tab i (the DAG, the two trees, the pass graph) takes result r.
-void MainWindow::show_graph_tab(int i, const ResultPtr& r) {
-  if (i == 3) pass_graph_->show_snapshot(r->snapshot, r->graphs[0], passes_->current_run());
-  else graphs_[i]->show_graph(r->graphs[i], r->layouts[i], r->snapshot, passes_->current_run());
+// The optimal search on the result the panels show, its progress in the compare panel.
+void MainWindow::run_optimal(double budget_seconds) {
+  if (!studio_->result()) return;
+  compare_->optimal_started();
+  service_->run_optimal(studio_->result()->snapshot, budget_seconds);
 }
 
 views::GraphView* MainWindow::current_graph_view() const {
@@ -450,77 +460,22 @@ views::GraphView* MainWindow::current_graph_view() const {
   return i == 3 ? pass_graph_->pass_view() : graphs_[std::clamp(i, 0, 2)];
 }
 
-// The panels take the new result a few at a time, the visible ones first, each batch within a
-// few milliseconds of UI-thread time, so keystrokes and paints in between are never held up long.
-void MainWindow::show_next_stage() {
-  QElapsedTimer slice;
-  slice.start();
-  while (staged_) {
-    const ResultPtr r = staged_;
-    const int visible = graph_tabs_->currentIndex();
-    QElapsedTimer clock;
-    clock.start();
-    if (stage_ == 0) stage_ms_.clear();
-    const int stage = stage_;
-    switch (stage_++) {
-      case 0:
-        passes_->show_snapshot(r->snapshot);
-        break;
-      case 1:
-        show_graph_tab(visible, r);
-        break;
-      case 2:
-        // The compare panel, when visible, takes the result a piece per slice (three DAGs, then
-        // the table and chart): this stage repeats until it is done.
-        if (!compare_in_progress_) compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
-        compare_in_progress_ = compare_->show_next_piece();
-        if (compare_in_progress_) --stage_;  // again on the next pass through the loop
-        break;
-      case 3:
-        // Takes the snapshot and, when on screen, starts rendering it on the panel's worker.
-        preview_->show_snapshot(r->snapshot, passes_->current_run());
-        sampling_->show_snapshot(r->snapshot, passes_->current_run());
-        break;
-      case 4:
-        trace_->show_snapshot(r->snapshot);
-        timeline_->show_snapshot(r->snapshot);
-        break;
-      case 5:
-      case 6:
-      case 7:
-        show_graph_tab((visible + stage_ - 5) % 4, r);  // the other three tabs
-        break;
-      default: {
-        staged_.reset();
-        // A newer version already being compiled gets its own deadline from now.
-        if (service_->busy()) stale_timer_->start();
-        else set_stale(false);
-        // No panel refers to the older results any more: free them (a snapshot holds the whole
-        // trace, tens of thousands of events) on a worker thread, not in the UI's time.
-        views::work_pool().start([old = std::move(retired_), runs = std::move(retired_runs_)]() mutable {
-          old.clear();
-          runs.clear();
-        });
-        retired_.clear();
-        retired_runs_.clear();
-        shown_generation_ = r->snapshot->generation;
-        stage_ms_.push_back(clock.nsecsElapsed() / 1e6);
-        emit panels_updated(r->snapshot->generation);
-        return;
-      }
-    }
-    // A repeated stage (the compare panel's pieces) adds up in one entry.
-    if (static_cast<int>(stage_ms_.size()) <= stage) stage_ms_.resize(stage + 1, 0.0);
-    stage_ms_[stage] += clock.nsecsElapsed() / 1e6;
-    if (slice.elapsed() >= 4) break;  // the rest on the next turn of the event loop, after a repaint
+// The panels show the latest result, or the last good one before it when it has errors.
+void MainWindow::panels_shown() {
+  if (!rpu_mode_) {
+    if (!latest_shown_) set_stale(true);
+    // A newer version already being compiled gets its own deadline from now.
+    else if (service_->busy()) stale_timer_->start();
+    else set_stale(false);
   }
-  if (staged_) stage_timer_->start();
+  shown_generation_ = latest_generation_;
+  emit panels_updated(shown_generation_);
 }
 
 void MainWindow::show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
-  if (!from_editor && result_ && result_->snapshot->has_dag()) {
-    const auto& s = *result_->snapshot;
+  if (!from_editor && studio_->result() && studio_->result()->snapshot->has_dag()) {
+    const auto& s = *studio_->result()->snapshot;
     for (auto id : ids) {
       if (id >= s.graph().size()) continue;
       for (const auto& sp : s.graph().nodes[id].spans)
@@ -540,17 +495,18 @@ void MainWindow::on_cursor_line(int line) {
     rpu_code_->highlight_source_line(line);
     return;
   }
-  if (!result_) return;
-  studio_->select(session::nodes_on_line(*result_->snapshot, static_cast<std::uint32_t>(line)), editor_);
+  if (!studio_->result()) return;
+  studio_->select(session::nodes_on_line(*studio_->result()->snapshot, static_cast<std::uint32_t>(line)), editor_);
 }
 
 void MainWindow::on_hover(int position, const QPoint& global) {
   QString text;
-  for (const auto& m : result_ ? result_->snapshot->messages : std::vector<session::Message>{})
+  const ResultPtr& result = studio_->result();
+  for (const auto& m : result ? result->snapshot->messages : std::vector<session::Message>{})
     if (m.in_main_file && position >= static_cast<int>(m.offset) && position <= static_cast<int>(m.offset + m.length))
       text += QString("%1: %2\n").arg(lang::to_string(m.severity), QString::fromStdString(m.message));
-  if (result_)
-    if (auto h = session::hover_at(*result_->snapshot, static_cast<std::uint32_t>(position)))
+  if (result)
+    if (auto h = session::hover_at(*result->snapshot, static_cast<std::uint32_t>(position)))
       text += QString("<b>%1</b>: %2 (%3)").arg(QString::fromStdString(h->name), QString::fromStdString(h->type),
                                                 QString::fromStdString(h->kind));
   if (!text.isEmpty()) QToolTip::showText(global, text.trimmed().replace("\n", "<br>"), editor_);
@@ -588,10 +544,9 @@ void MainWindow::set_rpu_mode(bool on) {
   editor_->set_breakpoints_enabled(on);
   debug_menu_->setEnabled(on);
   for (QAction* a : rpu_debugger_->move_actions()) a->setEnabled(on && rpu_session_->debugger());
-  if (!on) {
-    rpu_session_->set_build(nullptr);
-    result_.reset();
-  } else {
+  if (!on) rpu_session_->set_build(nullptr);
+  studio_->clear_result();
+  if (on) {
     std::vector<int> lines;
     for (std::uint32_t l : rpu_session_->line_breakpoints()) lines.push_back(static_cast<int>(l));
     editor_->set_breakpoint_lines(lines);

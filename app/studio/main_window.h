@@ -72,7 +72,7 @@ class MainWindow : public QMainWindow {
   // objects without a shader of their own are shaded with the shader being edited.
   void set_rpu_scene(const QString& path);
   const partition::TargetDesc& target() const;
-  const partition::CostModel& cost_model() const { return model_; }
+  const partition::CostModel& cost_model() const;
   views::TargetPanel* target_panel() const { return target_panel_; }
   void set_dark(bool dark);
   void reset_layout();
@@ -105,14 +105,12 @@ class MainWindow : public QMainWindow {
   views::RpuDecisionsPanel* rpu_decisions() const { return rpu_decisions_; }
   bool rpu_mode() const { return rpu_mode_; }
   CompileService* service() const { return service_; }
-  ResultPtr result() const { return result_; }
+  const ResultPtr& result() const;  // the result the panels show
   // The generation every panel shows (panels take a new result over a few event-loop turns).
   quint64 shown_generation() const { return shown_generation_; }
   QString file_path() const { return path_; }
   QWidget* dock_widget(const QString& object_name) const;
-  // UI-thread time of each panel update for the latest result (passes, visible graph, compare,
-  // preview, trace, the other two graphs, stale marks), in milliseconds: for the latency bench.
-  const std::vector<double>& stage_ms() const { return stage_ms_; }
+  views::StudioModel* model() const { return studio_; }
 
  signals:
   // Every panel shows the snapshot of this generation.
@@ -127,9 +125,10 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void build_toolbar(QAction* open);
   void build_docks();
+  void observe_results();
   void show_result(ResultPtr result);
-  void show_next_stage();
-  void show_graph_tab(int i, const ResultPtr& r);
+  void panels_shown();
+  void run_optimal(double budget_seconds);
   views::GraphView* current_graph_view() const;
   void set_stale(bool stale);
   void update_title();
@@ -141,6 +140,8 @@ class MainWindow : public QMainWindow {
   void request_changed();
   // The model's target shown in the target box, then compiled.
   void show_target(const partition::TargetDesc& t, bool edited);
+  // The model's cost model shown in the cost box, then compiled.
+  void show_cost_model(const partition::CostModel& m);
   // The selection's source spans highlighted in the editor (none when the editor chose it).
   void show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor);
   void on_cursor_line(int line);
@@ -152,7 +153,7 @@ class MainWindow : public QMainWindow {
 
   StudioOptions options_;
   CompileService* service_;
-  views::StudioModel* studio_;  // what the panels share and observe: the selection, the trace position, the target
+  views::StudioModel* studio_;  // what the panels share and observe: the result, the selection, the trace position, the target
   editors::ShaderEditor* editor_;
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
@@ -175,7 +176,6 @@ class MainWindow : public QMainWindow {
   QMenu* debug_menu_ = nullptr;
   bool rpu_mode_ = false;
   QStringList hidden_for_rpu_, shown_for_rpu_;  // the docks each perspective had open
-  partition::CostModel model_;
   QComboBox* target_box_;
   QComboBox* cost_box_;
   QMenu* recent_menu_;
@@ -183,16 +183,10 @@ class MainWindow : public QMainWindow {
   QTimer* autosave_timer_;
   Autosave autosave_;
   bool autosave_dirty_ = false;  // the buffer changed since it was last autosaved
-  QTimer* stage_timer_;
   QTimer* stale_timer_;  // marks the panels stale when a result is slow to come
-  ResultPtr staged_;  // the result the panels are taking, one per event-loop turn
-  int stage_ = 0;
   quint64 shown_generation_ = 0;
-  std::vector<ResultPtr> retired_;  // results the panels showed before, freed off the UI thread
-  std::vector<std::shared_ptr<const session::AlgorithmRun>> retired_runs_;  // their optimal runs
-  std::vector<double> stage_ms_;
-  bool compare_in_progress_ = false;  // the compare panel took the staged result and shows it piece by piece
-  ResultPtr result_;
+  quint64 latest_generation_ = 0;  // of the latest result for this kind of target
+  bool latest_shown_ = false;      // it went to the panels (it has no errors, or nothing was shown before)
   QString path_;
   QString project_path_;
   QStringList project_problems_;

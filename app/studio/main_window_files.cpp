@@ -168,7 +168,7 @@ bool MainWindow::save_project_as(const QString& path) {
   p.lights = QString::fromStdString(service_->request().lights_path);
   p.target = studio_->target();
   if (!target_panel_->edited()) p.target_reference = QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source);
-  p.cost_model = QString::fromStdString(model_.name);
+  p.cost_model = QString::fromStdString(studio_->cost_model().name);
   p.window_state = saveState();
   p.graph_tab = graph_tabs_->currentIndex();
   p.algorithm = passes_->algorithm();

@@ -152,12 +152,7 @@ void MainWindow::build_menus() {
     service_->set_delay(ms);
     open_settings(options_)->setValue("compile/delay_ms", ms);
   });
-  build->addAction(tr("Run &Optimal Search"), this, [this] {
-    if (result_) {
-      compare_->optimal_started();
-      service_->run_optimal(result_->snapshot, compare_->budget_seconds());
-    }
-  })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+  build->addAction(tr("Run &Optimal Search"), this, [this] { run_optimal(compare_->budget_seconds()); })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   build->addAction(tr("Ca&ncel Optimal Search"), service_, &CompileService::cancel_optimal);
 
   auto* trace = menuBar()->addMenu(tr("&Trace"));
@@ -240,9 +235,7 @@ void MainWindow::build_toolbar(QAction* open) {
       show_status(tr("Cost model not applied: %1").arg(QString::fromStdString(error)));
       return;
     }
-    model_ = *m;
-    target_panel_->set_cost_model(*m);
-    request_changed();
+    studio_->set_cost_model(*m);
   });
   bar->addSeparator();
   bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
@@ -251,7 +244,7 @@ void MainWindow::build_toolbar(QAction* open) {
 void MainWindow::request_changed() {
   session::Request r = service_->request();
   r.target = studio_->target();
-  r.model = model_;
+  r.model = studio_->cost_model();
   r.text = editor_->text_utf8();
   const bool whole_programs = backends::runs_whole_programs(studio_->target());
   if (whole_programs) r.rpu.machine = rpu::machine_of(studio_->target());
@@ -260,7 +253,7 @@ void MainWindow::request_changed() {
   auto settings = open_settings(options_);
   settings->setValue("partition/target", QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source));
   settings->setValue("partition/target_json", target_panel_->edited() ? QString::fromStdString(partition::target_to_json(studio_->target())) : QString());
-  settings->setValue("partition/cost", QString::fromStdString(model_.name));
+  settings->setValue("partition/cost", QString::fromStdString(studio_->cost_model().name));
   if (!path_.isEmpty()) {
     set_stale(true);
     service_->compile_now();
@@ -282,6 +275,15 @@ void MainWindow::show_target(const partition::TargetDesc& t, bool edited) {
     const QString shown = QString::fromStdString(t.source.empty() || backends::runs_whole_programs(t) || partition::load_target(t.name, nullptr) ? t.name : t.source);
     if (target_box_->findText(shown) < 0) target_box_->addItem(shown);
     target_box_->setCurrentText(shown);
+  }
+  request_changed();
+}
+
+// The model's cost model shown in the cost box, then compiled.
+void MainWindow::show_cost_model(const partition::CostModel& m) {
+  {
+    QSignalBlocker block(cost_box_);
+    if (cost_box_->currentText() != QString::fromStdString(m.name)) cost_box_->setCurrentText(QString::fromStdString(m.name));
   }
   request_changed();
 }
@@ -328,7 +330,7 @@ void MainWindow::set_dark(bool dark) {
   apply_palette(dark);
   editor_->set_dark(dark);
   open_settings(options_)->setValue("theme/dark", dark);
-  if (result_) show_result(result_);
+  if (studio_->result()) studio_->show_result(studio_->result());  // graphs drawn in the theme's colours
 }
 
 void MainWindow::reset_layout() { restoreState(default_state_); }

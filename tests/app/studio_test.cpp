@@ -40,6 +40,7 @@
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
+#include "views/studio_model.h"
 #include "views/target_panel.h"
 #include "views/timeline_panel.h"
 #include "views/trace_player.h"
@@ -371,6 +372,59 @@ class StudioTest : public QObject {
       QCOMPARE(w.compare()->cell(2, c), QString::number(r["restores"].toInt()));
       QCOMPARE(w.compare()->cell(3, c), QString::number(r["recomputed"].toInt()));
     }
+    // Choosing the search's partition shows it in the passes table and colours the DAG by it.
+    const auto optimal = w.compare()->optimal_run();
+    auto roots = [](const passlab::session::AlgorithmRun& run) {
+      std::vector<std::uint32_t> out;
+      for (const auto& p : run.partition.passes) out.push_back(p.root);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    w.passes()->set_algorithm("optimal");
+    QCOMPARE(w.model()->run(), optimal.get());
+    QCOMPARE(w.passes()->pass_count(), results[2].toObject()["passes"].toInt());
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(*optimal));
+    w.passes()->set_algorithm("rdsh");
+    QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
+    QCOMPARE(w.passes()->pass_count(), results[0].toObject()["passes"].toInt());
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(*w.result()->snapshot->run("rdsh")));
+  }
+
+  // The partition shown is the model's: choosing another algorithm recolours the DAG and redraws
+  // the pass graph, and a new result keeps the choice. (Wood on PC5: RDSh 92 passes, RDS 91.)
+  void theChosenPartitionIsShownByEveryGraph() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    QVERIFY(w.open_file(sample("wood")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto roots = [](const passlab::session::AlgorithmRun* run) {
+      std::vector<std::uint32_t> out;
+      for (const auto& p : run->partition.passes) out.push_back(p.root);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    const auto* rds = w.result()->snapshot->run("rds");
+    const auto* rdsh = w.result()->snapshot->run("rdsh");
+    QVERIFY(roots(rds) != roots(rdsh));
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(rds));
+    w.passes()->set_algorithm("rdsh");
+    QCOMPARE(w.model()->run(), rdsh);
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(rdsh));
+    QCOMPARE(w.passes()->pass_count(), static_cast<int>(rdsh->partition.passes.size()));
+    w.graph_tabs()->setCurrentIndex(3);  // laid out on a worker
+    QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out(); }, 20000));
+    QCOMPARE(w.pass_graph()->pass_view()->node_count(), static_cast<int>(rdsh->partition.passes.size()));
+    // An edit: the panels take the new result with RDSh's partition of it.
+    const quint64 before = w.shown_generation();
+    w.editor()->append("\n");
+    QVERIFY(wait_for_panels(w, before));
+    QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
+    QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out(); }, 20000));
+    QCOMPARE(w.pass_graph()->pass_view()->node_count(), static_cast<int>(w.model()->run()->partition.passes.size()));
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(w.model()->run()));
   }
 
   // Wood (383 nodes, 91 passes): every graph shows the whole of itself when it first appears and
