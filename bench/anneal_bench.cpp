@@ -20,9 +20,8 @@ using namespace passlab;
 
 void BM_Anneal(benchmark::State& state, const std::string& target_name) {
   const bench::FpSample& w = bench::fp_sample("wood");
-  std::string error;
-  const auto target = partition::load_target(target_name, &error);
-  const auto model = partition::parse_cost_model("15p+5t+i", &error);
+  const auto target = partition::load_target(target_name, nullptr);
+  const auto model = partition::parse_cost_model("15p+5t+i", nullptr);
   fp::FpBackend start_backend(*w.tdag, *target);
   const partition::Partition start = partition::rds(w.problem, start_backend, partition::AlgorithmOptions{*model, nullptr});
   partition::AnnealOptions options;

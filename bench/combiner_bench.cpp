@@ -37,9 +37,8 @@ std::optional<dag::FragmentDag> fragment_dag(const std::string& path) {
 }
 
 combiners::Machine machine(const std::string& name, partition::TargetDesc* target) {
-  std::string error;
-  *target = *partition::load_target(name, &error);
-  return *combiners::parse_machine(*target, &error);
+  *target = *partition::load_target(name, nullptr);
+  return *combiners::parse_machine(*target, nullptr);
 }
 
 }  // namespace

@@ -40,10 +40,10 @@ struct Loaded {
 
 Loaded load(const std::string& name, int size) {
   Loaded l;
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto s = sim::load_scene(std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + name + ".json", &problems);
   if (!s) {
-    std::cerr << name << ": " << (problems.empty() ? "cannot load" : problems.front().text()) << '\n';
+    std::cerr << problems.text();
     std::exit(1);
   }
   l.scene = *s;

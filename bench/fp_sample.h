@@ -30,8 +30,7 @@ inline const FpSample& fp_sample(const std::string& name) {
     s->program = driver::compile_file(std::string(PASSLAB_SAMPLES_DIR) + "/shaders/" + name + ".sl", {});
     lang::DiagnosticList sink;
     s->fdag = dag::flatten(*s->program->module, s->program->binding, sink);
-    std::string error;
-    s->tdag = fp::select(*s->fdag, &error);
+    s->tdag = fp::select(*s->fdag, nullptr);
     s->problem = fp::make_problem(*s->tdag);
   }
   return *s;

@@ -85,15 +85,15 @@ int main(int argc, char** argv) {
     }
     lang::DiagnosticList sink;
     auto fdag = dag::flatten(*prog->module, prog->binding, sink);
-    std::string error;
-    auto tdag = fp::select(*fdag, &error);
+    lang::Diagnostic refused;
+    auto tdag = fp::select(*fdag, &refused);
     if (!tdag) {
-      std::cerr << error << '\n';
+      std::cerr << refused.message << '\n';
       return 1;
     }
     partition::Problem problem = fp::make_problem(*tdag);
     for (int pc = 1; pc <= 8; ++pc) {
-      auto target = partition::load_target("PC" + std::to_string(pc), &error);
+      auto target = partition::load_target("PC" + std::to_string(pc), nullptr);
       fp::FpBackend backend(*tdag, *target);
       for (std::size_t mi = 0; mi < models.size(); ++mi) {
         const auto& model = models[mi];

@@ -80,10 +80,10 @@ int main(int argc, char** argv) {
       "|---|---:|---:|---:|---:|---:|---:|\n",
       target);
   for (const auto& name : scenes) {
-    sim::Problems problems;
+    lang::Diagnostics problems;
     auto scene = sim::load_scene(dir + "/scenes/" + name + ".json", &problems);
     if (!scene) {
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), problems.empty() ? "?" : problems.front().text().c_str());
+      std::fputs(problems.text().c_str(), stderr);
       return 1;
     }
     scene->width = scene->height = size;

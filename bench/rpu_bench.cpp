@@ -61,10 +61,10 @@ struct SceneRun {
 SceneRun render_scene(const std::string& name, int w, int h, int repeat, const rpu::CompileOptions& co) {
   SceneRun out;
   out.name = name;
-  sim::Problems problems;
+  lang::Diagnostics problems;
   std::optional<sim::Scene> scene = sim::load_scene(std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + name + ".json", &problems);
   if (!scene) {
-    out.error = problems.empty() ? "cannot load" : problems.front().text();
+    out.error = problems.summary();
     return out;
   }
   rpu::SceneProgram sp = rpu::compile_scene(*scene, w, h, "", "", "", co);

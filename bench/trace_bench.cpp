@@ -17,9 +17,8 @@ using namespace passlab;
 
 void BM_Partition(benchmark::State& state, const std::string& name, const partition::Algorithm* algorithm, bool traced) {
   const bench::FpSample& s = bench::fp_sample(name);
-  std::string error;
-  const auto target = partition::load_target("PC5", &error);
-  const auto model = partition::parse_cost_model("15p+5t+i", &error);
+  const auto target = partition::load_target("PC5", nullptr);
+  const auto model = partition::parse_cost_model("15p+5t+i", nullptr);
   std::size_t events = 0;
   for (auto _ : state) {
     fp::FpBackend backend(*s.tdag, *target);

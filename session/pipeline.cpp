@@ -28,7 +28,7 @@ Compiled compile(const ShaderSource& source, const driver::ProgramOptions& optio
     c.cancelled = true;
     return c;
   }
-  std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, *target, &c.target_error);
+  std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, *target, c.program->diagnostics);
   if (program) {
     // The program refers to the DAG: its owner keeps the DAG alive as long as the program lives.
     std::shared_ptr<const dag::FragmentDag> keep = c.dag;

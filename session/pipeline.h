@@ -23,17 +23,18 @@ struct ShaderSource {
 };
 
 struct Compiled {
-  std::shared_ptr<driver::Program> program;     // always set; its diagnostics include flattening's
+  // Always set; its diagnostics include flattening's and the target's (why it does not take the
+  // shader, at the source of what it cannot take).
+  std::shared_ptr<driver::Program> program;
   std::shared_ptr<const dag::FragmentDag> dag;  // when the shader compiled and flattened
   // When a target was asked for and takes the shader. It keeps its DAG alive.
   std::shared_ptr<const backends::TargetProgram> target;
-  std::string target_error;  // why the target does not take it ("" when it does, or none was asked)
-  bool cancelled = false;    // `cancel` stopped it between stages
+  bool cancelled = false;  // `cancel` stopped it between stages
 };
 
 // Runs the stages as far as they go: to the DAG when `target` is null, else to the target
 // program. Stops between stages when `cancel` becomes true. Never throws for bad input: problems
-// are in program->diagnostics and target_error.
+// are in program->diagnostics.
 Compiled compile(const ShaderSource& source, const driver::ProgramOptions& options, const partition::TargetDesc* target = nullptr,
                  const std::atomic<bool>* cancel = nullptr);
 

@@ -37,12 +37,9 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   const driver::Program& program = *b->compiled.program;
   *diagnostics += lang::format_text(program.diagnostics.items(), *program.sources);
   if (!b->compiled.dag) return nullptr;
-  std::string error;
   b->target = b->compiled.target.get();
-  if (!b->target) {
-    *diagnostics += fmt::format("{}: error: {}\n", path, b->compiled.target_error);
-    return nullptr;
-  }
+  if (!b->target) return nullptr;  // why is among the diagnostics above
+  std::string error;
   ir::EvalContext ctx;
   ctx.spaces = program.binding.spaces;
   ctx.textures = textures;
@@ -95,10 +92,10 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
 
 RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& request) {
   RenderOutcome out;
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto scene = sim::load_scene(scene_path, &problems);
   if (!scene) {
-    for (const auto& p : problems) out.diagnostics += p.text() + "\n";
+    out.diagnostics = problems.text();
     return out;
   }
   return render_scene(*scene, request);
@@ -107,18 +104,17 @@ RenderOutcome render_scene(const std::string& scene_path, const RenderRequest& r
 SceneShaders::~SceneShaders() = default;
 
 std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const RenderRequest& request, std::string* diagnostics) {
-  std::string error;
-  auto target = backends::load_target(request.target, &error);
-  auto model = target ? partition::parse_cost_model(request.cost, &error) : std::nullopt;
+  lang::Diagnostics problems;
+  auto target = backends::load_target(request.target, &problems);
+  auto model = partition::parse_cost_model(request.cost, &problems);
   if (!target || !model) {
-    *diagnostics += error + "\n";
+    *diagnostics += problems.text();
     return nullptr;
   }
   std::unique_ptr<SceneShaders> set(new SceneShaders);
   set->textures_ = std::make_unique<sim::TextureSet>();
-  sim::Problems problems;
   if (!set->textures_->load(scene.textures, &problems)) {
-    for (const auto& p : problems) *diagnostics += p.text() + "\n";
+    *diagnostics += problems.text();
     return nullptr;
   }
   // One program per shader and light setup: an object's own "lights", else the request's for the
@@ -127,7 +123,9 @@ std::unique_ptr<SceneShaders> SceneShaders::build(const sim::Scene& scene, const
   for (const auto& o : scene.objects) {
     const std::string path = o.shader.empty() ? request.shader : o.shader;
     if (path.empty()) {
-      *diagnostics += fmt::format("{}: error: object \"{}\" names no shader and none was given\n", scene.path, o.name);
+      problems.error("scene", lang::file_span(problems.sources().add(scene.path, "")),
+                     fmt::format("object \"{}\" names no shader and none was given", o.name));
+      *diagnostics += problems.text();
       return nullptr;
     }
     const std::string lights = !o.lights.empty() ? o.lights : path == request.shader ? request.lights : "";
@@ -186,9 +184,8 @@ RenderOutcome render_snapshot(const sim::Scene& scene, const Snapshot& snapshot,
   }
   sim::TextureSet loaded;
   if (!given) {
-    sim::Problems problems;
-    if (!loaded.load(scene.textures, &problems))
-      for (const auto& p : problems) out.diagnostics += p.text() + "\n";
+    lang::Diagnostics problems;
+    if (!loaded.load(scene.textures, &problems)) out.diagnostics += problems.text();
   }
   const bool whole = !run || options.storage == sim::Storage::SinglePass;
   std::string why;

@@ -75,26 +75,21 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
                                     std::vector<Message>* messages, const std::atomic<bool>* cancel) {
   auto b = std::make_shared<RpuBuild>();
   b->machine_name = request.machine;
-  auto fail = [&](const std::string& why) {
-    Message m;
-    m.severity = lang::Severity::Error;
-    m.code = "rpu";
-    m.message = why;
-    m.text = "error: " + why;
-    m.in_main_file = false;
-    messages->push_back(std::move(m));
+  // The machine's and the scene's problems, in the files they are in.
+  lang::Diagnostics problems;
+  auto fail = [&] {
+    const std::vector<Message> found = to_messages(problems.items(), problems.sources(), path);
+    messages->insert(messages->end(), found.begin(), found.end());
     return b;
   };
-  std::string error;
-  std::optional<rpu::Machine> machine = rpu::load_machine(request.machine.empty() ? "rpu" : request.machine, &error);
-  if (!machine) return fail(error);
+  std::optional<rpu::Machine> machine = rpu::load_machine(request.machine.empty() ? "rpu" : request.machine, &problems);
+  if (!machine) return fail();
   b->machine = *machine;
   // The scene: the one asked for, the sample scene that uses this shader, or a lit sphere.
   b->scene_path = request.scene.empty() ? rpu_scene_for(path) : request.scene;
   if (!b->scene_path.empty()) {
-    std::string problem;
-    std::optional<sim::Scene> s = cached_scene(b->scene_path, &problem);
-    if (!s) return fail(problem.empty() ? "cannot read the scene " + b->scene_path : problem);
+    std::optional<sim::Scene> s = cached_scene(b->scene_path, &problems);
+    if (!s) return fail();
     b->scene = std::move(*s);
     b->scene_name = fs::path(b->scene_path).stem().string();
   } else {

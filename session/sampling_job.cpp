@@ -15,12 +15,12 @@ SamplingResult render_sampling(SamplingRequest request) {
   SamplingResult f;
   f.sweep = request.sweep;
   const auto start = std::chrono::steady_clock::now();
-  sim::Problems problems;
+  lang::Diagnostics problems;
   std::optional<sim::Scene> scene = request.scene_path.empty()
                                         ? std::optional<sim::Scene>(default_scene_for(request.snapshot->request.path))
                                         : sim::load_scene(request.scene_path, &problems);
   if (!scene) {
-    f.error = problems.empty() ? "cannot read the scene" : problems.front().text();
+    f.error = problems.summary();
     return f;
   }
   const int size = request.size;

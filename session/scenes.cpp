@@ -14,7 +14,7 @@ namespace passlab::session {
 
 namespace fs = std::filesystem;
 
-std::optional<sim::Scene> cached_scene(const std::string& path, std::string* problem) {
+std::optional<sim::Scene> cached_scene(const std::string& path, lang::Diagnostics* problems) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<fs::file_time_type, std::shared_ptr<const sim::Scene>>> cache;
   std::error_code ec;
@@ -24,9 +24,7 @@ std::optional<sim::Scene> cached_scene(const std::string& path, std::string* pro
     auto it = cache.find(path);
     if (!ec && it != cache.end() && it->second.first == stamp) return *it->second.second;
   }
-  sim::Problems problems;
-  std::optional<sim::Scene> s = sim::load_scene(path, &problems);
-  for (const sim::Problem& p : problems) *problem += p.text() + "\n";
+  std::optional<sim::Scene> s = sim::load_scene(path, problems);
   if (!s) return std::nullopt;
   std::lock_guard<std::mutex> lock(mutex);
   if (!ec) cache[path] = {stamp, std::make_shared<const sim::Scene>(*s)};
@@ -47,8 +45,7 @@ std::string rpu_scene_for(const std::string& shader_path) {
   std::stable_partition(scenes.begin(), scenes.end(), [&](const fs::path& p) { return p.stem().string() == stem; });
   std::stable_partition(scenes.begin(), scenes.end(), [](const fs::path& p) { return p.filename().string().rfind("rpu_", 0) == 0; });
   for (const fs::path& p : scenes) {
-    std::string problem;
-    std::optional<sim::Scene> s = cached_scene(p.string(), &problem);
+    std::optional<sim::Scene> s = cached_scene(p.string(), nullptr);
     if (!s) continue;
     for (const sim::SceneObject& o : s->objects)
       if (!o.shader.empty() && paths::canonical(o.shader) == want) return p.string();

@@ -18,7 +18,7 @@ sim::Scene default_scene_for(const std::string& shader_path);
 std::string rpu_scene_for(const std::string& shader_path);
 
 // The scene in `path`, read once per version of the file (meshes such as the bunny take a while
-// to parse); nullopt with the problems appended to *problem.
-std::optional<sim::Scene> cached_scene(const std::string& path, std::string* problem);
+// to parse); nullopt with the problems added to *problems.
+std::optional<sim::Scene> cached_scene(const std::string& path, lang::Diagnostics* problems);
 
 }  // namespace passlab::session

@@ -73,7 +73,6 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   s->program = c.program;
   s->fragment_dag = c.dag;
   s->target = c.target;
-  s->stage_error = c.target_error;
   s->messages = flatten_messages(*c.program, request.path);
   s->errors = c.program->diagnostics.error_count();
   s->warnings = c.program->diagnostics.warning_count();

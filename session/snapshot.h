@@ -47,7 +47,6 @@ struct Snapshot {
   std::shared_ptr<const driver::Program> program;
   std::vector<Message> messages;
   std::size_t errors = 0, warnings = 0;
-  std::string stage_error;  // a later stage that could not run (the fp ISA cannot express the shader)
   std::shared_ptr<const dag::FragmentDag> fragment_dag;
   // The shader on the request's target: the partitioned DAG (graph()) and its backend.
   std::shared_ptr<const backends::TargetProgram> target;

@@ -28,20 +28,35 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
 
 int DiagnosticsPanel::count() const { return list_->topLevelItemCount(); }
 
+DiagnosticsPanel::Row DiagnosticsPanel::row_of(const session::Message& m) {
+  return {m.severity == lang::Severity::Error     ? tr("error")
+          : m.severity == lang::Severity::Warning ? tr("warning")
+                                                  : tr("note"),
+          QString::fromStdString(m.file), static_cast<int>(m.line), static_cast<int>(m.col),
+          QString::fromStdString(m.message), QString::fromStdString(m.code), QString::fromStdString(m.text)};
+}
+
+void DiagnosticsPanel::set_input_problems(const QString& input, const std::vector<session::Message>& problems) {
+  std::vector<Row>& rows = input_rows_[input];
+  rows.clear();
+  for (const auto& m : problems) rows.push_back(row_of(m));
+  refill();
+}
+
 void DiagnosticsPanel::show_snapshot(const session::Snapshot& s) {
   std::vector<Row> rows;
-  for (const auto& m : s.messages)
-    rows.push_back({m.severity == lang::Severity::Error     ? tr("error")
-                    : m.severity == lang::Severity::Warning ? tr("warning")
-                                                            : tr("note"),
-                    QString::fromStdString(m.file), static_cast<int>(m.line), static_cast<int>(m.col),
-                    QString::fromStdString(m.message), QString::fromStdString(m.code), QString::fromStdString(m.text)});
-  if (!s.stage_error.empty())
-    rows.push_back({tr("error"), QString(), 0, 0, QString::fromStdString(s.stage_error), "fp-target", QString::fromStdString(s.stage_error)});
+  for (const auto& m : s.messages) rows.push_back(row_of(m));
   for (const auto& r : s.runs)
     for (const auto& p : r.problems)
       rows.push_back({tr("error"), QString(), 0, 0, QString("%1: %2").arg(QString::fromStdString(r.algorithm), QString::fromStdString(p)),
                       "partition-check", QString::fromStdString(p)});
+  snapshot_rows_ = std::move(rows);
+  refill();
+}
+
+void DiagnosticsPanel::refill() {
+  std::vector<Row> rows = snapshot_rows_;
+  for (const auto& [input, problems] : input_rows_) rows.insert(rows.end(), problems.begin(), problems.end());
   // While typing the list rarely changes; refilling it would lay out and repaint it each time.
   if (rows == rows_) return;
   rows_ = std::move(rows);
@@ -51,7 +66,7 @@ void DiagnosticsPanel::show_snapshot(const session::Snapshot& s) {
     const bool error = r.severity == tr("error");
     item->setIcon(0, style()->standardIcon(error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning));
     item->setText(0, r.severity);
-    item->setText(1, r.line > 0 ? QString("%1:%2:%3").arg(QFileInfo(r.file).fileName()).arg(r.line).arg(r.col) : QString());
+    item->setText(1, r.line > 0 ? QString("%1:%2:%3").arg(QFileInfo(r.file).fileName()).arg(r.line).arg(r.col) : QFileInfo(r.file).fileName());
     item->setText(2, r.message);
     item->setText(3, r.code);
     item->setToolTip(2, r.tooltip);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The diagnostics list: every message of the last compile; activating one jumps to its place.
+// The diagnostics list: every message of the last compile, and the problems with the other files
+// the Studio reads (a target, a cost model); activating one jumps to its place.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include <QWidget>
@@ -18,6 +20,9 @@ class DiagnosticsPanel : public QWidget {
  public:
   explicit DiagnosticsPanel(QWidget* parent = nullptr);
   void show_snapshot(const session::Snapshot& snapshot);
+  // Problems with the `input` last chosen ("target", "cost model"; none: it applied), listed after
+  // the compile's messages.
+  void set_input_problems(const QString& input, const std::vector<session::Message>& problems);
   int count() const;
   QTreeWidget* list() const { return list_; }
 
@@ -31,7 +36,11 @@ class DiagnosticsPanel : public QWidget {
     QString message, code, tooltip;
     bool operator==(const Row&) const = default;
   };
+  static Row row_of(const session::Message& m);
+  void refill();
   QTreeWidget* list_;
+  std::vector<Row> snapshot_rows_;
+  std::map<QString, std::vector<Row>> input_rows_;
   std::vector<Row> rows_;  // what the list shows: the same rows again leave it alone
 };
 

@@ -194,10 +194,10 @@ QSize image_size(const sim::Scene& scene, int side) {
 
 std::shared_ptr<const sim::Scene> load_scene(const RenderInput& in, QString* problem) {
   if (in.scene_path.empty()) return std::make_shared<const sim::Scene>(session::default_scene_for(in.snapshot->request.path));
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto scene = sim::load_scene(in.scene_path, &problems);
   if (!scene) {
-    for (const auto& p : problems) *problem += QString::fromStdString(p.text()) + "\n";
+    *problem = QString::fromStdString(problems.text());
     if (problem->isEmpty()) *problem = QObject::tr("%1 cannot be read").arg(QString::fromStdString(in.scene_path));
     return nullptr;
   }

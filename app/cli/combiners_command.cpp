@@ -32,17 +32,15 @@ lang::Span span_of(const dag::FragmentDag& d, dag::NodeId id) {
 }  // namespace
 
 int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
-  std::string error;
-  auto target = backends::load_target(c.target, &error);
-  if (!target) {
-    std::cerr << "passlab-cli: " << error << '\n';
-    return kUsage;
+  lang::Diagnostics problems;
+  auto target = backends::load_target(c.target, &problems);
+  if (!target) return report_problems(o, problems, kUsage);
+  if (target->backend != "combiners") {
+    problems.error("target", {}, "'" + c.target + "' is not a register-combiner target (geforce1, geforce3)");
+    return report_problems(o, problems, kUsage);
   }
-  auto machine = combiners::parse_machine(*target, &error);
-  if (!machine) {
-    std::cerr << "passlab-cli: " << (target->backend != "combiners" ? "'" + c.target + "' is not a register-combiner target (geforce1, geforce3)" : error) << '\n';
-    return kUsage;
-  }
+  auto machine = combiners::parse_machine(*target, &problems);
+  if (!machine) return report_problems(o, problems, kUsage);
   const session::Compiled compiled = compile_shader(o);
   const auto& prog = compiled.program;
   const auto& fdag = compiled.dag;

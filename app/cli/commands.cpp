@@ -2,6 +2,7 @@
 // The passlab-cli subcommands: each takes parsed options and returns the process exit code.
 #include "app/cli/commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -64,6 +65,19 @@ std::string param_value(const driver::Program& prog, const ir::ShaderParamInfo& 
 
 
 }  // namespace
+
+int report_problems(const CommonOptions& o, const lang::Diagnostics& problems, int exit_code) {
+  std::cerr << problems.text();
+  if (o.format == "json") {
+    nlohmann::json j;
+    j["file"] = o.file;
+    j["errors"] = std::count_if(problems.items().begin(), problems.items().end(),
+                                [](const lang::Diagnostic& d) { return d.severity == lang::Severity::Error; });
+    j["diagnostics"] = problems.json();
+    std::cout << lang::dump_json(j, 2) << '\n';
+  }
+  return exit_code;
+}
 
 int run_check(const CommonOptions& o) {
   driver::ProgramOptions po = program_options(o);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
 #include "session/pipeline.h"
 
 namespace passlab::cli {
@@ -27,6 +28,11 @@ struct CommonOptions {
 // The shader of `o` through the one pipeline (session/pipeline.h), with its include paths, defines
 // and light setup: to the fragment DAG, or onto `target` when one is given.
 session::Compiled compile_shader(const CommonOptions& o, const partition::TargetDesc* target = nullptr);
+
+// Problems with the user's inputs other than the shader (a target, a machine, a cost model, a
+// scene), printed as the compiler prints its diagnostics on standard error; with --format json
+// also a {"diagnostics": [...]} document on standard output. Returns `exit_code`.
+int report_problems(const CommonOptions& o, const lang::Diagnostics& problems, int exit_code);
 
 int run_check(const CommonOptions& o);
 int run_ir(const CommonOptions& o, bool optimize);

@@ -128,12 +128,9 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r) {
   }
   if (axes.empty()) axes = {sim::SweepAxis::Spp, sim::SweepAxis::Cache, sim::SweepAxis::Scope, sim::SweepAxis::Blur};
 
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto scene = sim::load_scene(r.scene, &problems);
-  if (!scene) {
-    for (const auto& p : problems) std::cerr << p.text() << '\n';
-    return kDiagnostics;
-  }
+  if (!scene) return report_problems(o, problems, kDiagnostics);
   std::string diagnostics;
   auto shaders = session::SceneShaders::build(*scene, req, &diagnostics);
   if (!diagnostics.empty()) std::cerr << diagnostics;

@@ -127,27 +127,16 @@ void print_pass_lists(const std::vector<partition::Partition>& results, const st
 }  // namespace
 
 int run_partition(const CommonOptions& o, const PartitionOptions& po) {
-  std::string error;
-  auto target = backends::load_target(po.target, &error);
-  if (!target) {
-    std::cerr << "passlab-cli: " << error << '\n';
-    return kUsage;
-  }
-  auto model = partition::parse_cost_model(po.cost, &error);
-  if (!model) {
-    std::cerr << "passlab-cli: " << error << '\n';
-    return kUsage;
-  }
+  lang::Diagnostics problems;
+  auto target = backends::load_target(po.target, &problems);
+  auto model = partition::parse_cost_model(po.cost, &problems);
+  if (!target || !model) return report_problems(o, problems, kUsage);
   const session::Compiled c = compile_shader(o, &*target);
   const auto& prog = c.program;
   std::string diag = lang::format_text(prog->diagnostics.items(), *prog->sources);
   if (!diag.empty()) std::cerr << diag;
-  if (!c.dag) return kDiagnostics;
   const auto& program = c.target;
-  if (!program) {
-    std::cerr << o.file << ": error: " << c.target_error << '\n';
-    return kDiagnostics;
-  }
+  if (!c.dag || !program) return kDiagnostics;  // why is among the diagnostics above
   const partition::Problem& problem = program->problem();
   std::unique_ptr<partition::Backend> owned_backend = program->backend();
   partition::Backend& backend = *owned_backend;
@@ -161,14 +150,11 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     std::stringstream text;
     text << in.rdbuf();
     if (!in) {
-      std::cerr << "passlab-cli: cannot read " << po.marks << '\n';
-      return kUsage;
+      problems.error("file-not-found", lang::file_span(problems.sources().add(po.marks, "")), "cannot read the marks file");
+      return report_problems(o, problems, kUsage);
     }
-    const auto marks = partition::parse_marks(text.str(), po.marks, problem, &error);
-    if (!marks) {
-      std::cerr << error << '\n';
-      return kDiagnostics;
-    }
+    const auto marks = partition::parse_marks(text.str(), po.marks, problem, &problems);
+    if (!marks) return report_problems(o, problems, kDiagnostics);
     partition::Partition yours = partition::evaluate_marks(problem, backend, *marks, *model);
     // A pass that does not fit is the answer, not an error of the program: the table says which
     // limit it breaks; the execution check runs only on partitions that fit.

@@ -34,10 +34,10 @@ using rpu::Vec4;
 
 const rpu::Machine* machine_for(const RpuCliOptions& r, rpu::Machine* storage) {
   if (r.machine.empty() && !r.ieee) return nullptr;
-  std::string error;
-  std::optional<rpu::Machine> m = rpu::load_machine(r.machine.empty() ? "rpu" : r.machine, &error);
+  lang::Diagnostics problems;
+  std::optional<rpu::Machine> m = rpu::load_machine(r.machine.empty() ? "rpu" : r.machine, &problems);
   if (!m) {
-    std::cerr << "passlab-cli: " << error << '\n';
+    std::cerr << problems.text();
     return nullptr;
   }
   *storage = *m;
@@ -350,9 +350,9 @@ struct PreparedScene {
 };
 
 std::optional<int> prepare_scene(const CommonOptions& o, const RpuCliOptions& r, const rpu::Machine* m, PreparedScene& out) {
-  sim::Problems problems;
+  lang::Diagnostics problems;
   out.scene = sim::load_scene(r.scene, &problems);
-  for (const sim::Problem& p : problems) std::cerr << p.text() << '\n';
+  std::cerr << problems.text();
   if (!out.scene) return kDiagnostics;
   out.w = out.scene->width;
   out.h = out.scene->height;

@@ -190,9 +190,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   const QString target = settings->value("partition/target", "PC5").toString();
   const QString cost = settings->value("partition/cost", "15p+5t+i").toString();
   set_cost_model(cost);
-  std::string error;
   const QByteArray custom = settings->value("partition/target_json").toByteArray();
-  if (auto t = custom.isEmpty() ? std::nullopt : partition::parse_target(custom.toStdString(), "", &error))
+  if (auto t = custom.isEmpty() ? std::nullopt : partition::parse_target(custom.toStdString(), "", nullptr))
     set_target_desc(*t, true);
   else
     set_target(target);
@@ -428,7 +427,6 @@ void MainWindow::show_result(ResultPtr result) {
   diagnostics_->show_snapshot(s);
   QString text;
   if (s.errors > 0) text = tr("%n error(s); showing the last good result", nullptr, static_cast<int>(s.errors));
-  else if (!s.stage_error.empty()) text = QString::fromStdString(s.stage_error);
   else
     text = tr("Compiled in %1 ms, partitioned in %2 ms, laid out in %3 ms · %4 instructions")
                .arg(s.compile_ms, 0, 'f', 1)

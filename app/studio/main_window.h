@@ -142,6 +142,7 @@ class MainWindow : public QMainWindow {
   void show_target(const partition::TargetDesc& t, bool edited);
   // The model's cost model shown in the cost box, then compiled.
   void show_cost_model(const partition::CostModel& m);
+  bool applied(const QString& input, const lang::Diagnostics& problems);
   // The selection's source spans highlighted in the editor (none when the editor chose it).
   void show_selection_in_editor(const std::vector<std::uint32_t>& ids, bool from_editor);
   void on_cursor_line(int line);

@@ -220,22 +220,14 @@ void MainWindow::build_toolbar(QAction* open) {
       set_target_desc(*rpu, false);
       return;
     }
-    std::string error;
-    auto t = backends::load_target(target_box_->currentText().toStdString(), &error);
-    if (!t) {
-      show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
-      return;
-    }
-    set_target_desc(*t, false);
+    lang::Diagnostics problems;
+    auto t = backends::load_target(target_box_->currentText().toStdString(), &problems);
+    if (applied(tr("target"), problems)) set_target_desc(*t, false);
   });
   connect(cost_box_, &QComboBox::currentTextChanged, this, [this](const QString& spec) {
-    std::string error;
-    auto m = partition::parse_cost_model(spec.toStdString(), &error);
-    if (!m) {
-      show_status(tr("Cost model not applied: %1").arg(QString::fromStdString(error)));
-      return;
-    }
-    studio_->set_cost_model(*m);
+    lang::Diagnostics problems;
+    auto m = partition::parse_cost_model(spec.toStdString(), &problems);
+    if (applied(tr("cost model"), problems)) studio_->set_cost_model(*m);
   });
   bar->addSeparator();
   bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
@@ -302,17 +294,23 @@ bool MainWindow::save_target_as(const QString& path) {
   return true;
 }
 
+// Whether the `input` (a target, a cost model) read without errors; if not, the status bar says so
+// and the diagnostics panel lists the problems, each at its place in its file, until one applies.
+bool MainWindow::applied(const QString& input, const lang::Diagnostics& problems) {
+  diagnostics_->set_input_problems(input, session::to_messages(problems.items(), problems.sources(), ""));
+  if (!problems.has_errors()) return true;
+  show_status(tr("The %1 was not applied: %2").arg(input, QString::fromStdString(problems.summary())));
+  return false;
+}
+
 void MainWindow::set_target(const QString& name_or_path) {
   if (auto rpu = rpu_target(name_or_path)) {
     set_target_desc(*rpu, false);
     return;
   }
-  std::string error;
-  auto t = backends::load_target(name_or_path.toStdString(), &error);
-  if (!t) {
-    show_status(tr("Target not applied: %1").arg(QString::fromStdString(error)));
-    return;
-  }
+  lang::Diagnostics problems;
+  auto t = backends::load_target(name_or_path.toStdString(), &problems);
+  if (!applied(tr("target"), problems)) return;
   if (!name_or_path.contains('/') && !name_or_path.endsWith(".json")) t->source.clear();  // a preset
   set_target_desc(*t, false);
 }

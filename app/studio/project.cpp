@@ -98,28 +98,30 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
   }
 
   // The target: its file or preset when it still loads, else the copy saved inline.
-  std::string terr;
   if (o["target_file"].isString()) {
     const QString ref = o["target_file"].toString();
     const QString resolved = is_preset(ref) ? ref : absolute(base, ref);
-    if (auto t = backends::load_target(resolved.toStdString(), &terr)) {
+    lang::Diagnostics problems;
+    if (auto t = backends::load_target(resolved.toStdString(), &problems)) {
       p.target = t;
       p.target_reference = resolved;
     } else {
-      problem(QString("the target %1 does not load (%2)%3").arg(ref, QString::fromStdString(terr),
+      problem(QString("the target %1 does not load (%2)%3").arg(ref, QString::fromStdString(problems.summary()),
                                                                 o["target"].isObject() ? "; using the copy in the project" : ""));
     }
   }
   if (!p.target && o["target"].isObject()) {
     const QByteArray text = QJsonDocument(o["target"].toObject()).toJson();
-    if (auto t = partition::parse_target(text.toStdString(), name.toStdString() + ": target", &terr)) p.target = t;
-    else problem(QString::fromStdString(terr));
+    lang::Diagnostics problems;
+    if (auto t = partition::parse_target(text.toStdString(), name.toStdString() + ": target", &problems)) p.target = t;
+    else problem(QString::fromStdString(problems.summary()));
   }
 
   if (o.contains("cost_model")) {
     const QString spec = o["cost_model"].toString();
-    if (partition::parse_cost_model(spec.toStdString(), &terr)) p.cost_model = spec;
-    else problem(QString("cost model \"%1\": %2").arg(spec, QString::fromStdString(terr)));
+    lang::Diagnostics problems;
+    if (partition::parse_cost_model(spec.toStdString(), &problems)) p.cost_model = spec;
+    else problem(QString("cost model \"%1\": %2").arg(spec, QString::fromStdString(problems.summary())));
   }
 
   const QJsonObject panels = o["panels"].toObject();

@@ -266,6 +266,19 @@ bool studio_tour(const Tour& tour) {
   save(w, "diagnostics");
   e->undo();
   wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
+  // A target file with a mistake is not applied; its problem is listed at its place in the file.
+  const QString target = w->target_name();
+  const QString bad = QDir::temp().filePath("passlab-shot-target.json");
+  {
+    QFile f(bad);
+    if (f.open(QIODevice::WriteOnly)) f.write("{\n  \"name\": \"mine\",\n  \"limits\": {\"operations\": 6, \"registers\": -3}\n}\n");
+  }
+  w->set_target(bad);
+  settle(300);
+  save(w, "diagnostics_target");
+  w->set_target(target);
+  QFile::remove(bad);
+  wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 10000);
   preview_and_timeline_tour(tour);
   return true;
 }

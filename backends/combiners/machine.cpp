@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostics.h"
 #include "core/lang/json_error.h"
 
 namespace passlab::combiners {
@@ -56,13 +57,25 @@ std::vector<int> Machine::constant_registers() const {
 
 namespace {
 
+// The last name in a key path ("registers[2].accepts" -> "accepts", "registers[2]" -> "registers").
+std::string leaf(const std::string& key) {
+  std::string k = key.substr(0, key.find('[', key.rfind('.') == std::string::npos ? 0 : key.rfind('.')));
+  const std::size_t dot = k.rfind('.');
+  return dot == std::string::npos ? k : k.substr(dot + 1);
+}
+
 struct Reader {
-  std::string where;
-  std::string* error;
+  lang::Diagnostics& d;
+  lang::FileId file = 0;  // the target file, when the diagnostics hold it
+  std::size_t base = 0;   // where its "combiners" object starts
   bool failed = false;
 
+  // The first problem only: later ones tend to follow from it.
   bool fail(const std::string& key, const std::string& why) {
-    if (!failed && error) *error = fmt::format("{}: combiners.{}: {}", where, key, why);
+    if (!failed) {
+      const lang::Span at = file ? lang::key_span(d.sources(), file, leaf(key), base) : lang::Span{};
+      d.error("target", at, key.empty() ? why : fmt::format("combiners.{}: {}", key, why));
+    }
     failed = true;
     return false;
   }
@@ -127,8 +140,13 @@ std::string role_problem(const RegisterDesc& d) {
 
 }  // namespace
 
-std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::string* error) {
-  Reader r{target.source.empty() ? target.name : target.source, error};
+std::optional<Machine> parse_machine(const partition::TargetDesc& target, lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  Reader r{diagnostics ? *diagnostics : own};
+  // The target file, if it was read into the diagnostics' sources (load_target does): problems
+  // then point into its "combiners" object.
+  if (!target.source.empty()) r.file = r.d.sources().find(target.source);
+  if (r.file) r.base = lang::key_offset(r.d.sources(), r.file, "combiners");
   if (target.backend != "combiners") {
     r.fail("", "target '" + target.name + "' is not a register-combiner target");
     return std::nullopt;
@@ -137,7 +155,7 @@ std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::s
   try {
     j = json::parse(target.machine_json);
   } catch (const json::exception& e) {
-    r.fail("", "invalid JSON: " + lang::json_error(e, target.machine_json).message);
+    r.fail("", "the \"combiners\" object is not valid JSON: " + lang::json_error(e, target.machine_json).message);
     return std::nullopt;
   }
   Machine m;

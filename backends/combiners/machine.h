@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
 #include "core/partition/target.h"
 
 namespace passlab::combiners {
@@ -65,8 +66,9 @@ struct Machine {
   std::vector<int> constant_registers() const;  // those accepting the constant class, in table order
 };
 
-// The machine of a combiner target (its "combiners" object); nullopt with a message naming the
-// file and key when it is malformed.
-std::optional<Machine> parse_machine(const partition::TargetDesc& target, std::string* error);
+// The machine of a combiner target (its "combiners" object); nullopt when it is malformed, with a
+// diagnostic naming the key (at its place in the target file when *diagnostics holds the file, as
+// after load_target).
+std::optional<Machine> parse_machine(const partition::TargetDesc& target, lang::Diagnostics* diagnostics);
 
 }  // namespace passlab::combiners

@@ -231,13 +231,17 @@ backends::Backend registration() {
   b.description = "NVIDIA register combiners and texture shaders (the target's \"combiners\" object is the machine)";
   b.listing_extension = "rc";
   b.needs_machine = true;
-  b.check_machine = [](const partition::TargetDesc& target) {
-    std::string error;
-    return parse_machine(target, &error) ? std::string() : error;
+  b.check_machine = [](const partition::TargetDesc& target, lang::Diagnostics& diagnostics) {
+    return parse_machine(target, &diagnostics).has_value();
   };
-  b.make = [](const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error) -> std::unique_ptr<backends::TargetProgram> {
-    auto m = parse_machine(target, error);
-    if (!m) return nullptr;
+  b.make = [](const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink) -> std::unique_ptr<backends::TargetProgram> {
+    // The registry checked the machine with its file; here only the shader's sink is at hand.
+    lang::Diagnostics problems;
+    auto m = parse_machine(target, &problems);
+    if (!m) {
+      sink.error("target", {}, problems.summary());
+      return nullptr;
+    }
     return std::make_unique<CombinerProgram>(d, target, std::move(*m));
   };
   return b;

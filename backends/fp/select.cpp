@@ -35,6 +35,7 @@ using lang::Builtin;
 
 struct SelectError {
   std::string message;
+  lang::Span where;  // the source of the node that cannot be selected
 };
 
 class Selector {
@@ -124,7 +125,9 @@ class Selector {
     return r;
   }
 
-  [[noreturn]] void fail(const std::string& what) { throw SelectError{what}; }
+  [[noreturn]] void fail(const std::string& what) {
+    throw SelectError{what, current_ && !current_->spans.empty() ? current_->spans.front() : lang::Span{}};
+  }
 
   // Packs floats (replicated) into lanes x, y, z of one vector: MUL + MAD per extra lane.
   Operand pack(const std::vector<Operand>& parts) {
@@ -532,11 +535,11 @@ class Selector {
 
 }  // namespace
 
-std::optional<TargetDag> select(const dag::FragmentDag& d, std::string* error, partition::Derivatives derivatives) {
+std::optional<TargetDag> select(const dag::FragmentDag& d, lang::Diagnostic* problem, partition::Derivatives derivatives) {
   try {
     return Selector(d, derivatives).run();
   } catch (const SelectError& e) {
-    if (error) *error = e.message;
+    if (problem) *problem = {lang::Severity::Error, "fp-target", e.message, e.where, {}};
     return std::nullopt;
   }
 }

@@ -58,10 +58,10 @@ struct TargetDag {
 // Instruction selection (a small tiling in the spirit of lburg): each FragmentDag node becomes a
 // short instruction sequence; negation, component selection and scalar broadcast become source
 // modifiers and cost nothing; a texture whose coordinates are all interpolants reads one packed
-// interpolant. Returns nullopt with a message for what the ISA cannot express (varying matrices,
-// component indices or spline knots). A target without derivatives (partition::Derivatives::None)
-// refuses every screen-space difference.
-std::optional<TargetDag> select(const dag::FragmentDag& dag, std::string* error,
+// interpolant. Returns nullopt with a diagnostic (code "fp-target", at the source of the node) for
+// what the ISA cannot express (varying matrices, component indices or spline knots). A target
+// without derivatives (partition::Derivatives::None) refuses every screen-space difference.
+std::optional<TargetDag> select(const dag::FragmentDag& dag, lang::Diagnostic* problem,
                                 partition::Derivatives derivatives = partition::Derivatives::Interpolants);
 
 // The value every node computes for one fragment (the unpartitioned program).

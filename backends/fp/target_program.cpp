@@ -131,11 +131,12 @@ backends::Backend registration() {
   b.name = "fp";
   b.description = "an ARB_fragment_program-style pipeline: the pass limits of the target file";
   b.listing_extension = "fp";
-  b.make = [](const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error) -> std::unique_ptr<backends::TargetProgram> {
-    std::string why;
+  b.make = [](const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink) -> std::unique_ptr<backends::TargetProgram> {
+    lang::Diagnostic why;
     auto t = select(d, &why, target.derivatives);
     if (!t) {
-      if (error) *error = "the fp target cannot run this shader: " + why;
+      why.message = "the fp target cannot run this shader: " + why.message;
+      sink.report(std::move(why));
       return nullptr;
     }
     return std::make_unique<FpProgram>(d, std::move(*t), target);

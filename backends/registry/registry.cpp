@@ -4,6 +4,7 @@
 #include "backends/combiners/target_program.h"
 #include "backends/fp/target_program.h"
 #include "backends/rpu/registration.h"
+#include "core/lang/json_error.h"
 
 namespace passlab::backends {
 
@@ -37,46 +38,53 @@ bool runs_whole_programs(const partition::TargetDesc& target) {
 
 namespace {
 
-// The target's backend, or null with *error when it is unknown or lacks its machine object.
-const Backend* backend_of(const partition::TargetDesc& target, std::string* error) {
-  const std::string where = target.source.empty() ? target.name : target.source;
+// The target's backend, or null with a diagnostic when it is unknown or lacks its machine object
+// (at the "backend" key of the target file, when the diagnostics hold it).
+const Backend* backend_of(const partition::TargetDesc& target, lang::Diagnostics& d) {
   const Backend* b = find(target.backend);
   std::string problem;
-  if (!b) problem = where + ": unknown backend \"" + target.backend + "\" (known: " + names() + ")";
+  if (!b) problem = "unknown backend \"" + target.backend + "\" (known: " + names() + ")";
   else if (b->needs_machine && target.machine_json.empty())
-    problem = where + ": a \"" + b->name + "\" target needs a \"" + b->name + "\" object describing its machine";
+    problem = "a \"" + b->name + "\" target needs a \"" + b->name + "\" object describing its machine";
   if (problem.empty()) return b;
-  if (error) *error = problem;
+  const lang::FileId file = target.source.empty() ? 0 : d.sources().find(target.source);
+  d.error("target", file ? lang::key_span(d.sources(), file, "backend") : lang::Span{},
+          file ? problem : (target.name.empty() ? "" : "target '" + target.name + "': ") + problem);
   return nullptr;
 }
 
 }  // namespace
 
-bool check_target(const partition::TargetDesc& target, std::string* error) {
-  const Backend* b = backend_of(target, error);
+bool check_target(const partition::TargetDesc& target, lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
+  const Backend* b = backend_of(target, d);
   if (!b) return false;
-  const std::string problem = b->check_machine ? b->check_machine(target) : std::string();
-  if (problem.empty()) return true;
-  if (error) *error = problem;
-  return false;
+  return !b->check_machine || b->check_machine(target, d);
 }
 
-std::optional<partition::TargetDesc> load_target(const std::string& name_or_path, std::string* error) {
-  std::optional<partition::TargetDesc> t = partition::load_target(name_or_path, error);
-  if (t && !check_target(*t, error)) return std::nullopt;
+std::optional<partition::TargetDesc> load_target(const std::string& name_or_path, lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
+  std::optional<partition::TargetDesc> t = partition::load_target(name_or_path, &d);
+  if (t && !check_target(*t, &d)) return std::nullopt;
   return t;
 }
 
-std::unique_ptr<TargetProgram> make_program(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error) {
+std::unique_ptr<TargetProgram> make_program(const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink) {
   // The backend's make reads (and so checks) the machine itself: it is not parsed twice.
-  const Backend* found = backend_of(target, error);
-  if (!found) return nullptr;
-  const Backend& b = *found;
-  if (!b.make) {
-    if (error) *error = "the " + b.name + " backend runs whole programs, not a fragment DAG cut into passes";
+  lang::Diagnostics problems;
+  const Backend* found = backend_of(target, problems);
+  if (!found) {
+    sink.error("target", {}, problems.summary());
     return nullptr;
   }
-  return b.make(d, target, error);
+  const Backend& b = *found;
+  if (!b.make) {
+    sink.error("target", {}, "the " + b.name + " backend runs whole programs, not a fragment DAG cut into passes");
+    return nullptr;
+  }
+  return b.make(d, target, sink);
 }
 
 }  // namespace passlab::backends

@@ -24,14 +24,16 @@ std::string names();
 bool runs_whole_programs(const partition::TargetDesc& target);
 
 // Whether a target can be used at all: its backend is registered and its machine description
-// sound. Sets *error ("<file>: unknown backend ...") and returns false when not.
-bool check_target(const partition::TargetDesc& target, std::string* error);
+// sound. Returns false when not, with diagnostics (code "target"; at their keys when *diagnostics
+// holds the target's file) added to *diagnostics when given.
+bool check_target(const partition::TargetDesc& target, lang::Diagnostics* diagnostics);
 
 // partition::load_target, then check_target: a preset or file whose backend and machine are sound.
-std::optional<partition::TargetDesc> load_target(const std::string& name_or_path, std::string* error);
+std::optional<partition::TargetDesc> load_target(const std::string& name_or_path, lang::Diagnostics* diagnostics);
 
-// The shader `d` on `target` through its backend; nullptr with *error when the backend is unknown,
-// runs whole programs instead (the RPU), or cannot take the shader.
-std::unique_ptr<TargetProgram> make_program(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error);
+// The shader `d` on `target` through its backend; nullptr when the backend is unknown, runs whole
+// programs instead (the RPU), or cannot take the shader, with the reason reported to `sink` (at
+// the source of what the target cannot take: spans of `d`, in the compile's source manager).
+std::unique_ptr<TargetProgram> make_program(const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink);
 
 }  // namespace passlab::backends

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostics.h"
 #include "core/lang/json_error.h"
 #include "core/paths/data_dir.h"
 
@@ -22,46 +23,45 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
-
-std::optional<Machine> parse_machine(const std::string& text, const std::string& where, std::string* error) {
+std::optional<Machine> parse_machine(lang::FileId file, lang::Diagnostics& d) {
+  // A problem with `key` (its first occurrence in the file; the file's start for "").
+  auto fail = [&](std::string_view key, std::string message) {
+    d.error("machine", lang::key_span(d.sources(), file, key), std::move(message));
+    return false;
+  };
   json j;
   try {
-    j = json::parse(text);
+    j = json::parse(d.sources().file(file).text);
   } catch (const json::exception& e) {
-    const lang::JsonError at = lang::json_error(e, text);
-    fail(error, where + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": not valid JSON (" + at.message + ")");
+    d.report(lang::json_diagnostic("machine", d.sources(), file, e));
     return std::nullopt;
   }
   if (!j.is_object()) {
-    fail(error, where + ": a machine description is a JSON object");
+    fail("", "a machine description is a JSON object");
     return std::nullopt;
   }
   static const std::set<std::string> known = {"name", "description", "latency", "literals_per_instruction", "pairing",
                                               "pair_read_ports", "precision", "max_call_depth", "max_steps"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) {
-      fail(error, where + ": unknown key \"" + it.key() + "\"");
+      fail(it.key(), "unknown key \"" + it.key() + "\"");
       return std::nullopt;
     }
   Machine m;
   auto integer = [&](const json& v, const std::string& key, int lo, int hi, int* out) {
     if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
-      return fail(error, where + ": \"" + key + "\" must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+      return fail(key.substr(key.rfind('.') + 1), "\"" + key + "\" must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     *out = v.get<int>();
     return true;
   };
   if (!j.contains("name") || !j["name"].is_string()) {
-    fail(error, where + ": missing required key \"name\" (a string)");
+    fail("", "missing required key \"name\" (a string)");
     return std::nullopt;
   }
   m.name = j["name"].get<std::string>();
   if (j.contains("description") && j["description"].is_string()) m.description = j["description"].get<std::string>();
   if (!j.contains("latency") || !j["latency"].is_object()) {
-    fail(error, where + ": missing required key \"latency\" (an object of cycles by opcode)");
+    fail("latency", "missing required key \"latency\" (an object of cycles by opcode)");
     return std::nullopt;
   }
   const json& lat = j["latency"];
@@ -70,7 +70,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
   for (Opcode op : ops) {
     const std::string key = mnemonic(op);
     if (!lat.contains(key)) {
-      fail(error, where + ": \"latency\" has no entry for \"" + key + "\"");
+      fail("latency", "\"latency\" has no entry for \"" + key + "\"");
       return std::nullopt;
     }
     if (!integer(lat[key], "latency." + key, 1, 10000, &m.latency[static_cast<std::size_t>(op)])) return std::nullopt;
@@ -78,7 +78,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
   for (auto it = lat.begin(); it != lat.end(); ++it) {
     const bool is_op = std::any_of(std::begin(ops), std::end(ops), [&](Opcode op) { return it.key() == mnemonic(op); });
     if (!is_op && it.key() != "special") {
-      fail(error, where + ": \"latency\" has an unknown opcode \"" + it.key() + "\"");
+      fail(it.key(), "\"latency\" has an unknown opcode \"" + it.key() + "\"");
       return std::nullopt;
     }
   }
@@ -88,7 +88,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
     return std::nullopt;
   if (j.contains("pairing")) {
     if (!j["pairing"].is_boolean()) {
-      fail(error, where + ": \"pairing\" must be true or false");
+      fail("pairing", "\"pairing\" must be true or false");
       return std::nullopt;
     }
     m.pairing = j["pairing"].get<bool>();
@@ -97,7 +97,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
   if (j.contains("precision")) {
     const std::string p = j["precision"].is_string() ? j["precision"].get<std::string>() : "";
     if (p != "fp24" && p != "ieee") {
-      fail(error, where + ": \"precision\" must be \"fp24\" or \"ieee\"");
+      fail("precision", "\"precision\" must be \"fp24\" or \"ieee\"");
       return std::nullopt;
     }
     m.fp24 = p == "fp24";
@@ -105,7 +105,7 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
   if (j.contains("max_call_depth") && !integer(j["max_call_depth"], "max_call_depth", 1, 1 << 20, &m.max_call_depth)) return std::nullopt;
   if (j.contains("max_steps")) {
     if (!j["max_steps"].is_number_unsigned() || j["max_steps"].get<std::uint64_t>() == 0) {
-      fail(error, where + ": \"max_steps\" must be a positive integer");
+      fail("max_steps", "\"max_steps\" must be a positive integer");
       return std::nullopt;
     }
     m.max_steps = j["max_steps"].get<std::uint64_t>();
@@ -117,25 +117,25 @@ std::optional<Machine> parse_machine(const std::string& text, const std::string&
 
 std::string machines_dir() { return paths::data_dirs().resources + "/rpu"; }
 
-std::optional<Machine> load_machine(const std::string& name_or_path, std::string* error) {
+std::optional<Machine> load_machine(const std::string& name_or_path, lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
   fs::path path = name_or_path;
   if (name_or_path.find('/') == std::string::npos && path.extension() != ".json")
     path = fs::path(machines_dir()) / (name_or_path + ".json");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    fail(error, path.string() + ": cannot read the machine description");
+  const std::optional<lang::FileId> file = d.sources().load(path.string(), nullptr);
+  if (!file) {
+    d.error("file-not-found", lang::file_span(d.sources().add(path.string(), "")), "cannot read the machine description");
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_machine(ss.str(), path.string(), error);
+  return parse_machine(*file, d);
 }
 
 const Machine& default_machine() {
   static const Machine m = [] {
-    std::string error;
-    std::optional<Machine> loaded = load_machine("rpu", &error);
-    if (!loaded) throw std::runtime_error("the RPU machine description is missing: " + error);
+    lang::Diagnostics problems;
+    std::optional<Machine> loaded = load_machine("rpu", &problems);
+    if (!loaded) throw std::runtime_error("the RPU machine description is missing: " + problems.summary());
     return *loaded;
   }();
   return m;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/rpu/isa.h"
+#include "core/lang/diagnostics.h"
 
 namespace passlab::rpu {
 
@@ -31,9 +32,9 @@ struct Machine {
 
 // The folder holding the presets: rpu/ of the data folder (core/paths/data_dir.h).
 std::string machines_dir();
-// A preset name ("rpu", "thesis_example") or a path to a .json file. On failure: nullopt and
-// *error says what is wrong and where.
-std::optional<Machine> load_machine(const std::string& name_or_path, std::string* error);
+// A preset name ("rpu", "thesis_example") or a path to a .json file. On failure: nullopt, with
+// diagnostics (code "machine", at the key in the file) added to *diagnostics when given.
+std::optional<Machine> load_machine(const std::string& name_or_path, lang::Diagnostics* diagnostics);
 // The "rpu" preset. Throws std::runtime_error if the resources are missing (an install fault).
 const Machine& default_machine();
 

@@ -16,9 +16,8 @@ backends::Backend registration() {
   b.name = kName;
   b.description = "the RPU ray-tracing processor: the shader compiled whole (calls, loops, rays), no passes";
   b.whole_programs = true;
-  b.check_machine = [](const partition::TargetDesc& t) {
-    std::string error;
-    return load_machine(machine_of(t), &error) ? std::string() : error;
+  b.check_machine = [](const partition::TargetDesc& t, lang::Diagnostics& diagnostics) {
+    return load_machine(machine_of(t), &diagnostics).has_value();
   };
   return b;
 }

@@ -25,12 +25,13 @@ struct Backend {
   bool whole_programs = false;
   // Whether its targets need the object named after the backend (the machine description).
   bool needs_machine = false;
-  // Checks a target's machine description: "" when it is sound, else the problem with its file
-  // ("geforce3.json: ..."). Empty: nothing to check.
-  std::function<std::string(const partition::TargetDesc&)> check_machine;
-  // The shader on a target of this kind; nullptr with *error when the target cannot take it at
-  // all. `d` must outlive the program.
-  std::function<std::unique_ptr<TargetProgram>(const dag::FragmentDag& d, const partition::TargetDesc& target, std::string* error)> make;
+  // Checks a target's machine description: true when it is sound, else false with diagnostics
+  // (code "target"). Empty: nothing to check.
+  std::function<bool(const partition::TargetDesc&, lang::Diagnostics&)> check_machine;
+  // The shader on a target of this kind; nullptr when the target cannot take it at all, with a
+  // diagnostic at the source of what it cannot take (spans of `d`'s nodes). `d` must outlive the
+  // program.
+  std::function<std::unique_ptr<TargetProgram>(const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink)> make;
 };
 
 }  // namespace passlab::backends

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostics.h"
 #include "core/lang/json_error.h"
 
 namespace passlab::driver {
@@ -16,26 +17,8 @@ namespace {
 using nlohmann::json;
 using lang::BaseType;
 
-// The span of byte `at` of a file, one character long.
-lang::Span offset_span(const lang::SourceManager& sm, lang::FileId file, std::size_t at, std::uint32_t length = 1) {
-  const lang::SourceFile& f = sm.file(file);
-  lang::Span s{file, static_cast<std::uint32_t>(at), 1, 1, length};
-  auto line = std::upper_bound(f.line_starts.begin(), f.line_starts.end(), at) - f.line_starts.begin();
-  if (line > 0) {
-    s.line = static_cast<std::uint32_t>(line);
-    s.col = static_cast<std::uint32_t>(at - f.line_starts[static_cast<std::size_t>(line - 1)]) + 1;
-  }
-  return s;
-}
-
-// nlohmann::json keeps no positions; point at the first occurrence of "key" in the file instead.
-lang::Span locate(const lang::SourceManager& sm, lang::FileId file, const std::string& key) {
-  if (file == 0) return {};
-  std::string needle = "\"" + key + "\"";
-  std::size_t at = key.empty() ? std::string::npos : sm.file(file).text.find(needle);
-  if (at == std::string::npos) return {file, 0, 1, 1, 1};
-  return offset_span(sm, file, at, static_cast<std::uint32_t>(needle.size()));
-}
+using lang::key_span;
+using lang::offset_span;
 
 // Converts a JSON value to a parameter of type `type`; returns false with a reason otherwise.
 bool to_value(const json& j, BaseType type, ir::Value* out, std::string* why) {
@@ -99,7 +82,7 @@ bool bind_params(const json& params, const std::vector<lang::Param>& decls, cons
                  lang::DiagnosticSink& sink) {
   bool ok = true;
   if (!params.is_object()) {
-    sink.error("light-setup", locate(sm, file, "params"), "the parameters of " + who + " must be a JSON object");
+    sink.error("light-setup", key_span(sm, file, "params"), "the parameters of " + who + " must be a JSON object");
     return false;
   }
   for (const auto& [name, value] : params.items()) {
@@ -109,7 +92,7 @@ bool bind_params(const json& params, const std::vector<lang::Param>& decls, cons
     if (!decl) {
       std::string known;
       for (const auto& p : decls) known += (known.empty() ? "" : ", ") + p.name;
-      sink.error("light-setup", locate(sm, file, name),
+      sink.error("light-setup", key_span(sm, file, name),
                  who + " has no parameter '" + name + "'" + (known.empty() ? "" : " (it has: " + known + ")"));
       ok = false;
       continue;
@@ -117,7 +100,7 @@ bool bind_params(const json& params, const std::vector<lang::Param>& decls, cons
     ir::Value v;
     std::string why;
     if (!to_value(value, decl->type.base, &v, &why)) {
-      sink.error("light-setup", locate(sm, file, name),
+      sink.error("light-setup", key_span(sm, file, name),
                  "parameter '" + name + "' of " + who + " is a " + lang::to_string(decl->type.base) + ": " + why);
       ok = false;
       continue;
@@ -135,7 +118,7 @@ bool add_light(lang::SourceManager& sm, lang::FileId light_file, const lang::Fro
   if (local.has_errors()) return false;
   const lang::ShaderDecl* shader = unit->shader();
   if (!shader || shader->kind != lang::ShaderKind::Light) {
-    sink.error("light-setup", locate(sm, setup_file, "shader"), "'" + sm.file(light_file).path + "' does not define a light shader");
+    sink.error("light-setup", key_span(sm, setup_file, "shader"), "'" + sm.file(light_file).path + "' does not define a light shader");
     return false;
   }
   ir::LightInstance li;
@@ -161,8 +144,7 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   try {
     doc = json::parse(sm.file(*file).text);
   } catch (const json::exception& e) {
-    const lang::JsonError error = lang::json_error(e, sm.file(*file).text);
-    sink.error("light-setup", offset_span(sm, *file, error.offset), "invalid JSON: " + error.message);
+    sink.report(lang::json_diagnostic("light-setup", sm, *file, e));
     return false;
   }
   if (!doc.is_object()) {
@@ -174,13 +156,13 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   if (doc.contains("lights")) {
     const json& lights = doc["lights"];
     if (!lights.is_array()) {
-      sink.error("light-setup", locate(sm, *file, "lights"), "\"lights\" must be an array");
+      sink.error("light-setup", key_span(sm, *file, "lights"), "\"lights\" must be an array");
       return false;
     }
     std::map<std::string, int> counts;
     for (const auto& l : lights) {
       if (!l.is_object() || !l.contains("shader") || !l["shader"].is_string()) {
-        sink.error("light-setup", locate(sm, *file, "lights"), "each light needs a \"shader\" path");
+        sink.error("light-setup", key_span(sm, *file, "lights"), "each light needs a \"shader\" path");
         ok = false;
         continue;
       }
@@ -189,7 +171,7 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
       std::string err;
       auto lf = sm.load(p.lexically_normal().string(), &err);
       if (!lf) {
-        sink.error("light-setup", locate(sm, *file, rel), err);
+        sink.error("light-setup", key_span(sm, *file, rel), err);
         ok = false;
         continue;
       }
@@ -205,14 +187,14 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   if (doc.contains("spaces")) {
     const json& spaces = doc["spaces"];
     if (!spaces.is_object()) {
-      sink.error("light-setup", locate(sm, *file, "spaces"), "\"spaces\" must be an object of 16-number matrices");
+      sink.error("light-setup", key_span(sm, *file, "spaces"), "\"spaces\" must be an object of 16-number matrices");
       return false;
     }
     for (const auto& [name, m] : spaces.items()) {
       ir::Value v;
       std::string why;
       if (!to_value(m, BaseType::Matrix, &v, &why)) {
-        sink.error("light-setup", locate(sm, *file, name), "space '" + name + "': " + why);
+        sink.error("light-setup", key_span(sm, *file, name), "space '" + name + "': " + why);
         ok = false;
         continue;
       }
@@ -221,7 +203,7 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   }
   for (const auto& [key, _] : doc.items())
     if (key != "lights" && key != "surface" && key != "spaces" && key != "comment")
-      sink.warning("light-setup", locate(sm, *file, key), "unknown key \"" + key + "\" in the light setup is ignored");
+      sink.warning("light-setup", key_span(sm, *file, key), "unknown key \"" + key + "\" in the light setup is ignored");
   return ok;
 }
 

@@ -49,7 +49,8 @@ void append_location(std::string& out, const Span& span, const SourceManager& sm
   if (span.file == 0 || span.file > sm.size()) return;
   PresumedLoc loc = sm.presumed(span);
   out += loc.file;
-  if (loc.line) out += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+  if (loc.line) out += ":" + std::to_string(loc.line);
+  if (loc.line && loc.col) out += ":" + std::to_string(loc.col);
   out += ": ";
 }
 

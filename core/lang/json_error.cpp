@@ -6,6 +6,8 @@
 #include <utility>
 #include <cctype>
 
+#include "core/lang/diagnostics.h"
+
 namespace passlab::lang {
 namespace {
 
@@ -72,6 +74,25 @@ JsonError json_error_at(std::string_view text, std::size_t offset, std::string m
     }
   }
   return out;
+}
+
+Diagnostic json_diagnostic(std::string code, const SourceManager& sm, FileId file, const nlohmann::json::exception& e) {
+  const JsonError at = json_error(e, sm.file(file).text);
+  return {Severity::Error, std::move(code), "invalid JSON: " + at.message, offset_span(sm, file, at.offset), {}};
+}
+
+std::size_t key_offset(const SourceManager& sm, FileId file, std::string_view key, std::size_t from) {
+  if (file == 0 || key.empty()) return from;
+  const std::string needle = "\"" + std::string(key) + "\"";
+  const std::size_t at = sm.file(file).text.find(needle, from);
+  return at == std::string::npos ? from : at;
+}
+
+Span key_span(const SourceManager& sm, FileId file, std::string_view key, std::size_t from) {
+  if (file == 0) return {};
+  const std::size_t at = key_offset(sm, file, key, from);
+  const bool found = !key.empty() && sm.file(file).text.compare(at, key.size() + 2, "\"" + std::string(key) + "\"") == 0;
+  return offset_span(sm, file, at, found ? static_cast<std::uint32_t>(key.size() + 2) : 1);
 }
 
 }  // namespace passlab::lang

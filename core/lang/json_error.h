@@ -13,6 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostic.h"
+#include "core/lang/source.h"
+
 namespace passlab::lang {
 
 struct JsonError {
@@ -27,5 +30,14 @@ JsonError json_error(const nlohmann::json::exception& e, std::string_view text);
 
 // A problem found in parsed JSON, placed at `offset` into its text (a reader's own checks).
 JsonError json_error_at(std::string_view text, std::size_t offset, std::string message);
+
+// The diagnostic for `e`, raised while parsing `file` (which `sm` holds): "invalid JSON: …" at
+// its place, with `code` (the kind of file: "target", "scene", …).
+Diagnostic json_diagnostic(std::string code, const SourceManager& sm, FileId file, const nlohmann::json::exception& e);
+
+// nlohmann::json keeps no positions: a reader's checks point at the first "key" at or after byte
+// `from` of the file instead (at `from` when there is none).
+std::size_t key_offset(const SourceManager& sm, FileId file, std::string_view key, std::size_t from = 0);
+Span key_span(const SourceManager& sm, FileId file, std::string_view key, std::size_t from = 0);
 
 }  // namespace passlab::lang

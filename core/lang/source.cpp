@@ -53,6 +53,12 @@ std::optional<FileId> SourceManager::load(const std::string& path, std::string* 
   return add(path, ss.str());
 }
 
+FileId SourceManager::find(const std::string& path) const {
+  for (std::size_t i = files_.size(); i > 0; --i)
+    if (files_[i - 1]->path == path) return static_cast<FileId>(i);
+  return 0;
+}
+
 const SourceFile& SourceManager::file(FileId id) const {
   if (id == 0 || id > files_.size()) throw std::out_of_range("SourceManager::file: bad file id");
   return *files_[id - 1];

@@ -52,6 +52,8 @@ class SourceManager {
   std::optional<FileId> load(const std::string& path, std::string* error);
   const SourceFile& file(FileId id) const;
   std::size_t size() const { return files_.size(); }
+  // The file last added under `path`, or 0.
+  FileId find(const std::string& path) const;
 
   // From physical line `from_line` of `file` on, lines are presumed to be `presumed_line`, ...
   // of `presumed_file` (an empty name keeps the current one).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostics.h"
 #include "core/lang/json_error.h"
 #include "core/lang/json_dump.h"
 
@@ -44,18 +45,19 @@ std::size_t element_offset(const std::string& text, std::size_t n) {
 }  // namespace
 
 std::optional<std::vector<Mark>> parse_marks(const std::string& text, const std::string& where, const Problem& p,
-                                             std::string* error) {
+                                             lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
+  const lang::FileId file = d.sources().add(where, text);
   json j;
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    const lang::JsonError at = lang::json_error(e, text);
-    *error = fmt::format("{}:{}:{}: invalid JSON: {}", where, at.line, at.column, at.message);
+    d.report(lang::json_diagnostic("marks", d.sources(), file, e));
     return std::nullopt;
   }
-  const auto fail = [&](std::size_t offset, const std::string& message) {
-    const lang::JsonError at = lang::json_error_at(text, offset, message);
-    *error = fmt::format("{}:{}:{}: {}", where, at.line, at.column, at.message);
+  const auto fail = [&](std::size_t offset, std::string message) {
+    d.error("marks", lang::offset_span(d.sources(), file, offset == std::string::npos ? 0 : offset), std::move(message));
     return std::nullopt;
   };
   if (!j.is_object()) return fail(0, "a marks file is a JSON object with a \"marks\" array");

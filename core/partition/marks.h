@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
 #include "core/partition/partition.h"
 
 namespace passlab::partition {
@@ -21,11 +22,11 @@ struct Mark {
   std::string reason;  // why it is saved, in the student's words (may be empty)
 };
 
-// Reads marks for `p`. Refuses, with `where:line:column: message` in `*error`, invalid JSON,
-// unknown keys, a node that is not in the DAG, a node that is an input rather than an operation,
-// and a node given twice.
+// Reads marks for `p` from the text of the file `where`. Refuses, with a diagnostic (code "marks")
+// at its place in the file, invalid JSON, unknown keys, a node that is not in the DAG, a node that
+// is an input rather than an operation, and a node given twice.
 std::optional<std::vector<Mark>> parse_marks(const std::string& text, const std::string& where, const Problem& p,
-                                             std::string* error);
+                                             lang::Diagnostics* diagnostics);
 
 // The marks of a partition (the root included), labelled, as the file form above.
 std::string marks_to_json(const std::vector<Mark>& marks, const Problem& p);

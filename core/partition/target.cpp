@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/lang/diagnostics.h"
 #include "core/lang/json_error.h"
 #include "core/paths/data_dir.h"
 
@@ -25,10 +26,20 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
+// Where a target reader reports: the diagnostics given, or its own when the caller wants none.
+struct Report {
+  explicit Report(lang::Diagnostics* given) : d(given ? *given : own) {}
+  lang::Diagnostics own;
+  lang::Diagnostics& d;
+  lang::FileId file = 0;  // the target file, once read
+  std::size_t base = 0;   // where the object being read starts in it
+
+  // A problem with the value of `key` (its first occurrence from `base` on); always false.
+  bool fail(std::string_view key, std::string message, const char* code = "target") {
+    d.error(code, file ? lang::key_span(d.sources(), file, key, base) : lang::Span{}, std::move(message));
+    return false;
+  }
+};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -60,8 +71,9 @@ constexpr std::array<LimitField, 5> kLimitFields = {{
     {"dependent_levels", &Limits::dependent_levels, &Resources::dependent_levels},
 }};
 
-bool parse_limits(const json& j, const std::string& where, Limits* out, std::string* error) {
-  if (!j.is_object()) return fail(error, fmt::format("{}: \"limits\" must be an object", where));
+bool parse_limits(const json& j, Report& r, Limits* out) {
+  if (!j.is_object()) return r.fail("limits", "\"limits\" must be an object");
+  r.base = lang::key_offset(r.d.sources(), r.file, "limits");
   for (const auto& item : j.items()) {
     // Named, not a structured binding: the lambda captures `key` (clang before 16 cannot capture a binding).
     const std::string& key = item.key();
@@ -71,27 +83,25 @@ bool parse_limits(const json& j, const std::string& where, Limits* out, std::str
     if (field == kLimitFields.end()) {
       std::string known;
       for (const auto& f : kLimitFields) known += (known.empty() ? "" : ", ") + std::string(f.key);
-      return fail(error, fmt::format("{}: unknown key \"limits.{}\" (known: {})", where, key, known));
+      return r.fail(key, fmt::format("unknown key \"limits.{}\" (known: {})", key, known));
     }
     if (value.is_null()) {
       out->*(field->limit) = kUnlimited;
       continue;
     }
     if (!value.is_number_integer())
-      return fail(error, fmt::format("{}: \"limits.{}\" must be a non-negative integer or null (unlimited), got {}",
-                                     where, key, value.dump()));
+      return r.fail(key, fmt::format("\"limits.{}\" must be a non-negative integer or null (unlimited), got {}", key, value.dump()));
     if (value.is_number_unsigned()) {
       auto v = value.get<std::uint64_t>();
       if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-        return fail(error, fmt::format("{}: \"limits.{}\" is too large: {}", where, key, v));
+        return r.fail(key, fmt::format("\"limits.{}\" is too large: {}", key, v));
       out->*(field->limit) = static_cast<int>(v);
     } else {
       auto v = value.get<std::int64_t>();
       if (v < 0)
-        return fail(error, fmt::format("{}: \"limits.{}\" must not be negative (use null for unlimited), got {}",
-                                       where, key, v));
+        return r.fail(key, fmt::format("\"limits.{}\" must not be negative (use null for unlimited), got {}", key, v));
       if (v > std::numeric_limits<int>::max())
-        return fail(error, fmt::format("{}: \"limits.{}\" is too large: {}", where, key, v));
+        return r.fail(key, fmt::format("\"limits.{}\" is too large: {}", key, v));
       out->*(field->limit) = static_cast<int>(v);
     }
   }
@@ -163,18 +173,18 @@ std::string target_to_json(const TargetDesc& t) {
   return j.dump(2) + "\n";
 }
 
-std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error) {
-  const std::string where = source.empty() ? "<target>" : source;
+std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, lang::Diagnostics* diagnostics) {
+  Report r(diagnostics);
+  r.file = r.d.sources().add(source.empty() ? "<target>" : source, json_text);
   json j;
   try {
     j = json::parse(json_text);
   } catch (const json::exception& e) {
-    const lang::JsonError at = lang::json_error(e, json_text);
-    fail(error, fmt::format("{}:{}:{}: invalid JSON: {}", where, at.line, at.column, at.message));
+    r.d.report(lang::json_diagnostic("target", r.d.sources(), r.file, e));
     return std::nullopt;
   }
   if (!j.is_object()) {
-    fail(error, fmt::format("{}: a target must be a JSON object", where));
+    r.fail("", "a target must be a JSON object");
     return std::nullopt;
   }
 
@@ -185,22 +195,23 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
   for (const auto& [key, value] : j.items()) {
     if (key == "name") {
       if (!value.is_string() || value.get<std::string>().empty()) {
-        fail(error, fmt::format("{}: \"name\" must be a non-empty string, got {}", where, value.dump()));
+        r.fail("name", fmt::format("\"name\" must be a non-empty string, got {}", value.dump()));
         return std::nullopt;
       }
       t.name = value.get<std::string>();
       has_name = true;
     } else if (key == "description") {
       if (!value.is_string()) {
-        fail(error, fmt::format("{}: \"description\" must be a string, got {}", where, value.dump()));
+        r.fail("description", fmt::format("\"description\" must be a string, got {}", value.dump()));
         return std::nullopt;
       }
       t.description = value.get<std::string>();
     } else if (key == "limits") {
-      if (!parse_limits(value, where, &t.limits, error)) return std::nullopt;
+      if (!parse_limits(value, r, &t.limits)) return std::nullopt;
+      r.base = 0;
     } else if (key == "restore_uses_interpolant") {
       if (!value.is_boolean()) {
-        fail(error, fmt::format("{}: \"restore_uses_interpolant\" must be true or false, got {}", where, value.dump()));
+        r.fail("restore_uses_interpolant", fmt::format("\"restore_uses_interpolant\" must be true or false, got {}", value.dump()));
         return std::nullopt;
       }
       t.restore_uses_interpolant = value.get<bool>();
@@ -211,32 +222,33 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
       } else if (v == "interpolants") {
         t.derivatives = Derivatives::Interpolants;
       } else {
-        fail(error, fmt::format("{}: \"derivatives\" must be \"none\" or \"interpolants\", got {}", where, value.dump()));
+        r.fail("derivatives", fmt::format("\"derivatives\" must be \"none\" or \"interpolants\", got {}", value.dump()));
         return std::nullopt;
       }
     } else if (key == "backend") {
       if (!backend_name(value)) {
-        fail(error, fmt::format("{}: \"backend\" must be a backend's name (lower-case letters, digits and _), got {}", where, value.dump()));
+        r.fail("backend", fmt::format("\"backend\" must be a backend's name (lower-case letters, digits and _), got {}", value.dump()));
         return std::nullopt;
       }
       t.backend = value.get<std::string>();
     } else if (key.empty() || key != named_backend) {
-      fail(error, fmt::format("{}: unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, "
+      r.fail(key, fmt::format("unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, "
                               "and the object named after the backend that describes its machine)",
-                              where, key));
+                              key));
       return std::nullopt;
     }
   }
   if (!t.backend.empty() && j.contains(t.backend)) {
     if (!j[t.backend].is_object()) {
-      fail(error, fmt::format("{}: \"{}\" must be an object describing the machine, got {}", where, t.backend, j[t.backend].dump()));
+      r.base = 0;
+      r.fail(t.backend, fmt::format("\"{}\" must be an object describing the machine, got {}", t.backend, j[t.backend].dump()));
       return std::nullopt;
     }
     // ordered_json keeps the file's key order, so saving it again reads the same.
     t.machine_json = nlohmann::ordered_json::parse(json_text)[t.backend].dump();
   }
   if (!has_name) {
-    fail(error, fmt::format("{}: missing required key \"name\"", where));
+    r.d.error("target", lang::file_span(r.file), "missing required key \"name\"");
     return std::nullopt;
   }
   return t;
@@ -255,7 +267,8 @@ std::vector<std::string> preset_targets() {
   return names;
 }
 
-std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error) {
+std::optional<TargetDesc> load_target(const std::string& name_or_path, lang::Diagnostics* diagnostics) {
+  Report r(diagnostics);
   fs::path path;
   if (name_or_path.find('/') != std::string::npos || ends_with(lower(name_or_path), ".json")) {
     path = name_or_path;
@@ -268,33 +281,35 @@ std::optional<TargetDesc> load_target(const std::string& name_or_path, std::stri
       std::string available;
       for (const auto& name : presets) available += (available.empty() ? "" : ", ") + name;
       if (available.empty())
-        fail(error, fmt::format("unknown target '{}': no presets found in {}", name_or_path, targets_dir()));
+        r.fail("", fmt::format("unknown target '{}': no presets found in {}", name_or_path, targets_dir()));
       else
-        fail(error, fmt::format("unknown target '{}' (available: {}; or give a path to a .json file)", name_or_path,
+        r.fail("", fmt::format("unknown target '{}' (available: {}; or give a path to a .json file)", name_or_path,
                                 available));
       return std::nullopt;
     }
   }
   std::optional<std::string> text = read_file(path);
   if (!text) {
-    fail(error, fmt::format("{}: cannot read target file", path.string()));
+    r.d.error("file-not-found", lang::file_span(r.d.sources().add(path.string(), "")), "cannot read the target file");
     return std::nullopt;
   }
-  return parse_target(*text, path.string(), error);
+  return parse_target(*text, path.string(), &r.d);
 }
 
 double CostModel::cost(int passes, int texture_fetches, int instructions) const {
   return per_pass * passes + per_texture * texture_fetches + per_instruction * instructions;
 }
 
-std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* error) {
+std::optional<CostModel> parse_cost_model(const std::string& spec, lang::Diagnostics* diagnostics) {
+  Report r(diagnostics);
+  auto fail = [&r](std::string message) { return r.fail("", std::move(message), "cost-model"); };
   const std::string whole = trim(spec);
   if (whole.empty()) {
-    fail(error, "empty cost model: expected e.g. 15p+5t+i, t+i or measured");
+    fail("empty cost model: expected e.g. 15p+5t+i, t+i or measured");
     return std::nullopt;
   }
   const std::string named = lower(whole);
-  if (named == "measured" || named == "radeon8500") return parse_cost_model("15.7p+1.36t+i", error);
+  if (named == "measured" || named == "radeon8500") return parse_cost_model("15.7p+1.36t+i", &r.d);
 
   std::array<std::optional<double>, 3> coef;  // p, t, i
   std::size_t start = 0;
@@ -303,11 +318,11 @@ std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* 
     const std::string raw = whole.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
     const std::string term = trim(raw);
     auto bad = [&](const std::string& why) {
-      fail(error, fmt::format("bad term '{}' in cost model '{}': {}", term, whole, why));
+      fail(fmt::format("bad term '{}' in cost model '{}': {}", term, whole, why));
       return std::nullopt;
     };
     if (term.empty()) {
-      fail(error, fmt::format("empty term in cost model '{}': expected terms like 15p, 5t or i joined by +", whole));
+      fail(fmt::format("empty term in cost model '{}': expected terms like 15p, 5t or i joined by +", whole));
       return std::nullopt;
     }
     // number := digits [. digits] | . digits (optional: a bare letter means 1), spaces, p|t|i.
@@ -329,7 +344,7 @@ std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* 
     const int slot = letter == 'p' ? 0 : letter == 't' ? 1 : letter == 'i' ? 2 : -1;
     if (slot < 0) return bad("expected a non-negative number followed by p, t or i");
     if (coef[slot]) {
-      fail(error, fmt::format("term '{}' appears twice in cost model '{}'", letter, whole));
+      fail(fmt::format("term '{}' appears twice in cost model '{}'", letter, whole));
       return std::nullopt;
     }
     double value = 1.0;
@@ -356,7 +371,7 @@ std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* 
     m.name += kLetters[s];
   }
   if (m.name.empty()) {
-    fail(error, fmt::format("cost model '{}' charges nothing: at least one coefficient must be positive", whole));
+    fail(fmt::format("cost model '{}' charges nothing: at least one coefficient must be positive", whole));
     return std::nullopt;
   }
   return m;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
+
 namespace passlab::partition {
 
 constexpr int kUnlimited = -1;
@@ -63,9 +65,10 @@ struct TargetDesc {
 //        "derivatives": "interpolants"}
 // (null or a missing limit means unlimited; derivatives default to "interpolants"); a target of
 // another backend adds "backend": NAME and an object NAME describing its machine (e.g. "combiners":
-// backends/combiners/machine.h). Returns nullopt and sets *error on failure.
-std::optional<TargetDesc> load_target(const std::string& name_or_path, std::string* error);
-std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, std::string* error);
+// backends/combiners/machine.h). Returns nullopt on failure, with diagnostics (code "target", at
+// the key in the file; "file-not-found") added to *diagnostics when given.
+std::optional<TargetDesc> load_target(const std::string& name_or_path, lang::Diagnostics* diagnostics);
+std::optional<TargetDesc> parse_target(const std::string& json_text, const std::string& source, lang::Diagnostics* diagnostics);
 // The JSON load_target reads, keys in a fixed order (limits in the order above; null = unlimited).
 std::string target_to_json(const TargetDesc& t);
 std::vector<std::string> preset_targets();  // sorted names of the files in resources/targets
@@ -79,7 +82,8 @@ struct CostModel {
 };
 
 // Parses "15p+5t+i", "15.7p + 1.36t + i", "t+i", or a preset name ("measured" = 15.7p+1.36t+i).
-std::optional<CostModel> parse_cost_model(const std::string& spec, std::string* error);
+// Problems are diagnostics with code "cost-model" (a spec has no file, only its text).
+std::optional<CostModel> parse_cost_model(const std::string& spec, lang::Diagnostics* diagnostics);
 std::vector<CostModel> paper_cost_models();  // 15p+5t+i, 5p+3t+i, 3p+2t+i, p+t+i, t+i, 15.7p+1.36t+i
 
 }  // namespace passlab::partition

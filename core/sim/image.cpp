@@ -186,9 +186,9 @@ bool write_png(const std::string& path, const Image& image, std::string* error) 
   return true;
 }
 
-std::optional<Image> read_png(const std::string& path, Problems* problems) {
+std::optional<Image> read_png(const std::string& path, lang::Diagnostics* problems) {
   auto fail = [&](std::string message) -> std::optional<Image> {
-    if (problems) problems->push_back({path, 0, 0, std::move(message)});
+    if (problems) problems->error("image", lang::file_span(problems->sources().add(path, "")), std::move(message));
     return std::nullopt;
   };
   FilePtr file(std::fopen(path.c_str(), "rb"));

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sim/problem.h"
+#include "core/lang/diagnostics.h"
 
 namespace passlab::sim {
 
@@ -26,6 +26,6 @@ struct Image {
 // Deterministic: the same image gives the same bytes.
 bool write_png(const std::string& path, const Image& image, std::string* error);
 // Any PNG (grey, grey+alpha, palette, RGB, RGBA; 8 or 16 bits) as RGBA floats in [0, 1].
-std::optional<Image> read_png(const std::string& path, Problems* problems);
+std::optional<Image> read_png(const std::string& path, lang::Diagnostics* problems);
 
 }  // namespace passlab::sim

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
 #include "core/sim/math.h"
-#include "core/sim/problem.h"
 
 namespace passlab::sim {
 
@@ -44,21 +44,22 @@ Mesh make_bowling_pin(int segments = 48);
 
 // Wavefront OBJ (v, vt, vn, f with any of the index forms, negative indices; polygons are
 // fanned) and PLY (ascii and binary_little_endian; vertex x y z, optional nx ny nz, s t or u v,
-// face vertex_indices). On bad input: nullopt and each problem with its line (OBJ, ascii PLY)
-// or byte offset in `message` (binary PLY).
-std::optional<Mesh> load_obj(const std::string& path, Problems* problems);
-std::optional<Mesh> load_ply(const std::string& path, Problems* problems);
+// face vertex_indices). On bad input: nullopt, and each problem a diagnostic (code "mesh") with its
+// line (OBJ, ascii PLY) or byte offset in its message (binary PLY).
+std::optional<Mesh> load_obj(const std::string& path, lang::Diagnostics* problems);
+std::optional<Mesh> load_ply(const std::string& path, lang::Diagnostics* problems);
 // The formats other tools export, read through Assimp (mesh_import.cpp): glTF 2.0 (.gltf, .glb),
 // FBX, Collada (.dae), STL, 3DS and the rest Assimp reads. Every mesh of the file's scene with its
 // node transform applied, polygons triangulated, corners that agree shared, points and lines
 // dropped; normals and the first texture coordinates (s = u, t = v) when the file has them.
-// Problems name the file (and the line and column of a .gltf file's JSON syntax error).
-std::optional<Mesh> import_mesh(const std::string& path, Problems* problems);
+// Problems are diagnostics (code "mesh") naming the file (with the line and column of a .gltf
+// file's JSON syntax error).
+std::optional<Mesh> import_mesh(const std::string& path, lang::Diagnostics* problems);
 // Whether import_mesh reads this file by its extension (.obj and .ply are not its).
 bool imported_extension(const std::string& path);
 // Every extension load_mesh takes (".obj", ".ply", then Assimp's, sorted), for dialogs and messages.
 std::vector<std::string> mesh_extensions();
 // By extension: .obj and .ply by the readers above, the rest through import_mesh.
-std::optional<Mesh> load_mesh(const std::string& path, Problems* problems);
+std::optional<Mesh> load_mesh(const std::string& path, lang::Diagnostics* problems);
 
 }  // namespace passlab::sim

@@ -40,12 +40,14 @@ std::string lower_extension(const std::string& path) {
   return e;
 }
 
-void add(Problems* problems, const std::string& path, int line, int column, std::string message) {
-  if (problems) problems->push_back({path, line, column, std::move(message)});
+void add(lang::Diagnostics* problems, const std::string& path, int line, int column, std::string message) {
+  if (!problems) return;
+  const lang::FileId file = problems->sources().add(path, "");
+  problems->error("mesh", lang::line_span(file, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column)), std::move(message));
 }
 
 // A .gltf file's JSON syntax; false (and the problem at its line and column) if it is broken.
-bool gltf_json_parses(const std::string& path, Problems* problems) {
+bool gltf_json_parses(const std::string& path, lang::Diagnostics* problems) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -66,7 +68,7 @@ bool finite(const aiVector3D& a) { return std::isfinite(a.x) && std::isfinite(a.
 
 }  // namespace
 
-std::optional<Mesh> import_mesh(const std::string& path, Problems* problems) {
+std::optional<Mesh> import_mesh(const std::string& path, lang::Diagnostics* problems) {
   std::error_code ec;
   const std::uintmax_t bytes = fs::file_size(path, ec);
   if (ec) {

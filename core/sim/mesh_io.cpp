@@ -39,27 +39,36 @@ class ProblemLog {
   void add(int line, int column, std::string message) {
     if (full_) return;
     if (problems_.size() == kMaxProblems) {
-      problems_.push_back({file_, 0, 0, "too many problems; stopped reading"});
+      problems_.push_back({0, 0, "too many problems; stopped reading"});
       full_ = true;
       return;
     }
-    problems_.push_back({file_, line, column, std::move(message)});
+    problems_.push_back({line, column, std::move(message)});
   }
   bool full() const { return full_; }
   bool empty() const { return problems_.empty(); }
-  void move_to(Problems* out) {
-    if (out) out->insert(out->end(), problems_.begin(), problems_.end());
+  // The problems as diagnostics (code "mesh") at their lines in the file (its text is not kept).
+  void move_to(lang::Diagnostics* out) {
+    if (out && !problems_.empty()) {
+      const lang::FileId file = out->sources().add(file_, "");
+      for (auto& p : problems_)
+        out->error("mesh", lang::line_span(file, static_cast<std::uint32_t>(p.line), static_cast<std::uint32_t>(p.column)), std::move(p.message));
+    }
     problems_.clear();
   }
 
  private:
+  struct Entry {
+    int line, column;  // 1-based; 0 when the file as a whole is at fault
+    std::string message;
+  };
   std::string file_;
-  Problems problems_;
+  std::vector<Entry> problems_;
   bool full_ = false;
 };
 
 // The mesh when the file had no problem (and at least one face), else nullopt and the problems.
-std::optional<Mesh> finish(Mesh&& mesh, ProblemLog& log, Problems* problems) {
+std::optional<Mesh> finish(Mesh&& mesh, ProblemLog& log, lang::Diagnostics* problems) {
   if (log.empty() && mesh.triangles.empty()) log.add(0, 0, "the file has no faces");
   if (log.empty()) return std::move(mesh);
   log.move_to(problems);
@@ -814,7 +823,7 @@ void read_ply_data(Source& source, const PlyHeader& header, const PlyLayout& lay
 
 }  // namespace
 
-std::optional<Mesh> load_obj(const std::string& path, Problems* problems) {
+std::optional<Mesh> load_obj(const std::string& path, lang::Diagnostics* problems) {
   ProblemLog log(path);
   Mesh mesh;
   if (const std::optional<std::string> data = read_file(path, log)) {
@@ -827,7 +836,7 @@ std::optional<Mesh> load_obj(const std::string& path, Problems* problems) {
   return finish(std::move(mesh), log, problems);
 }
 
-std::optional<Mesh> load_ply(const std::string& path, Problems* problems) {
+std::optional<Mesh> load_ply(const std::string& path, lang::Diagnostics* problems) {
   ProblemLog log(path);
   Mesh mesh;
   const std::optional<std::string> data = read_file(path, log);
@@ -844,7 +853,7 @@ std::optional<Mesh> load_ply(const std::string& path, Problems* problems) {
   return finish(std::move(mesh), log, problems);
 }
 
-std::optional<Mesh> load_mesh(const std::string& path, Problems* problems) {
+std::optional<Mesh> load_mesh(const std::string& path, lang::Diagnostics* problems) {
   std::string extension = std::filesystem::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -853,9 +862,9 @@ std::optional<Mesh> load_mesh(const std::string& path, Problems* problems) {
   if (imported_extension(path)) return import_mesh(path, problems);
   if (problems) {
     const std::string known = "expected .obj, .ply, .gltf, .glb, .fbx, .dae, .stl or another format Assimp reads";
-    problems->push_back({path, 0, 0,
-                         extension.empty() ? fmt::format("unknown mesh format (the name has no extension; {})", known)
-                                           : fmt::format("unknown mesh format '{}' ({})", extension, known)});
+    problems->error("mesh", lang::file_span(problems->sources().add(path, "")),
+                    extension.empty() ? fmt::format("unknown mesh format (the name has no extension; {})", known)
+                                      : fmt::format("unknown mesh format '{}' ({})", extension, known));
   }
   return std::nullopt;
 }

@@ -25,26 +25,17 @@ namespace fs = std::filesystem;
 // the start of the object they are about.
 class Locator {
  public:
-  Locator(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {}
-  const std::string& text() const { return text_; }
-  Problem at(std::size_t offset, std::string message) const {
-    Problem p{file_, 1, 1, std::move(message)};
-    for (std::size_t i = 0; i < offset && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++p.line;
-        p.column = 1;
-      } else {
-        ++p.column;
-      }
-    }
-    return p;
+  Locator(lang::Diagnostics& d, lang::FileId file) : d_(d), file_(file) {}
+  const std::string& text() const { return d_.sources().file(file_).text; }
+  // A problem at byte `offset` of the scene file.
+  void report(std::size_t offset, std::string message) const {
+    d_.error("scene", lang::offset_span(d_.sources(), file_, offset), std::move(message));
   }
-  std::size_t key(const std::string& name, std::size_t from) const {
-    const std::size_t at = text_.find('"' + name + '"', from);
-    return at == std::string::npos ? from : at;
-  }
+  lang::Diagnostics& diagnostics() const { return d_; }
+  std::size_t key(const std::string& name, std::size_t from) const { return lang::key_offset(d_.sources(), file_, name, from); }
   // The offsets of the objects in the array under `key` (the top-level '{' of each element).
   std::vector<std::size_t> elements(const std::string& name) const {
+    const std::string& text_ = text();
     std::vector<std::size_t> out;
     std::size_t i = text_.find('[', key(name, 0));
     if (i == std::string::npos) return out;
@@ -65,18 +56,18 @@ class Locator {
   }
 
  private:
-  std::string file_, text_;
+  lang::Diagnostics& d_;
+  lang::FileId file_;
 };
 
 struct Reader {
   const Locator& loc;
-  Problems* problems;
   std::size_t base = 0;  // where the current object starts in the text
   bool ok = true;
 
   void fail(const std::string& key, const std::string& message) {
     ok = false;
-    if (problems) problems->push_back(loc.at(loc.key(key, base), message));
+    loc.report(loc.key(key, base), message);
   }
   bool number(const json& j, const std::string& key, float* out, float lo, float hi) {
     if (!j.contains(key)) return true;
@@ -145,12 +136,8 @@ std::optional<Mesh> read_mesh(Reader& r, const json& spec, const fs::path& dir) 
       }
     }
     if (p.is_relative()) p = dir / p;
-    Problems found;
-    auto m = load_mesh(p.string(), &found);
-    if (!m) {
-      r.ok = false;
-      if (r.problems) r.problems->insert(r.problems->end(), found.begin(), found.end());
-    }
+    auto m = load_mesh(p.string(), &r.loc.diagnostics());
+    if (!m) r.ok = false;
     return m;
   }
   if (!spec.is_object() || spec.size() != 1) {
@@ -338,26 +325,23 @@ std::optional<SceneObject> read_object(Reader& r, const json& o, std::size_t i, 
   return obj;
 }
 
-std::optional<Scene> load_scene(const std::string& path, Problems* problems) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (problems) problems->push_back({path, 0, 0, "cannot read the scene file"});
+std::optional<Scene> load_scene(const std::string& path, lang::Diagnostics* diagnostics) {
+  lang::Diagnostics own;
+  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
+  const std::optional<lang::FileId> file = d.sources().load(path, nullptr);
+  if (!file) {
+    d.error("file-not-found", lang::file_span(d.sources().add(path, "")), "cannot read the scene file");
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const Locator loc(path, buffer.str());
+  const Locator loc(d, *file);
   json j;
   try {
     j = json::parse(loc.text());
   } catch (const json::exception& e) {
-    if (problems) {
-      const lang::JsonError error = lang::json_error(e, loc.text());
-      problems->push_back(loc.at(error.offset, error.message));
-    }
+    d.report(lang::json_diagnostic("scene", d.sources(), *file, e));
     return std::nullopt;
   }
-  Reader r{loc, problems};
+  Reader r{loc};
   if (!j.is_object()) {
     r.fail("", "a scene must be a JSON object with an \"objects\" array");
     return std::nullopt;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/lang/diagnostics.h"
 #include "core/sim/mesh.h"
-#include "core/sim/problem.h"
 #include "core/sim/raster.h"
 
 namespace passlab::sim {
@@ -79,8 +79,9 @@ struct Scene {
 // Motion: over one unit of time the camera goes from its pose to its "end" pose, and an object
 // moves by its "motion" (added to its translation, rotation about its own origin, and scale);
 // the shutter sees times shutter[0] to shutter[1] of that unit.
-// Every problem is reported with its line and column in the JSON (or in a mesh file).
-std::optional<Scene> load_scene(const std::string& path, Problems* problems);
+// Every problem is a diagnostic (code "scene", or the mesh's or texture's) at its line and column
+// in the JSON (or in a mesh file); the scene file is kept in the diagnostics' sources.
+std::optional<Scene> load_scene(const std::string& path, lang::Diagnostics* problems);
 
 // Where "$deps/" paths point: deps/ of the data folder, or the build tree's _deps.
 std::string deps_dir();

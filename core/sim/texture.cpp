@@ -53,7 +53,7 @@ std::array<float, 4> trilinear(const std::vector<Image>& chain, float s, float t
 
 }  // namespace
 
-bool TextureSet::load(const std::map<std::string, std::string>& files, Problems* problems) {
+bool TextureSet::load(const std::map<std::string, std::string>& files, lang::Diagnostics* problems) {
   bool ok = true;
   for (const auto& [name, path] : files) {
     auto image = read_png(path, problems);

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/ir/value.h"
+#include "core/lang/diagnostics.h"
 #include "core/sim/image.h"
-#include "core/sim/problem.h"
 
 namespace passlab::sim {
 
@@ -17,7 +17,7 @@ class TextureSet : public ir::TextureSampler {
  public:
   // Loads each name -> PNG path; problems for files that cannot be read (those names fall back to
   // the procedural stand-ins, as unbound names do).
-  bool load(const std::map<std::string, std::string>& files, Problems* problems);
+  bool load(const std::map<std::string, std::string>& files, lang::Diagnostics* problems);
   void add(const std::string& name, Image image);
   // Level 0, bilinear, s and t wrapping (repeat); names without an image use
   // ir::ProceduralTextures so that every shader renders.

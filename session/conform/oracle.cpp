@@ -452,8 +452,9 @@ struct Oracle::State {
     for (const partition::TargetDesc& t : targets) {
       if (!options.targets.empty() && std::find(options.targets.begin(), options.targets.end(), t.name) == options.targets.end()) continue;
       const std::string base = fmt::format("{} {}", family, t.name);
-      std::string why;
-      std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, t, &why);
+      lang::DiagnosticList refused;
+      std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, t, refused);
+      const std::string why = refused.items().empty() ? "" : refused.items().front().message;
       if (!program) {
         Check k{base};
         refuse_or_fail(k, why, false);
@@ -749,9 +750,10 @@ struct Oracle::State {
   // partitioned shader.
   void check_decoupled(Compiled& c, Report& rep) const {
     if (!c.dag) return;
-    std::string err;
-    std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, fp_targets.front(), &err);
+    lang::DiagnosticList refused;
+    std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, fp_targets.front(), refused);
     if (!program) return;
+    std::string err;
     std::unique_ptr<sim::FragmentShader> sh = program->shader(nullptr, c.ctx, &err, {});
     if (!sh) return;
     std::vector<const sim::FragmentShader*> shaders(decoupled->objects.size(), sh.get());
@@ -806,23 +808,20 @@ Oracle::Oracle(OracleOptions options) : s_(std::make_unique<State>()) {
   s_->options = std::move(options);
   const std::string dir = paths::data_dirs().resources + "/conform/";
   auto scene = [&](const char* name, std::optional<sim::Scene>& out) {
-    sim::Problems problems;
+    lang::Diagnostics problems;
     out = sim::load_scene(dir + name, &problems);
-    if (!out && s_->error.empty()) s_->error = problems.empty() ? dir + name + ": cannot load" : problems.front().text();
+    if (!out && s_->error.empty()) s_->error = problems.summary();
   };
   scene("raster.json", s_->raster);
   scene("rpu.json", s_->rpu);
   scene("decoupled.json", s_->decoupled);
-  std::string err;
-  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500"}) {
-    if (auto d = partition::load_target(t, &err)) s_->fp_targets.push_back(*d);
-    else if (s_->error.empty()) s_->error = err;
-  }
-  for (const char* t : {"geforce1", "geforce3"}) {
-    if (auto d = partition::load_target(t, &err)) s_->combiner_targets.push_back(*d);
-    else if (s_->error.empty()) s_->error = err;
-  }
-  if (auto m = partition::parse_cost_model("15p+5t+i", &err)) s_->model = *m;
+  lang::Diagnostics problems;
+  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500"})
+    if (auto d = partition::load_target(t, &problems)) s_->fp_targets.push_back(*d);
+  for (const char* t : {"geforce1", "geforce3"})
+    if (auto d = partition::load_target(t, &problems)) s_->combiner_targets.push_back(*d);
+  if (auto m = partition::parse_cost_model("15p+5t+i", &problems)) s_->model = *m;
+  if (s_->error.empty() && problems.has_errors()) s_->error = problems.summary();
 }
 
 Oracle::~Oracle() = default;

@@ -170,6 +170,58 @@ TEST(Cli, PartitionEmitsListingsAndRejectsUnknownTargets) {
   EXPECT_FALSE(cost.out.empty());
 }
 
+// Problems with the other files a command reads (targets, machines, scenes, cost models) are
+// diagnostics like the compiler's: the place, the code, the line with a caret; with --format json,
+// a document of them on standard output.
+TEST(Cli, AProblemWithATargetOrSceneIsADiagnosticAtItsPlace) {
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_inputs_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string target = (dir / "mine.json").string();
+  std::ofstream(target) << "{\n  \"name\": \"mine\",\n  \"limits\": {\"registers\": -3}\n}\n";
+  const CliRun text = cli("partition --target " + target + " " + sample("bowling_pin"), true);
+  EXPECT_EQ(text.code, 2);
+  EXPECT_NE(text.out.find(target + ":3:14: error: \"limits.registers\" must not be negative (use null for unlimited), got -3 [target]\n"
+                                   "    \"limits\": {\"registers\": -3}\n"
+                                   "               ^~~~~~~~~~~\n"),
+            std::string::npos)
+      << text.out;
+
+  const CliRun json = cli("partition --format json --cost 3q --target " + target + " " + sample("bowling_pin"));
+  EXPECT_EQ(json.code, 2);
+  const nlohmann::json doc = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << json.out;
+  ASSERT_EQ(doc["diagnostics"].size(), 2u) << json.out;
+  EXPECT_EQ(doc["diagnostics"][0]["code"], "target");
+  EXPECT_EQ(doc["diagnostics"][0]["location"]["line"], 3);
+  EXPECT_EQ(doc["diagnostics"][0]["location"]["column"], 14);
+  EXPECT_EQ(doc["diagnostics"][1]["code"], "cost-model");
+  EXPECT_EQ(doc["errors"], 2);
+
+  const std::string scene = (dir / "scene.json").string();
+  std::ofstream(scene) << "{\"camera\": 3, \"objects\": [{\"mesh\": {\"sphere\": {}}}]}";
+  const CliRun render = cli("render " + sample("bowling_pin") + " --scene " + scene + " -o " + (dir / "x.png").string(), true);
+  EXPECT_NE(render.code, 0);
+  EXPECT_NE(render.out.find(scene + ":1:2: error: \"camera\" must be an object [scene]"), std::string::npos) << render.out;
+  std::filesystem::remove_all(dir);
+}
+
+// A target that cannot run a shader says so at the source of what it cannot take, as the
+// compiler's own errors are, so the editor can underline it.
+TEST(Cli, WhatATargetCannotRunIsADiagnosticAtItsSource) {
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_refused_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string shader = (dir / "du.sl").string(), target = (dir / "flat.json").string();
+  std::ofstream(shader) << "surface du()\n{\n  Ci = Du(s) * Cs;\n}\n";
+  std::ofstream(target) << R"({"name": "flat", "derivatives": "none"})";
+  const CliRun run = cli("partition --target " + target + " " + shader, true);
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.out.find(shader + ":3:8: error: the fp target cannot run this shader: this target has no screen-space derivatives"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("[fp-target]\n    Ci = Du(s) * Cs;\n"), std::string::npos) << run.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, EveryCommandCompilesWithTheDefinesGiven) {
   // partition and combiners once compiled without -D: the shader below came out green.
   const auto file = std::filesystem::temp_directory_path() / ("passlab_define_" + std::to_string(::getpid()) + ".sl");
@@ -225,7 +277,9 @@ TEST(Cli, PartitionEvaluatesAPartitionGivenByHand) {
   std::ofstream(wrong) << "{\"marks\": [\n  14,\n  999\n]}";
   CliRun located = cli("partition --target PC5 --marks " + wrong + " " + sample("bowling_pin"), true);
   EXPECT_EQ(located.code, 1);
-  EXPECT_NE(located.out.find(wrong + ":3:3: marks[1]: node 999 is not in the DAG"), std::string::npos) << located.out;
+  // As the compiler prints a diagnostic: the place, the code, the line and a caret under it.
+  EXPECT_NE(located.out.find(wrong + ":3:3: error: marks[1]: node 999 is not in the DAG (nodes 0 to 102) [marks]\n    999\n    ^\n"),
+            std::string::npos) << located.out;
   std::ofstream(wrong) << R"({"marks": [0]})";  // node 0 is an input of the bowling pin
   located = cli("partition --target PC5 --marks " + wrong + " " + sample("bowling_pin"), true);
   EXPECT_NE(located.out.find("is an input, not an operation"), std::string::npos) << located.out;
@@ -399,7 +453,7 @@ TEST(CliRpu, DebugFollowsAPixelsThreadToTheColourItRendered) {
   const std::string scene = test::sample_path("scenes/rpu_reflections.json");
   const auto png = scratch("reflections.png");
   ASSERT_EQ(cli("rpu render --scene " + scene + " --size 48x36 -o " + png.string()).code, 0);
-  sim::Problems problems;
+  lang::Diagnostics problems;
   const std::optional<sim::Image> image = sim::read_png(png.string(), &problems);
   ASSERT_TRUE(image);
   for (auto [x, y] : {std::pair{30, 20}, {10, 30}, {47, 35}}) {

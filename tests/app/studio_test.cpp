@@ -28,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
+#include <QStatusBar>
 #include <QTreeWidget>
 
 #include "session/render_job.h"
@@ -717,12 +718,62 @@ class StudioTest : public QObject {
     // Saved as a file that the CLI's loader reads back equal.
     const QString file = dir_.filePath("pc5-narrow.json");
     QVERIFY(w.save_target_as(file));
-    std::string error;
-    auto back = passlab::partition::load_target(file.toStdString(), &error);
-    QVERIFY2(back.has_value(), error.c_str());
+    passlab::lang::Diagnostics problems;
+    auto back = passlab::partition::load_target(file.toStdString(), &problems);
+    QVERIFY2(back.has_value(), problems.text().c_str());
     QCOMPARE(back->limits.operations, 4);
     QCOMPARE(back->limits.registers, 4);
     QCOMPARE(QString::fromStdString(w.target().source), QFileInfo(file).absoluteFilePath());
+  }
+
+  // A target file with a mistake is not applied; its problem is listed with the compile's messages,
+  // at its place in the file, until a target applies.
+  void aTargetThatDoesNotLoadIsListedAtItsPlace() {
+    MainWindow w(options());
+    w.set_target("PC5");
+    QVERIFY(w.open_file(sample("bowling_pin")));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    const int before = w.diagnostics()->count();
+    const QString bad = dir_.filePath("bad_target.json");
+    {
+      QFile f(bad);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("{\n  \"name\": \"b\",\n  \"limits\": {\"registers\": -3}\n}\n");
+    }
+    w.set_target(bad);
+    QCOMPARE(w.target_name(), QString("PC5"));
+    QCOMPARE(w.diagnostics()->count(), before + 1);
+    const QTreeWidgetItem* row = w.diagnostics()->list()->topLevelItem(before);
+    QCOMPARE(row->text(1), QString("bad_target.json:3:14"));
+    QCOMPARE(row->text(3), QString("target"));
+    QVERIFY(row->text(2).contains("must not be negative"));
+    QVERIFY(w.statusBar()->currentMessage().contains("bad_target.json:3:14: error:"));
+    w.set_target("PC4");
+    QCOMPARE(w.target_name(), QString("PC4"));
+    QCOMPARE(w.diagnostics()->count(), before);
+  }
+
+  // What a target cannot run is a diagnostic at its source: listed and underlined in the editor.
+  void whatATargetCannotRunIsUnderlined() {
+    const QString shader = dir_.filePath("du.sl"), target = dir_.filePath("flat.json");
+    for (const auto& [path, text] : {std::pair{shader, QByteArray("surface du()\n{\n  Ci = Du(s) * Cs;\n}\n")},
+                                     std::pair{target, QByteArray(R"({"name": "flat", "derivatives": "none"})")}}) {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    }
+    MainWindow w(options());
+    w.set_target(target);
+    QCOMPARE(w.target_name(), QString("flat"));
+    QVERIFY(w.open_file(shader));
+    w.show();
+    QVERIFY(QTest::qWaitFor([&] { return w.editor()->squiggle_count() > 0 && !w.service()->busy(); }, 20000));
+    QCOMPARE(w.diagnostics()->count(), 1);
+    const QTreeWidgetItem* row = w.diagnostics()->list()->topLevelItem(0);
+    QCOMPARE(row->text(1), QString("du.sl:3:8"));
+    QCOMPARE(row->text(3), QString("fp-target"));
+    QVERIFY(row->text(2).contains("no screen-space derivatives"));
   }
 
   void aProjectKeepsEverythingAndOpensTolerantly() {
@@ -826,7 +877,7 @@ class StudioTest : public QObject {
     QVERIFY(wait_for_panels(w) && wait_for_preview(w));
     const auto* run = w.passes()->current_run();
     QVERIFY(run && run->partition.valid && run->partition.passes.size() > 1);
-    passlab::sim::Problems problems;
+    passlab::lang::Diagnostics problems;
     const auto scene = passlab::sim::load_scene(PASSLAB_SAMPLES_DIR "/scenes/fig4_pin.json", &problems);
     QVERIFY(scene.has_value());
     const QImage fbuf = w.preview()->fbuffer_image();
@@ -858,7 +909,7 @@ class StudioTest : public QObject {
       for (int x = 0; x < fbuf.width(); ++x) differing += rtt.pixel(x, y) != fbuf.pixel(x, y);
     QVERIFY2(differing > 100, qPrintable(QString("%1 pixels differ").arg(differing)));
     // The F-buffer's passes give the single pass's picture, rendered here directly.
-    passlab::sim::Problems problems;
+    passlab::lang::Diagnostics problems;
     const auto scene = passlab::sim::load_scene(PASSLAB_SAMPLES_DIR "/scenes/transparent.json", &problems);
     QVERIFY(scene.has_value());
     const QImage single = render_directly(w, *scene, passlab::sim::Storage::SinglePass, nullptr);

@@ -42,10 +42,9 @@ struct Target {
 };
 
 Target load(const char* name) {
-  std::string error;
-  auto t = partition::load_target(name, &error);
+  auto t = partition::load_target(name, nullptr);
   if (!t) std::abort();
-  auto m = combiners::parse_machine(*t, &error);
+  auto m = combiners::parse_machine(*t, nullptr);
   if (!m) std::abort();
   return {*t, *m};
 }

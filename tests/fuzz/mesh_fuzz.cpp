@@ -17,10 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::array<const char*, 9> kExtensions{".obj", ".ply", ".gltf", ".glb", ".stl", ".off", ".dae", ".fbx", ".3ds"};
   if (size < 1 || size > 256 * 1024) return 0;
   const std::string name = std::string("mesh") + kExtensions[data[0] % kExtensions.size()];
-  passlab::sim::Problems problems;
+  passlab::lang::Diagnostics problems;
   const auto mesh = passlab::sim::load_mesh(passlab::fuzz::write_input(data + 1, size - 1, name), &problems);
   if (!mesh) {
-    if (problems.empty()) std::abort();  // refused without saying why
+    if (!problems.has_errors()) std::abort();  // refused without saying why
     return 0;
   }
   for (const auto& tri : mesh->triangles)

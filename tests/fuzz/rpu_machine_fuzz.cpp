@@ -19,10 +19,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 16 * 1024) return 0;
   using namespace passlab;
-  std::string error;
-  auto machine = rpu::load_machine(fuzz::write_input(data, size, "machine.json"), &error);
+  lang::Diagnostics problems;
+  auto machine = rpu::load_machine(fuzz::write_input(data, size, "machine.json"), &problems);
   if (!machine) {
-    if (error.empty()) std::abort();
+    if (!problems.has_errors()) std::abort();  // refused without saying why
     return 0;
   }
   machine->max_steps = std::min<std::uint64_t>(machine->max_steps, 100000);

@@ -24,10 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return true;
   }();
   (void)linked;
-  passlab::sim::Problems problems;
+  passlab::lang::Diagnostics problems;
   const auto scene = passlab::sim::load_scene(passlab::fuzz::write_input(data, size, "scenes/scene.json"), &problems);
-  if (!scene && problems.empty()) std::abort();  // refused without saying why
-  for (const passlab::sim::Problem& p : problems)
-    if (p.message.empty()) std::abort();
+  if (!scene && !problems.has_errors()) std::abort();  // refused without saying why
+  for (const passlab::lang::Diagnostic& d : problems.items())
+    if (d.message.empty()) std::abort();
+  (void)problems.text();  // every diagnostic formats, its place inside its file
   return 0;
 }

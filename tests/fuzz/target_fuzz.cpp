@@ -49,20 +49,20 @@ bool same(const partition::TargetDesc& a, const partition::TargetDesc& b) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 16 * 1024) return 0;
   static const Sample plastic = load("shaders/plastic.sl"), pin = load("combiners/fig4_pin.sl");
-  std::string error;
-  const auto target = partition::parse_target(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json", &error);
+  lang::Diagnostics problems;
+  const auto target = partition::parse_target(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json", &problems);
   if (!target) {
-    if (error.empty()) std::abort();
+    if (!problems.has_errors()) std::abort();  // refused without saying why
     return 0;
   }
-  std::string again_error;
-  const auto again = partition::parse_target(partition::target_to_json(*target), "again.json", &again_error);
+  const auto again = partition::parse_target(partition::target_to_json(*target), "again.json", nullptr);
   if (!again || !same(*target, *again)) std::abort();  // what it writes, it must read back
 
   const Sample& s = target->backend == "combiners" ? pin : plastic;
-  auto program = backends::make_program(*s.dag, *target, &error);
+  lang::DiagnosticList refused;
+  auto program = backends::make_program(*s.dag, *target, refused);
   if (!program) {
-    if (error.empty()) std::abort();
+    if (!refused.has_errors()) std::abort();
     return 0;
   }
   auto backend = program->backend();

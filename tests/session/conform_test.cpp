@@ -137,7 +137,7 @@ TEST(ReferenceShader, RendersDerivativesFromTheNeighbouringPixels) {
   po.optimize = false;
   auto p = driver::compile_source("d.sl", "surface d() { Ci = color(Du(u), Dv(v), (area(P) > 0 && abs(Dv(u)) < 0.001) ? 1 : 0); }", po);
   ASSERT_TRUE(p->ok());
-  sim::Problems problems;
+  lang::Diagnostics problems;
   const auto scene = sim::load_scene(std::string(PASSLAB_SOURCE_DIR) + "/resources/conform/raster.json", &problems);
   ASSERT_TRUE(scene);
   ir::EvalContext ctx;

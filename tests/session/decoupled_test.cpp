@@ -15,6 +15,7 @@
 #include "core/sim/hardware_study.h"
 #include "core/sim/sampling_sweep.h"
 #include "core/sim/stochastic.h"
+#include "tests/support/diagnostics.h"
 
 namespace passlab {
 namespace {
@@ -22,9 +23,9 @@ namespace {
 const std::string kSamples = PASSLAB_SAMPLES_DIR;
 
 sim::Scene scene(const std::string& name, int size) {
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto s = sim::load_scene(kSamples + "/scenes/" + name + ".json", &problems);
-  EXPECT_TRUE(s) << (problems.empty() ? "" : problems.front().text());
+  EXPECT_TRUE(s) << problems.text();
   if (!s) return {};
   s.value().width = s.value().height = size;
   return *s;
@@ -95,9 +96,9 @@ TEST(Decoupled, AFloorReachingBehindTheEyeRendersInEveryMode) {
   // view of all its corners. Bilinear reconstruction read its barycentric-grid run as a tap and
   // crashed; multisampling shaded pixels as cells of the barycentric grid. Without blur its one
   // view still maps what is visible: decoupled equals multisampling again, bilinear renders.
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto loaded = sim::load_scene(std::string(PASSLAB_SOURCE_DIR) + "/resources/conform/decoupled.json", &problems);
-  ASSERT_TRUE(loaded) << (problems.empty() ? "" : problems.front().text());
+  ASSERT_TRUE(loaded) << problems.text();
   sim::Scene s = *loaded;
   s.width = s.height = 48;
   for (auto& obj : s.objects) obj.shader = kSamples + "/shaders/matte.sl";
@@ -130,9 +131,9 @@ TEST(Decoupled, AFloorReachingBehindTheEyeRendersInEveryMode) {
 }
 
 sim::Scene test_scene(const std::string& name) {
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto s = sim::load_scene(std::string(PASSLAB_SOURCE_DIR) + "/tests/data/scenes/" + name + ".json", &problems);
-  EXPECT_TRUE(s) << (problems.empty() ? "" : problems.front().text());
+  EXPECT_TRUE(s) << problems.text();
   return s ? *s : sim::Scene{};
 }
 
@@ -479,9 +480,9 @@ TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
     "camera": {"aperture": 0, "focus": 4, "shutter": [0, 1]},
     "objects": [{"mesh": {"sphere": {"radius": 0.5}}, "translate": [-1, 0, 4], "shader": "white.sl",
                  "motion": {"translate": [2, 0, 0]}}]})";
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto s = sim::load_scene((dir / "scene.json").string(), &problems);
-  ASSERT_TRUE(s) << problems.front().text();
+  ASSERT_TRUE(s) << problems.text();
   EXPECT_TRUE(s->objects[0].moving);
   EXPECT_TRUE(s->blurred());
   sim::DecoupledOptions o;
@@ -503,15 +504,16 @@ TEST(Decoupled, ScenesGiveLensShutterAndMotionAndBadOnesSayWhere) {
   std::ofstream(dir / "bad.json") << R"({"camera": {"shutter": [0.8, 0.2]},
     "objects": [{"mesh": {"sphere": {}}, "shader": "white.sl", "motion": {"spin": 3}},
                 {"mesh": {"sphere": {}}, "shader": "white.sl", "lights": 3}]})";
-  problems.clear();
-  EXPECT_FALSE(sim::load_scene((dir / "bad.json").string(), &problems));
-  ASSERT_EQ(problems.size(), 3u);
-  EXPECT_EQ(problems[0].line, 1);
-  EXPECT_NE(problems[0].message.find("0 ≤ open ≤ close ≤ 1"), std::string::npos) << problems[0].message;
-  EXPECT_EQ(problems[1].line, 2);
-  EXPECT_NE(problems[1].message.find("unknown motion key \"spin\""), std::string::npos) << problems[1].message;
-  EXPECT_EQ(problems[2].line, 3);
-  EXPECT_NE(problems[2].message.find("\"lights\" must be the path of a light setup"), std::string::npos) << problems[2].message;
+  lang::Diagnostics bad_scene;
+  EXPECT_FALSE(sim::load_scene((dir / "bad.json").string(), &bad_scene));
+  const std::vector<test::Located> found = test::located(bad_scene);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].line, 1);
+  EXPECT_NE(found[0].message.find("0 ≤ open ≤ close ≤ 1"), std::string::npos) << found[0].message;
+  EXPECT_EQ(found[1].line, 2);
+  EXPECT_NE(found[1].message.find("unknown motion key \"spin\""), std::string::npos) << found[1].message;
+  EXPECT_EQ(found[2].line, 3);
+  EXPECT_NE(found[2].message.find("\"lights\" must be the path of a light setup"), std::string::npos) << found[2].message;
 
   o.spp = 300;
   const Frame bad = render(*s, o);

@@ -90,11 +90,11 @@ TEST_P(RealWorldRsl, IsAcceptedInterpretedAndWhereItAppliesLoweredAndPartitioned
   }
   EXPECT_EQ(mismatches, 0);
 
-  std::string error;
-  auto target = partition::load_target("PC5", &error);
-  ASSERT_TRUE(target) << error;
-  auto program = backends::make_program(*dag, *target, &error);
-  ASSERT_TRUE(program) << error;
+  auto target = partition::load_target("PC5", nullptr);
+  ASSERT_TRUE(target);
+  lang::DiagnosticList refused;
+  auto program = backends::make_program(*dag, *target, refused);
+  ASSERT_TRUE(program) << (refused.items().empty() ? "" : refused.items().front().message);
   auto backend = program->backend();
   partition::AlgorithmOptions ao;
   partition::Partition part = partition::rdsh(program->problem(), *backend, ao);

@@ -23,9 +23,9 @@ namespace {
 const std::string kSamples = PASSLAB_SAMPLES_DIR;
 
 sim::Scene scene(const std::string& name, int size) {
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto s = sim::load_scene(kSamples + "/scenes/" + name + ".json", &problems);
-  EXPECT_TRUE(s) << (problems.empty() ? "" : problems.front().text());
+  EXPECT_TRUE(s) << problems.text();
   if (!s) return {};
   s->width = s->height = size;
   return *s;

@@ -14,9 +14,9 @@ namespace {
 class BothTargets : public testing::TestWithParam<std::string> {};
 
 TEST_P(BothTargets, RayTracingOnTheRpuGivesTheRasterizersPicture) {
-  sim::Problems problems;
+  lang::Diagnostics problems;
   std::optional<sim::Scene> scene = sim::load_scene(std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + GetParam() + ".json", &problems);
-  ASSERT_TRUE(scene) << (problems.empty() ? "" : problems.front().text());
+  ASSERT_TRUE(scene) << problems.text();
   const int size = 96;
   scene->width = scene->height = size;
   session::RenderRequest req;

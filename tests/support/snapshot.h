@@ -19,9 +19,8 @@ inline session::SnapshotPtr sample_snapshot(const std::string& rel, const std::s
   r.path = sample_path(rel);
   std::ifstream in(r.path);
   r.text.assign(std::istreambuf_iterator<char>(in), {});
-  std::string error;
-  r.target = *partition::load_target(target, &error);
-  r.model = *partition::parse_cost_model(cost, &error);
+  r.target = *partition::load_target(target, nullptr);
+  r.model = *partition::parse_cost_model(cost, nullptr);
   return session::build_snapshot(r);
 }
 

@@ -31,7 +31,7 @@ gl::GlRenderer* GlSample::gl_ = nullptr;
 TEST_P(GlSample, LlvmpipeMatchesTheSimulatorInOnePassAndInPasses) {
   ASSERT_NE(gl_, nullptr);
   EXPECT_NE(gl_->renderer().find("llvmpipe"), std::string::npos) << gl_->renderer();
-  sim::Problems problems;
+  lang::Diagnostics problems;
   auto scene = sim::load_scene(std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + GetParam() + ".json", &problems);
   ASSERT_TRUE(scene);
   scene->width = scene->height = 64;

@@ -30,9 +30,8 @@ session::Request sample_request(const std::string& name, const std::string& targ
   session::Request r;
   r.path = std::string(PASSLAB_SAMPLES_DIR) + "/shaders/" + name + ".sl";
   r.text = read(r.path);
-  std::string error;
-  r.target = *partition::load_target(target, &error);
-  r.model = *partition::parse_cost_model("15p+5t+i", &error);
+  r.target = *partition::load_target(target, nullptr);
+  r.model = *partition::parse_cost_model("15p+5t+i", nullptr);
   return r;
 }
 

@@ -68,10 +68,10 @@ int main(int argc, char** argv) {
   bool all_ok = true;
   for (const std::string& name : scenes) {
     const std::string path = std::filesystem::exists(name) ? name : std::string(PASSLAB_SAMPLES_DIR) + "/scenes/" + name + ".json";
-    sim::Problems problems;
+    lang::Diagnostics problems;
     auto scene = sim::load_scene(path, &problems);
     if (!scene) {
-      for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.text().c_str());
+      std::fputs(problems.text().c_str(), stderr);
       return 1;
     }
     scene->width = scene->height = size;

@@ -95,16 +95,17 @@ TEST(Machine, AMalformedDescriptionNamesTheKey) {
   partition::TargetDesc t;
   t.name = "bad";
   t.backend = "combiners";
-  std::string error;
+  // The problem reading the machine, as printed.
+  const auto problem = [&t] {
+    lang::Diagnostics d;
+    return parse_machine(t, &d) ? std::string("accepted") : d.text();
+  };
   t.machine_json = R"({"general_stages": 0, "registers": [{"name": "Z0", "rc": "zero", "zero": true}]})";
-  EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("combiners.general_stages"));
+  EXPECT_THAT(problem(), HasSubstr("combiners.general_stages"));
   t.machine_json = R"({"registers": [{"name": "Z0", "rc": "zero", "zero": true, "accepts": {"colours": "rgb"}}]})";
-  EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("accepts.colours"));
+  EXPECT_THAT(problem(), HasSubstr("accepts.colours"));
   t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true}]})";
-  EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("texture unit 0"));
+  EXPECT_THAT(problem(), HasSubstr("texture unit 0"));
 }
 
 TEST(Machine, TwoEntriesForOneHardwareRegisterAreRefused) {
@@ -113,16 +114,18 @@ TEST(Machine, TwoEntriesForOneHardwareRegisterAreRefused) {
   partition::TargetDesc t;
   t.name = "bad";
   t.backend = "combiners";
-  std::string error;
+  // The problem reading the machine, as printed.
+  const auto problem = [&t] {
+    lang::Diagnostics d;
+    return parse_machine(t, &d) ? std::string("accepted") : d.text();
+  };
   t.machine_json = R"({"registers": [{"name": "Z0", "rc": "zero", "zero": true},
                                      {"name": "C0", "rc": "const1"}, {"name": "C1", "rc": "const1"}]})";
-  EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("registers[2].rc"));
-  EXPECT_THAT(error, HasSubstr("already C0's"));
+  EXPECT_THAT(problem(), HasSubstr("registers[2].rc"));
+  EXPECT_THAT(problem(), HasSubstr("already C0's"));
   t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true},
       {"name": "T0", "rc": "tex0", "texture_unit": 0}, {"name": "T1", "rc": "tex0", "texture_unit": 0}]})";
-  EXPECT_FALSE(parse_machine(t, &error));
-  EXPECT_THAT(error, HasSubstr("'tex0' is already T0's"));
+  EXPECT_THAT(problem(), HasSubstr("'tex0' is already T0's"));
 }
 
 TEST(Machine, AnEntrysFlagsAreThoseOfItsHardwareRegister) {
@@ -137,8 +140,8 @@ TEST(Machine, AnEntrysFlagsAreThoseOfItsHardwareRegister) {
     t.machine_json = R"({"texture_units": 1, "registers": [{"name": "Z0", "rc": "zero", "zero": true},
         {"name": "T0", "rc": "tex0", "writable": true, "texture_unit": 0, "accepts": {"texture": "rgba"}}, )" +
                      registers + "]}";
-    std::string error;
-    return parse_machine(t, &error) ? std::string("accepted") : error;
+    lang::Diagnostics problems;
+    return parse_machine(t, &problems) ? std::string("accepted") : problems.text();
   };
   EXPECT_EQ(refused(R"({"name": "S0", "rc": "spare0", "writable": true})"), "accepted");
   EXPECT_THAT(refused(R"({"name": "C0", "rc": "cnnst0", "accepts": {"constant": "rgba"}})"),

@@ -67,9 +67,9 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
   const dag::FragmentDag d = lower(*s.dag);
   const std::vector<Interval> ranges = intervals(d);
   const Machine& m = test::machine(c.machine);
-  std::string error;
-  const auto target = partition::load_target(c.machine, &error);
-  ASSERT_TRUE(target) << error;
+  lang::Diagnostics problems;
+  const auto target = partition::load_target(c.machine, &problems);
+  ASSERT_TRUE(target) << problems.text();
   const partition::Problem problem = make_problem(d);
   CombinerBackend backend(d, *target, m);
   partition::AlgorithmOptions ao;

@@ -57,11 +57,11 @@ inline const combiners::Machine& machine(const std::string& name) {
   static std::map<std::string, combiners::Machine> cache;
   auto it = cache.find(name);
   if (it == cache.end()) {
-    std::string error;
-    auto t = partition::load_target(name, &error);
-    EXPECT_TRUE(t) << error;
-    auto m = combiners::parse_machine(*t, &error);
-    EXPECT_TRUE(m) << error;
+    lang::Diagnostics problems;
+    auto t = partition::load_target(name, &problems);
+    EXPECT_TRUE(t) << problems.text();
+    auto m = combiners::parse_machine(*t, &problems);
+    EXPECT_TRUE(m) << problems.text();
     it = cache.emplace(name, *m).first;
   }
   return it->second;

@@ -31,9 +31,9 @@ Compiled compile(const std::string& name) {
   lang::DiagnosticList sink;
   c.dag = dag::flatten(*c.prog->module, c.prog->binding, sink);
   EXPECT_TRUE(c.dag);
-  std::string error;
-  if (c.dag) c.target = fp::select(*c.dag, &error);
-  EXPECT_TRUE(c.target) << error;
+  lang::Diagnostic refused;
+  if (c.dag) c.target = fp::select(*c.dag, &refused);
+  EXPECT_TRUE(c.target) << refused.message;
   c.ctx.spaces = c.prog->binding.spaces;
   return c;
 }
@@ -64,9 +64,9 @@ TEST_P(FpSample, SelectedInstructionsComputeTheDag) {
 TEST_P(FpSample, OnePassListingOnTheUnlimitedTarget) {
   Compiled c = compile(GetParam());
   ASSERT_TRUE(c.target);
-  std::string e;
+  lang::Diagnostics e;
   auto pc8 = partition::load_target("PC8", &e);
-  ASSERT_TRUE(pc8) << e;
+  ASSERT_TRUE(pc8) << e.text();
   std::vector<fp::TNodeId> all;
   for (const auto& n : c.target->nodes)
     if (c.target->is_operation(n.id)) all.push_back(n.id);
@@ -89,7 +89,7 @@ TEST_P(FpSample, EveryPartitionValidatesAndExecutes) {
   Compiled c = compile(GetParam());
   ASSERT_TRUE(c.target);
   partition::Problem problem = fp::make_problem(*c.target);
-  std::string e;
+  lang::Diagnostics e;
   partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
   std::vector<ir::FragmentInputs> frags;
   std::vector<fp::Vec4> whole;
@@ -99,7 +99,7 @@ TEST_P(FpSample, EveryPartitionValidatesAndExecutes) {
   }
   for (int pc = 1; pc <= 8; ++pc) {
     auto target = partition::load_target("PC" + std::to_string(pc), &e);
-    ASSERT_TRUE(target) << e;
+    ASSERT_TRUE(target) << e.text();
     fp::FpBackend backend(*c.target, *target);
     partition::Partition h = partition::rdsh(problem, backend, {model, nullptr});
     partition::Partition r = partition::rds(problem, backend, {model, nullptr});
@@ -134,9 +134,9 @@ TEST_P(FpSample, MemberRegisterFloorHoldsInEveryPassHoldingTheSubregion) {
   Compiled c = compile(GetParam());
   ASSERT_TRUE(c.target);
   partition::Problem problem = fp::make_problem(*c.target);
-  std::string e;
+  lang::Diagnostics e;
   auto target = partition::load_target("PC2", &e);
-  ASSERT_TRUE(target) << e;
+  ASSERT_TRUE(target) << e.text();
   fp::FpBackend backend(*c.target, *target);
   partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
   std::mt19937 rng(5);

@@ -71,9 +71,9 @@ TEST_P(PassShaderSample, BatchesComputeTheBitsOfTheReferenceEvaluator) {
   lang::DiagnosticList sink;
   auto dag = dag::flatten(*prog->module, prog->binding, sink);
   ASSERT_TRUE(dag);
-  std::string error;
-  auto target = fp::select(*dag, &error);
-  ASSERT_TRUE(target) << error;
+  lang::Diagnostic refused;
+  auto target = fp::select(*dag, &refused);
+  ASSERT_TRUE(target) << refused.message;
   ir::EvalContext ctx;
   ctx.spaces = prog->binding.spaces;
   std::vector<ir::FragmentInputs> frags;
@@ -94,10 +94,10 @@ TEST_P(PassShaderSample, BatchesComputeTheBitsOfTheReferenceEvaluator) {
   };
   check(fp::PassShader(*target, *dag, ctx), GetParam() + " in one pass");
   partition::Problem problem = fp::make_problem(*target);
-  const partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &error);
+  const partition::CostModel model = *partition::parse_cost_model("15p+5t+i", nullptr);
   for (const char* pc : {"PC1", "PC4"}) {
-    auto limits = partition::load_target(pc, &error);
-    ASSERT_TRUE(limits) << error;
+    auto limits = partition::load_target(pc, nullptr);
+    ASSERT_TRUE(limits) << pc;
     fp::FpBackend backend(*target, *limits);
     const partition::Partition part = partition::rds(problem, backend, {model, nullptr});
     ASSERT_TRUE(part.valid);

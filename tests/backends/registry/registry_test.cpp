@@ -31,34 +31,38 @@ TEST(BackendRegistry, ListsEachBackendOnceWithTheDefaultFirst) {
 
 TEST(BackendRegistry, EveryPresetTargetIsSoundAndMeetsItsBackend) {
   for (const std::string& name : partition::preset_targets()) {
-    std::string error;
+    lang::Diagnostics error;
     auto t = partition::load_target(name, &error);
-    ASSERT_TRUE(t) << error;
-    EXPECT_TRUE(check_target(*t, &error)) << error;
+    ASSERT_TRUE(t) << error.text();
+    EXPECT_TRUE(check_target(*t, &error)) << error.text();
     EXPECT_FALSE(runs_whole_programs(*t)) << name;
   }
   EXPECT_TRUE(runs_whole_programs(rpu::target("RPU", "thesis_example")));
 }
 
 TEST(BackendRegistry, AnUnknownBackendOrAnUnsoundMachineIsRefusedWithItsFile) {
-  std::string error;
+  lang::Diagnostics error;
   auto t = partition::parse_target(R"({"name": "x", "backend": "combinerz", "combinerz": {}})", "mine.json", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_FALSE(check_target(*t, &error));
-  EXPECT_THAT(error, ::testing::AllOf(HasSubstr("mine.json"), HasSubstr("unknown backend \"combinerz\""), HasSubstr("fp, combiners, rpu")));
+  EXPECT_THAT(error.text(), ::testing::AllOf(HasSubstr("mine.json"), HasSubstr("unknown backend \"combinerz\""), HasSubstr("fp, combiners, rpu")));
+  EXPECT_EQ(error.summary().rfind("mine.json:1:15: error: ", 0), 0u) << "at the \"backend\" key: " << error.summary();
 
+  error.clear();
   t = partition::parse_target(R"({"name": "x", "backend": "combiners"})", "gf.json", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_FALSE(check_target(*t, &error));
-  EXPECT_THAT(error, ::testing::AllOf(HasSubstr("gf.json"), HasSubstr("needs a \"combiners\" object")));
+  EXPECT_THAT(error.text(), ::testing::AllOf(HasSubstr("gf.json"), HasSubstr("needs a \"combiners\" object")));
 
+  error.clear();
   t = partition::parse_target(R"({"name": "x", "backend": "combiners", "combiners": {"general_stages": "eight"}})", "gf.json", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_FALSE(check_target(*t, &error));
-  EXPECT_THAT(error, HasSubstr("gf.json"));
+  EXPECT_THAT(error.text(), HasSubstr("gf.json"));
 
+  error.clear();
   EXPECT_FALSE(check_target(rpu::target("RPU", "no_such_machine"), &error));
-  EXPECT_THAT(error, HasSubstr("no_such_machine"));
+  EXPECT_THAT(error.text(), HasSubstr("no_such_machine"));
 }
 
 TEST(BackendRegistry, MakesTheShaderOnEachKindOfTarget) {
@@ -66,16 +70,19 @@ TEST(BackendRegistry, MakesTheShaderOnEachKindOfTarget) {
   ASSERT_TRUE(prog->ok());
   auto d = dag::flatten(*prog->module, prog->binding, prog->diagnostics);
   ASSERT_TRUE(d);
-  std::string error;
   for (const char* name : {"PC5", "geforce3"}) {
-    auto t = partition::load_target(name, &error);
-    ASSERT_TRUE(t) << error;
-    auto program = make_program(*d, *t, &error);
-    ASSERT_TRUE(program) << name << ": " << error;
+    auto t = partition::load_target(name, nullptr);
+    ASSERT_TRUE(t) << name;
+    lang::DiagnosticList refused;
+    auto program = make_program(*d, *t, refused);
+    ASSERT_TRUE(program) << name;
+    EXPECT_TRUE(refused.items().empty());
     EXPECT_FALSE(program->graph().empty());
   }
-  EXPECT_EQ(make_program(*d, rpu::target("RPU", "rpu"), &error), nullptr);
-  EXPECT_THAT(error, HasSubstr("runs whole programs"));
+  lang::DiagnosticList refused;
+  EXPECT_EQ(make_program(*d, rpu::target("RPU", "rpu"), refused), nullptr);
+  ASSERT_EQ(refused.items().size(), 1u);
+  EXPECT_THAT(refused.items()[0].message, HasSubstr("runs whole programs"));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ struct Fixture {
     std::ofstream(dir / "shader.sl") << shader;
     std::ofstream(dir / "scene.json") << R"({"size": [16, 16], "objects": [
         {"mesh": {"plane": {"width": 2, "height": 2}}, "translate": [0, 0, 2], "shader": "shader.sl"}]})";
-    sim::Problems problems;
+    lang::Diagnostics problems;
     std::optional<sim::Scene> s = sim::load_scene((dir / "scene.json").string(), &problems);
     EXPECT_TRUE(s);
     scene = *s;

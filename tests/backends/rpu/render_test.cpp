@@ -28,10 +28,10 @@ struct Rendered {
 
 Rendered render_scene(const std::string& path, int w, int h, int threads = 0, const Machine* machine = nullptr) {
   Rendered r;
-  sim::Problems problems;
+  lang::Diagnostics problems;
   std::optional<sim::Scene> s = sim::load_scene(path, &problems);
   std::string why;
-  for (const sim::Problem& p : problems) why += p.text() + "\n";
+  why += problems.text();
   EXPECT_TRUE(s) << why << "(the bunny comes from scripts/setup.sh)";
   if (!s) return r;
   r.scene = *s;
@@ -137,7 +137,7 @@ TEST(RpuRender, PairedWordsKeepChunkOccupancyAtMostOne) {
   // once counted two instructions and read 1.0143 on the reflections scene with --pair).
   Machine m = default_machine();
   ASSERT_TRUE(m.pairing);
-  sim::Problems problems;
+  lang::Diagnostics problems;
   std::optional<sim::Scene> s = sim::load_scene(scene_path("rpu_reflections.json"), &problems);
   ASSERT_TRUE(s) << "(the bunny comes from scripts/setup.sh)";
   CompileOptions co;

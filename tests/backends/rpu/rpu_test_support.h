@@ -14,9 +14,9 @@ namespace passlab::rpu::test {
 
 inline const Machine& ieee_machine() {
   static const Machine m = [] {
-    std::string error;
-    std::optional<Machine> loaded = load_machine("thesis_example", &error);
-    EXPECT_TRUE(loaded) << error;
+    lang::Diagnostics problems;
+    std::optional<Machine> loaded = load_machine("thesis_example", &problems);
+    EXPECT_TRUE(loaded) << problems.text();
     return loaded ? *loaded : default_machine();
   }();
   return m;

@@ -432,8 +432,9 @@ TEST(RpuMachine, ANumberTooLargeForADoubleIsAnErrorAtItsLine) {
   // Found by the machine fuzzer's sibling on targets: nlohmann raises out_of_range, not parse_error.
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "passlab_rpu_huge_machine.json";
   std::ofstream(path) << "{\"name\": \"huge\",\n \"max_steps\": 1e999}\n";
-  std::string error;
-  EXPECT_FALSE(load_machine(path.string(), &error));
+  lang::Diagnostics problems;
+  EXPECT_FALSE(load_machine(path.string(), &problems));
+  const std::string error = problems.text();
   EXPECT_NE(error.find(path.string() + ":2:"), std::string::npos) << error;
   EXPECT_NE(error.find("too large for a double"), std::string::npos) << error;
   std::filesystem::remove(path);

@@ -373,8 +373,7 @@ TEST(Algorithms, OptimalEqualsBruteForceOnRandomDags) {
     l.operations = 4 + static_cast<int>(rng() % 3);
     CountingBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "p+t+i", "t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       double want = brute_force(p, b, m);
       Partition got = optimal(p, b, {m, nullptr}, {});
       ASSERT_TRUE(got.proven_optimal);
@@ -403,8 +402,7 @@ TEST(Algorithms, RaisingTheFloorProvesTheOptimumAndNeverPassesIt) {
     l.operations = 4 + static_cast<int>(rng() % 3);
     CountingBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       const double want = brute_force(p, b, m);
       Partition start = rdsh(p, b, {m, nullptr});
       OptimalOptions o;
@@ -448,8 +446,7 @@ TEST(Algorithms, AnnealingFindsTheOptimumWhereImprovingMovesStop) {
     l.operations = 4 + static_cast<int>(rng() % 3);
     CountingBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       const std::vector<char> all(p.graph.children.size(), 1);
       const double start = marking_cost(p, b, all, m);
       if (!std::isfinite(start)) continue;
@@ -548,8 +545,7 @@ TEST(Algorithms, AnnealingPricesEachMoveAsMarkingCostDoes) {
     Limits l;
     l.registers = 3;
     PressureBackend b(p, l);
-    std::string e;
-    CostModel m = *parse_cost_model(trial % 2 ? "t+i" : "15p+5t+i", &e);
+    CostModel m = *parse_cost_model(trial % 2 ? "t+i" : "15p+5t+i", nullptr);
     const std::vector<char> all(p.graph.children.size(), 1);
     const double start = marking_cost(p, b, all, m);
     if (!std::isfinite(start)) continue;
@@ -628,8 +624,7 @@ TEST(Algorithms, OptimalEqualsBruteForceUnderRegisterPressure) {
     if (trial % 2) l.operations = 6;
     PressureBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       double want = brute_force(p, b, m);
       Partition got = optimal(p, b, {m, nullptr}, {});
       if (std::isinf(want)) continue;  // the limits admit no partition of this DAG
@@ -665,8 +660,7 @@ TEST(Algorithms, OptimalEqualsBruteForceWhenRegistersForceMarks) {
     l.registers = 2 + static_cast<int>(rng() % 2);
     PressureBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "p+t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       const double want = brute_force(p, b, m);
       Partition got = optimal(p, b, {m, nullptr}, {});
       if (std::isinf(want)) continue;
@@ -752,8 +746,7 @@ TEST(Algorithms, OptimalEqualsBruteForceWithTexturesAndInterpolants) {
     l.interpolants = 2;
     UnitsBackend b(p, l);
     for (const char* spec : {"15p+5t+i", "t+i"}) {
-      std::string e;
-      CostModel m = *parse_cost_model(spec, &e);
+      CostModel m = *parse_cost_model(spec, nullptr);
       const double want = brute_force(p, b, m);
       if (std::isinf(want)) continue;  // an operation reads more interpolants than the limit
       Partition got = optimal(p, b, {m, nullptr}, {});

@@ -51,10 +51,10 @@ class TargetTest : public ::testing::Test {
   }
   // Parses `text` and returns the error (empty if it parsed).
   static std::string parse_error(const std::string& text) {
-    std::string error;
+    lang::Diagnostics error;
     auto t = parse_target(text, "test.json", &error);
-    EXPECT_EQ(t.has_value(), error.empty()) << error;
-    return error;
+    EXPECT_EQ(t.has_value(), !error.has_errors()) << error.text();
+    return error.text();
   }
 
   fs::path scratch_;
@@ -85,9 +85,9 @@ TEST_F(TargetTest, PaperPipelineConfigurationsMatchTable2) {
       {"PC7", {128, 12, 16, 12, U}}, {"PC8", {U, U, U, U, U}},
   };
   for (const auto& row : table) {
-    std::string error;
+    lang::Diagnostics error;
     auto t = load_target(row.name, &error);
-    ASSERT_TRUE(t) << row.name << ": " << error;
+    ASSERT_TRUE(t) << row.name << ": " << error.text();
     EXPECT_EQ(t->name, row.name);
     EXPECT_FALSE(t->description.empty()) << row.name;
     EXPECT_FALSE(t->restore_uses_interpolant) << row.name;
@@ -97,28 +97,28 @@ TEST_F(TargetTest, PaperPipelineConfigurationsMatchTable2) {
 }
 
 TEST_F(TargetTest, DescriptionsNameTheConfiguration) {
-  std::string error;
+  lang::Diagnostics error;
   auto pc5 = load_target("PC5", &error);
-  ASSERT_TRUE(pc5) << error;
+  ASSERT_TRUE(pc5) << error.text();
   EXPECT_THAT(pc5->description, HasSubstr("balanced: 6o/4r/4t/4v"));
   auto pc1 = load_target("PC1", &error);
-  ASSERT_TRUE(pc1) << error;
+  ASSERT_TRUE(pc1) << error.text();
   EXPECT_THAT(pc1->description, HasSubstr("operation-limited: 6o/∞r/∞t/∞v"));
 }
 
 TEST_F(TargetTest, HardwarePresets) {
-  std::string error;
+  lang::Diagnostics error;
   auto radeon = load_target("radeon8500", &error);
-  ASSERT_TRUE(radeon) << error;
+  ASSERT_TRUE(radeon) << error.text();
   expect_limits(radeon->limits, {16, 6, 6, 6, 1}, "radeon8500");
 
   auto webgl = load_target("webgl1", &error);
-  ASSERT_TRUE(webgl) << error;
+  ASSERT_TRUE(webgl) << error.text();
   expect_limits(webgl->limits, {64, 16, 8, 8, U}, "webgl1");
   EXPECT_FALSE(webgl->restore_uses_interpolant);  // gl_FragCoord
 
   auto ps2 = load_target("ps_2_0", &error);
-  ASSERT_TRUE(ps2) << error;
+  ASSERT_TRUE(ps2) << error.text();
   expect_limits(ps2->limits, {96, 12, 16, 10, 4}, "ps_2_0");
   EXPECT_TRUE(ps2->restore_uses_interpolant);  // no vPos before ps_3_0
 }
@@ -132,9 +132,9 @@ TEST_F(TargetTest, EveryPresetLoadsAndSatisfiesTheMinimumResourceAssumption) {
   for (const auto& name : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "webgl1", "ps_2_0", "geforce1", "geforce3"})
     EXPECT_NE(std::find(presets.begin(), presets.end(), name), presets.end()) << name;
   for (const auto& name : presets) {
-    std::string error;
+    lang::Diagnostics error;
     auto t = load_target(name, &error);
-    ASSERT_TRUE(t) << name << ": " << error;
+    ASSERT_TRUE(t) << name << ": " << error.text();
     EXPECT_EQ(t->name, name);
     EXPECT_FALSE(t->description.empty()) << name;
     // Register-combiner targets count stages and texture units; whether a node fits alone is
@@ -155,28 +155,28 @@ TEST_F(TargetTest, EveryPresetLoadsAndSatisfiesTheMinimumResourceAssumption) {
 
 TEST_F(TargetTest, PresetNamesAreCaseInsensitive) {
   for (const char* spelling : {"pc5", "Pc5", "PC5", "pC5"}) {
-    std::string error;
+    lang::Diagnostics error;
     auto t = load_target(spelling, &error);
-    ASSERT_TRUE(t) << spelling << ": " << error;
+    ASSERT_TRUE(t) << spelling << ": " << error.text();
     EXPECT_EQ(t->name, "PC5");
   }
-  std::string error;
+  lang::Diagnostics error;
   auto r = load_target("RADEON8500", &error);
-  ASSERT_TRUE(r) << error;
+  ASSERT_TRUE(r) << error.text();
   EXPECT_EQ(r->name, "radeon8500");
   auto w = load_target("WebGL1", &error);
-  ASSERT_TRUE(w) << error;
+  ASSERT_TRUE(w) << error.text();
   EXPECT_EQ(w->name, "webgl1");
 }
 
 TEST_F(TargetTest, UnknownPresetListsTheAvailableOnes) {
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target("PC9", &error));
-  EXPECT_THAT(error, HasSubstr("PC9"));
-  EXPECT_THAT(error, HasSubstr("PC1, PC2"));
-  EXPECT_THAT(error, HasSubstr("radeon8500"));
-  EXPECT_THAT(error, HasSubstr("webgl1"));
-  EXPECT_THAT(error, HasSubstr("ps_2_0"));
+  EXPECT_THAT(error.text(), HasSubstr("PC9"));
+  EXPECT_THAT(error.text(), HasSubstr("PC1, PC2"));
+  EXPECT_THAT(error.text(), HasSubstr("radeon8500"));
+  EXPECT_THAT(error.text(), HasSubstr("webgl1"));
+  EXPECT_THAT(error.text(), HasSubstr("ps_2_0"));
 }
 
 TEST_F(TargetTest, NullErrorPointerIsAllowed) {
@@ -190,17 +190,17 @@ TEST_F(TargetTest, DataDirEnvironmentVariableMovesThePresetDirectory) {
   ::setenv("PASSLAB_DATA_DIR", (scratch_ / "res").c_str(), 1);
   EXPECT_EQ(targets_dir(), (scratch_ / "res").string() + "/targets");
   EXPECT_EQ(preset_targets(), std::vector<std::string>{"Mine"});
-  std::string error;
+  lang::Diagnostics error;
   auto t = load_target("mine", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_EQ(t->limits.operations, 10);
   EXPECT_FALSE(load_target("PC1", &error));
-  EXPECT_THAT(error, HasSubstr("available: Mine"));
+  EXPECT_THAT(error.text(), HasSubstr("available: Mine"));
 
   ::setenv("PASSLAB_DATA_DIR", (scratch_ / "empty").c_str(), 1);
   EXPECT_TRUE(preset_targets().empty());
   EXPECT_FALSE(load_target("PC1", &error));
-  EXPECT_THAT(error, HasSubstr("no presets found"));
+  EXPECT_THAT(error.text(), HasSubstr("no presets found"));
 
   ::unsetenv("PASSLAB_DATA_DIR");
   EXPECT_THAT(targets_dir(), HasSubstr("resources/targets"));
@@ -215,9 +215,9 @@ TEST_F(TargetTest, LoadsByPath) {
     "limits": {"operations": 8, "registers": 3, "textures": null, "dependent_levels": 2},
     "restore_uses_interpolant": true
   })");
-  std::string error;
+  lang::Diagnostics error;
   auto t = load_target(path, &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_EQ(t->name, "tiny");
   EXPECT_EQ(t->description, "a user target");
   EXPECT_EQ(t->source, path);
@@ -225,22 +225,35 @@ TEST_F(TargetTest, LoadsByPath) {
   EXPECT_TRUE(t->restore_uses_interpolant);
 }
 
+// A problem is a diagnostic like the compiler's, at its key in the file, with the line shown.
+TEST_F(TargetTest, AProblemPointsAtItsKeyInTheFile) {
+  const std::string text = "{\n  \"name\": \"x\",\n  \"limits\": {\"operations\": 6, \"registers\": -3}\n}\n";
+  lang::Diagnostics d;
+  EXPECT_FALSE(parse_target(text, "mine.json", &d));
+  ASSERT_EQ(d.items().size(), 1u);
+  EXPECT_EQ(d.items()[0].code, "target");
+  EXPECT_EQ(d.text(),
+            "mine.json:3:31: error: \"limits.registers\" must not be negative (use null for unlimited), got -3 [target]\n"
+            "    \"limits\": {\"operations\": 6, \"registers\": -3}\n"
+            "                                ^~~~~~~~~~~\n");
+}
+
 TEST_F(TargetTest, AnythingEndingInJsonIsAPath) {
   // A bare file name ending in .json is taken relative to the working directory, not as a preset.
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target("PC1.json", &error));
-  EXPECT_THAT(error, HasSubstr("PC1.json: cannot read target file"));
+  EXPECT_THAT(error.text(), HasSubstr("PC1.json: error: cannot read the target file [file-not-found]"));
 
   const std::string preset = targets_dir() + "/PC3.json";
   auto t = load_target(preset, &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_EQ(t->name, "PC3");
 }
 
 TEST_F(TargetTest, MinimalTargetIsUnlimited) {
-  std::string error;
+  lang::Diagnostics error;
   auto t = parse_target(R"({"name": "free"})", "", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   expect_limits(t->limits, {U, U, U, U, U}, "free");
   EXPECT_EQ(t->description, "");
   EXPECT_FALSE(t->restore_uses_interpolant);
@@ -251,14 +264,14 @@ TEST_F(TargetTest, MinimalTargetIsUnlimited) {
 TEST_F(TargetTest, DerivativesSayWhichTheTargetTakes) {
   // The register-combiner presets have none (no interpolant reaches a combiner but through a
   // texture shader); the fragment-program presets take those of interpolants.
-  std::string error;
+  lang::Diagnostics error;
   for (const std::string& name : preset_targets()) {
     auto t = load_target(name, &error);
-    ASSERT_TRUE(t) << error;
+    ASSERT_TRUE(t) << error.text();
     EXPECT_EQ(t->derivatives, t->backend == "combiners" ? Derivatives::None : Derivatives::Interpolants) << name;
   }
   auto none = parse_target(R"({"name": "x", "derivatives": "none"})", "", &error);
-  ASSERT_TRUE(none) << error;
+  ASSERT_TRUE(none) << error.text();
   EXPECT_EQ(none->derivatives, Derivatives::None);
   EXPECT_THAT(target_to_json(*none), HasSubstr("\"derivatives\": \"none\""));
   EXPECT_THAT(parse_error(R"({"name": "x", "derivatives": "quads"})"),
@@ -267,27 +280,27 @@ TEST_F(TargetTest, DerivativesSayWhichTheTargetTakes) {
 }
 
 TEST_F(TargetTest, MissingFile) {
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target((scratch_ / "nope.json").string(), &error));
-  EXPECT_THAT(error, HasSubstr("nope.json"));
-  EXPECT_THAT(error, HasSubstr("cannot read"));
+  EXPECT_THAT(error.text(), HasSubstr("nope.json"));
+  EXPECT_THAT(error.text(), HasSubstr("cannot read"));
 }
 
 TEST_F(TargetTest, BadJsonNamesTheFile) {
   const std::string path = write("broken.json", R"({"name": "x", "limits": {)");
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target(path, &error));
-  EXPECT_THAT(error, HasSubstr(path));
-  EXPECT_THAT(error, HasSubstr("invalid JSON"));
+  EXPECT_THAT(error.text(), HasSubstr(path));
+  EXPECT_THAT(error.text(), HasSubstr("invalid JSON"));
 }
 
 TEST_F(TargetTest, ANumberTooLargeForADoubleIsAnErrorAtItsLine) {
   // Found by the target fuzzer: it ended the process.
   const std::string path = write("huge.json", "{\"name\": \"x\",\n \"limits\": {\"operations\": 1e999}}");
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target(path, &error));
-  EXPECT_THAT(error, HasSubstr(path + ":2:"));
-  EXPECT_THAT(error, HasSubstr("too large for a double"));
+  EXPECT_THAT(error.text(), HasSubstr(path + ":2:"));
+  EXPECT_THAT(error.text(), HasSubstr("too large for a double"));
 }
 
 TEST_F(TargetTest, ValidationErrorsNameTheFileAndTheKey) {
@@ -320,9 +333,9 @@ TEST_F(TargetTest, ValidationErrorsNameTheFileAndTheKey) {
 TEST_F(TargetTest, ABackendIsANameWithItsMachineInTheObjectOfThatName) {
   // Core names no backend: any backend name is kept with its machine object, for the registry
   // (backends/registry) to check; the object must be named after the backend the file names.
-  std::string error;
+  lang::Diagnostics error;
   auto t = parse_target(R"({"name": "x", "backend": "my_gpu2", "my_gpu2": {"stages": 3}})", "test.json", &error);
-  ASSERT_TRUE(t) << error;
+  ASSERT_TRUE(t) << error.text();
   EXPECT_EQ(t->backend, "my_gpu2");
   EXPECT_EQ(t->machine_json, R"({"stages":3})");
   auto plain = parse_target(R"({"name": "x"})", "test.json", &error);
@@ -339,10 +352,10 @@ TEST_F(TargetTest, ABackendIsANameWithItsMachineInTheObjectOfThatName) {
 TEST_F(TargetTest, BadPresetFileInTheDirectoryNamesItsPath) {
   write("res/targets/Bad.json", R"({"name": "Bad", "limits": {"operations": -1}})");
   ::setenv("PASSLAB_DATA_DIR", (scratch_ / "res").c_str(), 1);
-  std::string error;
+  lang::Diagnostics error;
   EXPECT_FALSE(load_target("bad", &error));
-  EXPECT_THAT(error, HasSubstr("Bad.json"));
-  EXPECT_THAT(error, HasSubstr("limits.operations"));
+  EXPECT_THAT(error.text(), HasSubstr("Bad.json"));
+  EXPECT_THAT(error.text(), HasSubstr("limits.operations"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,9 +409,9 @@ TEST_F(TargetTest, Table1ShadersFitOnePassExactlyWhereTable3Says) {
     r.textures = s.tex;
     r.interpolants = s.interp;
     for (int pc = 1; pc <= 8; ++pc) {
-      std::string error;
+      lang::Diagnostics error;
       auto t = load_target("PC" + std::to_string(pc), &error);
-      ASSERT_TRUE(t) << error;
+      ASSERT_TRUE(t) << error.text();
       const bool fits = exceeded(r, t->limits).empty();
       // Table 3: one pass for PC8 always; BMBP also fits PC3 and PC7 in one pass.
       const bool expected = pc == 8 || (std::string(s.name) == "BMBP" && (pc == 3 || pc == 7));
@@ -411,18 +424,18 @@ TEST_F(TargetTest, Table1ShadersFitOnePassExactlyWhereTable3Says) {
 // Cost models
 
 CostModel parse_ok(const std::string& spec) {
-  std::string error;
+  lang::Diagnostics error;
   auto m = parse_cost_model(spec, &error);
-  EXPECT_TRUE(m) << spec << ": " << error;
+  EXPECT_TRUE(m) << spec << ": " << error.text();
   return m.value_or(CostModel{"<failed>", -1, -1, -1});
 }
 
 std::string parse_bad(const std::string& spec) {
-  std::string error;
+  lang::Diagnostics error;
   auto m = parse_cost_model(spec, &error);
   EXPECT_FALSE(m) << spec << " parsed as " << (m ? m->name : "");
-  EXPECT_FALSE(error.empty()) << spec;
-  return error;
+  EXPECT_TRUE(error.has_errors()) << spec;
+  return error.text();
 }
 
 void expect_model(const CostModel& m, const std::string& name, double p, double t, double i) {
@@ -506,13 +519,13 @@ TEST_F(TargetTest, CostArithmetic) {
 }
 
 TEST(TargetJson, SavedTargetsLoadBackUnchanged) {
-  std::string error;
+  lang::Diagnostics error;
   for (const auto& name : preset_targets()) {
     auto t = load_target(name, &error);
-    ASSERT_TRUE(t) << error;
+    ASSERT_TRUE(t) << error.text();
     const std::string text = target_to_json(*t);
     auto back = parse_target(text, "saved.json", &error);
-    ASSERT_TRUE(back) << error;
+    ASSERT_TRUE(back) << error.text();
     EXPECT_EQ(back->name, t->name);
     EXPECT_EQ(back->description, t->description);
     EXPECT_EQ(back->limits.operations, t->limits.operations);

@@ -16,9 +16,13 @@
 #include <gtest/gtest.h>
 
 #include "core/sim/image.h"
+#include "tests/support/diagnostics.h"
 
 namespace passlab::sim {
 namespace {
+
+using Problem = test::Located;
+using Problems = std::vector<test::Located>;
 
 namespace fs = std::filesystem;
 
@@ -90,16 +94,18 @@ class PngFiles : public ::testing::Test {
     return path(name);
   }
   static Image read_ok(const std::string& file) {
-    Problems problems;
-    std::optional<Image> image = read_png(file, &problems);
+    lang::Diagnostics found;
+    std::optional<Image> image = read_png(file, &found);
+    const Problems problems = test::located(found);
     EXPECT_TRUE(image.has_value()) << (problems.empty() ? "" : problems[0].text());
     EXPECT_TRUE(problems.empty());
     return image.value_or(Image());
   }
   // Reading `file` fails with exactly one problem about the file as a whole.
   static Problem read_fails(const std::string& file) {
-    Problems problems;
-    EXPECT_FALSE(read_png(file, &problems).has_value());
+    lang::Diagnostics found;
+    EXPECT_FALSE(read_png(file, &found).has_value());
+    const Problems problems = test::located(found);
     EXPECT_EQ(problems.size(), 1u);
     if (problems.empty()) return {};
     EXPECT_EQ(problems[0].file, file);
@@ -128,12 +134,6 @@ TEST(Image, ConstructorFillsEveryPixel) {
   EXPECT_TRUE(Image(0, 5).rgba.empty());
 }
 
-TEST(Problem, TextLeavesOutUnknownParts) {
-  EXPECT_EQ((Problem{"a.obj", 3, 7, "bad"}).text(), "a.obj:3:7: error: bad");
-  EXPECT_EQ((Problem{"a.obj", 3, 0, "bad"}).text(), "a.obj:3: error: bad");
-  EXPECT_EQ((Problem{"a.obj", 0, 0, "bad"}).text(), "a.obj: error: bad");
-  EXPECT_EQ((Problem{"", 0, 0, "bad"}).text(), "error: bad");
-}
 
 TEST_F(PngFiles, RoundTripIsExactAt8BitValues) {
   const Image image = gradient();

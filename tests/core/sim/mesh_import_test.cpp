@@ -21,9 +21,13 @@
 #include <gtest/gtest.h>
 
 #include "core/sim/mesh.h"
+#include "tests/support/diagnostics.h"
 
 namespace passlab::sim {
 namespace {
+
+using Problem = test::Located;
+using Problems = std::vector<test::Located>;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -42,8 +46,9 @@ class MeshImport : public ::testing::Test {
     return (dir_ / name).string();
   }
   Problems load_fails(const std::string& path) const {
-    Problems problems;
-    EXPECT_FALSE(load_mesh(path, &problems).has_value());
+    lang::Diagnostics found;
+    EXPECT_FALSE(load_mesh(path, &found).has_value());
+    const Problems problems = test::located(found);
     EXPECT_FALSE(problems.empty());
     for (const Problem& p : problems) EXPECT_EQ(p.file, path);
     return problems;
@@ -99,9 +104,9 @@ constexpr const char* kObj =
 
 TEST_F(MeshImport, EveryExportedFormatGivesTheSameSurfaceAsTheObj) {
   const std::string obj = write("source.obj", kObj);
-  Problems problems;
+  lang::Diagnostics problems;
   const std::optional<Mesh> reference = load_mesh(obj, &problems);
-  ASSERT_TRUE(reference) << problems.front().text();
+  ASSERT_TRUE(reference) << problems.text();
   const auto expected = surface(*reference);
   ASSERT_EQ(expected.size(), 3u);
 
@@ -120,9 +125,9 @@ TEST_F(MeshImport, EveryExportedFormatGivesTheSameSurfaceAsTheObj) {
     Assimp::Exporter exporter;
     ASSERT_EQ(exporter.Export(scene, f.id, path), aiReturn_SUCCESS) << exporter.GetErrorString();
     EXPECT_TRUE(imported_extension(path));
-    Problems found;
+    lang::Diagnostics found;
     const std::optional<Mesh> mesh = load_mesh(path, &found);
-    ASSERT_TRUE(mesh) << found.front().text();
+    ASSERT_TRUE(mesh) << found.text();
     const auto got = surface(*mesh);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t i = 0; i < got.size(); ++i)
@@ -172,9 +177,9 @@ std::string gltf(const std::array<float, 9>& positions, int mode = 4) {
 }
 
 TEST_F(MeshImport, HandWrittenGltfHasItsNodeTransformApplied) {
-  Problems problems;
+  lang::Diagnostics problems;
   const std::optional<Mesh> mesh = load_mesh(write("tri.gltf", gltf({0, 0, 0, 1, 0, 0, 0, 1, 0})), &problems);
-  ASSERT_TRUE(mesh) << problems.front().text();
+  ASSERT_TRUE(mesh) << problems.text();
   ASSERT_EQ(mesh->triangles.size(), 1u);
   const auto& t = mesh->triangles[0];
   expect_near(mesh->vertices[t[0]].p, {0, 0, 5}, "corner 0");

@@ -11,9 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "core/sim/mesh.h"
+#include "tests/support/diagnostics.h"
 
 namespace passlab::sim {
 namespace {
+
+using Problem = test::Located;
+using Problems = std::vector<test::Located>;
 
 namespace fs = std::filesystem;
 
@@ -33,16 +37,17 @@ class MeshFiles : public ::testing::Test {
     return (dir_ / name).string();
   }
   Mesh load_ok(const std::string& name, const std::string& bytes) const {
-    Problems problems;
-    std::optional<Mesh> mesh = load_mesh(write(name, bytes), &problems);
+    lang::Diagnostics found;
+    std::optional<Mesh> mesh = load_mesh(write(name, bytes), &found);
     EXPECT_TRUE(mesh.has_value());
-    for (const Problem& p : problems) ADD_FAILURE() << p.text();
+    for (const Problem& p : test::located(found)) ADD_FAILURE() << p.text();
     return mesh.value_or(Mesh());
   }
   Problems load_fails(const std::string& name, const std::string& bytes) const {
-    Problems problems;
+    lang::Diagnostics found;
     const std::string path = write(name, bytes);
-    EXPECT_FALSE(load_mesh(path, &problems).has_value());
+    EXPECT_FALSE(load_mesh(path, &found).has_value());
+    const Problems problems = test::located(found);
     EXPECT_FALSE(problems.empty());
     for (const Problem& p : problems) EXPECT_EQ(p.file, path);
     return problems;
@@ -188,7 +193,7 @@ TEST_F(MeshFiles, ObjCollectsProblemsUpToALimit) {
   EXPECT_EQ(some[1].line, 4);
   EXPECT_EQ(some[2].line, 5);
   EXPECT_EQ(some[1].text(),
-            (dir_ / "some.obj").string() + ":4:7: error: vertex index 9 is out of range (3 defined so far)");
+            (dir_ / "some.obj").string() + ":4:7: error: vertex index 9 is out of range (3 defined so far) [mesh]");
 
   std::string many = "v 0 0 0\n";
   for (int i = 0; i < 100; ++i) many += "f 1 1\n";  // one problem each
@@ -199,9 +204,10 @@ TEST_F(MeshFiles, ObjCollectsProblemsUpToALimit) {
 }
 
 TEST_F(MeshFiles, MissingFileIsAProblem) {
-  Problems problems;
+  lang::Diagnostics found;
   const std::string path = (dir_ / "absent.obj").string();
-  EXPECT_FALSE(load_obj(path, &problems).has_value());
+  EXPECT_FALSE(load_obj(path, &found).has_value());
+  const Problems problems = test::located(found);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].file, path);
   EXPECT_NE(problems[0].message.find("cannot open"), std::string::npos);

@@ -7,6 +7,7 @@
 
 #include "core/sim/raster.h"
 #include "core/sim/scene.h"
+#include "tests/support/diagnostics.h"
 
 namespace passlab::sim {
 namespace {
@@ -129,46 +130,46 @@ TEST_F(SceneFile, ReadsObjectsCameraAndTextures) {
 }
 
 TEST_F(SceneFile, ProblemsHaveTheirLineAndColumn) {
-  Problems p;
-  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": -1}}}\n  ]\n}\n"), &p));
+  std::vector<test::Located> p;
+  // Whether reading the scene file at `path` fails; its problems in p.
+  auto fails = [&](const std::string& path) {
+    lang::Diagnostics d;
+    const bool read = load_scene(path, &d).has_value();
+    p = test::located(d);
+    return !read;
+  };
+  EXPECT_TRUE(fails(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": -1}}}\n  ]\n}\n")));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 3);
   EXPECT_NE(p[0].message.find("radius"), std::string::npos) << p[0].text();
-  p.clear();
-  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"cube\": {}}},\n    {\"mesh\": \"missing.obj\", \"colour\": 1}\n  ]\n}"), &p));
+  EXPECT_TRUE(fails(write("{\n  \"objects\": [\n    {\"mesh\": {\"cube\": {}}},\n    {\"mesh\": \"missing.obj\", \"colour\": 1}\n  ]\n}")));
   ASSERT_GE(p.size(), 3u);
   EXPECT_EQ(p[0].line, 3);  // unknown mesh kind
   EXPECT_EQ(p[1].line, 4);  // unknown key "colour"
-  p.clear();
-  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [ {\"mesh\": \n"), &p));  // truncated JSON
+  EXPECT_TRUE(fails(write("{\n  \"objects\": [ {\"mesh\": \n")));  // truncated JSON
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 3);
-  p.clear();
   // A number too large for a double (found by the scene fuzzer: it ended the process).
-  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": 6e666}}}\n  ]\n}\n"), &p));
+  EXPECT_TRUE(fails(write("{\n  \"objects\": [\n    {\"mesh\": {\"sphere\": {\"radius\": 6e666}}}\n  ]\n}\n")));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 3);
   EXPECT_EQ(p[0].column, 36);
   EXPECT_NE(p[0].message.find("too large"), std::string::npos) << p[0].text();
-  p.clear();
   // A name that is not a string (found by the scene fuzzer: nlohmann's type_error ended the process).
-  EXPECT_FALSE(load_scene(write("{\n  \"objects\": [\n    {\"name\": {\"plane\": 1}, \"mesh\": {\"sphere\": {\"radius\": 1}}}\n  ]\n}\n"), &p));
+  EXPECT_TRUE(fails(write("{\n  \"objects\": [\n    {\"name\": {\"plane\": 1}, \"mesh\": {\"sphere\": {\"radius\": 1}}}\n  ]\n}\n")));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 3);
   EXPECT_NE(p[0].message.find("\"name\" must be a string"), std::string::npos) << p[0].text();
-  p.clear();
   // A size beyond a float (found by the scene fuzzer: UBSan saw infinity converted to int), and
   // any other number that would become infinity.
-  EXPECT_FALSE(load_scene(write("{\n  \"size\": [512, 5e122],\n  \"objects\": [{\"mesh\": {\"sphere\": {}}}]\n}\n"), &p));
+  EXPECT_TRUE(fails(write("{\n  \"size\": [512, 5e122],\n  \"objects\": [{\"mesh\": {\"sphere\": {}}}]\n}\n")));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 2);
   EXPECT_NE(p[0].message.find("\"size\" has a number too large for a float (5e+122)"), std::string::npos) << p[0].text();
-  p.clear();
-  EXPECT_FALSE(load_scene(write("{\"objects\": [{\"mesh\": {\"sphere\": {}}, \"translate\": [1e300, 0, 0]}]}"), &p));
+  EXPECT_TRUE(fails(write("{\"objects\": [{\"mesh\": {\"sphere\": {}}, \"translate\": [1e300, 0, 0]}]}")));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_NE(p[0].message.find("\"translate\" has a number too large for a float"), std::string::npos) << p[0].text();
-  p.clear();
-  EXPECT_FALSE(load_scene("/no/such/scene.json", &p));
+  EXPECT_TRUE(fails("/no/such/scene.json"));
   ASSERT_EQ(p.size(), 1u);
 }
 
