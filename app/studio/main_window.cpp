@@ -378,8 +378,11 @@ void MainWindow::set_stale(bool stale) {
 // Each panel that shows compile results takes them from the model, those on screen first.
 void MainWindow::observe_results() {
   using Takes = views::ResultObserver::Takes;
+  // The passes panel and the timeline also list the optimal search's run, which a result shown
+  // again (a theme change) keeps.
   studio_->observe_result("passes", Takes::Dataflow, [this](const ResultPtr& r, int) {
     passes_->show_snapshot(r->snapshot);
+    if (studio_->optimal_run()) passes_->set_extra_run(studio_->optimal_run());
     return false;
   }, [] { return true; });
   // The compare panel, when visible, takes the result a piece per turn (three DAGs, then the table
@@ -403,6 +406,7 @@ void MainWindow::observe_results() {
   });
   studio_->observe_result("timeline", Takes::Dataflow, [this](const ResultPtr& r, int) {
     timeline_->show_snapshot(r->snapshot);
+    if (studio_->optimal_run()) timeline_->set_extra_run(studio_->optimal_run());
     return false;
   });
   studio_->observe_result("rpu", Takes::WholeProgram, [this](const ResultPtr& r, int) {

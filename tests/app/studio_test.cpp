@@ -386,6 +386,13 @@ class StudioTest : public QObject {
     QCOMPARE(w.model()->run(), optimal.get());
     QCOMPARE(w.passes()->pass_count(), results[2].toObject()["passes"].toInt());
     QCOMPARE(w.dag_view()->marked_nodes(), roots(*optimal));
+    // Shown again (a theme change draws every panel anew), the result keeps its search.
+    w.set_dark(true);
+    QVERIFY(QTest::qWaitFor([&] { return !w.model()->delivering(); }, 5000));
+    QCOMPARE(w.model()->run(), optimal.get());
+    QCOMPARE(w.passes()->current_run(), optimal.get());
+    QCOMPARE(w.dag_view()->marked_nodes(), roots(*optimal));
+    w.set_dark(false);
     w.passes()->set_algorithm("rdsh");
     QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
     QCOMPARE(w.passes()->pass_count(), results[0].toObject()["passes"].toInt());
