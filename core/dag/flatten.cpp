@@ -4,6 +4,8 @@
 // The method is symbolic execution of the SSA function over "one fragment". Each SSA value is
 // either a host constant or a DAG node. Control flow whose condition is a constant is simply
 // followed, which unrolls every loop whose trip count is known once the parameters are bound.
+// A loop whose condition or exit depends on a node is unrolled under predicates, one branch per
+// iteration, for as long as a bound in it has not ended it (see exec).
 // A conditional branch on a node is if-converted: both successors run, each under its path
 // predicate, up to the branch's immediate post-dominator J; there, every value that differs
 // between the arriving paths (phis of J, and values a re-executed block redefined) becomes a
@@ -527,9 +529,16 @@ class Flattener {
             b = c.value.truth() ? in.targets[0] : in.targets[1];
             break;
           }
-          if (is_loop_header(b))
+          // A loop whose condition depends on varying values is if-converted one iteration at a
+          // time, like a varying break: each iteration's exit is a path, and the loop ends when
+          // the condition folds to false for every fragment (a uniform bound in it, such as
+          // `i < 8 && …`, proves the trip count). Without one it would not end.
+          if (is_loop_header(b) && depth + 1 > options_.max_branch_depth)
             fail(in.span, "varying-loop",
-                 "this loop's condition depends on varying values; a fragment target needs a constant trip count");
+                 "this loop's condition depends on varying values and nothing in it ended the loop within " +
+                     std::to_string(options_.max_branch_depth) +
+                     " iterations; a fragment target needs a bound it can prove, such as a counter compared with a "
+                     "constant (for (i = 0; i < 8 && …; i += 1))");
           BlockId join = ipdom_[b];
           Env snapshot = env;
           std::vector<Arrival> arrivals;

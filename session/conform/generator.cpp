@@ -619,7 +619,8 @@ class Generator {
   static std::string paren(const std::string& c) { return c.front() == '(' && c.back() == ')' ? c : "(" + c + ")"; }
 
   // A counted loop: for, or while counting first. Bounds are constants or a uniform parameter
-  // on every target; on the RPU also values that differ per fragment.
+  // on every target, sometimes with a condition that differs per fragment besides; on the RPU
+  // also bounds that differ per fragment.
   void loop(int depth) {
     const std::string i = fresh("i");
     std::string bound;
@@ -631,6 +632,13 @@ class Generator {
       bound = fmt::format("floor({} * 4) + 1", pick(std::vector<std::string>{"s", "t", "u", "v"}));
       uniform = false;
     }
+    // A condition that differs per fragment besides a uniform bound: every target unrolls it
+    // under predicates, the bound ending it.
+    std::string also;
+    if (uniform && chance(0.25f)) {
+      also = " && " + paren(expr(BaseType::Bool, 2));
+      uniform = false;
+    }
     uniform = uniform && !varying_context_;
     line(fmt::format("{}float {} = 0;", uniform ? "uniform " : "", i));
     ++loops_;
@@ -638,7 +646,7 @@ class Generator {
     varying_context_ = varying_context_ || !uniform;
     Var counter{i, BaseType::Float, 0, false, uniform};
     if (chance(0.6f)) {
-      line(fmt::format("for ({} = 0; {} < {}; {} += 1) {{", i, i, bound, i));
+      line(fmt::format("for ({} = 0; {} < {}{}; {} += 1) {{", i, i, bound, also, i));
       ++indent_;
       push();
       declare(counter);
@@ -647,7 +655,7 @@ class Generator {
       pop();
       --indent_;
     } else {
-      line(fmt::format("while ({} < {}) {{", i, bound));
+      line(fmt::format("while ({} < {}{}) {{", i, bound, also));
       ++indent_;
       push();
       line(fmt::format("{} += 1;", i));
