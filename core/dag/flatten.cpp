@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "core/lang/sema.h"
@@ -37,14 +38,34 @@ struct FlattenError {};
 
 constexpr BlockId kExit = static_cast<BlockId>(-2);
 
+struct StringChoice;
+
+// A value for one fragment: known on the host (is_const), a DAG node, or a string that differs per
+// fragment, one of a known set (`strings`). A fragment program has no strings, so such a string is
+// never a node: what reads it (a texture lookup by name, a comparison, format()) runs once per
+// string the fragment may have, and selects pick the fragment's.
 struct Sym {
   bool is_const = true;
   Value value;
   NodeId node = 0;
+  std::shared_ptr<const std::vector<StringChoice>> strings;
+};
+
+// One string a per-fragment string may be, and when: the predicates of a set are mutually
+// exclusive and together cover every fragment.
+struct StringChoice {
+  Sym when;
+  std::string value;
 };
 
 bool same(const Sym& a, const Sym& b) {
   if (a.is_const != b.is_const) return false;
+  if (a.strings || b.strings) {
+    if (!a.strings || !b.strings || a.strings->size() != b.strings->size()) return false;
+    for (std::size_t i = 0; i < a.strings->size(); ++i)
+      if ((*a.strings)[i].value != (*b.strings)[i].value || !same((*a.strings)[i].when, (*b.strings)[i].when)) return false;
+    return true;
+  }
   if (!a.is_const) return a.node == b.node;
   if (a.value.type != b.value.type || a.value.s != b.value.s) return false;
   return std::memcmp(a.value.f.data(), b.value.f.data(), sizeof(float) * a.value.f.size()) == 0;
@@ -184,10 +205,59 @@ class Flattener {
     return s;
   }
   NodeId node(const Sym& s, const lang::Span& span) {
+    if (s.strings)
+      fail(span, "string-value",
+           "a string that differs per fragment can name a texture, be compared or be formatted, but a fragment program "
+           "cannot keep it as a value");
     if (!s.is_const) return s.node;
     if (s.value.type == ir::BaseType::String)
       fail(span, "string-value", "a string value cannot be computed per fragment");
     return b_.constant(s.value, span);
+  }
+
+  // ---- strings that differ per fragment ----
+  std::vector<StringChoice> choices_of(const Sym& s) {
+    if (s.strings) return *s.strings;
+    return {{constant(Value::boolean(true)), s.value.s}};
+  }
+  // select(c, a, b) of strings: a's strings where c holds, b's where it does not; a string in
+  // both is one choice.
+  Sym select_strings(const Sym& c, const Sym& a, const Sym& b, const lang::Span& span) {
+    std::vector<StringChoice> out;
+    auto add = [&](const Sym& when, const std::string& value) {
+      for (StringChoice& k : out)
+        if (k.value == value) {
+          k.when = op(Op::Or, ir::BaseType::Bool, 0, {k.when, when}, span);
+          return;
+        }
+      out.push_back({when, value});
+    };
+    const Sym not_c = op(Op::Not, ir::BaseType::Bool, 0, {c}, span);
+    for (const StringChoice& k : choices_of(a)) add(op(Op::And, ir::BaseType::Bool, 0, {c, k.when}, span), k.value);
+    for (const StringChoice& k : choices_of(b)) add(op(Op::And, ir::BaseType::Bool, 0, {not_c, k.when}, span), k.value);
+    if (out.size() == 1) return constant(Value::string(out[0].value));
+    if (out.size() > options_.max_string_choices)
+      fail(span, "string-value",
+           "a string that differs per fragment may be any of " + std::to_string(out.size()) + " strings; a fragment target takes at most " +
+               std::to_string(options_.max_string_choices));
+    Sym r;
+    r.is_const = false;
+    r.value.type = ir::BaseType::String;
+    r.strings = std::make_shared<const std::vector<StringChoice>>(std::move(out));
+    return r;
+  }
+  // An operation reading a per-fragment string (argument `i`): run once per string, the
+  // fragment's result chosen by the strings' predicates.
+  Sym per_string(Op o, ir::BaseType type, std::uint32_t aux, const std::vector<Sym>& args, std::size_t i, const lang::Span& span) {
+    const std::vector<StringChoice>& ch = *args[i].strings;
+    Sym acc;
+    for (std::size_t k = ch.size(); k-- > 0;) {
+      std::vector<Sym> one = args;
+      one[i] = constant(Value::string(ch[k].value));
+      const Sym r = op(o, type, aux, one, span);
+      acc = k + 1 == ch.size() ? r : op(Op::Select, type, 0, {ch[k].when, r, acc}, span);
+    }
+    return acc;
   }
   ir::BaseType type_of(const Sym& s) const { return s.is_const ? s.value.type : b_.node(s.node).type; }
 
@@ -217,6 +287,9 @@ class Flattener {
 
   // One operation on symbolic operands: folded on the host when every operand is known.
   Sym op(Op o, ir::BaseType type, std::uint32_t aux, const std::vector<Sym>& args, const lang::Span& span) {
+    if (o == Op::Select && type == ir::BaseType::String && !args[0].is_const) return select_strings(args[0], args[1], args[2], span);
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (args[i].strings) return per_string(o, type, aux, args, i, span);
     bool all_const = true;
     for (const Sym& a : args) all_const = all_const && a.is_const;
     if (all_const && o != Op::Texture) {
@@ -244,6 +317,9 @@ class Flattener {
       case Op::Select:
         if (args[0].is_const) return args[0].value.truth() ? args[1] : args[2];
         if (same(args[1], args[2])) return args[1];
+        // select(c, true, false) is c (a comparison of a per-fragment string makes these).
+        if (type == ir::BaseType::Bool && args[1].is_const && args[2].is_const && args[1].value.truth() != args[2].value.truth())
+          return args[1].value.truth() ? args[0] : op(Op::Not, type, 0, {args[0]}, span);
         break;
       case Op::Convert:
         // Between triples (point, vector, normal, colour) a conversion moves no bits.
@@ -411,7 +487,7 @@ class Flattener {
                                                           "baking passes; no Passlab target runs it");
         if (id == lang::Builtin::Format || id == lang::Builtin::Concat || id == lang::Builtin::Match)
           for (const Sym& a : args)
-            if (!a.is_const)
+            if (!a.is_const && !a.strings)
               fail(in.span, "string-not-constant",
                    std::string("'") + lang::to_string(id) + "' needs strings known when the shader is compiled; a fragment program has no strings");
         if ((id == lang::Builtin::Transform || id == lang::Builtin::Vtransform || id == lang::Builtin::Ntransform) &&

@@ -19,6 +19,9 @@ struct FlattenOptions {
   // and the chain rule (ir/derivatives.h), which targets compute or refuse; off: they are refused
   // here (`needs-derivatives`), and du and dv are the interpolated globals.
   bool derivatives = true;
+  // A string that differs per fragment (a texture's name chosen by a varying condition) is one of
+  // a known set; each string it may be costs a lookup or comparison per use.
+  std::size_t max_string_choices = 16;
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

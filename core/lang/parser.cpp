@@ -604,15 +604,21 @@ class Parser {
     }
     if (at(Tok::PlusPlus) || at(Tok::MinusMinus))
       fail(peek().span, "no-increment", std::string("'") + spelling(peek().kind) + "' is not part of RSL; write 'x += 1' or 'x -= 1'");
-    ExprPtr e = primary();
+    // Only the first primary of a texture's name may take a [channel]: inside it (a parenthesised
+    // condition choosing the name, say) brackets index as anywhere else.
+    const bool channel_here = allow_channel_;
+    allow_channel_ = false;
+    ExprPtr e = primary(channel_here);
     if (at(Tok::PlusPlus) || at(Tok::MinusMinus))
       fail(peek().span, "no-increment", std::string("'") + spelling(peek().kind) + "' is not part of RSL; write 'x += 1' or 'x -= 1'");
-    if (at(Tok::LBracket) && !(allow_channel_ && (e->kind == ExprKind::String || e->kind == ExprKind::Name)))
+    if (at(Tok::LBracket) && !(channel_here && (e->kind == ExprKind::String || e->kind == ExprKind::Name)))
       fail(peek().span, "not-indexable", "only an array variable can be indexed");
     return e;
   }
 
-  ExprPtr primary() {
+  // `channel_here`: this primary begins a texture's name, and a name followed by `[` is the map and
+  // its channel, not an array element (sema decides which an array of names means).
+  ExprPtr primary(bool channel_here) {
     const Token& t = peek();
     switch (t.kind) {
       case Tok::Number: {
@@ -658,7 +664,7 @@ class Parser {
           return call;
         }
         ExprPtr name = std::make_unique<NameExpr>(t.span, t.text);
-        if (at(Tok::LBracket) && !allow_channel_) {
+        if (at(Tok::LBracket) && !channel_here) {
           advance();
           ExprPtr index = assignment();
           Span close = expect(Tok::RBracket, "to close the index").span;

@@ -197,8 +197,10 @@ class Generator {
         if (p_.noise && chance(0.7f)) return fmt::format("float noise({})", noise_args(d));
         return float_builtin(d);
       case 17:
-        if (p_.textures && !in_function_)
-          return fmt::format("float texture(\"{}\"{}, {}, {})", texture_name(), channel(false, d), float_expr(d), float_expr(d));
+        if (p_.textures && !in_function_) {
+          const std::string name = map_name(false, d);
+          return fmt::format("float texture({}, {}, {})", name, float_expr(d), float_expr(d));
+        }
         return float_builtin(d);
       default: return fmt::format("({} * {} + {})", float_expr(d), constant(), float_expr(d));
     }
@@ -345,6 +347,17 @@ class Generator {
     return fmt::format("[({} + s * 4)]", float_expr(d / 2));  // never a bare number, which must be a channel
   }
   std::string texture_name() { return pick(std::vector<std::string>{"grain", "stripes", "marks"}); }
+  // A lookup's map: a name with a channel now and then, or a name chosen per fragment between two
+  // (a select over the lookups on fragment targets).
+  std::string map_name(bool colour, int d) {
+    if (chance(0.15f)) {
+      const std::string c = paren(expr(BaseType::Bool, std::min(d, 1)));
+      const std::string a = texture_name();
+      return fmt::format("({} ? \"{}\" : \"{}\")", c, a, texture_name());
+    }
+    const std::string name = texture_name();
+    return "\"" + name + "\"" + channel(colour, d);
+  }
 
   std::vector<BaseType> triple_types() const {
     if (!p_.vectors) return {BaseType::Color};
@@ -374,8 +387,10 @@ class Generator {
         if (p_.noise) return fmt::format("{} noise({})", tn, noise_args(d));
         return fmt::format("max({}, {})", triple_expr(t, d), triple_expr(t, d));
       case 15:
-        if (t == BaseType::Color && p_.textures && !in_function_)
-          return fmt::format("color texture(\"{}\"{}, {}, {})", texture_name(), channel(true, d), float_expr(d), float_expr(d));
+        if (t == BaseType::Color && p_.textures && !in_function_) {
+          const std::string name = map_name(true, d);
+          return fmt::format("color texture({}, {}, {})", name, float_expr(d), float_expr(d));
+        }
         return fmt::format("min({}, {})", triple_expr(t, d), triple_expr(t, d));
       case 16:
         if (t == BaseType::Color && !in_function_ && p_.light_loops) return light_builtin(d);

@@ -161,6 +161,36 @@ TEST(Flatten, ATextureLookupInsideAVaryingBranchFlattens) {
   EXPECT_EQ(count_kind(*f.dag, dag::NodeKind::Texture), 2);
 }
 
+// A string chosen per fragment among a known set is never a node: a lookup by it is one lookup
+// per string and a select; a comparison or format() of it runs per string too.
+TEST(Flatten, AStringChosenPerFragmentBecomesASelectOverItsStrings) {
+  Flat f = flatten(R"(surface t(string a = "grain") {
+    string map = s > 0.5 ? a : "marks";
+    if (t > 0.7) map = "grain";
+    float g = float texture(map, s, t);
+    string label = format("%s!", map);
+    Ci = color(g, map == "grain", label == "marks!");
+  })");
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  EXPECT_EQ(count_kind(*f.dag, dag::NodeKind::Texture), 2);  // grain and marks, each once
+  // Without the lookup (which needs images), the comparisons against the interpreter.
+  Flat g = flatten(R"(surface t(string a = "grain") {
+    string map = s > 0.5 ? a : "marks";
+    if (t > 0.7) map = "stripes";
+    string label = format("%s!", map);
+    Ci = color(map == "grain", label == "marks!", map != "stripes");
+  })");
+  ASSERT_TRUE(g.dag) << (first_error(g) ? first_error(g)->message : "");
+  for (std::uint64_t seed = 1; seed <= 32; ++seed) {
+    const ir::FragmentInputs in = ir::random_fragment(seed);
+    ir::EvalContext ctx;
+    const ir::RunResult r = ir::interpret(*g.prog->module, in, g.prog->binding.surface_params, ctx);
+    ASSERT_TRUE(r.ok) << r.error;
+    const ir::Value d = dag::evaluate(*g.dag, in, ctx);
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(d.f[c], r.results[0].f[c]) << "seed " << seed << " channel " << c;
+  }
+}
+
 TEST(Flatten, VaryingBranchBecomesSelect) {
   Flat f = flatten("surface t() { color c = 0; if (s > .5) c = Cs; else c = Os; Ci = c; }");
   ASSERT_TRUE(f.dag);

@@ -166,6 +166,17 @@ TEST_F(SemaTest, ALookupsChannelIsANumberInRangeOrAFloatExpression) {
   EXPECT_EQ(where(diags_.items()[1].span), "5:25");
 }
 
+// Only the name's first term may take a channel: inside a condition choosing the name, brackets
+// index as anywhere else (the conformance generator's texture((a[0] > s) ? "x" : "y", ...) was
+// refused with "expected ')'").
+TEST_F(SemaTest, BracketsInsideAMapsNameIndex) {
+  clean("surface s(float ch = 1) {\n  float a[2] = {0.3, 0.6};\n"
+        "  float f = texture((a[0] > s) ? \"grain\" : \"marks\", s, t);\n"
+        "  color c = color texture(((a[1] < t) ? \"grain\" : \"marks\"), s, t);\n"
+        "  float g = texture(\"grain\"[a[1] * 2], s, t);\n"
+        "  Ci = f * c * g;\n}");
+}
+
 TEST_F(SemaTest, MatrixArithmeticAndStringComparison) {
   clean("surface s(string map = \"\") {\n  matrix m = 1;\n  matrix n = m * m;\n  matrix k = 2 * m / 4;\n"
         "  if (map == \"x\") Ci = 1;\n}");
