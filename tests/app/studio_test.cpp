@@ -65,6 +65,14 @@ class StudioTest : public QObject {
              !w.service()->busy();
     }, 20000);
   }
+  // The nodes a partition marks as pass roots, as the DAG view draws them (marked_nodes()).
+  static std::vector<std::uint32_t> pass_roots(const passlab::session::AlgorithmRun& run) {
+    std::vector<std::uint32_t> out;
+    for (const auto& p : run.partition.passes) out.push_back(p.root);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
   // Brings the preview's tab to the front (it renders only when it can be seen).
   static void show_preview(MainWindow& w) { static_cast<QDockWidget*>(w.dock_widget("dock-preview"))->raise(); }
   // Waits until the preview's render in flight is done and its pictures are full size.
@@ -375,28 +383,21 @@ class StudioTest : public QObject {
     }
     // Choosing the search's partition shows it in the passes table and colours the DAG by it.
     const auto optimal = w.compare()->optimal_run();
-    auto roots = [](const passlab::session::AlgorithmRun& run) {
-      std::vector<std::uint32_t> out;
-      for (const auto& p : run.partition.passes) out.push_back(p.root);
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-      return out;
-    };
     w.passes()->set_algorithm("optimal");
     QCOMPARE(w.model()->run(), optimal.get());
     QCOMPARE(w.passes()->pass_count(), results[2].toObject()["passes"].toInt());
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(*optimal));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*optimal));
     // Shown again (a theme change draws every panel anew), the result keeps its search.
     w.set_dark(true);
     QVERIFY(QTest::qWaitFor([&] { return !w.model()->delivering(); }, 5000));
     QCOMPARE(w.model()->run(), optimal.get());
     QCOMPARE(w.passes()->current_run(), optimal.get());
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(*optimal));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*optimal));
     w.set_dark(false);
     w.passes()->set_algorithm("rdsh");
     QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
     QCOMPARE(w.passes()->pass_count(), results[0].toObject()["passes"].toInt());
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(*w.result()->snapshot->run("rdsh")));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*w.result()->snapshot->run("rdsh")));
   }
 
   // The partition shown is the model's: choosing another algorithm recolours the DAG and redraws
@@ -407,20 +408,13 @@ class StudioTest : public QObject {
     QVERIFY(w.open_file(sample("wood")));
     w.show();
     QVERIFY(wait_for_panels(w));
-    auto roots = [](const passlab::session::AlgorithmRun* run) {
-      std::vector<std::uint32_t> out;
-      for (const auto& p : run->partition.passes) out.push_back(p.root);
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-      return out;
-    };
     const auto* rds = w.result()->snapshot->run("rds");
     const auto* rdsh = w.result()->snapshot->run("rdsh");
-    QVERIFY(roots(rds) != roots(rdsh));
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(rds));
+    QVERIFY(pass_roots(*rds) != pass_roots(*rdsh));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*rds));
     w.passes()->set_algorithm("rdsh");
     QCOMPARE(w.model()->run(), rdsh);
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(rdsh));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*rdsh));
     QCOMPARE(w.passes()->pass_count(), static_cast<int>(rdsh->partition.passes.size()));
     w.graph_tabs()->setCurrentIndex(3);  // laid out on a worker
     QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out(); }, 20000));
@@ -432,7 +426,7 @@ class StudioTest : public QObject {
     QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
     QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out(); }, 20000));
     QCOMPARE(w.pass_graph()->pass_view()->node_count(), static_cast<int>(w.model()->run()->partition.passes.size()));
-    QCOMPARE(w.dag_view()->marked_nodes(), roots(w.model()->run()));
+    QCOMPARE(w.dag_view()->marked_nodes(), pass_roots(*w.model()->run()));
   }
 
   // Wood (383 nodes, 91 passes): every graph shows the whole of itself when it first appears and
