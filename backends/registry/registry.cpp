@@ -64,10 +64,8 @@ bool check_target(const partition::TargetDesc& target, lang::Diagnostics* diagno
 }
 
 std::optional<partition::TargetDesc> load_target(const std::string& name_or_path, lang::Diagnostics* diagnostics) {
-  lang::Diagnostics own;
-  lang::Diagnostics& d = diagnostics ? *diagnostics : own;
-  std::optional<partition::TargetDesc> t = partition::load_target(name_or_path, &d);
-  if (t && !check_target(*t, &d)) return std::nullopt;
+  std::optional<partition::TargetDesc> t = partition::load_target(name_or_path, diagnostics);
+  if (t && !check_target(*t, diagnostics)) return std::nullopt;
   return t;
 }
 
