@@ -445,6 +445,7 @@ class Rewriter {
       }
       case Op::Builtin: r = builtin(n, id, why); break;
       case Op::ScreenDiff:
+      case Op::Neighbour:
         fail("unsupported", "derivatives (Du, Dv, Deriv, area, calculatenormal) and du and dv are differences across pixels and a "
                             "division, which the register combiners cannot compute", id);
         return kNoH;

@@ -431,10 +431,11 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
       case From::Register: base = fmt::format("r{}", s.index); break;
       case From::Interpolant: {
         // A difference interpolant arrives as its value: the GPU's own difference across its 2x2
-        // quad (coarse or fine, as the driver has it; the simulator's is the forward one). OpenGL's
-        // window y goes up, the image's rows down.
+        // quad (coarse or fine, as the driver has it; the simulator's is the forward one), and a
+        // neighbour's value is the value plus that. OpenGL's window y goes up, the image's rows down.
         const int d = screen_difference(s.index);
-        base = d == 0 ? fmt::format("v{}", s.index) : d == 1 ? fmt::format("dFdx(v{})", s.index) : fmt::format("(-dFdy(v{}))", s.index);
+        static constexpr const char* kForm[] = {"v{}", "dFdx(v{})", "(-dFdy(v{}))", "(v{0} + dFdx(v{0}))", "(v{0} - dFdy(v{0}))"};
+        base = fmt::format(fmt::runtime(kForm[std::clamp(d, 0, 4)]), s.index);
         break;
       }
       case From::Restore: base = fmt::format("texelFetch(restore{}, ivec2(gl_FragCoord.xy), 0)", s.index); break;

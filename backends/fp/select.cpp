@@ -108,14 +108,39 @@ class Selector {
     return ref(intern(std::move(n)));
   }
   Operand scalar(float x) { return constant({x, x, x, x}, 1); }
-  Operand interpolant(std::vector<dag::NodeId> lanes, int width) {
+  // Interpolants packed into one (difference: TNode::difference).
+  Operand interpolant(std::vector<dag::NodeId> lanes, int width, std::uint8_t difference = 0) {
     TNode n;
     n.kind = TKind::Interpolant;
     n.lanes = std::move(lanes);
     n.width = width;
+    n.difference = difference;
     for (dag::NodeId l : n.lanes) n.name += (n.name.empty() ? "" : ",") + d_.node(l).name;
     if (n.lanes.size() > 1) n.name = "(" + n.name + ")";
+    static constexpr const char* kWhere[] = {"", "dx", "dy", "right", "below"};
+    if (difference) n.name = std::string(kWhere[difference]) + (n.lanes.size() > 1 ? "" : "(") + n.name + (n.lanes.size() > 1 ? "" : ")");
     return ref(intern(std::move(n)));
+  }
+  // The interpolants under a texture's coordinates when each is one (difference 0) or each is
+  // one's value one pixel over in the same direction (3 right, 4 below): one packed interpolant.
+  std::optional<std::pair<std::vector<dag::NodeId>, std::uint8_t>> packed_coordinates(const Node& tex) const {
+    std::vector<dag::NodeId> lanes;
+    std::optional<std::uint8_t> difference;
+    for (dag::NodeId c : tex.children) {
+      const Node& k = d_.node(c);
+      std::uint8_t here = 0;
+      dag::NodeId lane = c;
+      if (k.kind == NodeKind::Operation && k.op == Op::Neighbour && d_.node(k.children.at(0)).kind == NodeKind::Interpolant) {
+        here = static_cast<std::uint8_t>(k.aux + 3);
+        lane = k.children[0];
+      } else if (k.kind != NodeKind::Interpolant) {
+        return std::nullopt;
+      }
+      if (difference && *difference != here) return std::nullopt;
+      difference = here;
+      lanes.push_back(lane);
+    }
+    return std::make_pair(lanes, difference.value_or(0));
   }
 
   static Vec4 to_vec(const std::vector<float>& v) {
@@ -151,13 +176,12 @@ class Selector {
       case NodeKind::Texture: {
         Operand coord;
         int dims = 0;
-        bool all_interp = true;
-        for (dag::NodeId c : n.children) all_interp = all_interp && d_.node(c).kind == NodeKind::Interpolant;
+        const auto packed = packed_coordinates(n);
         if (n.children.size() == 1) {
           coord = kid(0);
           dims = is_float(kid_node(0).type) ? 1 : 3;
-        } else if (all_interp) {
-          coord = interpolant(n.children, static_cast<int>(n.children.size()));
+        } else if (packed) {
+          coord = interpolant(packed->first, static_cast<int>(n.children.size()), packed->second);
           dims = static_cast<int>(n.children.size());
         } else {
           std::vector<Operand> parts;
@@ -181,24 +205,20 @@ class Selector {
       }
       case NodeKind::Operation: break;
     }
-    if (n.op == Op::ScreenDiff) {
-      // A difference of an interpolated value: the rasterizer's (another interpolant). Of a value
-      // computed per fragment it would take differences across a 2x2 quad, which the ISA lacks.
+    if (n.op == Op::ScreenDiff || n.op == Op::Neighbour) {
+      // A difference of an interpolated value, or its value one pixel over: the rasterizer's
+      // (another interpolant). A per-fragment value's difference has been made a recomputation
+      // from the neighbour's interpolants (dag/neighbour_values.cpp); the ISA has no DDX, DDY.
+      const bool minus = n.op == Op::ScreenDiff;
       const Node& c = kid_node(0);
-      if (c.kind == NodeKind::Constant) return scalar(0.0f);
+      if (c.kind == NodeKind::Constant) return minus ? scalar(0.0f) : kid(0);
       if (derivatives_ == partition::Derivatives::None)
         fail("this target has no screen-space derivatives (its \"derivatives\" is \"none\"): Du, Dv, Deriv, area, "
              "calculatenormal, du and dv need a target whose rasterizer delivers differences of its interpolants");
       if (c.kind != NodeKind::Interpolant)
         fail("a derivative of a value computed per fragment needs differences across pixels (DDX, DDY), which this target does not "
              "have; only values interpolated from the vertices (affine in the globals) can be differentiated");
-      TNode t;
-      t.kind = TKind::Interpolant;
-      t.lanes = {c.id};
-      t.width = width;
-      t.difference = static_cast<std::uint8_t>(n.aux + 1);
-      t.name = (n.aux == 0 ? "dx(" : "dy(") + c.name + ")";
-      return ref(intern(std::move(t)));
+      return interpolant({c.id}, width, static_cast<std::uint8_t>(n.aux + (minus ? 1 : 3)));
     }
     switch (n.op) {
       case Op::Neg: return neg(kid(0));
@@ -585,8 +605,9 @@ VertexValues vertex_values(const dag::FragmentDag& d, const ir::FragmentInputs& 
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::FragmentInputs& in, const VertexValues& vertex) {
   if (leaf.kind != TKind::Interpolant || leaf.difference == 0) return input_value(leaf, d, in, vertex.here);
   if (!vertex.next) return {NAN, NAN, NAN, NAN};
-  const bool right = leaf.difference == 1;
+  const bool right = leaf.difference == 1 || leaf.difference == 3;
   const Vec4 there = input_value(leaf, d, right ? vertex.next->right : vertex.next->below, right ? vertex.right : vertex.below);
+  if (leaf.difference >= 3) return there;
   const Vec4 here = input_value(leaf, d, in, vertex.here);
   Vec4 r{};
   for (std::size_t c = 0; c < 4; ++c) r[c] = there[c] - here[c];

@@ -37,7 +37,8 @@ struct TNode {
   int dims = 0;                           // TEX: coordinate components used
   std::vector<dag::NodeId> lanes;         // interpolant: the FragmentDag interpolants packed into it
   std::uint8_t difference = 0;            // interpolant: 0 its value; 1 its difference one pixel right, 2
-                                          // below (a ScreenDiff of a FragmentDag interpolant)
+                                          // below (a ScreenDiff of a FragmentDag interpolant); 3 its
+                                          // value one pixel right, 4 below (a Neighbour of one)
   int width = 4;                          // components that carry meaning (1 float, 3 triple, 4 RGBA)
   std::vector<dag::NodeId> origin;        // the FragmentDag nodes whose value this computes
   std::vector<lang::Span> spans;

@@ -38,6 +38,9 @@ std::string label(const Node& n) {
       return n.aux ? fmt::format("{}[{}]", n.name, n.aux) : n.name;  // texture("name"[k]): from channel k
     case NodeKind::Operation:
       if (n.op == ir::Op::Builtin) return lang::to_string(static_cast<lang::Builtin>(n.aux));
+      // Differences and neighbours' values by their direction, as listings name them.
+      if (n.op == ir::Op::ScreenDiff) return n.aux == 0 ? "dx" : "dy";
+      if (n.op == ir::Op::Neighbour) return n.aux == 0 ? "right" : "below";
       return ir::to_string(n.op);
   }
   return "?";

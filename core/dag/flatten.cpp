@@ -697,6 +697,7 @@ std::optional<FragmentDag> flatten(const ir::Module& m, const ir::Binding& bindi
   try {
     FragmentDag dag = Flattener(m, binding, sink, options).run();
     if (options.hoist_vertex_work) dag = hoist_vertex_work(dag);
+    dag = recompute_differences(dag);
     unshare_constants(dag);
     // Every stage after this one trusts these invariants: a broken one is our bug, said here.
     if (const std::vector<std::string> problems = verify(dag, 1); !problems.empty()) {

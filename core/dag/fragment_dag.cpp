@@ -116,17 +116,22 @@ NodeId DagBuilder::copy(const std::vector<Node>& from, NodeId id, std::map<NodeI
         ready = false;
       }
     if (!ready) continue;
-    Node n = from[x];
-    for (NodeId& c : n.children) c = memo.at(c);
-    std::vector<lang::Span> spans = std::move(n.spans);
-    n.spans.clear();
-    NodeId nid = intern(std::move(n), {});
-    for (const auto& s : spans)
-      if (std::find(nodes_[nid].spans.begin(), nodes_[nid].spans.end(), s) == nodes_[nid].spans.end()) nodes_[nid].spans.push_back(s);
-    memo[x] = nid;
+    std::vector<NodeId> children;
+    for (NodeId c : from[x].children) children.push_back(memo.at(c));
+    memo[x] = rebuild(from[x], std::move(children));
     stack.pop_back();
   }
   return memo.at(id);
+}
+
+NodeId DagBuilder::rebuild(const Node& from, std::vector<NodeId> children) {
+  Node n = from;
+  n.children = std::move(children);
+  n.spans.clear();
+  const NodeId id = intern(std::move(n), {});
+  for (const auto& s : from.spans)
+    if (std::find(nodes_[id].spans.begin(), nodes_[id].spans.end(), s) == nodes_[id].spans.end()) nodes_[id].spans.push_back(s);
+  return id;
 }
 
 FragmentDag DagBuilder::finish(NodeId root, const std::string& shader) const {
@@ -321,14 +326,16 @@ ir::Value node_value(const Node& n, const std::vector<ir::Value>& vals, const ir
       return ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
     }
     case NodeKind::Operation:
-      if (n.op == ir::Op::ScreenDiff) {
-        // The child's value on the neighbour minus here; without neighbours, undefined.
+      if (n.op == ir::Op::ScreenDiff || n.op == ir::Op::Neighbour) {
+        // The child's value on the neighbour (minus here, for a difference); without neighbours,
+        // undefined.
         const std::vector<ir::Value>* there = n.aux == 0 ? right : below;
         v = ir::Value::zero(n.type);
         const NodeId c = n.children.at(0);
+        const bool minus = n.op == ir::Op::ScreenDiff;
         for (int i = 0; i < std::max(1, lang::component_count(n.type)); ++i) {
           const auto k = static_cast<std::size_t>(i);
-          v.f[k] = there ? (*there)[c].f[k] - vals[c].f[k] : std::numeric_limits<float>::quiet_NaN();
+          v.f[k] = there ? (*there)[c].f[k] - (minus ? vals[c].f[k] : 0.0f) : std::numeric_limits<float>::quiet_NaN();
         }
         return v;
       }
@@ -338,16 +345,15 @@ ir::Value node_value(const Node& n, const std::vector<ir::Value>& vals, const ir
   return v;
 }
 
-bool has_differences(const std::vector<Node>& nodes) {
-  for (const Node& n : nodes)
-    if (n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff) return true;
-  return false;
-}
+bool reads_neighbours(const Node& n) { return n.kind == NodeKind::Operation && (n.op == ir::Op::ScreenDiff || n.op == ir::Op::Neighbour); }
+
+bool has_differences(const std::vector<Node>& nodes) { return std::any_of(nodes.begin(), nodes.end(), reads_neighbours); }
 
 // Evaluates nodes in id order; interpolants read the fragment's globals or the vertex program.
 // With neighbours, the fragments right and below are evaluated in step with this one, each node
 // on all three, and a difference is the same on all three (one per pixel pair, as on hardware,
-// and as the interpreter has it).
+// and as the interpreter has it); so is a neighbour's value (never itself differenced: the
+// differences it feeds are the only ones of their cones, dag/neighbour_values.cpp).
 std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
                                  const std::vector<ir::Value>* vertex_values, const float* range = nullptr,
                                  const Neighbourhood* next = nullptr) {
@@ -363,7 +369,7 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
     }
     vals[n.id] = node_value(n, vals, in, ctx, vertex_values, lockstep ? &right : nullptr, lockstep ? &below : nullptr);
     if (!lockstep) continue;
-    if (n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff) {
+    if (reads_neighbours(n)) {
       right[n.id] = below[n.id] = vals[n.id];
     } else {
       right[n.id] = node_value(n, right, *next->right, ctx, &next->right_vertex, nullptr, nullptr);

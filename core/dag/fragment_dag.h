@@ -96,6 +96,11 @@ void unshare_constants(FragmentDag& dag);
 // interpolant, as RTSL did for the paper's shaders. Not constant time: O(n log n).
 FragmentDag hoist_vertex_work(const FragmentDag& dag);
 
+// A screen-space difference of a value computed per fragment becomes that value computed again
+// from its interpolants one pixel over (ir::Op::Neighbour), minus the value, as a 2x2 quad would
+// have it (dag/neighbour_values.cpp). Run after the vertex hoist, which decides what is interpolated.
+FragmentDag recompute_differences(const FragmentDag& dag);
+
 // Builds nodes with hash-consing: structurally equal nodes are created once (their spans merge).
 class DagBuilder {
  public:
@@ -104,6 +109,8 @@ class DagBuilder {
   NodeId vertex_interpolant(int output, const std::string& name, ir::BaseType type, const std::vector<lang::Span>& spans);
   // Copies node `id` of `from` (and what it reaches) into this builder; memo maps old ids to new.
   NodeId copy(const std::vector<Node>& from, NodeId id, std::map<NodeId, NodeId>& memo);
+  // A node like `n` (kind, operation, name, value, spans) over the operands `children`, ids of this builder.
+  NodeId rebuild(const Node& n, std::vector<NodeId> children);
   // `channel`: the first channel read (texture("name"[channel], ...)), kept in aux.
   NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span, std::uint32_t channel = 0);
   NodeId operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span);

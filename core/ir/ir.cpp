@@ -51,6 +51,7 @@ const char* to_string(Op op) {
     case Op::Phi: return "phi";
     case Op::Output: return "output";
     case Op::ScreenDiff: return "screendiff";
+    case Op::Neighbour: return "neighbour";
     case Op::Br: return "br";
     case Op::CondBr: return "condbr";
     case Op::Ret: return "ret";

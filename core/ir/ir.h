@@ -53,7 +53,11 @@ enum class Op : std::uint8_t {
   Phi,          // args[i] flows in from the block's preds[i]
   Output,       // FragmentDag root only: (Ci, Oi) -> the RGBA a fragment writes (Ci, Oi's first channel)
   ScreenDiff,   // FragmentDag only: args[0] one pixel to the right (aux 0) or below (aux 1) minus
-                // here, what derivatives are made of (dag/derivatives.cpp); a constant's is 0
+                // here, what derivatives are made of (dag/flatten.cpp, the formulas of
+                // ir/derivatives.h); a constant's is 0
+  Neighbour,    // FragmentDag only: args[0] (an interpolant) one pixel to the right (aux 0) or below
+                // (aux 1), what a difference of a per-fragment value is recomputed from
+                // (dag/neighbour_values.cpp); a constant's is the constant
   // Terminators.
   Br,           // targets[0]
   CondBr,       // args[0]; targets[0] if true, targets[1] if false

@@ -515,6 +515,7 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
       return r;
     }
     case Op::ScreenDiff: return Value::zero(type);  // of a constant (others need the neighbours: dag::evaluate)
+    case Op::Neighbour: return *a[0];                // of a constant (likewise)
     case Op::Builtin: return builtin(static_cast<Builtin>(aux), type, a, ctx);
     case Op::Texture: {
       float coords[3] = {0, 0, 0};

@@ -759,6 +759,7 @@ class DecoupledRenderer {
                 c[comp] * b0 + c[k * 4 + comp] * run.b1 + c[2 * k * 4 + comp] * run.b2;
           if (!derivatives.empty()) {
             const ReferenceView& ref = refs_[run.triangle];
+            const float w[3] = {b0, run.b1, run.b2};
             float q[3] = {b0, run.b1, run.b2}, qx[3] = {b0, run.b1, run.b2}, qy[3] = {b0, run.b1, run.b2};
             if (ref.view < 2 && std::isfinite(run.gx)) {
               auto ray = [&](float x, float y) { return Vec3{(x - cam_.cx()) * inv_focal_, (cam_.cy() - y) * inv_focal_, 1.0f}; };
@@ -768,7 +769,7 @@ class DecoupledRenderer {
             }
             for (int i : derivatives) {
               float* out = in.data() + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j);
-              if (const int d = sh.screen_difference(i)) difference_values(q, d == 1 ? qx : qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+              if (const int d = sh.screen_difference(i)) difference_values(d, w, q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
               else derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
             }
           }

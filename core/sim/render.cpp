@@ -243,12 +243,13 @@ class Renderer {
       const Fragment& frag = frags[list[f]];
       const float px = frag.x + 0.5f, py = frag.y + 0.5f;
       float q[3], qx[3], qy[3];
+      const float w[3] = {1 - frag.b1 - frag.b2, frag.b1, frag.b2};
       weights(px, py, q);
       weights(px + 1, py, qx);
       weights(px, py + 1, qy);
       for (int i : which) {
         float* out = in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f);
-        if (const int d = b.shader->screen_difference(i)) difference_values(q, d == 1 ? qx : qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
+        if (const int d = b.shader->screen_difference(i)) difference_values(d, w, q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
         else derivative_values(q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);
       }
     }

@@ -30,12 +30,18 @@ inline void derivative_values(const float q[3], const float qx[3], const float q
   }
 }
 
-// A difference interpolant (FragmentShader::screen_difference) at a point with barycentrics q,
-// given those one step over (qd): each of its four components there minus here.
-inline void difference_values(const float q[3], const float qd[3], const float* v0, const float* v1, const float* v2, float* out,
-                              std::size_t stride) {
-  for (int comp = 0; comp < 4; ++comp)
-    out[static_cast<std::size_t>(comp) * stride] = (qd[0] - q[0]) * v0[comp] + (qd[1] - q[1]) * v1[comp] + (qd[2] - q[2]) * v2[comp];
+// A difference interpolant (FragmentShader::screen_difference `d`) at a point with barycentrics
+// q, given those one step right (qx) and one step down (qy): each of its four components there
+// minus here (d 1: right, 2: below), or there (3: right, 4: below). The value there is the
+// fragment's interpolated value (weights w, the rasterizer's) plus that difference, so that a
+// value computed there minus the same computed here differences the same inputs as elsewhere.
+inline void difference_values(int d, const float w[3], const float q[3], const float qx[3], const float qy[3], const float* v0,
+                              const float* v1, const float* v2, float* out, std::size_t stride) {
+  const float* qd = d == 1 || d == 3 ? qx : qy;
+  for (int comp = 0; comp < 4; ++comp) {
+    const float change = (qd[0] - q[0]) * v0[comp] + (qd[1] - q[1]) * v1[comp] + (qd[2] - q[2]) * v2[comp];
+    out[static_cast<std::size_t>(comp) * stride] = d <= 2 ? change : v0[comp] * w[0] + v1[comp] * w[1] + v2[comp] * w[2] + change;
+  }
 }
 
 }  // namespace passlab::sim

@@ -30,7 +30,8 @@ class FragmentShader {
   virtual bool screen_derivatives(int /*k*/) const { return false; }
   // Whether interpolant k is a difference one: 1, a fragment gets its value one pixel to the
   // right minus its value here (all four components, the triangle's interpolation extended past
-  // its edges), 2 one pixel below; 0 its value. The derivative functions are made of these.
+  // its edges), 2 one pixel below; 3, its value one pixel to the right, 4 below; 0 its value
+  // here. The derivative functions are made of these.
   virtual int screen_difference(int /*k*/) const { return 0; }
   // The components of interpolant k that pass `pass` reads, as a 4-bit mask (0: none). The
   // renderer interpolates only these; run() must not depend on the others.

@@ -239,8 +239,19 @@ class Generator {
       default: return fmt::format("({} {} {})", affine(d + 1), chance(0.5f) ? "+" : "-", affine(d + 1));
     }
   }
-  // The derivative functions of such values, and du and dv (the pixel's steps of u and v).
-  std::string derivative(int) {
+  // The derivative functions of such values, and du and dv (the pixel's steps of u and v); a
+  // third of the time of a value computed per fragment (a target computes it again one pixel
+  // over), scaled down, as differences of a lookup or a sine may be steep.
+  std::string derivative(int d) {
+    if (chance(0.35f)) {
+      const std::string x = float_expr(d + 1);
+      switch (below(4)) {
+        case 0: return fmt::format("(Du({}) * 0.01)", x);
+        case 1: return fmt::format("(Dv({}) * 0.01)", x);
+        case 2: return fmt::format("(area(P + N * {}) * 100)", x);
+        default: return fmt::format("(normalize(calculatenormal(P + N * {} * 0.1)) . vector({}, {}, {}))", x, unit_constant(), unit_constant(), unit_constant());
+      }
+    }
     const std::string x = affine(1);
     switch (below(7)) {
       case 0: return fmt::format("Du({})", x);

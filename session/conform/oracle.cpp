@@ -262,7 +262,7 @@ std::vector<Rgba> run_fragments(const sim::FragmentShader& sh, const std::vector
     std::vector<std::vector<float>> in(static_cast<std::size_t>(ni), std::vector<float>(4 * sim::kBatch, 0.0f));
     for (int i = 0; i < n; ++i) {
       // The fragment's interpolants are the corner values at it; a difference interpolant's, its
-      // value on the neighbour minus here (the fragment's neighbours, as the reference's).
+      // value on the neighbour minus here, or there (the fragment's neighbours, as the reference's).
       const Case& cs = cases[first + static_cast<std::size_t>(i)];
       sh.corner(cs.in, corner.data());
       if (differences) {
@@ -274,7 +274,7 @@ std::vector<Rgba> run_fragments(const sim::FragmentShader& sh, const std::vector
         for (int c = 0; c < 4; ++c) {
           const std::size_t at = static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(c);
           in[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)] =
-              d == 0 ? corner[at] : (d == 1 ? right[at] : below[at]) - corner[at];
+              d == 0 ? corner[at] : (d == 1 || d == 3 ? right[at] : below[at]) - (d <= 2 ? corner[at] : 0.0f);
         }
       }
     }

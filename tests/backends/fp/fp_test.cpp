@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -158,6 +159,40 @@ TEST_P(FpSample, MemberRegisterFloorHoldsInEveryPassHoldingTheSubregion) {
   }
   EXPECT_GT(checked, 100);
   EXPECT_GT(tight, 0);  // the floor is reached, not only held
+}
+
+// A derivative of a value computed per fragment on a target without DDX: the lookup again at the
+// neighbour's coordinates, which the rasterizer delivers packed as one interpolant ("right(s,t)"),
+// and the instructions compute what the DAG does with the same neighbours.
+TEST(FpDerivatives, ALookupOnePixelOverReadsOnePackedInterpolantThere) {
+  auto prog = driver::compile_source("bump.sl", R"(surface bump() {
+    float h = float texture("grain", s, t);
+    Ci = color(Du(h), Dv(h), h);
+  })", {});
+  ASSERT_TRUE(prog->ok());
+  lang::DiagnosticList sink;
+  std::optional<dag::FragmentDag> d = dag::flatten(*prog->module, prog->binding, sink);
+  ASSERT_TRUE(d);
+  lang::Diagnostic refused;
+  std::optional<fp::TargetDag> t = fp::select(*d, &refused);
+  ASSERT_TRUE(t) << refused.message;
+  std::set<std::string> interpolants;
+  for (const fp::TNode& n : t->nodes)
+    if (n.kind == fp::TKind::Interpolant) interpolants.insert(n.name);
+  EXPECT_TRUE(interpolants.count("right(s,t)")) << ::testing::PrintToString(interpolants);
+  EXPECT_TRUE(interpolants.count("below(s,t)")) << ::testing::PrintToString(interpolants);
+  ir::EvalContext ctx;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    const ir::Neighbours next = ir::random_neighbours(in, seed);
+    const ir::Value want = dag::evaluate(*d, in, ctx, &next);
+    const fp::Vec4 got = fp::evaluate_all(*t, *d, in, ctx, &next)[t->root];
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_TRUE(near(got[k], want.f[k])) << "seed " << seed << ": " << got[k] << " vs " << want.f[k];
+    EXPECT_TRUE(std::isnan(fp::evaluate_all(*t, *d, in, ctx)[t->root][0]));  // without neighbours: undefined
+  }
+  // A target without derivatives refuses it, at the derivative.
+  EXPECT_FALSE(fp::select(*d, &refused, partition::Derivatives::None));
+  EXPECT_EQ(refused.span.line, 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, FpSample, ::testing::ValuesIn(test::sample_surfaces()),

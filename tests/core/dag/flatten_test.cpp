@@ -38,6 +38,24 @@ int count_kind(const dag::FragmentDag& d, dag::NodeKind k) {
   return n;
 }
 
+// The interpreter's colour and the DAG's on random fragment `seed`, both given its random
+// neighbours (for the derivatives); and the DAG's without them.
+struct OnAFragment {
+  ir::RunResult reference;
+  ir::Value dag, dag_alone;
+};
+OnAFragment run_both(const Flat& f, std::uint64_t seed) {
+  ir::FragmentInputs in = ir::random_fragment(seed);
+  const ir::Neighbours next = ir::random_neighbours(in, seed);
+  ir::EvalContext ctx;
+  ctx.spaces = f.prog->binding.spaces;
+  ir::RunOptions ro;
+  ro.right = &next.right;
+  ro.below = &next.below;
+  return {ir::interpret(*f.prog->module, in, f.prog->binding.surface_params, ctx, ro), dag::evaluate(*f.dag, in, ctx, &next),
+          dag::evaluate(*f.dag, in, ctx)};
+}
+
 TEST(Flatten, ConstantTripCountLoopUnrolls) {
   Flat f = flatten(R"(surface t(uniform float n = 4) {
     float i, sum = 0;
@@ -120,31 +138,57 @@ TEST(Flatten, DerivativesBecomeScreenDifferencesThatAgreeWithTheInterpreter) {
       "}\n";
   Flat f = flatten(src);
   ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
-  int differences = 0, of_interpolants = 0;
+  int differences = 0, of_interpolants = 0, neighbours = 0;
   for (const dag::Node& n : f.dag->nodes)
-    if (n.kind == dag::NodeKind::Operation && n.op == ir::Op::ScreenDiff) {
-      ++differences;
+    if (n.kind == dag::NodeKind::Operation && (n.op == ir::Op::ScreenDiff || n.op == ir::Op::Neighbour)) {
+      (n.op == ir::Op::ScreenDiff ? differences : neighbours) += 1;
       of_interpolants += f.dag->node(n.children[0]).kind == dag::NodeKind::Interpolant;
     }
   EXPECT_GT(differences, 0);
-  EXPECT_LT(of_interpolants, differences);  // s * t is not interpolated: its difference is of a product
+  // s * t is not interpolated: its difference is s * t again from s and t one pixel over, minus
+  // s * t. What a rasterizer differences or moves is always an interpolant.
+  EXPECT_GT(neighbours, 0);
+  EXPECT_EQ(of_interpolants, differences + neighbours);
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-    ir::FragmentInputs in = ir::random_fragment(seed);
-    const ir::Neighbours next = ir::random_neighbours(in, seed);
-    ir::EvalContext ctx;
-    ctx.spaces = f.prog->binding.spaces;
-    ir::RunOptions ro;
-    ro.right = &next.right;
-    ro.below = &next.below;
-    const ir::RunResult r = ir::interpret(*f.prog->module, in, f.prog->binding.surface_params, ctx, ro);
-    ASSERT_TRUE(r.ok) << r.error;
-    const ir::Value d = dag::evaluate(*f.dag, in, ctx, &next);
-    for (int c = 0; c < 3; ++c)
-      EXPECT_NEAR(d.f[static_cast<std::size_t>(c)], r.results[0].f[static_cast<std::size_t>(c)],
-                  1e-3f * (1 + std::fabs(r.results[0].f[static_cast<std::size_t>(c)])))
-          << "seed " << seed << " channel " << c;
+    const OnAFragment x = run_both(f, seed);
+    ASSERT_TRUE(x.reference.ok) << x.reference.error;
+    const ir::Value& r = x.reference.results[0];
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_NEAR(x.dag.f[c], r.f[c], 1e-3f * (1 + std::fabs(r.f[c]))) << "seed " << seed << " channel " << c;
     // Without the neighbours the differences, and so the result, are undefined.
-    EXPECT_TRUE(std::isnan(dag::evaluate(*f.dag, in, ctx).f[0]));
+    EXPECT_TRUE(std::isnan(x.dag_alone.f[0]));
+  }
+}
+
+// The difference of a value computed per fragment is the value computed again from the
+// interpolants one pixel over: a height map's Du and Dv are two more lookups, at the
+// neighbouring pixels' coordinates, and the DAG agrees with the interpreter's differences.
+TEST(Flatten, ADerivativeOfAValueComputedPerFragmentIsThatValueAgainOnePixelOver) {
+  Flat f = flatten(R"(surface t() {
+    float h = float texture("grain", s * 2, t) * sin(s * t * 9);
+    Ci = color(Du(h), Dv(h), Du(Dv(h)));
+  })");
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  EXPECT_EQ(count_kind(*f.dag, dag::NodeKind::Texture), 3);  // here, right and below
+  for (const dag::Node& n : f.dag->nodes) {
+    if (n.kind != dag::NodeKind::Texture) continue;
+    // Each lookup reads interpolants (s * 2 is one, hoisted to the vertices) or their values one
+    // pixel over, all in the same place.
+    const dag::Node& first = f.dag->node(n.children[0]);
+    for (dag::NodeId c : n.children) {
+      const dag::Node& k = f.dag->node(c);
+      EXPECT_TRUE(k.kind == dag::NodeKind::Interpolant || (k.op == ir::Op::Neighbour && k.aux == first.aux)) << dag::to_string(k.kind);
+      if (k.op == ir::Op::Neighbour) {
+        EXPECT_EQ(f.dag->node(k.children[0]).kind, dag::NodeKind::Interpolant);
+      }
+    }
+  }
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    const OnAFragment x = run_both(f, seed);
+    ASSERT_TRUE(x.reference.ok) << x.reference.error;
+    const ir::Value& r = x.reference.results[0];
+    for (std::size_t c = 0; c < 2; ++c) EXPECT_NEAR(x.dag.f[c], r.f[c], 1e-3f * (1 + std::fabs(r.f[c]))) << "seed " << seed << " channel " << c;
+    EXPECT_EQ(x.dag.f[2], 0.0f);  // a derivative of a derivative: the neighbours share the fragment's
+    EXPECT_EQ(r.f[2], 0.0f);
   }
 }
 
