@@ -166,11 +166,13 @@ class Selector {
 
   Operand select(const Node& n, const std::vector<Operand>& refs) {
     int width = is_float(n.type) ? 1 : 3;
-    auto kid = [&](std::size_t i) { return refs[n.children.at(i)]; };
+    auto kid = [&](std::size_t i) { return operand(n, i, refs); };
     auto kid_node = [&](std::size_t i) -> const Node& { return d_.node(n.children.at(i)); };
     switch (n.kind) {
       case NodeKind::Constant:
-        if (n.value.size() > 4) fail("a matrix value reached the fragment program; only uniform matrices are supported");
+        // A known matrix is read only as a transform's rows (from the DAG node); an operand that
+        // would hold it as a value is refused where it is read (operand()).
+        if (n.value.size() > 4) return {};
         return constant(to_vec(n.value), width);
       case NodeKind::Interpolant: return interpolant({n.id}, width);
       case NodeKind::Texture: {
@@ -271,13 +273,18 @@ class Selector {
     fail(std::string("operation '") + ir::to_string(n.op) + "' has no instruction on this target");
   }
 
+  // Operand i of n, selected.
+  Operand operand(const Node& n, std::size_t i, const std::vector<Operand>& refs) {
+    if (child(n, i).value.size() > 4) fail("a matrix value reached the fragment program; only uniform matrices are supported");
+    return refs[n.children.at(i)];
+  }
   const Node& child(const Node& n, std::size_t i) const { return d_.node(n.children.at(i)); }
   bool constant_child(const Node& n, std::size_t i) const { return child(n, i).kind == NodeKind::Constant; }
   float constant_float(const Node& n, std::size_t i) const { return child(n, i).value.at(0); }
 
   Operand builtin(const Node& n, const std::vector<Operand>& refs) {
     int width = is_float(n.type) ? 1 : 3;
-    auto kid = [&](std::size_t i) { return refs[n.children.at(i)]; };
+    auto kid = [&](std::size_t i) { return operand(n, i, refs); };
     auto id = static_cast<Builtin>(n.aux);
     switch (id) {
       case Builtin::Abs: return emit(Opcode::ABS, {kid(0)}, width);

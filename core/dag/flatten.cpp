@@ -15,6 +15,7 @@
 #include "core/dag/flatten.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -39,16 +40,27 @@ struct FlattenError {};
 constexpr BlockId kExit = static_cast<BlockId>(-2);
 
 struct StringChoice;
+struct MatrixRows;
 
-// A value for one fragment: known on the host (is_const), a DAG node, or a string that differs per
-// fragment, one of a known set (`strings`). A fragment program has no strings, so such a string is
-// never a node: what reads it (a texture lookup by name, a comparison, format()) runs once per
-// string the fragment may have, and selects pick the fragment's.
+// A value for one fragment: known on the host (is_const), a DAG node, a string that differs per
+// fragment, one of a known set (`strings`), or a matrix that differs per fragment, kept as its
+// rows (`rows`). A fragment program has no strings, so such a string is never a node: what reads
+// it (a texture lookup by name, a comparison, format()) runs once per string the fragment may
+// have, and selects pick the fragment's. Nor has it 4x4 matrices: what reads one (a transform, a
+// product, an element) reads its rows.
 struct Sym {
   bool is_const = true;
   Value value;
   NodeId node = 0;
   std::shared_ptr<const std::vector<StringChoice>> strings;
+  std::shared_ptr<const MatrixRows> rows;
+};
+
+// A matrix computed per fragment: row i is (xyz[i], w[i]), a vector and a float (points are row
+// vectors, p' = p * M, so the rows are what a transform scales and sums; w is the projective
+// column, constant (0, 0, 0, 1) for the affine matrices shaders build).
+struct MatrixRows {
+  std::array<Sym, 4> xyz, w;
 };
 
 // One string a per-fragment string may be, and when: the predicates of a set are mutually
@@ -60,6 +72,12 @@ struct StringChoice {
 
 bool same(const Sym& a, const Sym& b) {
   if (a.is_const != b.is_const) return false;
+  if (a.rows || b.rows) {
+    if (!a.rows || !b.rows) return false;
+    for (std::size_t i = 0; i < 4; ++i)
+      if (!same(a.rows->xyz[i], b.rows->xyz[i]) || !same(a.rows->w[i], b.rows->w[i])) return false;
+    return true;
+  }
   if (a.strings || b.strings) {
     if (!a.strings || !b.strings || a.strings->size() != b.strings->size()) return false;
     for (std::size_t i = 0; i < a.strings->size(); ++i)
@@ -205,6 +223,10 @@ class Flattener {
     return s;
   }
   NodeId node(const Sym& s, const lang::Span& span) {
+    if (s.rows)
+      fail(span, "matrix-value",
+           "a matrix that differs per fragment can transform points and vectors, be multiplied, compared or have its elements "
+           "read, but a fragment program cannot keep it as a value");
     if (s.strings)
       fail(span, "string-value",
            "a string that differs per fragment can name a texture, be compared or be formatted, but a fragment program "
@@ -259,7 +281,189 @@ class Flattener {
     }
     return acc;
   }
-  ir::BaseType type_of(const Sym& s) const { return s.is_const ? s.value.type : b_.node(s.node).type; }
+  ir::BaseType type_of(const Sym& s) const { return s.is_const || s.rows ? s.value.type : b_.node(s.node).type; }
+
+  // ---- matrices that differ per fragment ----
+  using F = ir::BaseType;
+  Sym scalar(float x) { return constant(Value::scalar(x)); }
+  // Element (i, j) of a matrix, known or per fragment.
+  Sym element(const Sym& m, int i, int j, const lang::Span& span) {
+    if (!m.rows) return scalar(m.value.f[static_cast<std::size_t>(i * 4 + j)]);
+    if (j == 3) return m.rows->w[static_cast<std::size_t>(i)];
+    static constexpr lang::Builtin kComp[] = {lang::Builtin::Xcomp, lang::Builtin::Ycomp, lang::Builtin::Zcomp};
+    return op(Op::Builtin, F::Float, static_cast<std::uint32_t>(kComp[j]), {m.rows->xyz[static_cast<std::size_t>(i)]}, span);
+  }
+  Sym row_xyz(const Sym& m, int i, const lang::Span& span) {
+    if (m.rows) return m.rows->xyz[static_cast<std::size_t>(i)];
+    return op(Op::MakeTriple, F::Vector, 0, {element(m, i, 0, span), element(m, i, 1, span), element(m, i, 2, span)}, span);
+  }
+  Sym row_w(const Sym& m, int i, const lang::Span& span) { return element(m, i, 3, span); }
+  // A matrix from its rows: known if every row is.
+  Sym matrix_of(MatrixRows r) {
+    bool known = true;
+    for (std::size_t i = 0; i < 4; ++i) known = known && r.xyz[i].is_const && !r.xyz[i].rows && r.w[i].is_const;
+    Sym m;
+    m.value.type = F::Matrix;
+    if (known) {
+      m.value = Value::zero(F::Matrix);
+      for (std::size_t i = 0; i < 4; ++i) {
+        for (std::size_t j = 0; j < 3; ++j) m.value.f[i * 4 + j] = r.xyz[i].value.f[j];
+        m.value.f[i * 4 + 3] = r.w[i].value.f[0];
+      }
+      return m;
+    }
+    m.is_const = false;
+    m.rows = std::make_shared<const MatrixRows>(std::move(r));
+    return m;
+  }
+  // a * b in a matrix's arithmetic, where a known zero factor makes the term a known zero (so that
+  // a product of matrices whose projective columns are (0, 0, 0, 1) has one too; IEEE would
+  // differ only where the other factor is infinite or NaN).
+  Sym product(ir::BaseType type, const Sym& a, const Sym& b, const lang::Span& span) {
+    if (is_zero(a) || is_zero(b)) return constant(Value::zero(type));
+    return op(Op::Mul, type, 0, {a, b}, span);
+  }
+  // p * M: a point (w = 1, then divided by the result's w unless that is 0 or 1, as
+  // ir::evaluate has it) or a vector (w = 0).
+  Sym through(ir::BaseType type, const Sym& m, const Sym& p, bool as_point, const lang::Span& span) {
+    Sym xyz, w;
+    for (int i = 0; i < 3; ++i) {
+      const Sym k = op(Op::Builtin, F::Float, static_cast<std::uint32_t>(i == 0 ? lang::Builtin::Xcomp : i == 1 ? lang::Builtin::Ycomp : lang::Builtin::Zcomp), {p}, span);
+      const Sym tx = product(type, k, row_xyz(m, i, span), span), tw = product(F::Float, k, row_w(m, i, span), span);
+      xyz = i == 0 ? tx : op(Op::Add, type, 0, {xyz, tx}, span);
+      w = i == 0 ? tw : op(Op::Add, F::Float, 0, {w, tw}, span);
+    }
+    if (!as_point) return xyz;
+    xyz = op(Op::Add, type, 0, {xyz, op(Op::Convert, type, 0, {row_xyz(m, 3, span)}, span)}, span);
+    w = op(Op::Add, F::Float, 0, {w, row_w(m, 3, span)}, span);
+    const Sym projective = op(Op::And, F::Bool, 0, {op(Op::Ne, F::Bool, 0, {w, scalar(1)}, span), op(Op::Ne, F::Bool, 0, {w, scalar(0)}, span)}, span);
+    return op(Op::Select, type, 0, {projective, op(Op::Div, type, 0, {xyz, w}, span), xyz}, span);
+  }
+  // A matrix operation with an operand or result that differs per fragment, on its rows.
+  Sym per_row(Op o, ir::BaseType type, std::uint32_t aux, const std::vector<Sym>& args, const lang::Span& span) {
+    using B = lang::Builtin;
+    const auto unsupported = [&](const std::string& what) -> Sym {
+      fail(span, "matrix-value", what + " of a matrix that differs per fragment is not supported on fragment targets");
+    };
+    MatrixRows r;
+    switch (o) {
+      case Op::MakeMatrix:
+        for (int i = 0; i < 4; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          r.xyz[k] = op(Op::MakeTriple, F::Vector, 0, {args[k * 4], args[k * 4 + 1], args[k * 4 + 2]}, span);
+          r.w[k] = args[k * 4 + 3];
+        }
+        return matrix_of(std::move(r));
+      case Op::Convert:  // a float x: x on the diagonal
+        if (type != F::Matrix) break;
+        for (int i = 0; i < 4; ++i) {
+          Sym e[3] = {scalar(0), scalar(0), scalar(0)};
+          if (i < 3) e[i] = args[0];
+          r.xyz[static_cast<std::size_t>(i)] = op(Op::MakeTriple, F::Vector, 0, {e[0], e[1], e[2]}, span);
+          r.w[static_cast<std::size_t>(i)] = i == 3 ? args[0] : scalar(0);
+        }
+        return matrix_of(std::move(r));
+      case Op::Select:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Neg:
+        if (type != F::Matrix) break;
+        for (int i = 0; i < 4; ++i) {
+          std::vector<Sym> xyz, w;
+          for (std::size_t a = 0; a < args.size(); ++a) {
+            const bool matrix = type_of(args[a]) == F::Matrix;
+            xyz.push_back(matrix ? row_xyz(args[a], i, span) : args[a]);
+            w.push_back(matrix ? row_w(args[a], i, span) : args[a]);
+          }
+          r.xyz[static_cast<std::size_t>(i)] = op(o, F::Vector, aux, xyz, span);
+          r.w[static_cast<std::size_t>(i)] = op(o, F::Float, aux, w, span);
+        }
+        return matrix_of(std::move(r));
+      case Op::MatDiv: {
+        if (args[1].rows) return unsupported("dividing by (inverting)");
+        const Value identity = Value::matrix(ir::identity_matrix());
+        const Value inverse = ir::evaluate(Op::MatDiv, F::Matrix, 0, "", {}, {&identity, &args[1].value}, ctx_);
+        return per_row(Op::MatMul, type, 0, {args[0], constant(inverse)}, span);
+      }
+      case Op::MatMul:
+        // Row i of A B: the sum over k of A's element (i, k) times B's row k, in k's order.
+        for (int i = 0; i < 4; ++i)
+          for (int k = 0; k < 4; ++k) {
+            const Sym a = element(args[0], i, k, span);
+            const Sym tx = product(F::Vector, a, row_xyz(args[1], k, span), span), tw = product(F::Float, a, row_w(args[1], k, span), span);
+            auto& x = r.xyz[static_cast<std::size_t>(i)];
+            auto& w = r.w[static_cast<std::size_t>(i)];
+            x = k == 0 ? tx : op(Op::Add, F::Vector, 0, {x, tx}, span);
+            w = k == 0 ? tw : op(Op::Add, F::Float, 0, {w, tw}, span);
+          }
+        return matrix_of(std::move(r));
+      case Op::Eq:
+      case Op::Ne: {
+        Sym all = constant(Value::boolean(true));
+        for (int i = 0; i < 4; ++i)
+          for (const bool xyz : {true, false}) {
+            const Sym a = xyz ? row_xyz(args[0], i, span) : row_w(args[0], i, span), b = xyz ? row_xyz(args[1], i, span) : row_w(args[1], i, span);
+            all = op(Op::And, F::Bool, 0, {all, op(Op::Eq, F::Bool, 0, {a, b}, span)}, span);
+          }
+        return o == Op::Eq ? all : op(Op::Not, F::Bool, 0, {all}, span);
+      }
+      case Op::Builtin:
+        switch (static_cast<B>(aux)) {
+          case B::Transform:
+          case B::Vtransform:
+            if (args.size() != 2) break;
+            return through(type, args[0], args[1], static_cast<B>(aux) == B::Transform, span);
+          case B::Ntransform: {
+            // By the inverse transpose: for a matrix whose projective column is (0, 0, 0, w), w
+            // not 0, that is the 3x3 part's cofactors over its determinant, and the cofactor rows
+            // are cross products of its rows. A singular matrix leaves the normal as it is (the
+            // reference's inverse is then the identity).
+            if (args.size() != 2) break;
+            const Sym& m = args[0];
+            for (int i = 0; i < 4; ++i) {
+              const Sym w = row_w(m, i, span);
+              if (!w.is_const || (i < 3) != (w.value.f[0] == 0)) return unsupported("ntransform by a projective matrix");
+            }
+            const Sym r[3] = {row_xyz(m, 0, span), row_xyz(m, 1, span), row_xyz(m, 2, span)};
+            Sym sum;
+            for (int i = 0; i < 3; ++i) {
+              const Sym cof = op(Op::Cross, F::Vector, 0, {r[(i + 1) % 3], r[(i + 2) % 3]}, span);
+              const Sym k = op(Op::Builtin, F::Float, static_cast<std::uint32_t>(i == 0 ? B::Xcomp : i == 1 ? B::Ycomp : B::Zcomp), {args[1]}, span);
+              const Sym term = op(Op::Mul, type, 0, {k, cof}, span);
+              sum = i == 0 ? term : op(Op::Add, type, 0, {sum, term}, span);
+            }
+            const Sym det = op(Op::Dot, F::Float, 0, {r[0], op(Op::Cross, F::Vector, 0, {r[1], r[2]}, span)}, span);
+            return op(Op::Select, type, 0, {op(Op::Ne, F::Bool, 0, {det, scalar(0)}, span), op(Op::Div, type, 0, {sum, det}, span), args[1]}, span);
+          }
+          case B::Comp:
+            if (args.size() != 3) break;
+            if (!args[1].is_const || !args[2].is_const) return unsupported("comp() at indices that differ per fragment");
+            {
+              const float i = args[1].value.f[0], j = args[2].value.f[0];
+              if (!(i >= 0 && i <= 3 && j >= 0 && j <= 3)) return scalar(0);
+              return element(args[0], static_cast<int>(i), static_cast<int>(j), span);
+            }
+          case B::Determinant: {
+            // Laplace expansion along the first row, as ir::evaluate has it (in float here).
+            const auto at = [&](int i, int j) { return element(args[0], i, j, span); };
+            const auto mul = [&](const Sym& a, const Sym& b) { return op(Op::Mul, F::Float, 0, {a, b}, span); };
+            const auto subf = [&](const Sym& a, const Sym& b) { return op(Op::Sub, F::Float, 0, {a, b}, span); };
+            const auto addf = [&](const Sym& a, const Sym& b) { return op(Op::Add, F::Float, 0, {a, b}, span); };
+            const auto det3 = [&](int c0, int c1, int c2) {
+              return addf(subf(mul(at(1, c0), subf(mul(at(2, c1), at(3, c2)), mul(at(2, c2), at(3, c1)))),
+                               mul(at(1, c1), subf(mul(at(2, c0), at(3, c2)), mul(at(2, c2), at(3, c0))))),
+                          mul(at(1, c2), subf(mul(at(2, c0), at(3, c1)), mul(at(2, c1), at(3, c0)))));
+            };
+            return subf(addf(subf(mul(at(0, 0), det3(1, 2, 3)), mul(at(0, 1), det3(0, 2, 3))), mul(at(0, 2), det3(0, 1, 3))),
+                        mul(at(0, 3), det3(0, 1, 2)));
+          }
+          default: break;
+        }
+        break;
+      default: break;
+    }
+    return unsupported(std::string("'") + (o == Op::Builtin ? lang::to_string(static_cast<B>(aux)) : ir::to_string(o)) + "'");
+  }
 
   // Operations whose float operands broadcast to the result's components (see ir::evaluate).
   static bool broadcasts(Op o, std::uint32_t aux, ir::BaseType type) {
@@ -290,8 +494,12 @@ class Flattener {
     if (o == Op::Select && type == ir::BaseType::String && !args[0].is_const) return select_strings(args[0], args[1], args[2], span);
     for (std::size_t i = 0; i < args.size(); ++i)
       if (args[i].strings) return per_string(o, type, aux, args, i, span);
-    bool all_const = true;
-    for (const Sym& a : args) all_const = all_const && a.is_const;
+    bool all_const = true, rows = false;
+    for (const Sym& a : args) {
+      all_const = all_const && a.is_const;
+      rows = rows || a.rows;
+    }
+    if (rows || (type == ir::BaseType::Matrix && !all_const)) return per_row(o, type, aux, args, span);
     if (all_const && o != Op::Texture) {
       std::vector<const Value*> ptrs;
       for (const Sym& a : args) ptrs.push_back(&a.value);

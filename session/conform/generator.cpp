@@ -417,12 +417,36 @@ class Generator {
 
   std::string pointlike_builtin(BaseType t, int d) {
     const char* tn = type_name(t);
-    switch (below(5)) {
+    switch (below(p_.matrices ? 7 : 5)) {
+      case 5: {
+        const bool point = chance(0.5f);
+        return fmt::format("{}({}({}, {}))", tn, point ? "transform" : "vtransform", matrix_expr(d, false),
+                           triple_expr(point ? BaseType::Point : BaseType::Vector, d));
+      }
+      case 6: return fmt::format("{}(ntransform({}, {}))", tn, matrix_expr(d, true), triple_expr(BaseType::Normal, d));
       case 0: return fmt::format("{}(normalize({} + {}(0.01, 0.02, 0.03)))", tn, triple_expr(BaseType::Vector, d), "vector");
       case 1: return fmt::format("{}({} ^ {})", tn, triple_expr(BaseType::Vector, d), triple_expr(BaseType::Vector, d));
       case 2: return fmt::format("{}(reflect({}, {}))", tn, triple_expr(BaseType::Vector, d), triple_expr(BaseType::Normal, d));
       case 3: return fmt::format("{}(faceforward({}, {}))", tn, triple_expr(BaseType::Normal, d), triple_expr(BaseType::Vector, d));
       default: return fmt::format("{}(normalize({}))", tn, triple_expr(t, d));
+    }
+  }
+
+  // A matrix, mostly one that differs per fragment: a rotation by an angle, a translation or a
+  // scale by amounts, a choice between two, a product, or (unless `affine`) sixteen values with a
+  // projective column.
+  std::string matrix_expr(int depth, bool affine) {
+    const int d = std::max(depth - 1, 0);
+    const std::string axis = fmt::format("vector({}, {}, 1)", unit_constant(), unit_constant());
+    switch (below(depth > 0 ? (affine ? 5 : 6) : 3)) {
+      case 0: return fmt::format("rotate(matrix 1, {}, {})", float_expr(d), axis);
+      case 1: return fmt::format("translate(matrix 1, {})", triple_expr(BaseType::Vector, d));
+      case 2: return fmt::format("scale(matrix 1, vector({}, {}, {}))", float_expr(d), unit_constant(), float_expr(d));
+      case 3: return fmt::format("({} ? {} : {})", condition(d), matrix_expr(d, affine), matrix_expr(d, affine));
+      case 4: return fmt::format("({} * {})", matrix_expr(d, affine), matrix_expr(d, affine));
+      default:
+        return fmt::format("matrix(1, 0, 0, {}, 0, 1, 0, 0, {}, 0, 1, {}, 0, {}, 0, 1)", float_expr(d), float_expr(d), unit_constant(),
+                           float_expr(d));
     }
   }
 

@@ -25,6 +25,7 @@ Profile profile_for(Family f) {
   switch (f) {
     case Family::Fragment:
       p.derivatives = true;
+      p.matrices = true;
       break;
     case Family::Combiners:
       // What Mark & Proudfoot's mapping covers: products, sums, dot products of unit vectors,

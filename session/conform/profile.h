@@ -32,6 +32,9 @@ struct Profile {
   // Du, Dv, Deriv, area, calculatenormal, du and dv of values interpolated from the vertices
   // (what fp targets differentiate; the combiners and the RPU have no derivatives)
   bool derivatives = false;
+  // Matrices that differ per fragment (rotations by a varying angle, choices, products), which
+  // fp targets keep as rows; the combiners and the RPU have no matrices.
+  bool matrices = false;
   // Constants the generator writes lie in [-max_constant, max_constant]; the combiners hold
   // [-1, 1] in their registers, so their programs keep values there.
   float max_constant = 4;

@@ -25,9 +25,10 @@ struct Compiled {
   ir::EvalContext ctx;
 };
 
-Compiled compile(const std::string& name) {
+// A compiled program flattened and selected for the fp ISA (target empty when it refuses).
+Compiled select_program(std::unique_ptr<driver::Program> prog) {
   Compiled c;
-  c.prog = test::compile_sample(name);
+  c.prog = std::move(prog);
   EXPECT_TRUE(c.prog->ok());
   lang::DiagnosticList sink;
   c.dag = dag::flatten(*c.prog->module, c.prog->binding, sink);
@@ -38,6 +39,8 @@ Compiled compile(const std::string& name) {
   c.ctx.spaces = c.prog->binding.spaces;
   return c;
 }
+Compiled compile(const std::string& sample) { return select_program(test::compile_sample(sample)); }
+Compiled compile_text(const std::string& source) { return select_program(driver::compile_source("test.sl", source, {})); }
 
 bool near(float a, float b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
@@ -165,17 +168,13 @@ TEST_P(FpSample, MemberRegisterFloorHoldsInEveryPassHoldingTheSubregion) {
 // neighbour's coordinates, which the rasterizer delivers packed as one interpolant ("right(s,t)"),
 // and the instructions compute what the DAG does with the same neighbours.
 TEST(FpDerivatives, ALookupOnePixelOverReadsOnePackedInterpolantThere) {
-  auto prog = driver::compile_source("bump.sl", R"(surface bump() {
+  Compiled c = compile_text(R"(surface bump() {
     float h = float texture("grain", s, t);
     Ci = color(Du(h), Dv(h), h);
-  })", {});
-  ASSERT_TRUE(prog->ok());
-  lang::DiagnosticList sink;
-  std::optional<dag::FragmentDag> d = dag::flatten(*prog->module, prog->binding, sink);
-  ASSERT_TRUE(d);
-  lang::Diagnostic refused;
-  std::optional<fp::TargetDag> t = fp::select(*d, &refused);
-  ASSERT_TRUE(t) << refused.message;
+  })");
+  ASSERT_TRUE(c.target);
+  const auto& d = c.dag;
+  const auto& t = c.target;
   std::set<std::string> interpolants;
   for (const fp::TNode& n : t->nodes)
     if (n.kind == fp::TKind::Interpolant) interpolants.insert(n.name);
@@ -191,8 +190,27 @@ TEST(FpDerivatives, ALookupOnePixelOverReadsOnePackedInterpolantThere) {
     EXPECT_TRUE(std::isnan(fp::evaluate_all(*t, *d, in, ctx)[t->root][0]));  // without neighbours: undefined
   }
   // A target without derivatives refuses it, at the derivative.
+  lang::Diagnostic refused;
   EXPECT_FALSE(fp::select(*d, &refused, partition::Derivatives::None));
   EXPECT_EQ(refused.span.line, 3u);
+}
+
+// A known matrix transforms a point computed per fragment with its rows as constants (it was
+// refused as "a matrix value reached the fragment program").
+TEST(FpMatrices, AKnownMatrixTransformsAPointComputedPerFragment) {
+  Compiled c = compile_text(R"(surface w() {
+    Ci = color(transform(matrix(0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 1), normalize(P) * s));
+  })");
+  ASSERT_TRUE(c.target);
+  const auto& d = c.dag;
+  const auto& t = c.target;
+  ir::EvalContext ctx;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    const ir::Value want = dag::evaluate(*d, in, ctx);
+    const fp::Vec4 got = fp::evaluate_all(*t, *d, in, ctx)[t->root];
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_TRUE(near(got[k], want.f[k])) << "seed " << seed << ": " << got[k] << " vs " << want.f[k];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, FpSample, ::testing::ValuesIn(test::sample_surfaces()),

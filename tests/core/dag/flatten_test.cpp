@@ -192,6 +192,33 @@ TEST(Flatten, ADerivativeOfAValueComputedPerFragmentIsThatValueAgainOnePixelOver
   }
 }
 
+// A matrix that differs per fragment is kept as its rows (no node is a matrix): a transform
+// scales and sums them, a product sums rows scaled by elements; what would need it whole, or
+// its inverse when it is projective, is refused at the place.
+TEST(Flatten, AMatrixThatDiffersPerFragmentIsKeptAsItsRows) {
+  Flat f = flatten(R"(surface t() {
+    matrix m = rotate(matrix 1, s * 3, vector(0, 0, 1));
+    if (t > 0.5) m = m * translate(matrix 1, vector(0.5, 0, 0));
+    Ci = color(transform(m, P)) + color(ntransform(m, N)) + determinant(m) + comp(m, 0, 1);
+  })");
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  for (const dag::Node& n : f.dag->nodes) EXPECT_NE(n.type, ir::BaseType::Matrix) << dag::label(n);
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    const OnAFragment x = run_both(f, seed);
+    ASSERT_TRUE(x.reference.ok) << x.reference.error;
+    const ir::Value& r = x.reference.results[0];
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_NEAR(x.dag.f[c], r.f[c], 1e-4f * (1 + std::fabs(r.f[c]))) << "seed " << seed << " channel " << c;
+  }
+  Flat projective = flatten(R"(surface t() {
+    matrix m = matrix(1, 0, 0, s, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);
+    Ci = color(ntransform(m, N));
+  })");
+  const lang::Diagnostic* d = first_error(projective);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->code, "matrix-value");
+  EXPECT_EQ(d->span.line, 3u);
+}
+
 TEST(Flatten, ATextureLookupInsideAVaryingBranchFlattens) {
   // The values a branch defines are not merged at its end (only what flows on): merging every
   // value made a select of the texture's name, "a string value cannot be computed per fragment".
