@@ -242,7 +242,12 @@ ValueId FunctionLowering::expr(const Expr& e) {
       const auto& target = target_name(*a.target);
       BaseType t = target.symbol->type.base;
       if (target.symbol->type.is_array() && a.target->kind == ExprKind::Name) {  // a whole array
-        assign_array(target.symbol, array_values(*a.value), e.span);
+        const std::vector<ValueId> values = array_values(*a.value);
+        assign_array(target.symbol, values, e.span);
+        if (auto length = lengths_.find(target.symbol); length != lengths_.end()) {  // a resizable one takes the value's length
+          const Symbol* from = a.value->kind == ExprKind::Name ? static_cast<const NameExpr&>(*a.value).symbol : nullptr;
+          write(length->second, from && lengths_.count(from) ? read(lengths_.at(from)) : constant(static_cast<float>(values.size())));
+        }
         return constant(0.0f);
       }
       ValueId index = kNoValue;
@@ -398,6 +403,16 @@ ValueId FunctionLowering::local_call(const CallExpr& c) {
     if (f.params[i].type.is_array()) {
       declare_array(p, static_cast<int>(arrays[i].size()));
       assign_array(p, arrays[i], c.args[i]->span);
+      // A resizable array passes its length too, which arraylength() in the function reads.
+      const Symbol* a = c.args[i]->kind == ExprKind::Name ? static_cast<const NameExpr&>(*c.args[i]).symbol : nullptr;
+      if (a && lengths_.count(a)) {
+        const void* length_key = slot(BaseType::Float);
+        declare(length_key, BaseType::Float);
+        write(length_key, read(lengths_.at(a)));
+        lengths_[p] = length_key;
+      } else {
+        lengths_.erase(p);
+      }
     } else {
       write(key(p), args[scalar++]);
     }
@@ -443,6 +458,64 @@ void FunctionLowering::declare_array(const Symbol* s, int length) {
     declare(keys.back(), s->type.base);
   }
   arrays_[s] = std::move(keys);  // a new instance each declaration (and each inlined call)
+  if (s->resizable) {            // empty to begin with
+    const void* length_key = slot(BaseType::Float);
+    declare(length_key, BaseType::Float);
+    write(length_key, constant(0.0f));
+    lengths_[s] = length_key;
+  }
+}
+
+// push(a, v) stores v at a[arraylength(a)] and lengthens a by one; pop(a) shortens it by one and
+// returns the element it dropped; resize(a, n) sets the length (elements past the old length
+// keep what they held, as the renderers leave them undefined). The length stays within the
+// array's storage (Type::kResizableCapacity): a push on a full array replaces its last element,
+// and one the compiler can count is reported.
+ValueId FunctionLowering::resize_array(const CallExpr& c, Builtin id) {
+  const Symbol* s = static_cast<const NameExpr&>(*c.args[0]).symbol;
+  const void* length_key = lengths_.at(s);
+  const float capacity = static_cast<float>(arrays_.at(s).size());
+  const Span& sp = c.span;
+  const ValueId length = read(length_key);
+  // A length known here (the usual case: pushes outside varying branches) stays a constant, so
+  // the elements are written directly and a push past the storage is reported.
+  const Instr& at = fn_.at(length);
+  const std::optional<float> known = at.op == Op::Const && !at.data.empty() ? std::optional<float>(at.data[0]) : std::nullopt;
+  auto set_length = [&](ValueId computed, float value_if_known) {
+    write(length_key, known ? constant(value_if_known) : computed);
+  };
+  switch (id) {
+    case Builtin::Push: {
+      const ValueId v = convert(expr(*c.args[1]), s->type.base, c.args[1]->span);
+      if (known && *known >= capacity)
+        m_.fail(sp, "index-out-of-range",
+                "'" + s->name + "' is full: a resizable array holds at most " + std::to_string(static_cast<int>(capacity)) + " elements");
+      write_element(s, length, v, sp);
+      set_length(builtin(Builtin::Min, BaseType::Float, {emit(Op::Add, BaseType::Float, {length, constant(1.0f)}, sp), constant(capacity)}, sp),
+                 known ? std::min(*known + 1, capacity) : 0);
+      return constant(0.0f);
+    }
+    case Builtin::Pop: {
+      const ValueId shorter = known ? constant(std::max(*known - 1, 0.0f))
+                                    : builtin(Builtin::Max, BaseType::Float, {emit(Op::Sub, BaseType::Float, {length, constant(1.0f)}, sp), constant(0.0f)}, sp);
+      write(length_key, shorter);
+      return read_element(s, shorter, sp);
+    }
+    default: {
+      const ValueId n = convert(expr(*c.args[1]), BaseType::Float, sp);
+      const Instr& ni = fn_.at(n);
+      if (ni.op == Op::Const && !ni.data.empty()) {
+        if (!(ni.data[0] >= 0 && ni.data[0] <= capacity))
+          m_.fail(sp, "index-out-of-range",
+                  "resize to " + std::to_string(static_cast<long long>(ni.data[0])) + " elements: a resizable array holds 0 to " +
+                      std::to_string(static_cast<int>(capacity)));
+        write(length_key, constant(std::floor(ni.data[0])));
+      } else {
+        write(length_key, builtin(Builtin::Clamp, BaseType::Float, {builtin(Builtin::Floor, BaseType::Float, {n}, sp), constant(0.0f), constant(capacity)}, sp));
+      }
+      return constant(0.0f);
+    }
+  }
 }
 
 std::vector<ValueId> FunctionLowering::array_values(const Expr& e) {

@@ -208,6 +208,8 @@ class FunctionLowering {
   ValueId element_index(const Symbol* s, ValueId index, const Span& span, int* constant_index);
   ValueId read_element(const Symbol* s, ValueId index, const Span& span);
   void write_element(const Symbol* s, ValueId index, ValueId v, const Span& span);
+  // A resizable array's length (its elements are its capacity): push, pop and resize.
+  ValueId resize_array(const CallExpr& c, Builtin id);
   ValueId color_space(ValueId c, ValueId space, bool to_rgb, const Span& sp);
   ValueId color_space(ValueId c, const std::string& space, bool to_rgb, const Span& sp);
   void write_output(const Expr& arg, ValueId v, const Span& sp);
@@ -242,6 +244,7 @@ class FunctionLowering {
   const void* light_active_ = nullptr;
   std::set<const FunctionDecl*> inlining_;  // local functions being inlined (recursion guard)
   std::map<const Symbol*, std::vector<const void*>> arrays_;  // each array's element variables
+  std::map<const Symbol*, const void*> lengths_;  // a resizable array's length variable (a float)
   const LightInstance* current_light_ = nullptr;  // inside an illuminance body: the light it is visiting
   ValueId query(const CallExpr& c, const Signature& sig);
 

@@ -147,10 +147,15 @@ ValueId FunctionLowering::library(const CallExpr& c, const Signature& sig) {
     case Builtin::Determinant: return builtin(Builtin::Determinant, BaseType::Float, {arg(0)}, sp);
     case Builtin::Printf: return f(0);  // a fragment has nowhere to print; the arguments have no effect
     case Builtin::Arraylength: {
-      auto it = arrays_.find(static_cast<const NameExpr&>(*c.args[0]).symbol);
+      const Symbol* s = static_cast<const NameExpr&>(*c.args[0]).symbol;
+      if (auto length = lengths_.find(s); length != lengths_.end()) return read(length->second);
+      auto it = arrays_.find(s);
       if (it == arrays_.end()) break;
       return f(static_cast<float>(it->second.size()));
     }
+    case Builtin::Push:
+    case Builtin::Pop:
+    case Builtin::Resize: return resize_array(c, sig.id);
     case Builtin::Format:
     case Builtin::Concat:
     case Builtin::Match: {

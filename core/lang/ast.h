@@ -35,6 +35,8 @@ struct Symbol {
   double constant = 0;            // for SymbolKind::Constant (PI)
   int index = 0;                  // parameter position
   int id = 0;                     // unique in the translation unit: the IR's variable identity
+  bool resizable = false;         // a local array declared with [] and no values: push, pop and
+                                  // resize change its length (type.array is its capacity)
 };
 
 // ---- expressions ----------------------------------------------------------------------------

@@ -447,12 +447,12 @@ bool Checker::check_decl(DeclStmt& d) {
       check_expr(v.init, d.type.base);
       coerce(v.init, d.type.base, "the initializer of '" + v.name + "'");
     }
-    if (type.array == Type::kAnyLength) {
-      sink_.error("array-size", v.span, "array '" + v.name + "' needs a length or values that give one");
-      type.array = 1;
-    }
+    // `float a[];` with no values: a resizable array, empty until push or resize gives it elements.
+    const bool resizable = type.array == Type::kAnyLength;
+    if (resizable) type.array = Type::kResizableCapacity;
     Symbol& s = new_symbol(SymbolKind::Local, v.name, v.span);
     s.type = type;
+    s.resizable = resizable;
     v.symbol = &s;
     declare(s);
   }

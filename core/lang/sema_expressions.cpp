@@ -324,10 +324,18 @@ void Checker::check_assign(AssignExpr& a) {
   if (!element) check_name(target, true);
   if (const Symbol* s = target.symbol) check_writable(*s, target.span);
   if (!element && target.type.is_array()) {  // a whole array: `a = b`
-    if (a.op != AssignOp::Set)
+    if (a.op != AssignOp::Set) {
       sink_.error("array-as-value", a.span, "'" + target.name + "' is an array; assign its elements one by one");
-    else
+    } else if (target.symbol && target.symbol->resizable) {  // takes the value's length
+      Type any = target.type;
+      any.array = Type::kAnyLength;
+      const int n = check_array_value(a.value, any, "the value assigned to '" + target.name + "'");
+      if (n > target.type.array)
+        sink_.error("array-size", a.value->span,
+                    "a resizable array holds at most " + std::to_string(target.type.array) + " elements; this value has " + std::to_string(n));
+    } else {
       check_array_value(a.value, target.type, "the value assigned to '" + target.name + "'");
+    }
     a.type = target.type;
     return;
   }
@@ -383,6 +391,7 @@ void Checker::check_call(CallExpr& c, BaseType expected) {
   // Whole arrays may be passed to array parameters and to the library's array functions.
   auto array_param = [&](std::size_t i) {
     if (c.name == "arraylength") return true;
+    if (c.name == "push" || c.name == "pop" || c.name == "resize") return i == 0;
     if (is_query(c.name)) return i + 1 == c.args.size();
     if (c.name == "spline") return i + 1 == c.args.size();
     if (!candidates) return false;
@@ -474,6 +483,7 @@ void Checker::check_call(CallExpr& c, BaseType expected) {
     return set(c, best->return_type.base);
   }
   if (c.name == "arraylength") return check_arraylength(c, full);
+  if (c.name == "push" || c.name == "pop" || c.name == "resize") return check_resize(c, full);
   if (is_query(c.name)) return check_query(c, full);
   if (c.name == "spline" && !full.empty() && (full[0].base == BaseType::String || full.back().is_array())) return check_spline(c, full);
   if (!is_builtin_name(c.name)) {
@@ -544,6 +554,31 @@ bool Checker::check_channel(CallExpr& c, BaseType result) {
   }
   c.channel_index = static_cast<int>(k);
   return true;
+}
+
+void Checker::check_resize(CallExpr& c, const std::vector<Type>& full) {
+  const Builtin id = c.name == "push" ? Builtin::Push : c.name == "pop" ? Builtin::Pop : Builtin::Resize;
+  const std::size_t arity = id == Builtin::Pop ? 1 : 2;
+  if (std::any_of(full.begin(), full.end(), [](const Type& t) { return t.base == BaseType::Error; })) return set(c, BaseType::Error);
+  if (full.size() != arity) {
+    sink_.error("no-matching-function", c.name_span,
+                "'" + c.name + "' takes " + (id == Builtin::Push ? "an array and a value" : id == Builtin::Pop ? "one array" : "an array and a length"));
+    return set(c, BaseType::Error);
+  }
+  const Symbol* a = c.args[0]->kind == ExprKind::Name ? static_cast<const NameExpr&>(*c.args[0]).symbol : nullptr;
+  if (!a || !a->resizable) {
+    const std::string what = a && a->type.is_array() ? "'" + a->name + "' has a fixed length of " + std::to_string(a->type.array)
+                                                     : "its first argument is not an array";
+    sink_.error("resizable-array", c.args[0]->span,
+                "'" + c.name + "' changes the length of an array declared with empty brackets and no values (color a[];); " + what);
+    return set(c, BaseType::Error);
+  }
+  check_writable(*a, c.args[0]->span);
+  const BaseType element = a->type.base;
+  if (id == Builtin::Push) coerce(c.args[1], element, "the value pushed onto '" + a->name + "'");
+  if (id == Builtin::Resize) coerce(c.args[1], BaseType::Float, "the length given to 'resize'");
+  c.builtin = index_of(id);
+  set(c, id == Builtin::Pop ? element : BaseType::Void);
 }
 
 void Checker::check_spline(CallExpr& c, const std::vector<Type>& full) {

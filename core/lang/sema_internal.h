@@ -249,6 +249,9 @@ class Checker {
     set(c, BaseType::Float);
   }
 
+  // push(a, v), pop(a), resize(a, n) on a resizable array (a local `float a[];`).
+  void check_resize(CallExpr& c, const std::vector<Type>& full);
+
   // spline with a basis name first, or its knots in an array: spline([basis,] x, k0, k1, ...) and
   // spline([basis,] x, knots[]). The knots are floats or one triple type; at least four.
   void check_spline(CallExpr& c, const std::vector<Type>& full);

@@ -195,6 +195,9 @@ struct Table {
     t.back().variadic = true;
     add("match", B::Match, K::Float, {K::String, K::String});
     add("arraylength", B::Arraylength, K::Float, {K::Float});  // sema checks the array argument
+    add("push", B::Push, K::Void, {K::Float, K::Float});       // likewise, and the element's type
+    add("pop", B::Pop, K::Float, {K::Float});
+    add("resize", B::Resize, K::Void, {K::Float, K::Float});
     // Periodic noise: noise(x) made periodic in each coordinate with the given period.
     for (K r : {K::Float, K::Color, K::Point, K::Vector}) {
       add("pnoise", B::Pnoise, r, {K::Float, K::Float});

@@ -25,6 +25,7 @@ enum class Builtin : std::uint16_t {
   // RI 3.2 and the renderers' common library, lowered to the operations above (see lower.cpp).
   Cellnoise, Random, Fresnel, Shadow, Environment, Depth, Ctransform, Filterstep,
   Printf, Format, Concat, Match, Arraylength, Pnoise,
+  Push, Pop, Resize,  // resizable arrays (PRMan 13's additions): sema and lowering handle the array
   Ptlined, RotatePoint, Specularbrdf, Determinant, MTranslate, MRotate, MScale,
   // Message passing and renderer queries: (name..., output variable) -> 1 when found.
   Lightsource, SurfaceParam, DisplacementParam, AtmosphereParam, Incident, Opposite, Attribute, Option, Rendererinfo,

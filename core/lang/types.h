@@ -29,6 +29,9 @@ struct Type {
   int array = 0;  // 0: a single value; n > 0: an array of n; kAnyLength: a parameter `float a[]`
 
   static constexpr int kAnyLength = -1;
+  // The elements a resizable array (a local `float a[];`) can hold: its storage, of which
+  // arraylength() says how many are in use.
+  static constexpr int kResizableCapacity = 64;
   bool is_array() const { return array != 0; }
   friend bool operator==(const Type&, const Type&) = default;
 };

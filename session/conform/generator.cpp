@@ -751,6 +751,26 @@ class Generator {
     const BaseType t = chance(0.7f) ? BaseType::Float : BaseType::Color;
     const int n = 2 + below(3);
     const std::string a = fresh("arr");
+    if (chance(0.35f)) {
+      // A resizable array: pushes (some under a condition, so that the length may differ per
+      // fragment), perhaps a pop, and its length as a value; elements below the length it surely
+      // has are read later like any array's.
+      line(fmt::format("{} {}[];", type_name(t), a));
+      for (int k = 0; k < n; ++k) line(fmt::format("push({}, {});", a, expr(t, std::min(e, 2))));
+      if (chance(0.5f)) line(fmt::format("if ({}) push({}, {});", condition(1), a, expr(t, std::min(e, 2))));
+      int sure = n;
+      if (chance(0.5f)) {
+        const std::string v = fresh("v");
+        line(fmt::format("{} {} = pop({});", type_name(t), v, a));
+        declare({v, t, 0, true, false});
+        --sure;
+      }
+      const std::string len = fresh("v");
+      line(fmt::format("float {} = arraylength({});", len, a));
+      declare({len, BaseType::Float, 0, true, false});
+      declare({a, t, sure, true, false});
+      return;
+    }
     std::string init;
     for (int k = 0; k < n; ++k) init += (k ? ", " : "") + expr(t, std::min(e, 2));
     line(fmt::format("{} {}[{}] = {{{}}};", type_name(t), a, n, init));

@@ -61,6 +61,11 @@ Value shade(const std::string& source, const FragmentInputs& in = random_fragmen
 }
 
 std::string surface(const std::string& body) { return "surface t() {\n" + body + "\n}\n"; }
+// What compiling `source` reports, as text ("" when it compiles cleanly).
+std::string diagnostics_of(const std::string& source) {
+  auto p = driver::compile_source("snippet.sl", source, {});
+  return lang::format_text(p->diagnostics.items(), *p->sources);
+}
 // Shades `vector r = <expr>` and returns r through Ci.
 Value shade_vector(const std::string& expr, const std::string& lights = "", bool compare_optimized = true) {
   return shade(surface("vector r = " + expr + "; Ci = color(xcomp(r), ycomp(r), zcomp(r));"), random_fragment(1), lights,
@@ -606,6 +611,43 @@ TEST(Arrays, PassWholeToFunctionsOfAnyLengthAndComeBackThroughOutputs) {
                    "  Ci = color(sum(w), sum(v), sum(three));\n"
                    "}\n"),
              10, 20, 3);
+}
+
+// PRMan's resizable arrays: `color a[];` starts empty; push appends, pop drops and returns the
+// last element, resize sets the length; arraylength counts what is in use, in the shader and in
+// a function the array is passed to. A length that depends on the fragment works too.
+TEST(Arrays, AResizableArrayGrowsAndShrinksWithPushPopAndResize) {
+  EXPECT_RGB(shade("float sum(float a[]) { float t = 0, i; for (i = 0; i < arraylength(a); i += 1) t += a[i]; return t; }\n"
+                   "surface t(float n = 4) {\n"
+                   "  float a[];\n"
+                   "  float i, empty = arraylength(a);\n"
+                   "  for (i = 1; i <= n; i += 1) push(a, i * 10);\n"  // 10 20 30 40
+                   "  float last = pop(a);\n"                         // 10 20 30
+                   "  resize(a, arraylength(a) + 1);\n"
+                   "  a[3] = last + 1;\n"                             // 10 20 30 41
+                   "  Ci = color(sum(a), arraylength(a) + empty, last);\n"
+                   "}\n"),
+             101, 4, 40);
+  // Assigned whole, it takes the value's length; passed to an output parameter, it comes back.
+  EXPECT_RGB(shade("void twice(output float a[]) { float i; for (i = 0; i < arraylength(a); i += 1) a[i] *= 2; }\n"
+                   "surface t() { float b[3] = {1, 2, 3}; float a[]; push(a, 5); twice(a); float c[]; c = b; push(c, 4);\n"
+                   "  Ci = color(a[0], arraylength(a), arraylength(c) * 10 + c[3]); }\n"),
+             10, 1, 44);
+  // Pushes under a varying condition: each fragment's own length.
+  FragmentInputs in = random_fragment(1);
+  in[lang::Global::s] = Value::scalar(0.7f);
+  EXPECT_RGB(shade(surface("color c[]; push(c, color(1, 2, 3)); if (s > 0.5) push(c, 5); Ci = c[arraylength(c) - 1] * arraylength(c);"), in),
+             10, 10, 10);
+}
+
+TEST(Arrays, OnlyAResizableArrayChangesLength) {
+  const auto errors = [](const std::string& src) { return diagnostics_of(surface(src)); };
+  EXPECT_NE(errors("float a[3]; push(a, 1); Ci = a[0];").find("'a' has a fixed length of 3 [resizable-array]"), std::string::npos);
+  EXPECT_NE(errors("float x; push(x, 1); Ci = x;").find("[resizable-array]"), std::string::npos);
+  EXPECT_NE(errors("float a[]; push(a, \"no\"); Ci = a[0];").find("[type-mismatch]"), std::string::npos);
+  std::string many = "float a[]; float i;";
+  for (int k = 0; k <= lang::Type::kResizableCapacity; ++k) many += " push(a, 1);";
+  EXPECT_NE(errors(many + " Ci = a[0];").find("a resizable array holds at most 64 elements"), std::string::npos);
 }
 
 TEST(Arrays, AShaderParameterBindsElementByElement) {
