@@ -21,7 +21,9 @@ Compiled compile(const ShaderSource& source, const driver::ProgramOptions& optio
     return c;
   }
   if (!c.program->ok() || !c.program->module) return c;
-  if (std::optional<dag::FragmentDag> d = dag::flatten(*c.program->module, c.program->binding, c.program->diagnostics))
+  dag::FlattenOptions flatten;
+  flatten.aov = options.aov;
+  if (std::optional<dag::FragmentDag> d = dag::flatten(*c.program->module, c.program->binding, c.program->diagnostics, flatten))
     c.dag = std::make_shared<const dag::FragmentDag>(std::move(*d));
   if (!c.dag || !target) return c;
   if (cancelled(cancel)) {

@@ -32,6 +32,8 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   auto b = std::make_unique<Built>();
   driver::ProgramOptions popt;
   popt.include_paths = req.include_paths;
+  popt.defines = req.defines;
+  popt.aov = req.aov;
   popt.lights_path = lights;
   b->compiled = compile({path, std::nullopt}, popt, &target);
   const driver::Program& program = *b->compiled.program;

@@ -22,6 +22,8 @@ struct RenderRequest {
   std::string shader;            // the shader of objects that name none
   std::string lights;            // light setup ("": the shader's default)
   std::vector<std::string> include_paths;
+  std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE
+  std::string aov;               // "": render Ci; else this output parameter of every shader
   std::string target = "PC5";    // preset or JSON file
   std::string cost = "15p+5t+i";
   std::string algorithm = "rds"; // a partition::algorithms() name; the single-pass store ignores it

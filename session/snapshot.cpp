@@ -69,6 +69,7 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   driver::ProgramOptions popt;
   popt.include_paths = request.include_paths;
   popt.lights_path = request.lights_path;
+  popt.aov = request.aov;
   Compiled c = compile({request.path, request.text}, popt, &request.target, cancel);
   s->program = c.program;
   s->fragment_dag = c.dag;

@@ -24,6 +24,7 @@ struct Request {
   std::string text;  // the editor's contents
   std::string lights_path;  // "" : the light setup next to the shader, else the default lights
   std::vector<std::string> include_paths;
+  std::string aov;  // "": the fragment programs compute Ci and Oi; else this output parameter
   partition::TargetDesc target;
   partition::CostModel model;
   bool trace = true;  // record the partitioning traces

@@ -68,9 +68,10 @@ TargetPanel::TargetPanel(QWidget* parent) : QWidget(parent) {
   connect(restore_interpolant_, &QCheckBox::toggled, this, [this] { read_target(); });
   derivatives_ = new QComboBox(this);
   derivatives_->addItem(tr("None"), static_cast<int>(partition::Derivatives::None));
-  derivatives_->addItem(tr("Of interpolants"), static_cast<int>(partition::Derivatives::Interpolants));
-  derivatives_->setToolTip(tr("Screen-space derivatives (Du, Dv, area, calculatenormal…): none, or of values interpolated "
-                              "from the vertices, whose differences across a pixel the rasterizer delivers"));
+  derivatives_->addItem(tr("From the rasterizer's interpolants"), static_cast<int>(partition::Derivatives::Interpolants));
+  derivatives_->setToolTip(tr("Screen-space derivatives (Du, Dv, area, calculatenormal…): none, or from the rasterizer, which "
+                              "delivers an interpolant's difference across a pixel and its value at the next pixel; a value "
+                              "computed per fragment is computed again from the next pixel's interpolants and differenced"));
   form->addRow(tr("Derivatives"), derivatives_);
   connect(derivatives_, &QComboBox::currentIndexChanged, this, [this] { read_target(); });
   connect(name_, &QLineEdit::editingFinished, this, [this] { read_target(); });

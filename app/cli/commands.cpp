@@ -16,8 +16,6 @@
 
 namespace passlab::cli {
 
-namespace {
-
 driver::ProgramOptions program_options(const CommonOptions& o) {
   driver::ProgramOptions p;
   p.include_paths = o.include_paths;
@@ -27,8 +25,11 @@ driver::ProgramOptions program_options(const CommonOptions& o) {
     else p.defines.push_back({d.substr(0, eq), d.substr(eq + 1)});
   }
   p.lights_path = o.lights;
+  p.aov = o.aov;
   return p;
 }
+
+namespace {
 
 // Diagnostics go to stderr as text; with --format json they are part of stdout's document.
 void print_diagnostics(const driver::Program& prog) {

@@ -23,7 +23,11 @@ struct CommonOptions {
   std::vector<std::string> include_paths;
   std::vector<std::string> defines;  // NAME or NAME=VALUE
   std::string format = "text";
+  std::string aov;  // --aov: an output parameter as the fragment's colour
 };
+
+// What the compiler is asked for: `o`'s include paths, defines (-D NAME=VALUE), light setup, AOV.
+driver::ProgramOptions program_options(const CommonOptions& o);
 
 // The shader of `o` through the one pipeline (session/pipeline.h), with its include paths, defines
 // and light setup: to the fragment DAG, or onto `target` when one is given.

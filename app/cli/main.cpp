@@ -189,6 +189,9 @@ int main(int argc, char** argv) {
     sub->add_option("-D,--define", o.defines, "define a macro (NAME or NAME=VALUE)");
     if (with_lights) sub->add_option("--lights", o.lights, "light setup JSON (default: <shader>.lights.json next to it)");
   };
+  auto add_aov = [&](CLI::App* sub) {
+    sub->add_option("--aov", o.aov, "compile the output parameter NAME (an AOV) as the fragment's colour, instead of Ci and Oi");
+  };
 
   auto* check = app.add_subcommand("check", "check a shader and print its diagnostics");
   add_common(check, false);
@@ -200,15 +203,18 @@ int main(int argc, char** argv) {
 
   auto* dag = app.add_subcommand("dag", "print the fragment DAG");
   add_common(dag, true);
+  add_aov(dag);
   dag->add_option("--format", o.format, "json, dot or text")->check(CLI::IsMember({"json", "dot", "text"}));
 
   auto* report = app.add_subcommand("report", "summarize a shader: parameters, lights, DAG size and resources");
   add_common(report, true);
+  add_aov(report);
   report->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   PartitionOptions po;
   auto* part = app.add_subcommand("partition", "split a shader into passes for a target with RDSh, RDS and the optimal search");
   add_common(part, true);
+  add_aov(part);
   part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
   auto* algo = part->add_option("--algo", po.algo, or_list(algorithm_choices("all")) + " (default all; with --marks, none unless given)")
@@ -228,6 +234,7 @@ int main(int argc, char** argv) {
   CombinersCliOptions co;
   auto* comb = app.add_subcommand("combiners", "compile a shader for NVIDIA register combiners in one pass (!!TS1.0 and !!RC1.0)");
   add_common(comb, true);
+  add_aov(comb);
   comb->add_option("--target", co.target, "geforce1 or geforce3 (or a combiner target JSON file)");
   comb->add_option("--format", o.format, "text (the listing) or json")->check(CLI::IsMember({"text", "json"}));
   comb->add_flag("--trace", co.trace, "print every decision of the five stages");
@@ -238,6 +245,7 @@ int main(int argc, char** argv) {
   RenderCliOptions ro;
   auto* render = app.add_subcommand("render", "render a scene with the shader partitioned into passes (render-to-texture or F-buffer)");
   add_common(render, true);
+  add_aov(render);
   add_render_options(render, ro);
 
   RpuCliOptions rp;

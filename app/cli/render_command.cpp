@@ -39,6 +39,8 @@ bool render_request(const CommonOptions& o, const RenderCliOptions& r, session::
   req.shader = o.file;
   req.lights = o.lights;
   req.include_paths = o.include_paths;
+  req.defines = program_options(o).defines;
+  req.aov = o.aov;
   req.target = r.target;
   req.cost = r.cost;
   req.algorithm = r.algo;

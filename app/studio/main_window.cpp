@@ -428,6 +428,7 @@ void MainWindow::show_result(ResultPtr result) {
   const auto& s = *result->snapshot;
   if (s.is_rpu() != rpu_mode_) return;  // compiled for the target before the last switch
   editor_->set_diagnostics(s.messages);
+  if (s.program && !s.is_rpu()) show_outputs(*s.program);
   diagnostics_->show_snapshot(s);
   QString text;
   if (s.errors > 0) text = tr("%n error(s); showing the last good result", nullptr, static_cast<int>(s.errors));
@@ -517,6 +518,7 @@ void MainWindow::on_hover(int position, const QPoint& global) {
 void MainWindow::set_rpu_mode(bool on) {
   if (on == rpu_mode_) return;
   rpu_mode_ = on;
+  if (on) output_action_->setVisible(false);  // the RPU runs the whole shader; Ci is its picture
   const QStringList fragment = {"dock-graphs", "dock-passes", "dock-compare", "dock-preview", "dock-timeline", "dock-target"};
   const QStringList rpu = {"dock-rpu-code", "dock-rpu-render", "dock-rpu-debugger", "dock-rpu-decisions"};
   const QStringList& leave = on ? fragment : rpu;

@@ -179,6 +179,9 @@ class MainWindow : public QMainWindow {
   QStringList hidden_for_rpu_, shown_for_rpu_;  // the docks each perspective had open
   QComboBox* target_box_;
   QComboBox* cost_box_;
+  QComboBox* output_box_;          // Ci, or an output parameter (AOV) compiled as the colour
+  QAction* output_action_ = nullptr;  // the box in the toolbar: shown when the shader has outputs
+  void show_outputs(const driver::Program& program);
   QMenu* recent_menu_;
   QFileSystemWatcher* watcher_;
   QTimer* autosave_timer_;

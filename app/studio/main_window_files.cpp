@@ -91,6 +91,7 @@ bool MainWindow::open_file(const QString& path) {
   r.text = bytes.toStdString();
   r.lights_path.clear();  // the light setup beside the shader, unless a project names another
   r.rpu.scene.clear();     // the sample scene that uses it
+  r.aov.clear();           // its Ci, whatever output the last shader showed
   service_->set_request(r);
   request_changed();
   add_recent(path_);

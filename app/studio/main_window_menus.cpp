@@ -16,6 +16,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QInputDialog>
@@ -229,8 +230,65 @@ void MainWindow::build_toolbar(QAction* open) {
     auto m = partition::parse_cost_model(spec.toStdString(), &problems);
     if (applied(tr("cost model"), problems)) studio_->set_cost_model(*m);
   });
+  // Which of the shader's results the fragment programs compute: Ci, or an output parameter
+  // (an AOV, which a renderer writes to its own image), partitioned and previewed like Ci.
+  auto* output = new QWidget(this);
+  auto* output_row = new QHBoxLayout(output);
+  output_row->setContentsMargins(0, 0, 0, 0);
+  output_row->setSpacing(0);
+  output_row->addWidget(new QLabel(tr(" Output "), output));
+  output_box_ = new QComboBox(output);
+  output_row->addWidget(output_box_);
+  output_box_->setObjectName("output-box");
+  output_box_->addItem(tr("Ci"), QString());
+  output_box_->setToolTip(tr("What the fragment programs compute: Ci, or one of the shader's output parameters (AOVs)"));
+  output_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  output_action_ = bar->addWidget(output);
+  output_action_->setObjectName("output-action");
+  output_action_->setVisible(false);
+  connect(output_box_, &QComboBox::currentIndexChanged, this, [this] {
+    session::Request r = service_->request();
+    r.aov = output_box_->currentData().toString().toStdString();
+    if (r.aov == service_->request().aov) return;
+    service_->set_request(r);
+    if (!path_.isEmpty()) {
+      set_stale(true);
+      service_->compile_now();
+    }
+  });
   bar->addSeparator();
   bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
+}
+
+// The output box lists Ci and the shader's output parameters (an array's elements each); an
+// output the shader no longer has falls back to Ci.
+void MainWindow::show_outputs(const driver::Program& program) {
+  const lang::ShaderDecl* shader = program.shader();
+  if (!shader) return;  // the front end failed: keep the list until it compiles again
+  QStringList outputs;
+  for (const lang::Param& p : shader->params) {
+    if (!p.output) continue;
+    if (p.type.array > 0)
+      for (int k = 0; k < p.type.array; ++k) outputs << QString::fromStdString(p.name + "[" + std::to_string(k) + "]");
+    else
+      outputs << QString::fromStdString(p.name);
+  }
+  const QString chosen = QString::fromStdString(service_->request().aov);
+  QStringList listed;
+  for (int i = 1; i < output_box_->count(); ++i) listed << output_box_->itemData(i).toString();
+  if (listed != outputs) {
+    QSignalBlocker block(output_box_);
+    while (output_box_->count() > 1) output_box_->removeItem(1);
+    for (const QString& o : outputs) output_box_->addItem(tr("AOV %1").arg(o), o);
+  }
+  output_action_->setVisible(!outputs.isEmpty());
+  const int at = chosen.isEmpty() ? 0 : output_box_->findData(chosen);
+  if (at >= 0) {
+    QSignalBlocker block(output_box_);
+    output_box_->setCurrentIndex(at);
+  } else {
+    output_box_->setCurrentIndex(0);  // compiles Ci again
+  }
 }
 
 void MainWindow::request_changed() {

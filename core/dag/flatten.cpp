@@ -197,8 +197,18 @@ class Flattener {
     const Instr* ret = nullptr;
     for (const auto& a : exits) ret = fn_.terminator(a.from);
     if (!ret || ret->args.size() < 2) fail({}, "internal-error", "internal compiler error: surface shader returns no colour");
-    Sym ci = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[0]]; }, ret->span);
+    // The fragment's colour and opacity: Ci and Oi, or an output parameter (an AOV) as an opaque
+    // colour.
+    std::size_t colour = 0;
+    if (!options_.aov.empty()) colour = aov_result();
+    Sym ci = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[colour]]; }, ret->span);
     Sym oi = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[1]]; }, ret->span);
+    if (colour != 0) {
+      if (ci.strings || ci.rows || type_of(ci) == ir::BaseType::String || type_of(ci) == ir::BaseType::Matrix || type_of(ci) == ir::BaseType::Bool)
+        fail(shader_span(), "aov-type", "output parameter '" + options_.aov + "' is not a float or a colour-like triple, so it has no picture");
+      ci = op(Op::Convert, ir::BaseType::Color, 0, {ci}, ret->span);
+      oi = constant(Value::triple(ir::BaseType::Color, 1, 1, 1));
+    }
     NodeId root = b_.operation(Op::Output, ir::BaseType::Color, 0, {node(ci, ret->span), node(oi, ret->span)}, ret->span);
     return b_.finish(root, m_.shader_name);
   }
@@ -714,6 +724,17 @@ class Flattener {
         fail(in.span, "internal-error", "internal compiler error: calls must be inlined before flattening");
       default: return op(in.op, in.type, in.aux, args, in.span);
     }
+  }
+
+  // Which of the shader's results is output parameter options_.aov.
+  std::size_t aov_result() {
+    std::string outputs;
+    for (std::size_t k = 2; k < fn_.result_names.size(); ++k) {
+      if (fn_.result_names[k] == options_.aov) return k;
+      outputs += (outputs.empty() ? "" : ", ") + fn_.result_names[k];
+    }
+    fail(shader_span(), "unknown-aov",
+         "'" + options_.aov + "' is not an output parameter of this shader (" + (outputs.empty() ? "it has none" : "its outputs: " + outputs) + ")");
   }
 
   // The shader's name, where lowering put its return.

@@ -22,6 +22,9 @@ struct FlattenOptions {
   // A string that differs per fragment (a texture's name chosen by a varying condition) is one of
   // a known set; each string it may be costs a lookup or comparison per use.
   std::size_t max_string_choices = 16;
+  // "": the fragment's colour is Ci and Oi. Else the output parameter of that name (an AOV, which a
+  // renderer writes to its own image) is the colour, opaque: its program, partitioned and rendered.
+  std::string aov;
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

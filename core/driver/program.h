@@ -22,6 +22,9 @@ struct ProgramOptions {
   bool optimize = true;      // run the optimization pipeline
   bool verify = false;       // verify the IR after every pass (tests)
   bool lower = true;         // false: stop after the front end (`check`)
+  // "": the fragment programs compute Ci and Oi; else this output parameter (an AOV) as the colour
+  // (dag::FlattenOptions::aov).
+  std::string aov;
 };
 
 struct Program {

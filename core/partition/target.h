@@ -39,8 +39,9 @@ struct Resources {
 std::string exceeded(const Resources& r, const Limits& l);
 
 // Which screen-space derivatives (Du, Dv, Deriv, area, calculatenormal, du, dv) a target takes:
-// none at all, or those of values interpolated from the vertices, whose differences across a
-// pixel the rasterizer's set-up knows (delivered as extra interpolants).
+// none at all, or those its rasterizer's set-up provides: an interpolant's difference across a
+// pixel, or its value at the next pixel (delivered as extra interpolants), from which a value
+// computed per fragment is computed again and differenced (dag/neighbour_values.cpp).
 enum class Derivatives { None, Interpolants };
 const char* to_string(Derivatives d);  // "none", "interpolants": the target file's spelling
 

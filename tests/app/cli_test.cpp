@@ -237,7 +237,27 @@ TEST(Cli, EveryCommandCompilesWithTheDefinesGiven) {
   CliRun comb = cli("combiners -D RED --target geforce3 " + file.string());
   EXPECT_EQ(comb.code, 0);
   EXPECT_NE(comb.out.find("const0 = (1.0000, 0.0000, 0.0000"), std::string::npos) << comb.out;
+  // render too (it once ignored -D): the ball in the middle of the picture is red.
+  const std::string png = (dir / "red.png").string(), scene = (dir / "ball.json").string();
+  std::ofstream(scene) << R"({"size": [16, 16], "objects": [{"mesh": {"sphere": {"radius": 1.6}}, "translate": [0, 0, 7]}]})";
+  ASSERT_EQ(cli("render -D RED --scene " + scene + " -o " + png + " " + file.string()).code, 0);
+  std::optional<sim::Image> image = sim::read_png(png, nullptr);
+  ASSERT_TRUE(image);
+  EXPECT_GT(image->at(8, 8)[0], 0.9f);
+  EXPECT_LT(image->at(8, 8)[1], 0.1f);
   std::filesystem::remove_all(dir);
+  std::filesystem::remove(file);
+}
+
+// --aov compiles an output parameter as the colour; a name the shader lacks lists what it has.
+TEST(Cli, AnOutputParameterIsCompiledInsteadOfCiWhenAsked) {
+  const auto file = std::filesystem::temp_directory_path() / ("passlab_aov_" + std::to_string(::getpid()) + ".sl");
+  std::ofstream(file) << "surface s(output varying color tint = 0) {\n  tint = color(0, 0, 1);\n  Ci = color(0, 1, 0);\n}\n";
+  EXPECT_NE(cli("dag --aov tint " + file.string()).out.find("const (0,0,1)"), std::string::npos);
+  EXPECT_EQ(cli("partition --target PC5 --algo rds --aov tint " + file.string()).code, 0);
+  CliRun bad = cli("report --aov nope " + file.string(), true);
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("'nope' is not an output parameter of this shader (its outputs: tint) [unknown-aov]"), std::string::npos) << bad.out;
   std::filesystem::remove(file);
 }
 

@@ -777,6 +777,43 @@ class StudioTest : public QObject {
     QVERIFY(row->text(2).contains("no screen-space derivatives"));
   }
 
+  // The output box lists a shader's output parameters (AOVs): choosing one compiles it as the
+  // fragment's colour, and every panel shows its program; a shader without outputs hides the box.
+  void anOutputParameterCanBeCompiledInsteadOfCi() {
+    const QString shader = dir_.filePath("aov.sl");
+    {
+      QFile f(shader);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("surface aov(output varying float mask = 0; output color spare = 0)\n{\n  float h = 0.5 + 0.5 * sin(20 * s);\n"
+              "  mask = step(0.5, h);\n  Ci = Cs * h;\n}\n");
+    }
+    MainWindow w(options());
+    w.set_target("PC5");
+    QVERIFY(w.open_file(shader));
+    w.show();
+    QVERIFY(wait_for_panels(w));
+    auto* box = w.findChild<QComboBox*>("output-box");
+    auto* shown = w.findChild<QAction*>("output-action");  // the box's place in the toolbar
+    QVERIFY(box && shown && shown->isVisible());
+    QCOMPARE(box->count(), 3);
+    QCOMPARE(box->itemData(1).toString(), QString("mask"));
+    auto reads_cs = [](const passlab::dag::FragmentDag& d) {
+      return std::any_of(d.nodes.begin(), d.nodes.end(), [](const passlab::dag::Node& n) { return n.name == "Cs"; });
+    };
+    QVERIFY(reads_cs(*w.result()->snapshot->fragment_dag));
+    const quint64 before = w.shown_generation();
+    box->setCurrentIndex(1);
+    QVERIFY(wait_for_panels(w, before));
+    QCOMPARE(w.result()->snapshot->request.aov, std::string("mask"));
+    QVERIFY(!reads_cs(*w.result()->snapshot->fragment_dag));  // mask's program, not Ci's
+    QVERIFY(!w.result()->snapshot->runs.empty() && w.result()->snapshot->runs[0].partition.valid);
+    // Another shader starts from its Ci, and with no outputs the box goes.
+    QVERIFY(w.open_file(sample("plastic")));
+    QVERIFY(wait_for_panels(w, w.shown_generation()));
+    QCOMPARE(w.result()->snapshot->request.aov, std::string());
+    QVERIFY(!shown->isVisible());
+  }
+
   void aProjectKeepsEverythingAndOpensTolerantly() {
     const QString project = dir_.filePath("proj/wood.passlab");
     QDir().mkpath(dir_.filePath("proj"));

@@ -219,6 +219,34 @@ TEST(Flatten, AMatrixThatDiffersPerFragmentIsKeptAsItsRows) {
   EXPECT_EQ(d->span.line, 3u);
 }
 
+// An output parameter (an AOV) asked for is the fragment's colour, opaque; a name the shader does
+// not have is an error that lists the outputs it has.
+TEST(Flatten, AnOutputParameterIsTheColourWhenAsked) {
+  const std::string src = R"(surface t(output varying float mask = 0; output varying color tint[2] = {0, 1}) {
+    mask = step(0.5, s * t);
+    tint[1] = color(s, 0, t);
+    Ci = Cs;
+  })";
+  dag::FlattenOptions aov;
+  aov.aov = "mask";
+  Flat f = flatten(src, aov);
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const OnAFragment x = run_both(f, seed);
+    ASSERT_TRUE(x.reference.ok);
+    const float mask = x.reference.results[2].f[0];  // Ci, Oi, then the outputs
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(x.dag.f[c], mask);
+    EXPECT_EQ(x.dag.f[3], 1.0f);
+  }
+  aov.aov = "tint[1]";
+  EXPECT_TRUE(flatten(src, aov).dag);
+  aov.aov = "tint";
+  Flat bad = flatten(src, aov);
+  ASSERT_NE(first_error(bad), nullptr);
+  EXPECT_EQ(first_error(bad)->code, "unknown-aov");
+  EXPECT_NE(first_error(bad)->message.find("its outputs: mask, tint[0], tint[1]"), std::string::npos) << first_error(bad)->message;
+}
+
 TEST(Flatten, ATextureLookupInsideAVaryingBranchFlattens) {
   // The values a branch defines are not merged at its end (only what flows on): merging every
   // value made a select of the texture's name, "a string value cannot be computed per fragment".
