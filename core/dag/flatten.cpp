@@ -296,12 +296,16 @@ class Flattener {
   // ---- matrices that differ per fragment ----
   using F = ir::BaseType;
   Sym scalar(float x) { return constant(Value::scalar(x)); }
+  // Component i (0 to 2) of a triple.
+  Sym component(const Sym& p, int i, const lang::Span& span) {
+    static constexpr lang::Builtin kComp[] = {lang::Builtin::Xcomp, lang::Builtin::Ycomp, lang::Builtin::Zcomp};
+    return op(Op::Builtin, F::Float, static_cast<std::uint32_t>(kComp[i]), {p}, span);
+  }
   // Element (i, j) of a matrix, known or per fragment.
   Sym element(const Sym& m, int i, int j, const lang::Span& span) {
     if (!m.rows) return scalar(m.value.f[static_cast<std::size_t>(i * 4 + j)]);
     if (j == 3) return m.rows->w[static_cast<std::size_t>(i)];
-    static constexpr lang::Builtin kComp[] = {lang::Builtin::Xcomp, lang::Builtin::Ycomp, lang::Builtin::Zcomp};
-    return op(Op::Builtin, F::Float, static_cast<std::uint32_t>(kComp[j]), {m.rows->xyz[static_cast<std::size_t>(i)]}, span);
+    return component(m.rows->xyz[static_cast<std::size_t>(i)], j, span);
   }
   Sym row_xyz(const Sym& m, int i, const lang::Span& span) {
     if (m.rows) return m.rows->xyz[static_cast<std::size_t>(i)];
@@ -338,7 +342,7 @@ class Flattener {
   Sym through(ir::BaseType type, const Sym& m, const Sym& p, bool as_point, const lang::Span& span) {
     Sym xyz, w;
     for (int i = 0; i < 3; ++i) {
-      const Sym k = op(Op::Builtin, F::Float, static_cast<std::uint32_t>(i == 0 ? lang::Builtin::Xcomp : i == 1 ? lang::Builtin::Ycomp : lang::Builtin::Zcomp), {p}, span);
+      const Sym k = component(p, i, span);
       const Sym tx = product(type, k, row_xyz(m, i, span), span), tw = product(F::Float, k, row_w(m, i, span), span);
       xyz = i == 0 ? tx : op(Op::Add, type, 0, {xyz, tx}, span);
       w = i == 0 ? tw : op(Op::Add, F::Float, 0, {w, tw}, span);
@@ -438,8 +442,7 @@ class Flattener {
             Sym sum;
             for (int i = 0; i < 3; ++i) {
               const Sym cof = op(Op::Cross, F::Vector, 0, {r[(i + 1) % 3], r[(i + 2) % 3]}, span);
-              const Sym k = op(Op::Builtin, F::Float, static_cast<std::uint32_t>(i == 0 ? B::Xcomp : i == 1 ? B::Ycomp : B::Zcomp), {args[1]}, span);
-              const Sym term = op(Op::Mul, type, 0, {k, cof}, span);
+              const Sym term = op(Op::Mul, type, 0, {component(args[1], i, span), cof}, span);
               sum = i == 0 ? term : op(Op::Add, type, 0, {sum, term}, span);
             }
             const Sym det = op(Op::Dot, F::Float, 0, {r[0], op(Op::Cross, F::Vector, 0, {r[1], r[2]}, span)}, span);

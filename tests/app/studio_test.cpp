@@ -29,7 +29,6 @@
 #include <QTest>
 #include <QThreadPool>
 #include <QStatusBar>
-#include <QTreeWidget>
 
 #include "session/render_job.h"
 #include "app/studio/main_window.h"
@@ -58,13 +57,7 @@ class StudioTest : public QObject {
 
   StudioOptions options() const { return passlab::studio::test_options(dir_); }
   static QString sample(const char* name) { return QString(PASSLAB_SAMPLES_DIR "/shaders/%1.sl").arg(name); }
-  // Waits until the window shows a snapshot newer than `after` and nothing is pending.
-  static bool wait_for_panels(MainWindow& w, quint64 after = 0) {
-    return QTest::qWaitFor([&] {
-      return w.result() && w.shown_generation() > after && w.shown_generation() == w.service()->generation() &&
-             !w.service()->busy();
-    }, 20000);
-  }
+  static bool wait_for_panels(MainWindow& w, quint64 after = 0) { return passlab::studio::wait_for_panels(w, after); }
   // The nodes a partition marks as pass roots, as the DAG view draws them (marked_nodes()).
   static std::vector<std::uint32_t> pass_roots(const passlab::session::AlgorithmRun& run) {
     std::vector<std::uint32_t> out;
@@ -725,93 +718,6 @@ class StudioTest : public QObject {
     QCOMPARE(back->limits.operations, 4);
     QCOMPARE(back->limits.registers, 4);
     QCOMPARE(QString::fromStdString(w.target().source), QFileInfo(file).absoluteFilePath());
-  }
-
-  // A target file with a mistake is not applied; its problem is listed with the compile's messages,
-  // at its place in the file, until a target applies.
-  void aTargetThatDoesNotLoadIsListedAtItsPlace() {
-    MainWindow w(options());
-    w.set_target("PC5");
-    QVERIFY(w.open_file(sample("bowling_pin")));
-    w.show();
-    QVERIFY(wait_for_panels(w));
-    const int before = w.diagnostics()->count();
-    const QString bad = dir_.filePath("bad_target.json");
-    {
-      QFile f(bad);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("{\n  \"name\": \"b\",\n  \"limits\": {\"registers\": -3}\n}\n");
-    }
-    w.set_target(bad);
-    QCOMPARE(w.target_name(), QString("PC5"));
-    QCOMPARE(w.diagnostics()->count(), before + 1);
-    const QTreeWidgetItem* row = w.diagnostics()->list()->topLevelItem(before);
-    QCOMPARE(row->text(1), QString("bad_target.json:3:14"));
-    QCOMPARE(row->text(3), QString("target"));
-    QVERIFY(row->text(2).contains("must not be negative"));
-    QVERIFY(w.statusBar()->currentMessage().contains("bad_target.json:3:14: error:"));
-    w.set_target("PC4");
-    QCOMPARE(w.target_name(), QString("PC4"));
-    QCOMPARE(w.diagnostics()->count(), before);
-  }
-
-  // What a target cannot run is a diagnostic at its source: listed and underlined in the editor.
-  void whatATargetCannotRunIsUnderlined() {
-    const QString shader = dir_.filePath("du.sl"), target = dir_.filePath("flat.json");
-    for (const auto& [path, text] : {std::pair{shader, QByteArray("surface du()\n{\n  Ci = Du(s) * Cs;\n}\n")},
-                                     std::pair{target, QByteArray(R"({"name": "flat", "derivatives": "none"})")}}) {
-      QFile f(path);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(text);
-    }
-    MainWindow w(options());
-    w.set_target(target);
-    QCOMPARE(w.target_name(), QString("flat"));
-    QVERIFY(w.open_file(shader));
-    w.show();
-    QVERIFY(QTest::qWaitFor([&] { return w.editor()->squiggle_count() > 0 && !w.service()->busy(); }, 20000));
-    QCOMPARE(w.diagnostics()->count(), 1);
-    const QTreeWidgetItem* row = w.diagnostics()->list()->topLevelItem(0);
-    QCOMPARE(row->text(1), QString("du.sl:3:8"));
-    QCOMPARE(row->text(3), QString("fp-target"));
-    QVERIFY(row->text(2).contains("no screen-space derivatives"));
-  }
-
-  // The output box lists a shader's output parameters (AOVs): choosing one compiles it as the
-  // fragment's colour, and every panel shows its program; a shader without outputs hides the box.
-  void anOutputParameterCanBeCompiledInsteadOfCi() {
-    const QString shader = dir_.filePath("aov.sl");
-    {
-      QFile f(shader);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("surface aov(output varying float mask = 0; output color spare = 0)\n{\n  float h = 0.5 + 0.5 * sin(20 * s);\n"
-              "  mask = step(0.5, h);\n  Ci = Cs * h;\n}\n");
-    }
-    MainWindow w(options());
-    w.set_target("PC5");
-    QVERIFY(w.open_file(shader));
-    w.show();
-    QVERIFY(wait_for_panels(w));
-    auto* box = w.findChild<QComboBox*>("output-box");
-    auto* shown = w.findChild<QAction*>("output-action");  // the box's place in the toolbar
-    QVERIFY(box && shown && shown->isVisible());
-    QCOMPARE(box->count(), 3);
-    QCOMPARE(box->itemData(1).toString(), QString("mask"));
-    auto reads_cs = [](const passlab::dag::FragmentDag& d) {
-      return std::any_of(d.nodes.begin(), d.nodes.end(), [](const passlab::dag::Node& n) { return n.name == "Cs"; });
-    };
-    QVERIFY(reads_cs(*w.result()->snapshot->fragment_dag));
-    const quint64 before = w.shown_generation();
-    box->setCurrentIndex(1);
-    QVERIFY(wait_for_panels(w, before));
-    QCOMPARE(w.result()->snapshot->request.aov, std::string("mask"));
-    QVERIFY(!reads_cs(*w.result()->snapshot->fragment_dag));  // mask's program, not Ci's
-    QVERIFY(!w.result()->snapshot->runs.empty() && w.result()->snapshot->runs[0].partition.valid);
-    // Another shader starts from its Ci, and with no outputs the box goes.
-    QVERIFY(w.open_file(sample("plastic")));
-    QVERIFY(wait_for_panels(w, w.shown_generation()));
-    QCOMPARE(w.result()->snapshot->request.aov, std::string());
-    QVERIFY(!shown->isVisible());
   }
 
   void aProjectKeepsEverythingAndOpensTolerantly() {
