@@ -260,19 +260,14 @@ void MainWindow::build_toolbar(QAction* open) {
   bar->addAction(tr("Compile"), service_, &CompileService::compile_now);
 }
 
-// The output box lists Ci and the shader's output parameters (an array's elements each); an
-// output the shader no longer has falls back to Ci.
+// The output box lists Ci and the shader's output parameters, as the lowered shader names its
+// results after Ci and Oi (an array's elements each); an output the shader no longer has falls
+// back to Ci.
 void MainWindow::show_outputs(const driver::Program& program) {
-  const lang::ShaderDecl* shader = program.shader();
-  if (!shader) return;  // the front end failed: keep the list until it compiles again
+  if (!program.module) return;  // it did not compile: keep the list until it does again
   QStringList outputs;
-  for (const lang::Param& p : shader->params) {
-    if (!p.output) continue;
-    if (p.type.array > 0)
-      for (int k = 0; k < p.type.array; ++k) outputs << QString::fromStdString(p.name + "[" + std::to_string(k) + "]");
-    else
-      outputs << QString::fromStdString(p.name);
-  }
+  const std::vector<std::string>& results = program.module->shader().result_names;
+  for (std::size_t k = 2; k < results.size(); ++k) outputs << QString::fromStdString(results[k]);
   const QString chosen = QString::fromStdString(service_->request().aov);
   QStringList listed;
   for (int i = 1; i < output_box_->count(); ++i) listed << output_box_->itemData(i).toString();

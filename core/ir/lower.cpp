@@ -479,11 +479,7 @@ ValueId FunctionLowering::resize_array(const CallExpr& c, Builtin id) {
   const ValueId length = read(length_key);
   // A length known here (the usual case: pushes outside varying branches) stays a constant, so
   // the elements are written directly and a push past the storage is reported.
-  const Instr& at = fn_.at(length);
-  const std::optional<float> known = at.op == Op::Const && !at.data.empty() ? std::optional<float>(at.data[0]) : std::nullopt;
-  auto set_length = [&](ValueId computed, float value_if_known) {
-    write(length_key, known ? constant(value_if_known) : computed);
-  };
+  const std::optional<float> known = known_float(length);
   switch (id) {
     case Builtin::Push: {
       const ValueId v = convert(expr(*c.args[1]), s->type.base, c.args[1]->span);
@@ -491,8 +487,8 @@ ValueId FunctionLowering::resize_array(const CallExpr& c, Builtin id) {
         m_.fail(sp, "index-out-of-range",
                 "'" + s->name + "' is full: a resizable array holds at most " + std::to_string(static_cast<int>(capacity)) + " elements");
       write_element(s, length, v, sp);
-      set_length(builtin(Builtin::Min, BaseType::Float, {emit(Op::Add, BaseType::Float, {length, constant(1.0f)}, sp), constant(capacity)}, sp),
-                 known ? std::min(*known + 1, capacity) : 0);
+      write(length_key, known ? constant(std::min(*known + 1, capacity))
+                              : builtin(Builtin::Min, BaseType::Float, {emit(Op::Add, BaseType::Float, {length, constant(1.0f)}, sp), constant(capacity)}, sp));
       return constant(0.0f);
     }
     case Builtin::Pop: {
@@ -503,13 +499,12 @@ ValueId FunctionLowering::resize_array(const CallExpr& c, Builtin id) {
     }
     default: {
       const ValueId n = convert(expr(*c.args[1]), BaseType::Float, sp);
-      const Instr& ni = fn_.at(n);
-      if (ni.op == Op::Const && !ni.data.empty()) {
-        if (!(ni.data[0] >= 0 && ni.data[0] <= capacity))
+      if (const std::optional<float> to = known_float(n)) {
+        if (!(*to >= 0 && *to <= capacity))
           m_.fail(sp, "index-out-of-range",
-                  "resize to " + std::to_string(static_cast<long long>(ni.data[0])) + " elements: a resizable array holds 0 to " +
+                  "resize to " + std::to_string(static_cast<long long>(*to)) + " elements: a resizable array holds 0 to " +
                       std::to_string(static_cast<int>(capacity)));
-        write(length_key, constant(std::floor(ni.data[0])));
+        write(length_key, constant(std::floor(*to)));
       } else {
         write(length_key, builtin(Builtin::Clamp, BaseType::Float, {builtin(Builtin::Floor, BaseType::Float, {n}, sp), constant(0.0f), constant(capacity)}, sp));
       }
@@ -545,9 +540,8 @@ void FunctionLowering::assign_array(const Symbol* s, const std::vector<ValueId>&
 // else -1 and the clamped, truncated index as a float value.
 ValueId FunctionLowering::element_index(const Symbol* s, ValueId index, const Span& span, int* constant_index) {
   const int n = static_cast<int>(arrays_.at(s).size());
-  const Instr& in = fn_.at(index);
-  if (in.op == Op::Const && !in.data.empty()) {
-    const float k = std::floor(in.data[0]);
+  if (const std::optional<float> known = known_float(index)) {
+    const float k = std::floor(*known);
     if (!(k >= 0 && k < static_cast<float>(n)))
       m_.fail(span, "index-out-of-range",
                "index " + std::to_string(static_cast<long long>(k)) + " is outside '" + s->name + "', which has " + std::to_string(n) +

@@ -208,6 +208,11 @@ class FunctionLowering {
   ValueId element_index(const Symbol* s, ValueId index, const Span& span, int* constant_index);
   ValueId read_element(const Symbol* s, ValueId index, const Span& span);
   void write_element(const Symbol* s, ValueId index, ValueId v, const Span& span);
+  // A value lowering already knows: a float constant's, else none.
+  std::optional<float> known_float(ValueId v) const {
+    const Instr& in = fn_.at(v);
+    return in.op == Op::Const && !in.data.empty() ? std::optional<float>(in.data[0]) : std::nullopt;
+  }
   // A resizable array's length (its elements are its capacity): push, pop and resize.
   ValueId resize_array(const CallExpr& c, Builtin id);
   ValueId color_space(ValueId c, ValueId space, bool to_rgb, const Span& sp);
