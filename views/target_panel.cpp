@@ -69,9 +69,12 @@ TargetPanel::TargetPanel(QWidget* parent) : QWidget(parent) {
   derivatives_ = new QComboBox(this);
   derivatives_->addItem(tr("None"), static_cast<int>(partition::Derivatives::None));
   derivatives_->addItem(tr("From the rasterizer's interpolants"), static_cast<int>(partition::Derivatives::Interpolants));
-  derivatives_->setToolTip(tr("Screen-space derivatives (Du, Dv, area, calculatenormal…): none, or from the rasterizer, which "
-                              "delivers an interpolant's difference across a pixel and its value at the next pixel; a value "
-                              "computed per fragment is computed again from the next pixel's interpolants and differenced"));
+  derivatives_->addItem(tr("Across 2×2 quads (DDX, DDY)"), static_cast<int>(partition::Derivatives::Quad));
+  derivatives_->setToolTip(tr("Screen-space derivatives (Du, Dv, area, calculatenormal…): none; from the rasterizer, which "
+                              "delivers an interpolant's difference across a pixel and its value at the next pixel, so that a value "
+                              "computed per fragment is computed again from the next pixel's interpolants and differenced; or "
+                              "across 2×2 quads, where DDX and DDY difference a value with the quad partner's in one instruction "
+                              "(the value must then be computed in the same pass)"));
   form->addRow(tr("Derivatives"), derivatives_);
   connect(derivatives_, &QComboBox::currentIndexChanged, this, [this] { read_target(); });
   connect(name_, &QLineEdit::editingFinished, this, [this] { read_target(); });

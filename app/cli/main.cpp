@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   auto* part = app.add_subcommand("partition", "split a shader into passes for a target with RDSh, RDS and the optimal search");
   add_common(part, true);
   add_aov(part);
-  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, geforce1, geforce3) or JSON file");
+  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, nv30, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
   auto* algo = part->add_option("--algo", po.algo, or_list(algorithm_choices("all")) + " (default all; with --marks, none unless given)")
                    ->check(CLI::IsMember(algorithm_choices("all")));

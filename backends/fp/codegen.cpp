@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <optional>
 #include <set>
+#include <unordered_set>
 
 namespace passlab::fp {
 
@@ -138,6 +140,21 @@ void schedule_pass(const PassNeeds& pn, TNodeId root, PassProgram& p) {
 
 }
 
+// The first operation under `x` (x included) that the pass restores rather than computes
+// (w.stamp: the pass's members), if any.
+std::optional<TNodeId> restored_in_cone(const TargetDag& t, TNodeId x, const PassWorkspace& w, std::uint32_t e) {
+  std::vector<TNodeId> stack{x};
+  std::unordered_set<TNodeId> seen;
+  while (!stack.empty()) {
+    const TNodeId n = stack.back();
+    stack.pop_back();
+    if (!is_op(t, n) || !seen.insert(n).second) continue;
+    if (w.stamp[n] != e) return n;
+    for (TNodeId c : t.operand_nodes(n)) stack.push_back(c);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
@@ -237,6 +254,15 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
   r.textures = static_cast<int>(w.names.size()) + r.restores;
   r.interpolants = interps + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
   p.failure = partition::exceeded(r, limits);
+  if (p.failure.empty())
+    for (TNodeId m : p.schedule)
+      if (t.node(m).kind == TKind::Instruction && is_quad_difference(t.node(m).op) && w.stamp[m] == e)
+        if (const std::optional<TNodeId> c = restored_in_cone(t, t.node(m).src[0].node, w, e)) {
+          p.failure = fmt::format("quad: n{} ({}) differences a value that reads n{}, restored from an earlier pass, which the "
+                                  "quad partner outside the triangle does not have; its value must be computed in this pass",
+                                  m, to_string(t.node(m).op), *c);
+          break;
+        }
 }
 
 partition::Problem make_problem(const TargetDag& t) {
@@ -264,9 +290,14 @@ partition::Problem make_problem(const TargetDag& t) {
 }
 
 FpBackend::FpBackend(const TargetDag& t, const partition::TargetDesc& target)
-    : t_(t), target_(target), users_(t.size()), in_(t.size(), 0), held_(t.size(), 0), pos_(t.size(), 0) {
+    : t_(t), target_(target), users_(t.size()), in_(t.size(), 0), held_(t.size(), 0), pos_(t.size(), 0), under_quad_(t.size(), 0) {
   for (const TNode& n : t.nodes)
     for (TNodeId c : n.deps) users_[c].push_back(n.id);
+  for (TNodeId id = static_cast<TNodeId>(t.size()); id-- > 0;) {  // users before operands
+    const TNode& n = t.node(id);
+    if (under_quad_[id] || (n.kind == TKind::Instruction && is_quad_difference(n.op)))
+      for (TNodeId c : n.deps) under_quad_[c] = t.is_operation(c) ? 1 : 0;
+  }
 }
 
 partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {
@@ -343,6 +374,12 @@ std::string vec_text(const Vec4& v) {
 
 std::string listing(const TargetDag& t, const PassProgram& p, const ListingContext& ctx) {
   std::string out = "!!ARBfp1.0\n";
+  // DDX and DDY are NV_fragment_program's, which NV_fragment_program_option lends ARB programs.
+  for (std::size_t i = 0; i < p.schedule.size(); ++i)
+    if (!p.is_restore[i] && t.node(p.schedule[i]).kind == TKind::Instruction && is_quad_difference(t.node(p.schedule[i]).op)) {
+      out += "OPTION NV_fragment_program;\n";
+      break;
+    }
   out += fmt::format("# pass {} of {}: computes n{} ({})\n", ctx.pass_index + 1, ctx.pass_count, p.root,
                      t.node(p.root).kind == TKind::Texture ? "TEX" : to_string(t.node(p.root).op));
   const auto& r = p.resources;

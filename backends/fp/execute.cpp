@@ -2,6 +2,7 @@
 // The execution check: a partition run pass by pass, with save and restore, on one fragment.
 #include "backends/fp/execute.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -14,30 +15,48 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
                            const ir::FragmentInputs& in, const ir::EvalContext& ctx, const ir::Neighbours* next) {
   ExecutionResult r;
   const VertexValues vertex = vertex_values(d, in, ctx, next);
-  std::map<TNodeId, Vec4> saved;  // the intermediate buffers
+  // With DDX or DDY, the fragment's quad partners (right, below) run the passes in lockstep, each
+  // with its own saved values, as the pixels of a quad do.
+  const std::size_t lanes = next && has_quad_differences(t) ? 3 : 1;
+  const ir::FragmentInputs* at[3] = {&in, next ? &next->right : nullptr, next ? &next->below : nullptr};
+  const std::vector<ir::Value>* at_vertex[3] = {&vertex.here, &vertex.right, &vertex.below};
+  std::array<std::map<TNodeId, Vec4>, 3> saved;  // the intermediate buffers
   for (std::size_t i = 0; i < part.passes.size(); ++i) {
     const partition::Pass& pass = part.passes[i];
-    std::vector<Vec4> values(t.size());
+    std::array<std::vector<Vec4>, 3> values;
+    for (std::size_t l = 0; l < lanes; ++l) values[l].resize(t.size());
     std::vector<char> have(t.size(), 0);
     for (TNodeId m : pass.members) have[m] = 2;  // computed here (ids are in operand order)
-    auto operand = [&](const Operand& o) -> Vec4 {
+    auto operand = [&](std::size_t l, const Operand& o) -> Vec4 {
       const TNode& src = t.node(o.node);
       if (!t.is_operation(o.node)) {
-        values[o.node] = input_value(src, d, in, vertex);
+        // A partner's differences are the fragment's own.
+        values[l][o.node] = l == 0 || src.difference ? input_value(src, d, in, vertex) : input_value(src, d, *at[l], *at_vertex[l]);
       } else if (have[o.node] != 1) {
-        auto s = saved.find(o.node);
-        if (s == saved.end()) throw std::runtime_error(fmt::format("pass {} reads n{}, which no earlier pass saved", i + 1, o.node));
-        values[o.node] = s->second;
+        auto s = saved[l].find(o.node);
+        if (s == saved[l].end()) throw std::runtime_error(fmt::format("pass {} reads n{}, which no earlier pass saved", i + 1, o.node));
+        values[l][o.node] = s->second;
       }
-      return read(o, values);
+      return read(o, values[l]);
     };
     try {
       for (TNodeId m : pass.members) {
         const TNode& n = t.node(m);
-        if (n.kind == TKind::Texture) {
-          values[m] = sample(n, operand(n.src[0]), ctx);
-        } else {
-          values[m] = execute(n, operand);
+        for (std::size_t l = 0; l < lanes; ++l) {
+          if (n.kind == TKind::Texture) {
+            values[l][m] = sample(n, operand(l, n.src[0]), ctx);
+          } else if (is_quad_difference(n.op)) {
+            if (l > 0) {
+              values[l][m] = values[0][m];
+            } else if (lanes == 1) {
+              values[0][m] = {NAN, NAN, NAN, NAN};  // no partners given
+            } else {
+              const Vec4 there = operand(n.op == Opcode::DDX ? 1 : 2, n.src[0]), here = operand(0, n.src[0]);
+              for (std::size_t c = 0; c < 4; ++c) values[0][m][c] = there[c] - here[c];
+            }
+          } else {
+            values[l][m] = execute(n, [&](const Operand& o) { return operand(l, o); });
+          }
         }
         have[m] = 1;
       }
@@ -45,10 +64,10 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
       r.error = e.what();
       return r;
     }
-    saved[pass.root] = values[pass.root];
+    for (std::size_t l = 0; l < lanes; ++l) saved[l][pass.root] = values[l][pass.root];
   }
   r.ok = !part.passes.empty();
-  if (r.ok) r.output = saved[part.passes.back().root];
+  if (r.ok) r.output = saved[0][part.passes.back().root];
   else r.error = "the partition has no passes";
   return r;
 }

@@ -9,7 +9,7 @@ namespace passlab::fp {
 const char* to_string(Opcode op) {
   static constexpr const char* names[] = {"MOV", "ADD", "SUB", "MUL", "MAD", "DP3", "DP4", "DPH", "MIN",
                                           "MAX", "SLT", "SGE", "RCP", "RSQ", "EX2", "LG2", "POW", "FRC",
-                                          "FLR", "CMP", "LRP", "XPD", "SIN", "COS", "ABS", "TEX"};
+                                          "FLR", "CMP", "LRP", "XPD", "SIN", "COS", "ABS", "TEX", "DDX", "DDY"};
   return names[static_cast<int>(op)];
 }
 
@@ -17,6 +17,7 @@ int source_count(Opcode op) {
   switch (op) {
     case Opcode::MOV: case Opcode::RCP: case Opcode::RSQ: case Opcode::EX2: case Opcode::LG2:
     case Opcode::FRC: case Opcode::FLR: case Opcode::SIN: case Opcode::COS: case Opcode::ABS: case Opcode::TEX:
+    case Opcode::DDX: case Opcode::DDY:
       return 1;
     case Opcode::MAD: case Opcode::CMP: case Opcode::LRP: return 3;
     default: return 2;
@@ -81,6 +82,8 @@ Vec4 execute(Opcode op, const Vec4& a, const Vec4& b, const Vec4& c) {
     case Opcode::COS: return splat(std::cos(a[0]));
     case Opcode::ABS: return each([&](int i) { return std::fabs(a[i]); });
     case Opcode::TEX: return a;  // sampling is done by the caller, which knows the texture
+    case Opcode::DDX:
+    case Opcode::DDY: return a;  // so is differencing, which needs the quad partner's value
   }
   return r;
 }

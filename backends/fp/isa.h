@@ -11,6 +11,10 @@ namespace passlab::fp {
 enum class Opcode : std::uint8_t {
   MOV, ADD, SUB, MUL, MAD, DP3, DP4, DPH, MIN, MAX, SLT, SGE, RCP, RSQ, EX2, LG2, POW,
   FRC, FLR, CMP, LRP, XPD, SIN, COS, ABS, TEX,
+  // NV_fragment_program's and ps_2_x's differences across the 2x2 quad: the operand's value on
+  // the pixel pair's other pixel, right or left (DDX), below or above (DDY), minus here. Like TEX,
+  // their value is the caller's to compute (it needs the quad partner's: fp::evaluate_all).
+  DDX, DDY,
 };
 const char* to_string(Opcode op);
 int source_count(Opcode op);

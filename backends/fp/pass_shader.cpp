@@ -81,6 +81,27 @@ std::vector<std::uint8_t> PassShader::components_needed(const std::vector<TNodeI
   return need;
 }
 
+std::pair<std::vector<TNodeId>, std::vector<TNodeId>> PassShader::quad_cone(TNodeId x, const std::vector<char>& member) const {
+  std::pair<std::vector<TNodeId>, std::vector<TNodeId>> r;
+  std::vector<TNodeId> stack{x};
+  std::vector<char> seen(t_.size(), 0);
+  while (!stack.empty()) {
+    const TNodeId n = stack.back();
+    stack.pop_back();
+    if (seen[n] || !member[n]) continue;
+    seen[n] = 1;
+    const TNode& node = t_.node(n);
+    if (node.kind == TKind::Instruction && is_quad_difference(node.op)) {
+      r.second.push_back(n);
+      continue;
+    }
+    r.first.push_back(n);
+    for (const Operand& o : node.src) stack.push_back(o.node);
+  }
+  std::sort(r.first.begin(), r.first.end());  // ids are in operand order
+  return r;
+}
+
 void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
                        const std::map<TNodeId, int>& texture) {
   std::map<TNodeId, int> leaf_index, constant_index;
@@ -93,6 +114,13 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
     std::map<TNodeId, std::size_t> last_use;
     for (std::size_t i = 0; i < members[p].size(); ++i)
       for (const Operand& o : t_.node(members[p][i]).src) last_use[o.node] = i;
+    // A DDX or DDY reads, besides its operand, the differences under it (the quad partner's are
+    // the fragment's own; see partner_copy).
+    for (std::size_t i = 0; i < members[p].size(); ++i) {
+      const TNode& n = t_.node(members[p][i]);
+      if (n.kind != TKind::Instruction || !is_quad_difference(n.op)) continue;
+      for (TNodeId d : quad_cone(n.src[0].node, here).second) last_use[d] = std::max(last_use[d], i);
+    }
     std::map<TNodeId, int> reg, restore_index;
     std::vector<int> free;
     auto source = [&](const Operand& o) {
@@ -102,7 +130,10 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       const TNode& n = t_.node(o.node);
       if (n.kind == TKind::Interpolant) {
         auto [it, added] = leaf_index.emplace(o.node, static_cast<int>(leaves_.size()));
-        if (added) leaves_.push_back(o.node);
+        if (added) {
+          leaves_.push_back(o.node);
+          leaf_difference_.push_back(n.difference);
+        }
         s.from = From::Interpolant;
         s.index = it->second;
       } else if (n.kind == TKind::Constant) {
@@ -124,8 +155,8 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       }
       return s;
     };
-    for (std::size_t i = 0; i < members[p].size(); ++i) {
-      const TNode& n = t_.node(members[p][i]);
+    // An instruction for node n, its operands' sources given by `source_of`.
+    auto instruction = [&](const TNode& n, auto&& source_of) {
       Instruction ins;
       ins.op = n.kind == TKind::Texture ? Opcode::TEX : n.op;
       ins.saturate = n.kind == TKind::Instruction && n.saturate;
@@ -141,10 +172,59 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
         if (it == grad_nodes_.end()) grad_nodes_.push_back(n.id);
       }
       for (int k = 0; k < ins.sources && k < 3; ++k) {
-        ins.src[k] = source(n.src[static_cast<std::size_t>(k)]);
+        ins.src[k] = source_of(n.src[static_cast<std::size_t>(k)]);
         if (ins.src[k].from == From::Interpolant) {
           prog.reads_interpolant(ins.src[k].index, lanes_read(n, static_cast<std::size_t>(k), ins.mask));
         }
+      }
+      return ins;
+    };
+    // The quad partner's value of member x (dir 3: right or left, 4: below or above), as it
+    // computes it in lockstep: x's cone again over the partner's interpolants (a difference
+    // interpolant, a DDX or DDY under x, a constant or a restore being the fragment's own), into
+    // registers of its own; the register holding it. The simulator's way of running the other
+    // pixel: the pass itself is one instruction (see glsl()).
+    auto partner_copy = [&](TNodeId x, std::uint8_t dir) {
+      std::map<TNodeId, int> there;  // cone member -> the register of its partner value
+      auto partner_source = [&](const Operand& o) {
+        const TNode& on = t_.node(o.node);
+        if (auto it = there.find(o.node); it != there.end()) {
+          Source s{From::Register, it->second, o.swizzle.lane, o.negate ? -1.0f : 1.0f};
+          return s;
+        }
+        if (on.kind == TKind::Interpolant && on.difference == 0) {
+          Source s{From::Interpolant, 0, o.swizzle.lane, o.negate ? -1.0f : 1.0f};
+          auto [it, added] = partner_index_.emplace(std::make_pair(o.node, dir), static_cast<int>(leaves_.size()));
+          if (added) {
+            leaves_.push_back(o.node);
+            leaf_difference_.push_back(dir);
+          }
+          s.index = it->second;
+          return s;
+        }
+        return source(o);
+      };
+      for (TNodeId c : quad_cone(x, here).first) {
+        Instruction pi = instruction(t_.node(c), partner_source);
+        pi.dst = prog.registers++;
+        pi.shadow = true;
+        there[c] = pi.dst;
+        prog.code.push_back(pi);
+      }
+      return there.count(x) ? there[x] : reg.at(x);
+    };
+    for (std::size_t i = 0; i < members[p].size(); ++i) {
+      const TNode& n = t_.node(members[p][i]);
+      Instruction ins = instruction(n, source);
+      if (n.kind == TKind::Instruction && is_quad_difference(n.op)) {
+        // The quad partner's value of the operand, as it computes it in lockstep: the operand's
+        // cone again over the partner's interpolants (a difference one being the fragment's own),
+        // into registers of its own. The simulator's way of running the other pixel; the pass
+        // itself is the one instruction (see glsl()).
+        ins.src[1] = ins.src[0];
+        ins.sources = 2;
+        const TNodeId x = n.src[0].node;
+        if (ins.src[0].from == From::Register) ins.src[1].index = partner_copy(x, n.op == Opcode::DDX ? 3 : 4);
       }
       // The result takes a register no operand is in (so it can be written while they are read);
       // operands whose last reader this is give theirs back afterwards.
@@ -411,6 +491,8 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
       case Opcode::COS: scalar1([](float x) { return std::cos(x); }); break;
       case Opcode::ABS: unary([](float x) { return std::fabs(x); }); break;
       case Opcode::TEX: sample_texture(ins, n, lanes, in, src, sa, r); break;
+      case Opcode::DDX:
+      case Opcode::DDY: binary([](float here, float there) { return there - here; }); break;
     }
     if (ins.saturate)
       for (int comp = 0; comp < 4; ++comp)
@@ -453,6 +535,7 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
   std::map<std::string, std::string> texture_call;  // name -> GLSL function or sampler
   int registers = 0;
   for (const Instruction& ins : prog.code) {
+    if (ins.shadow) continue;  // the quad partner's work, which the GPU does on the other pixel
     registers = std::max(registers, ins.dst + 1);
     std::string a = ins.sources > 0 ? operand(ins.src[0]) : "", b = ins.sources > 1 ? operand(ins.src[1]) : "",
                 c = ins.sources > 2 ? operand(ins.src[2]) : "";
@@ -483,6 +566,9 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
       case Opcode::SIN: e = fmt::format("vec4(sin({}.x))", a); break;
       case Opcode::COS: e = fmt::format("vec4(cos({}.x))", a); break;
       case Opcode::ABS: e = fmt::format("abs({})", a); break;
+      // The GPU's difference across its quad (OpenGL's window y goes up, the image's rows down).
+      case Opcode::DDX: e = fmt::format("dFdx({})", a); break;
+      case Opcode::DDY: e = fmt::format("(-dFdy({}))", a); break;
       case Opcode::TEX: {
         const TNode& t = *ins.node;
         const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
@@ -522,7 +608,7 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
     body += fmt::format("  r{} = {};\n", ins.dst, e);
   }
   std::string out = "#version 330 core\n";
-  out += fmt::format("// Pass {} of {}: {} instructions.\n", pass + 1, programs_.size(), prog.code.size());
+  out += fmt::format("// Pass {} of {}: {} instructions.\n", pass + 1, programs_.size(), count_instructions(prog));
   for (int k = 0; k < interpolants(); ++k) out += fmt::format("in vec4 v{};\n", k);
   for (std::size_t r = 0; r < prog.restores.size(); ++r) out += fmt::format("uniform sampler2D restore{};\n", r);
   out += "uniform sampler3D noise_lattice;\n" + uniforms;

@@ -4,7 +4,9 @@
 // form, with the same arithmetic as fp::execute (so passes reproduce the single pass bit for bit).
 #pragma once
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,8 +28,9 @@ class PassShader : public sim::FragmentShader {
   bool screen_derivatives(int k) const override { return k >= static_cast<int>(leaves_.size()); }
   // A difference interpolant (TNode::difference): its corners hold the value, the renderer differences it.
   int screen_difference(int k) const override {
-    return k < static_cast<int>(leaves_.size()) ? t_.node(leaves_[static_cast<std::size_t>(k)]).difference : 0;
+    return k < static_cast<int>(leaves_.size()) ? leaf_difference_[static_cast<std::size_t>(k)] : 0;
   }
+  bool quad_differences() const override { return t_.derivatives == partition::Derivatives::Quad; }
   void corner(const ir::FragmentInputs& in, float* out) const override;
   unsigned interpolant_mask(int pass, int k) const override {
     const auto& m = programs_[static_cast<std::size_t>(pass)].interpolant_mask;
@@ -48,10 +51,10 @@ class PassShader : public sim::FragmentShader {
   std::string glsl(int pass, const std::function<bool(const std::string&)>& has_image, std::vector<std::string>* images) const;
 
   // Instructions of a pass (for tests and statistics).
-  std::size_t instructions(int pass) const { return programs_[static_cast<std::size_t>(pass)].code.size(); }
+  std::size_t instructions(int pass) const { return count_instructions(programs_[static_cast<std::size_t>(pass)]); }
   long operations() const override {
     long n = 0;
-    for (const auto& p : programs_) n += static_cast<long>(p.code.size());
+    for (const auto& p : programs_) n += static_cast<long>(count_instructions(p));
     return n;
   }
 
@@ -73,6 +76,7 @@ class PassShader : public sim::FragmentShader {
     std::uint8_t mask = 0xF;      // the components some reader uses; the others are not computed
     int channels = 4;             // TEX: channels up to the last one used (a float lookup needs one)
     int grad = -1;                // TEX of an image: the interpolant with its coordinates' derivatives
+    bool shadow = false;          // the quad partner's work for a DDX or DDY (see build)
   };
   struct Program {
     std::vector<Instruction> code;
@@ -86,11 +90,18 @@ class PassShader : public sim::FragmentShader {
       interpolant_mask[static_cast<std::size_t>(k)] |= static_cast<std::uint8_t>(components);
     }
   };
+  // The pass's own instructions (not the quad partner's work).
+  static std::size_t count_instructions(const Program& p) {
+    return static_cast<std::size_t>(std::count_if(p.code.begin(), p.code.end(), [](const Instruction& i) { return !i.shadow; }));
+  }
   void sample_texture(const Instruction& ins, int n, int lanes, const float* const* in, const float* const (&src)[3][4], float sa,
                       float* const (&r)[4]) const;
   void execute(int pass, int n, const float* const* in, const float* const* restored, float* out,
                std::vector<float>& scratch) const;
   std::vector<std::uint8_t> components_needed(const std::vector<TNodeId>& roots) const;
+  // The members (`member`) under x, x included, that a DDX or DDY of x recomputes for the quad
+  // partner, in operand order; and the DDX and DDY among them, whose values the partner shares.
+  std::pair<std::vector<TNodeId>, std::vector<TNodeId>> quad_cone(TNodeId x, const std::vector<char>& member) const;
   void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
              const std::map<TNodeId, int>& texture);
 
@@ -98,6 +109,8 @@ class PassShader : public sim::FragmentShader {
   const dag::FragmentDag& d_;
   ir::EvalContext ctx_;
   std::vector<TNodeId> leaves_;          // the interpolant leaves, in interpolant order
+  std::vector<std::uint8_t> leaf_difference_;  // per leaf: its screen_difference (3, 4: a quad partner's value)
+  std::map<std::pair<TNodeId, std::uint8_t>, int> partner_index_;  // (leaf, 3 or 4) -> its interpolant
   std::vector<TNodeId> grad_nodes_;      // image lookups, whose derivative interpolants follow the leaves
   std::vector<TNodeId> grad_cone_;       // the nodes their coordinates depend on, in operand order
   std::vector<float> constants_;         // kBatch-wide blocks, one per constant leaf used

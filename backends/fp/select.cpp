@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
+#include "backends/fp/codegen.h"
 #include "backends/fp/target_dag.h"
 
 namespace passlab::fp {
@@ -40,7 +42,8 @@ struct SelectError {
 
 class Selector {
  public:
-  Selector(const dag::FragmentDag& d, partition::Derivatives derivatives) : d_(d), derivatives_(derivatives) {}
+  Selector(const dag::FragmentDag& d, partition::Derivatives derivatives, const std::set<dag::NodeId>& recompute)
+      : d_(d), derivatives_(derivatives), recompute_(recompute) {}
 
   TargetDag run() {
     std::vector<Operand> refs(d_.size());
@@ -52,7 +55,9 @@ class Selector {
     Operand root = refs[d_.root];
     if (nodes_[root.node].kind != TKind::Instruction || !root.swizzle.is_identity() || root.negate)
       root = emit(Opcode::MOV, {root}, 4);
-    return finish(root.node);
+    TargetDag t = finish(root.node);
+    t.derivatives = derivatives_;
+    return t;
   }
 
  private:
@@ -209,14 +214,20 @@ class Selector {
     }
     if (n.op == Op::ScreenDiff || n.op == Op::Neighbour) {
       // A difference of an interpolated value, or its value one pixel over: the rasterizer's
-      // (another interpolant). A per-fragment value's difference has been made a recomputation
-      // from the neighbour's interpolants (dag/neighbour_values.cpp); the ISA has no DDX, DDY.
+      // (another interpolant). A per-fragment value's difference comes with that value computed
+      // again from the neighbour's interpolants (dag/neighbour_values.cpp), which is subtracted;
+      // a target with DDX and DDY differences the value across its quad instead.
       const bool minus = n.op == Op::ScreenDiff;
       const Node& c = kid_node(0);
       if (c.kind == NodeKind::Constant) return minus ? scalar(0.0f) : kid(0);
       if (derivatives_ == partition::Derivatives::None)
         fail("this target has no screen-space derivatives (its \"derivatives\" is \"none\"): Du, Dv, Deriv, area, "
              "calculatenormal, du and dv need a target whose rasterizer delivers differences of its interpolants");
+      if (minus && n.children.size() == 2) {
+        if (derivatives_ == partition::Derivatives::Quad && !recompute_.count(n.id))
+          return emit(n.aux == 0 ? Opcode::DDX : Opcode::DDY, {kid(0)}, width);
+        return emit(Opcode::SUB, {kid(1), kid(0)}, width);
+      }
       if (c.kind != NodeKind::Interpolant)
         fail("a derivative of a value computed per fragment needs differences across pixels (DDX, DDY), which this target does not "
              "have; only values interpolated from the vertices (affine in the globals) can be differentiated");
@@ -555,6 +566,7 @@ class Selector {
 
   const dag::FragmentDag& d_;
   partition::Derivatives derivatives_;
+  const std::set<dag::NodeId>& recompute_;  // on a quad target, the differences subtracted instead
   const Node* current_ = nullptr;
   std::vector<TNode> nodes_;
   std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>, std::uint8_t>, TNodeId> index_;
@@ -562,12 +574,52 @@ class Selector {
 
 }  // namespace
 
-std::optional<TargetDag> select(const dag::FragmentDag& d, lang::Diagnostic* problem, partition::Derivatives derivatives) {
+namespace {
+
+std::optional<TargetDag> select_with(const dag::FragmentDag& d, lang::Diagnostic* problem, partition::Derivatives derivatives,
+                                     const std::set<dag::NodeId>& recompute) {
   try {
-    return Selector(d, derivatives).run();
+    return Selector(d, derivatives, recompute).run();
   } catch (const SelectError& e) {
     if (problem) *problem = {lang::Severity::Error, "fp-target", e.message, e.where, {}};
     return std::nullopt;
+  }
+}
+
+// The operations under DDX or DDY node `q`, q included, in operand order.
+std::vector<TNodeId> quad_pass(const TargetDag& t, TNodeId q) {
+  std::vector<char> in(t.size(), 0);
+  in[q] = 1;
+  for (TNodeId id = q + 1; id-- > 0;)  // operands come first
+    if (in[id])
+      for (TNodeId c : t.operand_nodes(id)) in[c] = t.is_operation(c);
+  std::vector<TNodeId> members;
+  for (TNodeId id = 0; id <= q; ++id)
+    if (in[id]) members.push_back(id);
+  return members;
+}
+
+}  // namespace
+
+std::optional<TargetDag> select(const dag::FragmentDag& d, lang::Diagnostic* problem, partition::Derivatives derivatives) {
+  return select_with(d, problem, derivatives, {});
+}
+
+std::optional<TargetDag> select(const dag::FragmentDag& d, lang::Diagnostic* problem, const partition::TargetDesc& target) {
+  std::set<dag::NodeId> recompute;
+  for (;;) {
+    std::optional<TargetDag> t = select_with(d, problem, target.derivatives, recompute);
+    if (!t || target.derivatives != partition::Derivatives::Quad) return t;
+    // A DDX or DDY needs its operand computed in its own pass: one whose value takes more than a
+    // pass holds is recomputed from the neighbour's interpolants and subtracted instead.
+    bool demoted = false;
+    for (const TNode& n : t->nodes) {
+      if (n.kind != TKind::Instruction || !is_quad_difference(n.op)) continue;
+      if (generate_pass(*t, n.id, quad_pass(*t, n.id), target.limits, target.restore_uses_interpolant).failure.empty()) continue;
+      for (dag::NodeId o : n.origin)
+        if (d.node(o).kind == dag::NodeKind::Operation && d.node(o).op == ir::Op::ScreenDiff) demoted = recompute.insert(o).second || demoted;
+    }
+    if (!demoted) return t;
   }
 }
 
@@ -634,18 +686,48 @@ Vec4 input_value(const TNode& leaf, const dag::FragmentDag& d, const ir::Fragmen
   return r;
 }
 
+bool has_quad_differences(const TargetDag& t) {
+  return std::any_of(t.nodes.begin(), t.nodes.end(), [](const TNode& n) { return n.kind == TKind::Instruction && is_quad_difference(n.op); });
+}
+
+Vec4 quad_difference(const TNode& n, const std::vector<Vec4>& here, const std::vector<Vec4>& there) {
+  const Vec4 a = read(n.src[0], there), b = read(n.src[0], here);
+  Vec4 r{};
+  for (std::size_t c = 0; c < 4; ++c) r[c] = a[c] - b[c];
+  return r;
+}
+
 std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, const ir::FragmentInputs& in,
                                const ir::EvalContext& ctx, const ir::Neighbours* next) {
   const VertexValues vertex = vertex_values(d, in, ctx, next);
-  std::vector<Vec4> values(t.size());
+  const bool lockstep = next && has_quad_differences(t);
+  std::vector<Vec4> values(t.size()), right(lockstep ? t.size() : 0), below(lockstep ? t.size() : 0);
+  // Node n on a partner (`at`, whose vertex outputs are `at_vertex`), with `values` done up to n.
+  auto partner = [&](const TNode& n, std::vector<Vec4>& vals, const ir::FragmentInputs& at, const std::vector<ir::Value>& at_vertex) {
+    switch (n.kind) {
+      case TKind::Constant:
+      case TKind::Interpolant: return n.difference ? values[n.id] : input_value(n, d, at, at_vertex);
+      case TKind::Texture: return sample(n, read(n.src[0], vals), ctx);
+      case TKind::Instruction: break;
+    }
+    if (is_quad_difference(n.op)) return values[n.id];
+    return execute(n, [&](const Operand& o) { return read(o, vals); });
+  };
   for (const TNode& n : t.nodes) {
     switch (n.kind) {
       case TKind::Constant:
       case TKind::Interpolant: values[n.id] = input_value(n, d, in, vertex); break;
       case TKind::Texture: values[n.id] = sample(n, read(n.src[0], values), ctx); break;
       case TKind::Instruction:
-        values[n.id] = execute(n, [&](const Operand& o) { return read(o, values); });
+        if (is_quad_difference(n.op))
+          values[n.id] = lockstep ? quad_difference(n, values, n.op == Opcode::DDX ? right : below) : Vec4{NAN, NAN, NAN, NAN};
+        else
+          values[n.id] = execute(n, [&](const Operand& o) { return read(o, values); });
         break;
+    }
+    if (lockstep) {
+      right[n.id] = partner(n, right, next->right, vertex.right);
+      below[n.id] = partner(n, below, next->below, vertex.below);
     }
   }
   return values;

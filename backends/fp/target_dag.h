@@ -49,6 +49,9 @@ struct TNode {
 struct TargetDag {
   std::vector<TNode> nodes;
   TNodeId root = 0;
+  // How the target takes screen-space differences: on a quad target, a fragment's neighbours
+  // right and below are its quad partners (one pixel right or left, below or above).
+  partition::Derivatives derivatives = partition::Derivatives::Interpolants;
 
   const TNode& node(TNodeId id) const { return nodes.at(id); }
   std::size_t size() const { return nodes.size(); }
@@ -64,10 +67,14 @@ struct TargetDag {
 // without derivatives (partition::Derivatives::None) refuses every screen-space difference.
 std::optional<TargetDag> select(const dag::FragmentDag& dag, lang::Diagnostic* problem,
                                 partition::Derivatives derivatives = partition::Derivatives::Interpolants);
+// The same for `target`: on a quad target, a difference whose value does not fit one pass with
+// its DDX or DDY (the value must be computed in the difference's pass) is recomputed from the
+// neighbour's interpolants and subtracted instead, as on targets without DDX.
+std::optional<TargetDag> select(const dag::FragmentDag& dag, lang::Diagnostic* problem, const partition::TargetDesc& target);
 
 // The value every node computes for one fragment (the unpartitioned program).
-// A program with difference interpolants needs the fragment's neighbours (`next`); without them
-// those read NaN.
+// A program with difference interpolants or DDX, DDY needs the fragment's neighbours (`next`:
+// on a quad target, its quad partners); without them those read NaN.
 std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& dag, const ir::FragmentInputs& in,
                                const ir::EvalContext& ctx, const ir::Neighbours* next = nullptr);
 Vec4 sample(const TNode& tex, const Vec4& coord, const ir::EvalContext& ctx);
@@ -83,6 +90,14 @@ Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::Fragm
                  const std::vector<ir::Value>& vertex_values);
 Vec4 input_value(const TNode& leaf, const dag::FragmentDag& dag, const ir::FragmentInputs& in, const VertexValues& vertex);
 Vec4 read(const Operand& o, const std::vector<Vec4>& values);
+
+// Differences across the quad (DDX, DDY; partition::Derivatives::Quad). Evaluating them takes the
+// fragment and its quad partners in lockstep: each node on all three, a difference on the
+// partners being the fragment's own (one per pixel pair, as on hardware and in the interpreter).
+inline bool is_quad_difference(Opcode op) { return op == Opcode::DDX || op == Opcode::DDY; }
+bool has_quad_differences(const TargetDag& t);
+// A DDX or DDY node's value: its operand as the partner computes it (`there`) minus here.
+Vec4 quad_difference(const TNode& n, const std::vector<Vec4>& here, const std::vector<Vec4>& there);
 
 // One instruction node: its operands fetched by `operand`, the opcode applied, _SAT honoured.
 template <class Fetch>

@@ -133,7 +133,7 @@ backends::Backend registration() {
   b.listing_extension = "fp";
   b.make = [](const dag::FragmentDag& d, const partition::TargetDesc& target, lang::DiagnosticSink& sink) -> std::unique_ptr<backends::TargetProgram> {
     lang::Diagnostic why;
-    auto t = select(d, &why, target.derivatives);
+    auto t = select(d, &why, target);
     if (!t) {
       why.message = "the fp target cannot run this shader: " + why.message;
       sink.report(std::move(why));

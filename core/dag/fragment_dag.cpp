@@ -326,6 +326,15 @@ ir::Value node_value(const Node& n, const std::vector<ir::Value>& vals, const ir
       return ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
     }
     case NodeKind::Operation:
+      if (n.op == ir::Op::ScreenDiff && n.children.size() == 2) {
+        // A value computed per fragment, given its value one pixel over (dag/neighbour_values.cpp).
+        v = ir::Value::zero(n.type);
+        for (int i = 0; i < std::max(1, lang::component_count(n.type)); ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          v.f[k] = vals[n.children[1]].f[k] - vals[n.children[0]].f[k];
+        }
+        return v;
+      }
       if (n.op == ir::Op::ScreenDiff || n.op == ir::Op::Neighbour) {
         // The child's value on the neighbour (minus here, for a difference); without neighbours,
         // undefined.

@@ -13,9 +13,11 @@
 // coordinates), and it is exact: the same program on the neighbour's interpolants is what the
 // reference interpreter differences.
 //
-// So screendiff(x), x computed per fragment, becomes x' - x, where x' is x's cone rebuilt with
-// every interpolant I replaced by neighbour(I) (ir::Op::Neighbour) and everything else (lookups,
-// operations) recomputed over those. A derivative inside the cone is the fragment's own (the
+// So screendiff(x), x computed per fragment, becomes screendiff(x, x'): x' - x, where x' is x's
+// cone rebuilt with every interpolant I replaced by neighbour(I) (ir::Op::Neighbour) and
+// everything else (lookups, operations) recomputed over those. The difference keeps x as its
+// first operand so that a target with DDX and DDY (partition::Derivatives::Quad) can take it
+// across its quad in one instruction and leave x' alone; the others subtract. A derivative inside the cone is the fragment's own (the
 // interpreter's rule: a derivative of a derivative is 0, the neighbours share the fragment's).
 // The cost is the cone again per direction, which the partitioner sees and places like any other
 // work; Wood and the RDS paper's shaders have no such derivatives and do not change.
@@ -30,6 +32,8 @@ namespace {
 
 bool interpolated(const Node& n) { return n.kind == NodeKind::Interpolant || n.kind == NodeKind::Constant; }
 bool difference(const Node& n) { return n.kind == NodeKind::Operation && n.op == ir::Op::ScreenDiff; }
+// A difference of a value computed per fragment, not yet given its value one pixel over.
+bool to_recompute(const FragmentDag& d, const Node& n) { return difference(n) && n.children.size() == 1 && !interpolated(d.node(n.children[0])); }
 
 class Recompute {
  public:
@@ -39,14 +43,9 @@ class Recompute {
     for (const Node& n : dag_.nodes) {  // postorder: operands first
       std::vector<NodeId> kids;
       for (NodeId c : n.children) kids.push_back(now_[c]);
-      if (difference(n) && !interpolated(dag_.node(n.children[0]))) {
+      if (to_recompute(dag_, n)) {
         const NodeId x = n.children[0];
-        Node sub;
-        sub.kind = NodeKind::Operation;
-        sub.op = ir::Op::Sub;
-        sub.type = n.type;
-        sub.spans = n.spans;
-        now_[n.id] = b_.rebuild(sub, {over(x, n.aux, n.spans), now_[x]});
+        now_[n.id] = b_.rebuild(n, {now_[x], over(x, n.aux, n.spans)});
       } else {
         now_[n.id] = b_.rebuild(n, std::move(kids));
       }
@@ -109,8 +108,7 @@ class Recompute {
 }  // namespace
 
 FragmentDag recompute_differences(const FragmentDag& dag) {
-  const bool any = std::any_of(dag.nodes.begin(), dag.nodes.end(),
-                               [&](const Node& n) { return difference(n) && !interpolated(dag.node(n.children.at(0))); });
+  const bool any = std::any_of(dag.nodes.begin(), dag.nodes.end(), [&](const Node& n) { return to_recompute(dag, n); });
   return any ? Recompute(dag).run() : dag;
 }
 

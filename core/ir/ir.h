@@ -54,7 +54,8 @@ enum class Op : std::uint8_t {
   Output,       // FragmentDag root only: (Ci, Oi) -> the RGBA a fragment writes (Ci, Oi's first channel)
   ScreenDiff,   // FragmentDag only: args[0] one pixel to the right (aux 0) or below (aux 1) minus
                 // here, what derivatives are made of (dag/flatten.cpp, the formulas of
-                // ir/derivatives.h); a constant's is 0
+                // ir/derivatives.h); a constant's is 0. With a second operand, args[0]'s value
+                // there computed anew (dag/neighbour_values.cpp), the difference is args[1] - args[0]
   Neighbour,    // FragmentDag only: args[0] (an interpolant) one pixel to the right (aux 0) or below
                 // (aux 1), what a difference of a per-fragment value is recomputed from
                 // (dag/neighbour_values.cpp); a constant's is the constant

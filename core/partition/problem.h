@@ -47,6 +47,10 @@ class Backend {
   virtual const Limits& limits() const = 0;
   // The paper's heuristic: recompute when every resource is below half its limit.
   virtual bool recompute(const Resources& r) const;
+  // Whether node n must be computed in every pass that reads it, never restored (fp on a quad
+  // target: a value under a DDX or DDY, which the quad partner outside the triangle could not
+  // restore). RDSh's heuristic then recomputes it; VALID refuses a pass that restores it.
+  virtual bool must_recompute(NodeId /*n*/) const { return false; }
   // MERGE: the candidate using the fewest resources relative to the limits (the scarcest
   // resource's share first, then the sum of shares), ties by operations, registers, textures,
   // interpolants, then by position (deterministic).

@@ -135,6 +135,7 @@ const char* to_string(Derivatives d) {
   switch (d) {
     case Derivatives::None: return "none";
     case Derivatives::Interpolants: return "interpolants";
+    case Derivatives::Quad: return "quad";
   }
   return "?";
 }
@@ -221,8 +222,10 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         t.derivatives = Derivatives::None;
       } else if (v == "interpolants") {
         t.derivatives = Derivatives::Interpolants;
+      } else if (v == "quad") {
+        t.derivatives = Derivatives::Quad;
       } else {
-        r.fail("derivatives", fmt::format("\"derivatives\" must be \"none\" or \"interpolants\", got {}", value.dump()));
+        r.fail("derivatives", fmt::format("\"derivatives\" must be \"none\", \"interpolants\" or \"quad\", got {}", value.dump()));
         return std::nullopt;
       }
     } else if (key == "backend") {

@@ -41,9 +41,12 @@ std::string exceeded(const Resources& r, const Limits& l);
 // Which screen-space derivatives (Du, Dv, Deriv, area, calculatenormal, du, dv) a target takes:
 // none at all, or those its rasterizer's set-up provides: an interpolant's difference across a
 // pixel, or its value at the next pixel (delivered as extra interpolants), from which a value
-// computed per fragment is computed again and differenced (dag/neighbour_values.cpp).
-enum class Derivatives { None, Interpolants };
-const char* to_string(Derivatives d);  // "none", "interpolants": the target file's spelling
+// computed per fragment is computed again and differenced (dag/neighbour_values.cpp); or, on
+// hardware that shades 2x2 quads in lockstep, differences across the quad (DDX, DDY: one
+// instruction, the value's pixel pair being shaded together), where "the next pixel" is the quad
+// partner, one pixel right or left, below or above.
+enum class Derivatives { None, Interpolants, Quad };
+const char* to_string(Derivatives d);  // "none", "interpolants", "quad": the target file's spelling
 
 struct TargetDesc {
   std::string name;         // "PC5"

@@ -764,8 +764,13 @@ class DecoupledRenderer {
             if (ref.view < 2 && std::isfinite(run.gx)) {
               auto ray = [&](float x, float y) { return Vec3{(x - cam_.cx()) * inv_focal_, (cam_.cy() - y) * inv_focal_, 1.0f}; };
               plane_weights(ref.planes, ray(run.gx, run.gy), q);
-              plane_weights(ref.planes, ray(run.gx + run.step, run.gy), qx);
-              plane_weights(ref.planes, ray(run.gx, run.gy + run.step), qy);
+              // On a quad target, the neighbours are the shading grid's quad partners (grid point
+              // i is at (i + 0.5) step).
+              const bool quad = sh.quad_differences();
+              const bool odd_x = quad && (static_cast<long>(std::floor(run.gx / run.step)) & 1);
+              const bool odd_y = quad && (static_cast<long>(std::floor(run.gy / run.step)) & 1);
+              plane_weights(ref.planes, ray(odd_x ? run.gx - run.step : run.gx + run.step, run.gy), qx);
+              plane_weights(ref.planes, ray(run.gx, odd_y ? run.gy - run.step : run.gy + run.step), qy);
             }
             for (int i : derivatives) {
               float* out = in.data() + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j);

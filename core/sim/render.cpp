@@ -239,14 +239,15 @@ class Renderer {
     const std::array<Vec3, 3>& plane = b.planes[tri];
     const float cx = 0.5f * static_cast<float>(target_.width), cy = 0.5f * static_cast<float>(target_.height);
     auto weights = [&](float px, float py, float q[3]) { plane_weights(plane, {(px - cx) / focal, (cy - py) / focal, 1.0f}, q); };
+    const bool quad = b.shader->quad_differences();  // the neighbours are the quad partners
     for (int f = 0; f < n; ++f) {
       const Fragment& frag = frags[list[f]];
       const float px = frag.x + 0.5f, py = frag.y + 0.5f;
       float q[3], qx[3], qy[3];
       const float w[3] = {1 - frag.b1 - frag.b2, frag.b1, frag.b2};
       weights(px, py, q);
-      weights(px + 1, py, qx);
-      weights(px, py + 1, qy);
+      weights(quad && (frag.x & 1) ? px - 1 : px + 1, py, qx);
+      weights(px, quad && (frag.y & 1) ? py - 1 : py + 1, qy);
       for (int i : which) {
         float* out = in + static_cast<std::size_t>(i) * 4 * kBatch + static_cast<std::size_t>(j + f);
         if (const int d = b.shader->screen_difference(i)) difference_values(d, w, q, qx, qy, c + i * 4, c + (k + i) * 4, c + (2 * k + i) * 4, out, kBatch);

@@ -33,6 +33,10 @@ class FragmentShader {
   // its edges), 2 one pixel below; 3, its value one pixel to the right, 4 below; 0 its value
   // here. The derivative functions are made of these.
   virtual int screen_difference(int /*k*/) const { return 0; }
+  // Whether "one pixel to the right" and "below" above mean the fragment's partners in its 2x2
+  // quad (one pixel right or left, below or above: a target that differences across quads,
+  // partition::Derivatives::Quad), rather than always the next pixel.
+  virtual bool quad_differences() const { return false; }
   // The components of interpolant k that pass `pass` reads, as a 4-bit mask (0: none). The
   // renderer interpolates only these; run() must not depend on the others.
   virtual unsigned interpolant_mask(int pass, int k) const = 0;

@@ -569,7 +569,7 @@ struct Oracle::State {
     // differs from the interpreter's per-fragment x by design, so only the partitions' renders
     // (against this one) are compared.
     if (uses_pervertex(*c.reference->module)) k.undefined = img->width * img->height;
-    else compare_with_reference(c, *img, fp_isa(), k);
+    else compare_with_reference(c, *img, fp_isa(), sh->quad_differences(), k);
     rep.checks.push_back(std::move(k));
     return img;
   }
@@ -611,9 +611,10 @@ struct Oracle::State {
 
   // A render against the reference interpreter's render of the same scene (Monte Carlo runs of
   // the reference set the tolerance per pixel, as for fragments).
-  void compare_with_reference(Compiled& c, const sim::Image& img, const Precision& p, Check& k) const {
+  void compare_with_reference(Compiled& c, const sim::Image& img, const Precision& p, bool quad, Check& k) const {
     std::string err;
     ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, &single_range(), c.dag ? &*c.dag : nullptr);
+    ref.set_quad_differences(quad);
     std::optional<sim::Image> want = render(*raster, ref, sim::Storage::SinglePass, &err);
     if (!want) {
       fail(k, "reference", "the reference render failed: " + err);
@@ -627,6 +628,7 @@ struct Oracle::State {
         ir::Perturbation pert = p.perturb;
         pert.seed = 7919ULL * (runs.size() + 1);
         ReferenceShader perturbed(*c.reference->module, c.reference->binding.surface_params, c.ctx, &pert, nullptr);
+        perturbed.set_quad_differences(quad);
         std::optional<sim::Image> r = render(*raster, perturbed, sim::Storage::SinglePass, &err);
         runs.push_back(r ? *r : sim::Image(want->width, want->height, {NAN, NAN, NAN, NAN}));
       }
@@ -816,8 +818,14 @@ Oracle::Oracle(OracleOptions options) : s_(std::make_unique<State>()) {
   scene("rpu.json", s_->rpu);
   scene("decoupled.json", s_->decoupled);
   lang::Diagnostics problems;
-  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500"})
+  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "nv30"})
     if (auto d = partition::load_target(t, &problems)) s_->fp_targets.push_back(*d);
+  // A small target that differences across quads, so that passes are cut near DDX and DDY.
+  if (auto d = partition::load_target("PC5", &problems)) {
+    d->name = "PC5-quad";
+    d->derivatives = partition::Derivatives::Quad;
+    s_->fp_targets.push_back(*d);
+  }
   for (const char* t : {"geforce1", "geforce3"})
     if (auto d = partition::load_target(t, &problems)) s_->combiner_targets.push_back(*d);
   if (auto m = partition::parse_cost_model("15p+5t+i", &problems)) s_->model = *m;

@@ -40,6 +40,11 @@ class ReferenceShader : public sim::FragmentShader {
   int screen_difference(int k) const override {
     return k < kReferenceInterpolants ? 0 : k < 2 * kReferenceInterpolants ? 1 : 2;
   }
+  // As a quad target's render has them (sim::FragmentShader::quad_differences): the neighbours are
+  // the quad partners. The derivative functions need no more, being worked out from how u and v
+  // change towards the same neighbours (ir/derivatives.h).
+  bool quad_differences() const override { return quad_; }
+  void set_quad_differences(bool on) { quad_ = on; }
   unsigned interpolant_mask(int, int) const override { return 0xF; }
   int buffers() const override { return 0; }
   const std::vector<int>& restores(int) const override { return no_restores_; }
@@ -59,6 +64,7 @@ class ReferenceShader : public sim::FragmentShader {
   const ir::Perturbation* perturb_;
   const dag::FragmentDag* if_converted_;
   bool derivatives_ = false;  // the module calls Du, Dv, Deriv, area or calculatenormal, or reads du or dv
+  bool quad_ = false;
   std::vector<int> no_restores_;
   mutable std::atomic<long> failures_{0}, nonfinite_{0};
   mutable std::string first_error_;

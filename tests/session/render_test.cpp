@@ -45,13 +45,15 @@ session::RenderOutcome render(const sim::Scene& s, sim::Storage store, const std
 class EverySample : public testing::TestWithParam<std::string> {};
 
 // For every target and algorithm, the passes with an F-buffer give the single pass's image bit
-// for bit: each fragment runs the same instructions, its saved values restored exactly.
+// for bit: each fragment runs the same instructions, its saved values restored exactly. (The
+// single pass of the target's own program: on a quad target, nv30, textures take their filter
+// footprint from the quad partners, as the hardware's do.)
 TEST_P(EverySample, FBufferPassesEqualTheSinglePass) {
   const sim::Scene s = scene(GetParam(), 40);
-  const auto single = render(s, sim::Storage::SinglePass);
-  ASSERT_TRUE(single.image) << single.diagnostics;
   int multipass_cases = 0;
-  for (const std::string& target : partition::preset_targets())
+  for (const std::string& target : partition::preset_targets()) {
+    const auto single = render(s, sim::Storage::SinglePass, target);
+    if (!single.image) continue;  // a target that cannot run the shader (the combiners)
     for (const std::string algo : {"rdsh", "rds", "optimal"}) {
       const auto multi = render(s, sim::Storage::FBuffer, target, algo);
       if (!multi.image && multi.diagnostics.find("found no partition") != std::string::npos) continue;  // does not fit
@@ -64,8 +66,11 @@ TEST_P(EverySample, FBufferPassesEqualTheSinglePass) {
         if (sh.passes > 1) ++multipass_cases;
       }
     }
+  }
   EXPECT_GT(multipass_cases, 0) << "no target split " << GetParam() << " into passes";
   // Opaque scenes: render-to-texture is right too (the visible fragment's values win each pixel).
+  const auto single = render(s, sim::Storage::SinglePass);
+  ASSERT_TRUE(single.image) << single.diagnostics;
   const auto rtt = render(s, sim::Storage::RenderToTexture, "PC4", "rds");
   ASSERT_TRUE(rtt.image) << rtt.diagnostics;
   EXPECT_EQ(std::memcmp(rtt.image->rgba.data(), single.image->rgba.data(), single.image->rgba.size() * sizeof(float)), 0)

@@ -195,6 +195,86 @@ TEST(FpDerivatives, ALookupOnePixelOverReadsOnePackedInterpolantThere) {
   EXPECT_EQ(refused.span.line, 3u);
 }
 
+// On a quad target (NV30's DDX and DDY) a derivative of a value computed per fragment is one
+// instruction, the quad partner computing the value in lockstep: fewer instructions than the
+// recomputation, the same values as the DAG with the same neighbours. On a small quad target, a
+// value too large for one pass with its DDX is recomputed instead, and every algorithm keeps the
+// value of each remaining DDX in the DDX's pass (VALID refuses a restore there).
+TEST(FpDerivatives, AQuadTargetDifferencesAValueAcrossItsQuadInOneInstruction) {
+  Compiled c = compile_text(R"(surface bump(float Km = 0.1) {
+    float g = float texture("grain", s, t);
+    float h = Km * g + 0.05 * sin(20 * s * t);
+    normal Nb = normalize(calculatenormal(P + normalize(N) * h));
+    Ci = color(Du(g), Dv(h), 0.5) + color(Nb) * 0.5 + Du(sqrt(s * s + t * t + h * h));
+  })");
+  ASSERT_TRUE(c.target);
+  const auto& d = c.dag;
+  lang::Diagnostics e;
+  auto nv30 = partition::load_target("nv30", &e);
+  ASSERT_TRUE(nv30) << e.text();
+  lang::Diagnostic refused;
+  auto quad = fp::select(*d, &refused, *nv30);
+  ASSERT_TRUE(quad) << refused.message;
+  int differences = 0;
+  for (const fp::TNode& n : quad->nodes) {
+    differences += n.kind == fp::TKind::Instruction && fp::is_quad_difference(n.op);
+    EXPECT_FALSE(n.kind == fp::TKind::Interpolant && n.difference >= 3) << n.name;  // nothing recomputed one pixel over
+  }
+  EXPECT_GE(differences, 4);
+  EXPECT_LT(quad->size(), c.target->size());
+  ir::EvalContext ctx;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    const ir::Neighbours next = ir::random_neighbours(in, seed);
+    const ir::Value want = dag::evaluate(*d, in, ctx, &next);
+    const fp::Vec4 got = fp::evaluate_all(*quad, *d, in, ctx, &next)[quad->root];
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_TRUE(near(got[k], want.f[k])) << "seed " << seed << ": " << got[k] << " vs " << want.f[k];
+    EXPECT_TRUE(std::isnan(fp::evaluate_all(*quad, *d, in, ctx)[quad->root][0]));  // without the partners: undefined
+  }
+
+  auto small = partition::load_target("PC5", &e);
+  ASSERT_TRUE(small) << e.text();
+  small->derivatives = partition::Derivatives::Quad;
+  auto t = fp::select(*d, &refused, *small);
+  ASSERT_TRUE(t) << refused.message;
+  int kept = 0, recomputed = 0;
+  for (const fp::TNode& n : t->nodes) {
+    kept += n.kind == fp::TKind::Instruction && fp::is_quad_difference(n.op);
+    recomputed += n.kind == fp::TKind::Interpolant && n.difference >= 3;
+  }
+  EXPECT_GT(kept, 0);        // Du(g): a lookup fits a PC5 pass
+  EXPECT_GT(recomputed, 0);  // the bumped normal's value does not
+  partition::Problem problem = fp::make_problem(*t);
+  partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
+  fp::FpBackend backend(*t, *small);
+  partition::OptimalOptions oo;
+  oo.budget_seconds = 0.5;
+  for (const partition::Partition& part :
+       {partition::rdsh(problem, backend, {model, nullptr}), partition::rds(problem, backend, {model, nullptr}),
+        partition::optimal(problem, backend, {model, nullptr}, oo)}) {
+    SCOPED_TRACE(part.algorithm);
+    auto problems = partition::validate(problem, backend, part, model);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      ir::FragmentInputs in = ir::random_fragment(seed);
+      const ir::Neighbours next = ir::random_neighbours(in, seed);
+      const fp::Vec4 whole = fp::evaluate_all(*t, *d, in, ctx, &next)[t->root];
+      fp::ExecutionResult run = fp::run_passes(*t, *d, part, in, ctx, &next);
+      ASSERT_TRUE(run.ok) << run.error;
+      EXPECT_EQ(std::memcmp(run.output.data(), whole.data(), sizeof(fp::Vec4)), 0) << "seed " << seed;
+    }
+  }
+  // A pass that restores a DDX's value does not fit.
+  for (const fp::TNode& n : t->nodes) {
+    if (n.kind != fp::TKind::Instruction || !fp::is_quad_difference(n.op)) continue;
+    const partition::Check check = backend.valid(n.id, {n.id});
+    EXPECT_FALSE(check.ok);
+    EXPECT_NE(check.failure.find("restored from an earlier pass"), std::string::npos) << check.failure;
+    EXPECT_TRUE(backend.must_recompute(n.src[0].node));
+    break;
+  }
+}
+
 // A known matrix transforms a point computed per fragment with its rows as constants (it was
 // refused as "a matrix value reached the fragment program").
 TEST(FpMatrices, AKnownMatrixTransformsAPointComputedPerFragment) {

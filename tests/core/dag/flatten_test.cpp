@@ -138,15 +138,16 @@ TEST(Flatten, DerivativesBecomeScreenDifferencesThatAgreeWithTheInterpreter) {
       "}\n";
   Flat f = flatten(src);
   ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
-  int differences = 0, of_interpolants = 0, neighbours = 0;
+  int differences = 0, recomputed = 0, of_interpolants = 0, neighbours = 0;
   for (const dag::Node& n : f.dag->nodes)
     if (n.kind == dag::NodeKind::Operation && (n.op == ir::Op::ScreenDiff || n.op == ir::Op::Neighbour)) {
-      (n.op == ir::Op::ScreenDiff ? differences : neighbours) += 1;
-      of_interpolants += f.dag->node(n.children[0]).kind == dag::NodeKind::Interpolant;
+      (n.op == ir::Op::ScreenDiff ? n.children.size() == 2 ? recomputed : differences : neighbours) += 1;
+      of_interpolants += n.children.size() == 1 && f.dag->node(n.children[0]).kind == dag::NodeKind::Interpolant;
     }
   EXPECT_GT(differences, 0);
-  // s * t is not interpolated: its difference is s * t again from s and t one pixel over, minus
-  // s * t. What a rasterizer differences or moves is always an interpolant.
+  // s * t is not interpolated: its difference is screendiff(s * t, s * t again from s and t one
+  // pixel over). What a rasterizer differences or moves is always an interpolant.
+  EXPECT_GT(recomputed, 0);
   EXPECT_GT(neighbours, 0);
   EXPECT_EQ(of_interpolants, differences + neighbours);
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {

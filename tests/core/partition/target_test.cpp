@@ -129,7 +129,7 @@ TEST_F(TargetTest, EveryPresetLoadsAndSatisfiesTheMinimumResourceAssumption) {
   const std::vector<std::string> presets = preset_targets();
   ASSERT_GE(presets.size(), 11u);
   EXPECT_TRUE(std::is_sorted(presets.begin(), presets.end()));
-  for (const auto& name : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "webgl1", "ps_2_0", "geforce1", "geforce3"})
+  for (const auto& name : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "webgl1", "ps_2_0", "nv30", "geforce1", "geforce3"})
     EXPECT_NE(std::find(presets.begin(), presets.end(), name), presets.end()) << name;
   for (const auto& name : presets) {
     lang::Diagnostics error;
@@ -263,19 +263,25 @@ TEST_F(TargetTest, MinimalTargetIsUnlimited) {
 
 TEST_F(TargetTest, DerivativesSayWhichTheTargetTakes) {
   // The register-combiner presets have none (no interpolant reaches a combiner but through a
-  // texture shader); the fragment-program presets take those of interpolants.
+  // texture shader); the fragment-program presets take those of interpolants, but for NV30,
+  // whose NV_fragment_program has DDX and DDY.
   lang::Diagnostics error;
   for (const std::string& name : preset_targets()) {
     auto t = load_target(name, &error);
     ASSERT_TRUE(t) << error.text();
-    EXPECT_EQ(t->derivatives, t->backend == "combiners" ? Derivatives::None : Derivatives::Interpolants) << name;
+    const Derivatives want = t->backend == "combiners" ? Derivatives::None : name == "nv30" ? Derivatives::Quad : Derivatives::Interpolants;
+    EXPECT_EQ(t->derivatives, want) << name;
   }
+  auto quad = parse_target(R"({"name": "x", "derivatives": "quad"})", "", &error);
+  ASSERT_TRUE(quad) << error.text();
+  EXPECT_EQ(quad->derivatives, Derivatives::Quad);
+  EXPECT_THAT(target_to_json(*quad), HasSubstr("\"derivatives\": \"quad\""));
   auto none = parse_target(R"({"name": "x", "derivatives": "none"})", "", &error);
   ASSERT_TRUE(none) << error.text();
   EXPECT_EQ(none->derivatives, Derivatives::None);
   EXPECT_THAT(target_to_json(*none), HasSubstr("\"derivatives\": \"none\""));
   EXPECT_THAT(parse_error(R"({"name": "x", "derivatives": "quads"})"),
-              ::testing::AllOf(HasSubstr("\"derivatives\" must be \"none\" or \"interpolants\""), HasSubstr("\"quads\"")));
+              ::testing::AllOf(HasSubstr("\"derivatives\" must be \"none\", \"interpolants\" or \"quad\""), HasSubstr("\"quads\"")));
   EXPECT_THAT(parse_error(R"({"name": "x", "derivatives": true})"), HasSubstr("\"derivatives\""));
 }
 
