@@ -35,6 +35,7 @@ bool save_project(const Project& p, const QString& path, QString* error) {
   o["passlab_project"] = kVersion;
   o["shader"] = relative(base, p.shader);
   o["lights"] = p.lights.isEmpty() ? QJsonValue() : QJsonValue(relative(base, p.lights));
+  if (!p.aov.isEmpty()) o["output"] = p.aov;
   if (!p.target_reference.isEmpty())
     o["target_file"] = is_preset(p.target_reference) ? p.target_reference : relative(base, p.target_reference);
   if (p.target)
@@ -117,6 +118,10 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
     else problem(QString::fromStdString(problems.summary()));
   }
 
+  if (o.contains("output")) {
+    if (o["output"].isString()) p.aov = o["output"].toString();
+    else problem(QString("\"output\" must be the name of an output parameter; compiling Ci"));
+  }
   if (o.contains("cost_model")) {
     const QString spec = o["cost_model"].toString();
     lang::Diagnostics problems;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Passlab project files (.passlab): a shader, its light setup, the target, the cost model and the
-// panel state, with file paths relative to the project file. Loading is tolerant: every part that
+// Passlab project files (.passlab): a shader, its light setup, the output compiled (Ci or an AOV),
+// the target, the cost model and the panel state, with file paths relative to the project file. Loading is tolerant: every part that
 // cannot be used is reported as a problem and the rest opens.
 #pragma once
 
@@ -17,6 +17,7 @@ namespace passlab::studio {
 struct Project {
   QString shader;                          // absolute after load; "" none
   QString lights;                          // absolute; "" : the light setup beside the shader
+  QString aov;                             // the output parameter compiled instead of Ci; "" Ci
   std::optional<partition::TargetDesc> target;
   QString target_reference;                // a preset name or an absolute target file path, "" inline only
   QString cost_model;                      // "15p+5t+i"

@@ -111,6 +111,18 @@ class StudioInputsTest : public QObject {
     QCOMPARE(w.result()->snapshot->request.aov, std::string("mask"));
     QVERIFY(!reads_cs(*w.result()->snapshot->fragment_dag));  // mask's program, not Ci's
     QVERIFY(!w.result()->snapshot->runs.empty() && w.result()->snapshot->runs[0].partition.valid);
+    // A project keeps the choice.
+    const QString project = dir_.filePath("aov.passlab");
+    QVERIFY(w.save_project_as(project));
+    {
+      MainWindow again(options());
+      QVERIFY(again.open_project(project));
+      again.show();
+      QVERIFY(wait_for_panels(again));
+      QVERIFY(again.project_problems().isEmpty());
+      QCOMPARE(again.result()->snapshot->request.aov, std::string("mask"));
+      QCOMPARE(again.findChild<QComboBox*>("output-box")->currentData().toString(), QString("mask"));
+    }
     // Another shader starts from its Ci, and with no outputs the box goes.
     QVERIFY(w.open_file(sample("plastic")));
     QVERIFY(wait_for_panels(w, w.shown_generation()));
