@@ -277,6 +277,10 @@ partition::Problem make_problem(const TargetDag& t) {
   for (const TNode& n : t.nodes) {
     if (n.kind == TKind::Texture) pr.texture[n.id] = names.try_emplace(n.name, static_cast<int>(names.size())).first->second;
     pr.is_interpolant[n.id] = n.kind == TKind::Interpolant;
+    if (n.kind == TKind::Instruction && is_quad_difference(n.op)) {  // its value is computed beside it
+      pr.inline_operands.resize(t.size(), 0);
+      pr.inline_operands[n.id] = 1;
+    }
     pr.graph.children[n.id] = t.operand_nodes(n.id);
     pr.is_op[n.id] = t.is_operation(n.id);
     switch (n.kind) {
@@ -290,14 +294,9 @@ partition::Problem make_problem(const TargetDag& t) {
 }
 
 FpBackend::FpBackend(const TargetDag& t, const partition::TargetDesc& target)
-    : t_(t), target_(target), users_(t.size()), in_(t.size(), 0), held_(t.size(), 0), pos_(t.size(), 0), under_quad_(t.size(), 0) {
+    : t_(t), target_(target), users_(t.size()), in_(t.size(), 0), held_(t.size(), 0), pos_(t.size(), 0) {
   for (const TNode& n : t.nodes)
     for (TNodeId c : n.deps) users_[c].push_back(n.id);
-  for (TNodeId id = static_cast<TNodeId>(t.size()); id-- > 0;) {  // users before operands
-    const TNode& n = t.node(id);
-    if (under_quad_[id] || (n.kind == TKind::Instruction && is_quad_difference(n.op)))
-      for (TNodeId c : n.deps) under_quad_[c] = t.is_operation(c) ? 1 : 0;
-  }
 }
 
 partition::Check FpBackend::valid(partition::NodeId root, const std::vector<partition::NodeId>& members) {

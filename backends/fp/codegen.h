@@ -68,7 +68,6 @@ class FpBackend : public partition::Backend {
   FpBackend(const TargetDag& t, const partition::TargetDesc& target);
   partition::Check valid(partition::NodeId root, const std::vector<partition::NodeId>& members) override;
   const partition::Limits& limits() const override { return target_.limits; }
-  bool must_recompute(partition::NodeId n) const override { return n < under_quad_.size() && under_quad_[n]; }
   const TargetDag& dag() const { return t_; }
   const partition::TargetDesc& target() const { return target_; }
   long valid_calls() const { return calls_; }
@@ -84,7 +83,6 @@ class FpBackend : public partition::Backend {
   std::vector<std::uint32_t> in_, held_, pos_;
   std::uint32_t epoch_ = 0;
   std::vector<int> sweep_;
-  std::vector<char> under_quad_;  // operations under a DDX or DDY (their operand included)
   int member_registers(TNodeId root, const std::vector<TNodeId>& members);
 };
 

@@ -22,7 +22,6 @@ class MemoBackend : public Backend {
   const Check& answer(NodeId root, const std::vector<NodeId>& members);
   const Limits& limits() const override { return inner_.limits(); }
   bool recompute(const Resources& r) const override { return inner_.recompute(r); }
-  bool must_recompute(NodeId n) const override { return inner_.must_recompute(n); }
   std::size_t merge(const std::vector<Resources>& candidates) const override { return inner_.merge(candidates); }
   long hits() const { return hits_; }
   long misses() const { return misses_; }

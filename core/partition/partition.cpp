@@ -22,16 +22,30 @@ void subregion(const Problem& p, NodeId n, const std::vector<char>& marked, std:
   out.push_back(n);
   seen[n] = 1;
   NodeId lowest = n;
-  for (std::size_t i = 0; i < out.size(); ++i)
-    for (NodeId c : p.graph.children[out[i]])
-      if (p.is_op[c] && !marked[c] && !seen[c]) {
+  // seen: 1 a member, 2 a member under inline operands (its operations are members too, marked or
+  // not). A member found to be under inline operands after it was expanded is expanded again.
+  bool again = false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const NodeId m = out[i];
+    const bool all = seen[m] == 2 || (!p.inline_operands.empty() && p.inline_operands[m]);
+    for (NodeId c : p.graph.children[m]) {
+      if (!p.is_op[c]) continue;
+      if (all) {
+        if (seen[c] == 2) continue;
+        again = again || seen[c] == 1;
+        if (!seen[c]) lowest = std::min(lowest, c);
+        seen[c] = 2;
+        out.push_back(c);
+      } else if (!marked[c] && !seen[c]) {
         seen[c] = 1;
         lowest = std::min(lowest, c);
         out.push_back(c);
       }
+    }
+  }
   // Node ids are a postorder, so the members lie in [lowest, n]. When that range is not much
   // wider than the subregion, collecting the marked ids in order beats sorting them.
-  if (static_cast<std::size_t>(n - lowest) < 8 * out.size()) {
+  if (again || static_cast<std::size_t>(n - lowest) < 8 * out.size()) {
     out.clear();
     for (NodeId x = lowest; x <= n; ++x)
       if (seen[x]) {

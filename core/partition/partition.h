@@ -12,7 +12,8 @@
 
 namespace passlab::partition {
 
-// subregion(N): N and, recursively, its unmarked operations; marked operands are restored.
+// subregion(N): N and, recursively, its unmarked operations; marked operands are restored. Under
+// a node with Problem::inline_operands, every operation is a member, marked or not.
 // Linear in the subregion. The result is sorted by node id (operands before users).
 std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char>& marked);
 // The same, reusing `scratch` (one entry per node, all zero; left all zero) and `out`.

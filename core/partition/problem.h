@@ -21,6 +21,11 @@ struct Problem {
   // Optional facts a backend can give the optimal search for stronger bounds (empty: unknown).
   std::vector<int> texture;          // texture fetches: an id per texture name; -1 otherwise
   std::vector<char> is_interpolant;  // leaves that occupy an interpolant
+  // Nodes whose operands, and everything under them, are computed in the node's own pass whatever
+  // the marks say (empty: none). A marked operand is still saved for its other users. The fp
+  // backend's DDX and DDY: the quad partner outside the triangle has no value saved by an earlier
+  // pass, so the value a difference takes must be computed next to it.
+  std::vector<char> inline_operands;
 };
 
 // VALID's answer: the pass's resources, or why it does not fit.
@@ -47,10 +52,6 @@ class Backend {
   virtual const Limits& limits() const = 0;
   // The paper's heuristic: recompute when every resource is below half its limit.
   virtual bool recompute(const Resources& r) const;
-  // Whether node n must be computed in every pass that reads it, never restored (fp on a quad
-  // target: a value under a DDX or DDY, which the quad partner outside the triangle could not
-  // restore). RDSh's heuristic then recomputes it; VALID refuses a pass that restores it.
-  virtual bool must_recompute(NodeId /*n*/) const { return false; }
   // MERGE: the candidate using the fewest resources relative to the limits (the scarcest
   // resource's share first, then the sum of shares), ties by operations, registers, textures,
   // interpolants, then by position (deterministic).

@@ -135,9 +135,6 @@ void Subdivider::subdivide(NodeId t) {
       } else if (f == Fixed::Recompute) {
         save = false;
         why = Why::FixedRecompute;
-      } else if (backend_.must_recompute(k)) {
-        save = false;
-        why = Why::RecomputeRequired;
       } else {
         const Check& own = check(k, region(k));
         r = own.resources;

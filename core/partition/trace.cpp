@@ -270,8 +270,6 @@ std::string Trace::describe(const TraceEvent& e) const {
     case Why::BestWithinBudget: return fmt::format("best within budget: cost {:g}, no partition below {:g}", e.cost_save, e.cost_recompute);
     case Why::Found: return fmt::format("a partition costing {:g} found", e.cost_save);
     case Why::Repair: return fmt::format("n{}'s pass no longer fits now that later merges marked nodes inside it: it merges again", n);
-    case Why::RecomputeRequired:
-      return fmt::format("recompute n{}: the target needs it computed in the pass that reads it (a quad difference's value)", n);
   }
   return text(e);
 }

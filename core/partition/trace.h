@@ -50,7 +50,6 @@ enum class Why : std::uint8_t {
   BestWithinBudget,    // ... stopped at cost_save with no partition below cost_recompute
   Found,               // ... found a partition costing cost_save
   Repair,              // nodes[0]'s pass no longer fits after later marks: it merges again
-  RecomputeRequired,   // RDSh: recompute nodes[0], which the backend needs computed where it is read
 };
 
 // One decision. Plain data, no allocation: its nodes and words live in the Trace it belongs to.
