@@ -77,11 +77,35 @@ std::vector<NodeId> restores_of(const Problem& p, const std::vector<NodeId>& mem
   return out;
 }
 
+// Unmarks the saved values no pass restores, until there are none: with Problem::inline_operands
+// every reader of a marked value may compute it itself, and a pass whose value nobody reads is
+// work for nothing (and a texture no colouring gives it).
+void drop_unread(const Problem& p, std::vector<char>& marked) {
+  if (p.inline_operands.empty()) return;
+  std::vector<char> seen(marked.size(), 0), read(marked.size(), 0);
+  std::vector<NodeId> members;
+  for (bool again = true; again;) {
+    again = false;
+    std::fill(read.begin(), read.end(), 0);
+    for (NodeId n = 0; n < marked.size(); ++n) {
+      if (!marked[n] || !p.is_op[n]) continue;
+      subregion(p, n, marked, seen, members);
+      for (NodeId r : restores_of(p, members, marked)) read[r] = 1;
+    }
+    for (NodeId n = 0; n < marked.size(); ++n)
+      if (marked[n] && n != p.graph.root && !read[n]) {
+        marked[n] = 0;
+        again = true;
+      }
+  }
+}
+
 }  // namespace
 
 double marking_cost(const Problem& p, Backend& backend, const std::vector<char>& marked_in, const CostModel& model) {
   std::vector<char> marked = marked_in;
   marked[p.graph.root] = 1;
+  drop_unread(p, marked);
   int passes = 0, fetches = 0, instructions = 0;
   std::vector<char> seen(marked.size(), 0);
   std::vector<NodeId> members;
@@ -106,6 +130,7 @@ Partition make_partition(const Problem& p, Backend& backend, std::vector<char> m
   for (NodeId n : subregion(p, p.graph.root, std::vector<char>(marked.size(), 0))) reach[n] = 1;
   for (NodeId n = 0; n < marked.size(); ++n)
     if (!reach[n] || !p.is_op[n]) marked[n] = 0;
+  drop_unread(p, marked);
   part.marked = marked;
   part.valid = true;
   std::map<NodeId, int> computed_in;

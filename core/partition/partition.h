@@ -58,6 +58,8 @@ struct Partition {
 
 // Builds the passes a marking implies (the root is marked automatically), asks the backend for
 // each pass's resources, orders the passes, assigns intermediate textures and computes the cost.
+// A marked value no pass restores (its readers all compute it: Problem::inline_operands) is
+// unmarked first, here and in marking_cost.
 Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model);
 
 // The cost of a marking without the texture assignment (what searches compare); +inf if a pass

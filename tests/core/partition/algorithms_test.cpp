@@ -50,6 +50,39 @@ TEST(Model, PassesFollowMarksAndRecomputeUnmarkedSharedNodes) {
   EXPECT_TRUE(validate(p, b, part, paper()).empty());
 }
 
+// A node with inline operands (the fp backend's DDX) computes everything under it in its own
+// pass, marked or not; a marked value is still saved for its other readers, and a marked value
+// no pass restores any more is not saved at all.
+TEST(Model, InlineOperandsAreComputedBesideTheirReader) {
+  // 0 x0, 1 x = f(x0), 2 d = ddx(x) (inline), 3 a = g(x), 4 root = h(d, a).
+  Problem p = make({{}, {0}, {1}, {1}, {2, 3}}, 4);
+  p.inline_operands = {0, 0, 1, 0, 0};
+  CountingBackend b(p, {});
+  std::vector<char> marks(5, 0);
+  marks[1] = 1;  // x saved: a restores it, d computes it again
+  EXPECT_EQ(subregion(p, 2, marks), (std::vector<NodeId>{0, 1, 2}));
+  EXPECT_EQ(subregion(p, 4, marks), (std::vector<NodeId>{0, 1, 2, 3, 4}));  // through d, x is a member
+  marks[2] = 1;  // d heads its own pass: the root's pass restores d and x (for a)
+  Partition part = make_partition(p, b, marks, paper());
+  ASSERT_EQ(part.passes.size(), 3u);
+  EXPECT_EQ(part.passes[1].root, 2u);
+  EXPECT_EQ(part.passes[1].members, (std::vector<NodeId>{0, 1, 2}));
+  EXPECT_TRUE(part.passes[1].restores.empty());
+  EXPECT_EQ(part.passes[2].restores, (std::vector<NodeId>{1, 2}));
+  EXPECT_TRUE(validate(p, b, part, paper()).empty());
+  // Without a, nobody restores x: its pass would be work for nothing, and goes.
+  Problem q = make({{}, {0}, {1}, {2}}, 3);
+  q.inline_operands = {0, 0, 1, 0};
+  CountingBackend c(q, {});
+  std::vector<char> m(4, 0);
+  m[1] = 1;
+  Partition only = make_partition(q, c, m, paper());
+  ASSERT_EQ(only.passes.size(), 1u);
+  EXPECT_FALSE(only.marked[1]);
+  EXPECT_EQ(marking_cost(q, c, m, paper()), only.cost);
+  EXPECT_TRUE(validate(q, c, only, paper()).empty());
+}
+
 TEST(Model, ValidatorCatchesBrokenPartitions) {
   Problem p = figure2();
   CountingBackend b(p, {});
