@@ -513,7 +513,10 @@ class Flattener {
       rows = rows || a.rows;
     }
     if (rows || (type == ir::BaseType::Matrix && !all_const)) return per_row(o, type, aux, args, span);
-    if (all_const && o != Op::Texture) {
+    // A lookup is folded only from the noise lattice, which is built in: an image may be another
+    // at render time.
+    const bool lattice = o == Op::Texture && args[0].value.type == ir::BaseType::String && args[0].value.s == "$noise";
+    if (all_const && (o != Op::Texture || lattice)) {
       std::vector<const Value*> ptrs;
       for (const Sym& a : args) ptrs.push_back(&a.value);
       return constant(ir::evaluate(o, type, aux, "", {}, ptrs, ctx_));
