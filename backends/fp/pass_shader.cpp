@@ -217,10 +217,7 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       const TNode& n = t_.node(members[p][i]);
       Instruction ins = instruction(n, source);
       if (n.kind == TKind::Instruction && is_quad_difference(n.op)) {
-        // The quad partner's value of the operand, as it computes it in lockstep: the operand's
-        // cone again over the partner's interpolants (a difference one being the fragment's own),
-        // into registers of its own. The simulator's way of running the other pixel; the pass
-        // itself is the one instruction (see glsl()).
+        // The operand here, then as the quad partner computes it.
         ins.src[1] = ins.src[0];
         ins.sources = 2;
         const TNodeId x = n.src[0].node;
