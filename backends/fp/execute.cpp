@@ -51,8 +51,10 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
             } else if (lanes == 1) {
               values[0][m] = {NAN, NAN, NAN, NAN};  // no partners given
             } else {
-              const Vec4 there = operand(n.op == Opcode::DDX ? 1 : 2, n.src[0]), here = operand(0, n.src[0]);
-              for (std::size_t c = 0; c < 4; ++c) values[0][m][c] = there[c] - here[c];
+              const std::size_t partner = n.op == Opcode::DDX ? 1 : 2;
+              operand(partner, n.src[0]);  // (fetched: a leaf's or a restored value is set where it is read)
+              operand(0, n.src[0]);
+              values[0][m] = quad_difference(n, values[0], values[partner]);
             }
           } else {
             values[l][m] = execute(n, [&](const Operand& o) { return operand(l, o); });
