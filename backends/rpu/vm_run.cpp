@@ -302,8 +302,10 @@ class Vm::Runner {
     return active;
   }
 
+  // A write to A converts the exact result to an integer: an address past 2^17 has no 24-bit
+  // float (`mov A, I0` of a vertex address in a large mesh would lose its last bit).
   void compute(const DOp& o, std::uint32_t base, v4f (&r)[4]) const {
-    if (fp24_) execute<true>(o, ch_, consts_, base, r);
+    if (fp24_ && o.dst_kind != kDstA) execute<true>(o, ch_, consts_, base, r);
     else execute<false>(o, ch_, consts_, base, r);
   }
 

@@ -365,6 +365,23 @@ TEST(RpuVm, ReadinessIsKeptPerComponent) {
   EXPECT_EQ(rec.steps[3].cycle, 6u);  // R1.w ready at 1 + 5
 }
 
+TEST(RpuVm, AnAddressIsConvertedExactlyNotThroughA24BitFloat) {
+  // An address past 2^17 has no 24-bit float: 131077 would round to 131076 (a large mesh's vertex
+  // record read one word off). A write to A converts the exact value.
+  Program p = assemble_text("load I0, A0, 0\nmov A.x, I0.x\nload I1, A0, 0\nmov R0, I1\nreturn\n");
+  std::vector<Vec4> memory(131078, Vec4{});
+  memory[0] = {131077, 0, 0, 0};
+  memory[131076] = {1, 1, 1, 1};
+  memory[131077] = {2, 2, 2, 2};
+  Vm vm(p);  // the default machine: 24-bit arithmetic
+  vm.set_memory(&memory);
+  ThreadState t = thread_at(0);
+  VmStats stats;
+  vm.run(t, stats);
+  ASSERT_EQ(t.status, ThreadStatus::Done) << t.fault;
+  EXPECT_EQ(t.r(0)[0], 2.0f);
+}
+
 TEST(RpuVm, RecordedChangesUndoEveryStep) {
   Program p = assemble_text(R"(
 main:
