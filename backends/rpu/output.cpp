@@ -56,9 +56,9 @@ std::vector<Save> saves_for(const AsmInstr& call, const std::vector<LocSet>& aft
 
 }  // namespace
 
-bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats);
+void output_blocks(const AsmFunction& f, int& next_label, Listing& out, AsmStats& stats);
 
-bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats) {
+void output_function(const AsmFunction& f, int& next_label, Listing& out, AsmStats& stats) {
   // A jump to an empty block that only jumps on goes straight to where that one goes.
   auto resolve = [&](std::uint32_t b) {
     for (std::size_t guard = 0; guard < f.blocks.size(); ++guard) {
@@ -97,10 +97,10 @@ bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::
       src = &threaded_storage;
     }
   }
-  return output_blocks(*src, next_label, out, sink, stats);
+  output_blocks(*src, next_label, out, stats);
 }
 
-bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats) {
+void output_blocks(const AsmFunction& f, int& next_label, Listing& out, AsmStats& stats) {
   // Depth first from the entry, the fall-through successor next.
   std::vector<std::uint32_t> order;
   {
@@ -138,8 +138,9 @@ bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::Di
     lang::Span span;
     bool is_label = false;
     std::uint32_t block = 0;
+    bool is_stub_label = false;  // a spill stub's own label line
   };
-  std::vector<Line> lines;
+  std::vector<Line> lines, stubs;  // stubs: the spill stubs, after the function's blocks
   const Liveness lv = compute_liveness(f);
   const TextOptions o;
   for (std::size_t k = 0; k < order.size(); ++k) {
@@ -156,33 +157,49 @@ bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::Di
         continue;
       }
       const std::vector<Save> slots = saves_for(in, after, lv.live_in[b], i);
-      if (slots.size() > 8) {
-        sink.error("rpu-stack", in.span,
-                   "the call to '" + (in.callee.empty() ? std::string("the hit object's shader") : in.callee) + "' in '" + f.name + "' must save " +
-                       std::to_string(slots.size()) + " registers, and the stack window shows 8 slots (keep fewer values live across it)");
-        return false;
-      }
-      for (std::size_t s = 0; s < slots.size(); ++s)
-        for (const Part& p : slots[s].parts) {
-          Operation save;
-          save.op = Opcode::Mov;
-          const bool lone = p.reg_lanes == kMaskW;
-          save.dst = {Bank::Stack, static_cast<std::uint32_t>(s), lone ? static_cast<std::uint8_t>(1u << p.slot_lane) : p.reg_lanes};
-          save.src[0] = Source::reg(Bank::R, static_cast<std::uint32_t>(p.reg), lone ? Swizzle::splat(3) : Swizzle{});
-          lines.push_back({to_text(save, o), in.span});
-          ++stats["output.saves"];
-        }
       const std::string target = in.word.control.target_reg.bank != Bank::None ? to_text(in.word.control.target_reg, o) : in.word.control.label;
-      lines.push_back({"call " + target + " push " + std::to_string(slots.size()), in.span});
-      for (std::size_t s = 0; s < slots.size(); ++s)
-        for (const Part& p : slots[s].parts) {
-          Operation restore;
-          restore.op = Opcode::Mov;
-          const bool lone = p.reg_lanes == kMaskW;
-          restore.dst = {Bank::R, static_cast<std::uint32_t>(p.reg), p.reg_lanes};
-          restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s), lone ? Swizzle::splat(p.slot_lane) : Swizzle{});
-          lines.push_back({to_text(restore, o), in.span});
+      // The window shows 8 slots. Beyond 8 saves (beyond the thesis, which stops there) the call
+      // goes through a spill stub per 8 more: the caller saves its first 8 and calls the stub with
+      // push 8; the stub, whose window starts past them, saves the next ones, calls on, restores
+      // them and returns. Registers pass through untouched, arguments included.
+      std::vector<Line>* into = &lines;
+      for (std::size_t first = 0;; first += 8) {
+        const std::size_t count = std::min<std::size_t>(8, slots.size() - first);
+        const bool last = first + 8 >= slots.size();
+        for (std::size_t s = 0; s < count; ++s)
+          for (const Part& p : slots[first + s].parts) {
+            Operation save;
+            save.op = Opcode::Mov;
+            const bool lone = p.reg_lanes == kMaskW;
+            save.dst = {Bank::Stack, static_cast<std::uint32_t>(s), lone ? static_cast<std::uint8_t>(1u << p.slot_lane) : p.reg_lanes};
+            save.src[0] = Source::reg(Bank::R, static_cast<std::uint32_t>(p.reg), lone ? Swizzle::splat(3) : Swizzle{});
+            into->push_back({to_text(save, o), in.span});
+            ++stats["output.saves"];
+          }
+        std::string stub;
+        if (last) {
+          into->push_back({"call " + target + " push " + std::to_string(count), in.span});
+        } else {
+          stub = "L" + std::to_string(next_label++);
+          into->push_back({"call " + stub + " push 8", in.span});
+          ++stats["output.spill_stubs"];
         }
+        std::vector<Line> restores;
+        for (std::size_t s = 0; s < count; ++s)
+          for (const Part& p : slots[first + s].parts) {
+            Operation restore;
+            restore.op = Opcode::Mov;
+            const bool lone = p.reg_lanes == kMaskW;
+            restore.dst = {Bank::R, static_cast<std::uint32_t>(p.reg), p.reg_lanes};
+            restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s), lone ? Swizzle::splat(p.slot_lane) : Swizzle{});
+            restores.push_back({to_text(restore, o), in.span});
+          }
+        into->insert(into->end(), restores.begin(), restores.end());
+        if (first > 0) into->push_back({"return", in.span});
+        if (last) break;
+        stubs.push_back({stub + ":", in.span, false, 0, true});
+        into = &stubs;
+      }
     }
     const Terminator& t = blk.term;
     const std::int64_t next = next_of(b);
@@ -206,7 +223,12 @@ bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::Di
     }
   }
   out.text += f.label + ":\n";
+  lines.insert(lines.end(), stubs.begin(), stubs.end());
   for (const Line& l : lines) {
+    if (l.is_stub_label) {
+      out.text += l.text + "\n";
+      continue;
+    }
     if (l.is_label) {
       auto it = labels.find(l.block);
       if (it != labels.end()) out.text += it->second + ":\n";
@@ -217,7 +239,6 @@ bool output_blocks(const AsmFunction& f, int& next_label, Listing& out, lang::Di
     out.text += "    " + text + "\n";
     out.spans.push_back(l.span);
   }
-  return true;
 }
 
 }  // namespace passlab::rpu

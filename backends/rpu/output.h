@@ -23,8 +23,8 @@ struct Listing {
   std::vector<lang::Span> spans;    // per word, in order: the RSL it came from
 };
 
-// Appends `f` (registers allocated) to `out`. Labels are L<n> with n from `next_label`, so they
-// are unique in the program. False (after a diagnostic) when a call needs more than 8 slots.
-bool output_function(const AsmFunction& f, int& next_label, Listing& out, lang::DiagnosticSink& sink, AsmStats& stats);
+// Appends `f` (registers allocated) to `out`, with a spill stub after it for each call that keeps
+// more than 8 slots. Labels are L<n> with n from `next_label`, so they are unique in the program.
+void output_function(const AsmFunction& f, int& next_label, Listing& out, AsmStats& stats);
 
 }  // namespace passlab::rpu
