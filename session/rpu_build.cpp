@@ -179,7 +179,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
   std::sort(b->functions.begin(), b->functions.end(), [](const RpuFunction& x, const RpuFunction& y) { return x.address < y.address; });
   for (std::size_t i = 0; i < b->functions.size(); ++i)
     b->functions[i].end = i + 1 < b->functions.size() ? b->functions[i + 1].address : static_cast<std::uint32_t>(prog.code.size());
-  b->constants = rpu::scene_constants(b->scene, *b->data);
+  b->constants = rpu::scene_constants(b->scene, *b->data, prog);
   b->decisions = rpu_decision_trace(*b);
   return b;
 }

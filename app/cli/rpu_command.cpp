@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "backends/rpu/memory_map.h"
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/compiler.h"
 #include "backends/rpu/debugger.h"
@@ -296,7 +297,9 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     Vec4 v;
     if (std::regex_match(spec, mt, std::regex(R"(C(\d{1,2})=(.*))")) && parse_numbers(mt[2], &v)) vm.constants()[static_cast<std::size_t>(std::stoi(mt[1]))] = v;
   }
-  std::vector<Vec4> memory(static_cast<std::size_t>(r.memory_words), Vec4{});
+  // The runtime's tables first (the noise lattice), as in a render; then --memory free words.
+  std::vector<Vec4> memory(rpu::kSceneRecords + static_cast<std::size_t>(r.memory_words), Vec4{});
+  rpu::write_noise_lattice(memory);
   vm.set_memory(&memory, true);
   rpu::VmStats stats;
   vm.run(t, stats);

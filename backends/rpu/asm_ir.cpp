@@ -140,6 +140,7 @@ bool partial(const AsmFunction& f, const Dest& d) {
     const std::uint8_t xyz = d.mask & kMaskXYZ;
     return xyz != 0 && xyz != kMaskXYZ;
   }
+  if (d.bank == Bank::A) return d.mask != kMaskAll;  // A is one location of four addresses
   return false;
 }
 

@@ -25,10 +25,17 @@ std::string epts_text(const Program& p) {
   return s;
 }
 
+std::string constants_text(const std::map<std::uint32_t, Vec4>& constants) {
+  std::string s;
+  for (const auto& [index, v] : constants)
+    s += ".const C" + std::to_string(index) + ", " + format_float(v[0]) + ", " + format_float(v[1]) + ", " + format_float(v[2]) + ", " + format_float(v[3]) + "\n";
+  return s;
+}
+
 std::string listing_text(const Program& p) {
   std::multimap<std::uint32_t, std::string> at;
   for (const auto& [name, address] : p.labels) at.insert({address, name});
-  std::string s;
+  std::string s = constants_text(p.constants);
   char buf[16];
   for (std::uint32_t a = 0; a <= p.code.size(); ++a) {
     auto [lo, hi] = at.equal_range(a);
@@ -518,6 +525,24 @@ std::optional<Program> assemble(const lang::SourceManager& sm, lang::FileId file
       }
       if (p.at_end()) continue;
       std::size_t start = p.pos();
+      if (p.accept(".const")) {
+        // .const Cn, x, y, z, w: a constant the program sets when it is loaded.
+        const std::size_t reg_at = p.pos();
+        const std::string_view reg = p.word();
+        int n = -1;
+        if (reg.size() >= 2 && reg.size() <= 3 && reg[0] == 'C' && std::all_of(reg.begin() + 1, reg.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+          n = std::stoi(std::string(reg.substr(1)));
+        if (n < 0 || n > 31) p.fail(reg_at, "'.const' sets a constant register, C0 to C31", std::max<std::size_t>(reg.size(), 1));
+        Vec4 v{};
+        for (float& x : v) {
+          p.expect(",", "','");
+          if (!p.peek_number()) p.fail(p.pos(), "expected a number");
+          x = p.number();
+        }
+        if (!p.at_end()) p.fail(p.pos(), "unexpected text after the constant");
+        if (!prog.constants.emplace(static_cast<std::uint32_t>(n), v).second) p.fail(reg_at, "C" + std::to_string(n) + " is set twice", reg.size());
+        continue;
+      }
       if (p.accept("||")) {
         if (prog.code.empty()) p.fail(start, "'||' pairs with the instruction before it, and there is none", 2);
         Instruction& prev = prog.code.back();

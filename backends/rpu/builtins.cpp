@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "backends/rpu/codegen_internal.h"
+#include "core/lang/sema.h"
 
 namespace passlab::rpu::detail {
 
@@ -114,7 +115,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
     case B::Acos: return call_runtime("__rpu_acos", {arg(0)}, in.span);
     case B::Atan: return call_runtime("__rpu_atan", {arg(0)}, in.span);
     case B::Atan2: return call_runtime("__rpu_atan2", {arg(0), arg(1)}, in.span);
-    case B::Spline: fail(in.span, "'spline' is not supported on the RPU");
+    case B::Spline: return spline(bc);
     case B::Trace: return trace(arg(0), arg(1), in.span);
     case B::Visibility: return visibility(arg(0), arg(1));
     case B::Raylevel: return f_.shader ? vsrc(f_, level_) : Source::lit(0);
@@ -122,6 +123,121 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
     default: break;
   }
   fail(in.span, "'" + name + "' is not supported on the RPU");
+}
+
+// transform, vtransform and ntransform by named coordinate systems (beyond the thesis, which
+// rejects them): the spaces are the shader's light setup's, as on fragment targets (a standard
+// space it leaves out is the camera's own). The matrix is known when compiling; its columns go
+// into the program's constants, and each component of the result is one dot product with one:
+// dp3h (the column's .w adds the translation) for a point, dp3 for a vector or a normal, whose
+// matrix is the inverse transpose. A projective matrix divides by the fourth, through _rcp.
+Source FunctionCodegen::transform(BuiltinCall& bc) {
+  using B = lang::Builtin;
+  const std::vector<ir::ValueId>& args = bc.in.args;
+  const std::map<std::string, ir::Matrix>& spaces = links_.spaces.at(module_index_);
+  auto to_current = [&](const std::string& name) {
+    if (name == "current" || name == "camera") return ir::identity_matrix();
+    auto it = spaces.find(name);
+    if (it != spaces.end()) return it->second;
+    if (!lang::is_standard_space(name)) {
+      std::string known;
+      for (const auto& [n, _] : spaces) known += (known.empty() ? "" : ", ") + n;
+      fail(bc.in.span, "the light setup defines no coordinate system \"" + name + "\"" +
+                           (known.empty() ? "; add it under \"spaces\"" : " (it defines: " + known + ")"),
+           "unknown-space");
+    }
+    return ir::identity_matrix();
+  };
+  auto inverse = [&](const ir::Matrix& m, const std::string& what) {
+    ir::Matrix inv = ir::identity_matrix();
+    if (!ir::invert(m, &inv)) fail(bc.in.span, "the matrix of " + what + " cannot be inverted", "singular-space");
+    return inv;
+  };
+  auto space = [&](std::size_t k) -> std::string {
+    const ir::Instr* s = literal_string(fn_, args[k]);
+    if (!s) {
+      if (fn_.at(args[k]).type == lang::BaseType::Matrix)
+        fail(bc.in.span, "'" + bc.name + "' by a matrix value needs matrices, which the RPU compiler does not support (named coordinate systems it does)");
+      fail(bc.in.span, "'" + bc.name + "' to a coordinate system chosen when the shader runs is not supported on the RPU (name it in the shader)");
+    }
+    return s->text;
+  };
+  // p' = p * m, as the interpreter's transform() builds m.
+  ir::Matrix m = args.size() == 3 ? ir::multiply(to_current(space(0)), inverse(to_current(space(1)), "space '" + space(1) + "'"))
+                                  : inverse(to_current(space(0)), "space '" + space(0) + "'");
+  if (bc.id == B::Ntransform) {
+    const ir::Matrix inv = inverse(m, "the transform");
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) m[static_cast<std::size_t>(i * 4 + j)] = inv[static_cast<std::size_t>(j * 4 + i)];
+  }
+  const Source p = bc.arg(args.size() - 1);
+  if (m == ir::identity_matrix()) return p;
+  const bool point = bc.id == B::Transform;
+  auto column = [&](int j) {
+    const Vec4 c{m[static_cast<std::size_t>(j)], m[static_cast<std::size_t>(4 + j)], m[static_cast<std::size_t>(8 + j)], point ? m[static_cast<std::size_t>(12 + j)] : 0.0f};
+    const std::optional<std::uint32_t> k = constants_.index(c);
+    if (!k) fail(bc.in.span, "the program transforms by more matrix columns than its 28 constant registers (C2-C29) hold");
+    return Source::reg(Bank::C, *k);
+  };
+  const Opcode dot = point ? Opcode::Dp3h : Opcode::Dp3;
+  const Loc r = bc.fresh(point ? "transform" : bc.id == B::Vtransform ? "vtransform" : "ntransform");
+  for (int j = 0; j < 3; ++j) emit(dot, j == 0 ? vdst(f_, r) : bc.lane_dest(r, j), column(j), p);
+  if (!point || (m[3] == 0 && m[7] == 0 && m[11] == 0 && m[15] == 1)) return vsrc(f_, r);
+  const Loc w = temp(RegClass::Scalar, "w"), q = bc.fresh("transform");
+  emit(Opcode::Dp3h, vdst(f_, w), column(3), p);
+  emit(Opcode::Mul, vdst(f_, q), vsrc(f_, r), bc.reciprocal(vsrc(f_, w)));
+  return vsrc(f_, q);
+}
+
+// spline (Catmull-Rom, RI 3.2; the other bases lower to selects before code generation), beyond
+// the thesis: x saturates to [0, 1] (NaN to 0, as the interpreter's), a chain of branches finds
+// the segment, and each segment evaluates its four knots' cubic by Horner's rule:
+// ((d t + c) t + b) t + 2 p1, halved.
+Source FunctionCodegen::spline(BuiltinCall& bc) {
+  const int knots = static_cast<int>(bc.in.args.size()) - 1, segments = knots - 3;
+  if (segments < 1) fail(bc.in.span, "a spline needs at least four knots");
+  const Loc x = temp(RegClass::Scalar, "spline.x"), pos = temp(RegClass::Scalar, "spline.pos");
+  mov(vdst(f_, x), bc.arg(0));
+  f_.blocks[cur_].body.back().word.primary.sat = true;
+  emit(Opcode::Mul, vdst(f_, pos), vsrc(f_, x), Source::lit(static_cast<float>(segments)));
+  const Loc r = bc.fresh("spline");
+  const std::uint32_t join = new_block();
+  for (int s = 0; s < segments; ++s) {
+    if (s + 1 < segments) {
+      const std::uint32_t take = new_block(), next = new_block();
+      compare_branch(vsrc(f_, pos), Source::lit(static_cast<float>(s + 1)), kMaskW, Relation::Lt, take, next);
+      set_block(take);
+      segment_cubic(bc, s, vsrc(f_, pos), r);
+      jump(join);
+      set_block(next);
+    } else {
+      segment_cubic(bc, s, vsrc(f_, pos), r);
+      jump(join);
+    }
+  }
+  set_block(join);
+  return vsrc(f_, r);
+}
+
+void FunctionCodegen::segment_cubic(BuiltinCall& bc, int s, const Source& pos, Loc r) {
+  const Source p0 = bc.arg(static_cast<std::size_t>(1 + s)), p1 = bc.arg(static_cast<std::size_t>(2 + s)), p2 = bc.arg(static_cast<std::size_t>(3 + s)),
+               p3 = bc.arg(static_cast<std::size_t>(4 + s));
+  const Loc t = temp(RegClass::Scalar, "spline.t");
+  emit(Opcode::Add, vdst(f_, t), pos, Source::lit(static_cast<float>(-s)));
+  auto v = [&](const char* name) { return bc.fresh(name); };
+  const Loc b = v("spline.b"), c0 = v("spline.c"), c1 = v("spline.c"), c = v("spline.c"), d0 = v("spline.d"), d1 = v("spline.d"), d = v("spline.d");
+  emit(Opcode::Add, vdst(f_, b), p2, negated(p0));                                       // p2 - p0
+  emit(Opcode::Mad, vdst(f_, c0), p1, Source::lit(-5), scaled(p0, 1, false));          // 2 p0 - 5 p1
+  emit(Opcode::Add, vdst(f_, c1), vsrc(f_, c0), scaled(p2, 2, false));                  // + 4 p2
+  emit(Opcode::Add, vdst(f_, c), vsrc(f_, c1), negated(p3));                            // - p3
+  emit(Opcode::Mad, vdst(f_, d0), p1, Source::lit(3), negated(p0));                     // 3 p1 - p0
+  emit(Opcode::Mad, vdst(f_, d1), p2, Source::lit(-3), vsrc(f_, d0));                   // - 3 p2
+  emit(Opcode::Add, vdst(f_, d), vsrc(f_, d1), p3);                                     // + p3
+  const Loc h0 = v("spline.h"), h1 = v("spline.h"), h2 = v("spline.h");
+  emit(Opcode::Mad, vdst(f_, h0), vsrc(f_, d), vsrc(f_, t), vsrc(f_, c));
+  emit(Opcode::Mad, vdst(f_, h1), vsrc(f_, h0), vsrc(f_, t), vsrc(f_, b));
+  emit(Opcode::Mad, vdst(f_, h2), vsrc(f_, h1), vsrc(f_, t), scaled(p1, 1, false));
+  emit(Opcode::Mul, vdst(f_, r), vsrc(f_, h2), Source::lit(0.5f));
 }
 
 // min, max, abs, clamp and their kin branch lane by lane; floor and its kin by frac; smoothstep
@@ -328,16 +444,7 @@ Source FunctionCodegen::builtin_geometry(BuiltinCall& bc) {
     }
     case B::Transform:
     case B::Vtransform:
-    case B::Ntransform: {
-      // Only the camera's own space: every other one needs a matrix.
-      for (std::size_t k = 0; k + 1 < bc.in.args.size(); ++k) {
-        const ir::Instr* s = literal_string(fn_, bc.in.args[k]);
-        if (!s) fail(bc.in.span, "'" + bc.name + "' with a matrix or a computed space bc.name needs matrices, which the RPU compiler does not support");
-        if (s->text != "current" && s->text != "camera")
-          fail(bc.in.span, "coordinate system \"" + s->text + "\" needs a matrix, which the RPU compiler does not support (only \"current\" and \"camera\")");
-      }
-      return bc.arg(bc.in.args.size() - 1);
-    }
+    case B::Ntransform: return transform(bc);
     case B::Xcomp: return lane_of(bc.arg(0), 0);
     case B::Ycomp: return lane_of(bc.arg(0), 1);
     case B::Zcomp: return lane_of(bc.arg(0), 2);

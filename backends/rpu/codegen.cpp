@@ -44,8 +44,8 @@ Source swizzled(const Source& s, Swizzle sw) {
 }  // namespace
 
 FunctionCodegen::FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links,
-                                 StringTable& strings, std::set<std::string>& runtime_used, lang::DiagnosticSink& sink)
-    : m_(m), module_index_(module_index), fn_(m.functions.at(index)), links_(links), strings_(strings), runtime_used_(runtime_used),
+                                 StringTable& strings, ConstantPool& constants, std::set<std::string>& runtime_used, lang::DiagnosticSink& sink)
+    : m_(m), module_index_(module_index), fn_(m.functions.at(index)), links_(links), strings_(strings), constants_(constants), runtime_used_(runtime_used),
       sink_(sink) {
   f_.name = fn_.name;
   f_.label = links.labels.at(module_index).at(index);
@@ -607,8 +607,11 @@ void FunctionCodegen::instruction(ValueId v) {
     case Op::MakeTriple: make_triple(v, in); return;
     case Op::Builtin: value_[v] = builtin(in); return;
     case Op::Texture:
-      fail(in.span, fn_.at(in.args[0]).text == "$noise" ? "noise is not supported on the RPU (the thesis leaves noise functions out)"
-                                                        : "texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
+      if (fn_.at(in.args[0]).text == "$noise") {
+        value_[v] = noise(v);
+        return;
+      }
+      fail(in.span, "texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
     case Op::Call: call_function(v, in); return;
     case Op::Extract: value_[v] = results_.at(in.args[0]).at(in.aux); return;
     case Op::Phi: {
@@ -869,9 +872,20 @@ std::optional<AsmFunction> FunctionCodegen::run() {
 }  // namespace detail
 
 std::optional<AsmFunction> generate_function(const ir::Module& module, std::size_t module_index, std::size_t function,
-                                             const Linkage& links, StringTable& strings, std::set<std::string>& runtime_used,
-                                             lang::DiagnosticSink& sink) {
-  return detail::FunctionCodegen(module, module_index, function, links, strings, runtime_used, sink).run();
+                                             const Linkage& links, StringTable& strings, ConstantPool& constants,
+                                             std::set<std::string>& runtime_used, lang::DiagnosticSink& sink) {
+  return detail::FunctionCodegen(module, module_index, function, links, strings, constants, runtime_used, sink).run();
+}
+
+std::optional<std::uint32_t> ConstantPool::index(const Vec4& v) {
+  const std::array<std::uint32_t, 4> bits{std::bit_cast<std::uint32_t>(v[0]), std::bit_cast<std::uint32_t>(v[1]), std::bit_cast<std::uint32_t>(v[2]),
+                                          std::bit_cast<std::uint32_t>(v[3])};
+  if (auto it = by_bits_.find(bits); it != by_bits_.end()) return it->second;
+  const auto next = static_cast<std::uint32_t>(kFirst + values_.size());
+  if (next > kLast) return std::nullopt;
+  by_bits_[bits] = next;
+  values_[next] = v;
+  return next;
 }
 
 }  // namespace passlab::rpu

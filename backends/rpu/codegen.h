@@ -26,9 +26,24 @@
 #include "backends/rpu/asm_ir.h"
 #include "backends/rpu/string_hash.h"
 #include "core/ir/ir.h"
+#include "core/ir/value.h"
 #include "core/lang/diagnostic.h"
 
 namespace passlab::rpu {
+
+// The constants a program sets when it is loaded (`.const`), shared by all its functions: C2 to
+// C29 (the scene's are C0, C1, C30 and C31, render.h).
+class ConstantPool {
+ public:
+  static constexpr std::uint32_t kFirst = 2, kLast = 29;
+  // The register that holds v, allocated on first use; nullopt when all are taken.
+  std::optional<std::uint32_t> index(const Vec4& v);
+  const std::map<std::uint32_t, Vec4>& values() const { return values_; }
+
+ private:
+  std::map<std::array<std::uint32_t, 4>, std::uint32_t> by_bits_;
+  std::map<std::uint32_t, Vec4> values_;
+};
 
 struct Linkage {
   // The label of every function of every module: labels[module][function].
@@ -36,8 +51,11 @@ struct Linkage {
   // Standard-library functions that run as calls into the runtime library
   // (resources/rpu/runtime.sl): RSL name ("__rpu_pow") -> label.
   std::map<std::string, std::string> runtime;
+  std::size_t runtime_module = static_cast<std::size_t>(-1);  // the runtime library's module, once compiled
   // Runtime parameters (ShaderParam "$<light>.<name>") -> the constant register holding them.
   std::map<std::string, Source> runtime_params;
+  // Each module's named coordinate systems (its light setup's "spaces"): space -> current.
+  std::vector<std::map<std::string, ir::Matrix>> spaces;
 };
 
 // Generates function `function` of `module` (module number `module_index` in `links`).
@@ -45,8 +63,8 @@ struct Linkage {
 // diagnostics at their RSL line; then nullopt. Runtime functions it calls are added to
 // `runtime_used`.
 std::optional<AsmFunction> generate_function(const ir::Module& module, std::size_t module_index, std::size_t function,
-                                             const Linkage& links, StringTable& strings, std::set<std::string>& runtime_used,
-                                             lang::DiagnosticSink& sink);
+                                             const Linkage& links, StringTable& strings, ConstantPool& constants,
+                                             std::set<std::string>& runtime_used, lang::DiagnosticSink& sink);
 
 // The register class of an IR type (nullopt: none, e.g. a matrix).
 std::optional<RegClass> class_of(lang::BaseType t);

@@ -19,7 +19,7 @@ struct CodegenError {};  // a diagnostic has been reported; give up on this func
 class FunctionCodegen {
  public:
   FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links, StringTable& strings,
-                  std::set<std::string>& runtime_used, lang::DiagnosticSink& sink);
+                  ConstantPool& constants, std::set<std::string>& runtime_used, lang::DiagnosticSink& sink);
   std::optional<AsmFunction> run();
 
   // ---- emission (used by the standard library) ----
@@ -66,8 +66,12 @@ class FunctionCodegen {
   struct BuiltinCall;
   Source builtin_math(BuiltinCall& bc);
   Source builtin_geometry(BuiltinCall& bc);
+  Source transform(BuiltinCall& bc);  // transform, vtransform, ntransform by a named space
+  Source spline(BuiltinCall& bc);     // Catmull-Rom
+  void segment_cubic(BuiltinCall& bc, int segment, const Source& pos, Loc result);
   Source trace(const Source& origin, const Source& dir, const lang::Span& at);
   Source visibility(const Source& p1, const Source& p2);
+  Source noise(ir::ValueId v);  // noise.cpp: a lookup of the noise lattice in data memory
 
   // ---- the surface shader's globals (its entry convention) ----
   Source global(lang::Global g, const lang::Span& at);
@@ -82,6 +86,7 @@ class FunctionCodegen {
   const ir::Function& fn_;
   const Linkage& links_;
   StringTable& strings_;
+  ConstantPool& constants_;
   std::set<std::string>& runtime_used_;
   lang::DiagnosticSink& sink_;
   AsmFunction f_;

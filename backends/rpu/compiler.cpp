@@ -65,6 +65,7 @@ struct Unit {
   std::string name;
   std::shared_ptr<lang::TranslationUnit> tree;
   std::optional<ir::Module> module;
+  std::map<std::string, ir::Matrix> spaces;  // its light setup's named coordinate systems
 };
 
 // Compiles one translation unit to optimised IR; false after diagnostics.
@@ -149,6 +150,7 @@ bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, c
       if (!driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
     }
     if (!to_ir(out, u, own.lights.empty() ? binding : own, options)) return false;
+    u.spaces = own.spaces;
   }
   return true;
 }
@@ -159,7 +161,8 @@ Linkage link(const std::vector<Unit>& units) {
   Linkage links;
   std::set<std::string> taken;
   static const char* kRuntime[] = {"__rpu_exp2", "__rpu_log2", "__rpu_exp", "__rpu_log", "__rpu_logb", "__rpu_pow", "__rpu_sin_turns",
-                                   "__rpu_sin", "__rpu_cos", "__rpu_tan", "__rpu_atan", "__rpu_atan2", "__rpu_asin", "__rpu_acos"};
+                                   "__rpu_sin", "__rpu_cos", "__rpu_tan", "__rpu_atan", "__rpu_atan2", "__rpu_asin", "__rpu_acos",
+                                   "__rpu_noise1", "__rpu_noise3"};
   for (const char* r : kRuntime) {
     links.runtime[r] = std::string(kEntryPrefix) + r;
     taken.insert(links.runtime[r]);
@@ -173,6 +176,7 @@ Linkage link(const std::vector<Unit>& units) {
   for (const Unit& u : units) {
     links.labels.emplace_back();
     for (const ir::Function& fn : u.module->functions) links.labels.back().push_back(unique_label(fn.name));
+    links.spaces.push_back(u.spaces);
   }
   const Source c_xyz[2] = {Source::reg(Bank::C, 0, Swizzle{{0, 1, 2, 2}}), Source::reg(Bank::C, 1, Swizzle{{0, 1, 2, 2}})};
   links.runtime_params["$" + std::string(kLightLabel) + ".from"] = c_xyz[0];
@@ -188,7 +192,7 @@ class FunctionBackend {
       : out_(out), options_(options), machine_(machine), links_(links), strings_(machine.fp24 ? 17 : 24) {}
 
   void compile(const ir::Module& m, std::size_t module_index, std::size_t function) {
-    std::optional<AsmFunction> gen = generate_function(m, module_index, function, links_, strings_, runtime_used_, out_.diagnostics);
+    std::optional<AsmFunction> gen = generate_function(m, module_index, function, links_, strings_, constants_, runtime_used_, out_.diagnostics);
     if (!gen) {
       failed_ = true;
       return;
@@ -236,13 +240,14 @@ class FunctionBackend {
       out_.schedules[f.label] = std::move(s);
     }
     out_.allocations[f.label] = std::move(*alloc);
-    if (!output_function(f, next_label_, listing_, out_.diagnostics, stats_)) failed_ = true;
+    output_function(f, next_label_, listing_, stats_);
     listing_.text += "\n";
   }
 
   bool failed() const { return failed_; }
   const std::set<std::string>& runtime_used() const { return runtime_used_; }
   const Listing& listing() const { return listing_; }
+  const ConstantPool& constants() const { return constants_; }
   const AsmStats& stats() const { return stats_; }
 
  private:
@@ -251,6 +256,7 @@ class FunctionBackend {
   const Machine& machine_;
   const Linkage& links_;
   StringTable strings_;
+  ConstantPool constants_;
   std::set<std::string> runtime_used_;
   Listing listing_;
   int next_label_ = 0;
@@ -274,8 +280,10 @@ bool compile_runtime(CompiledProgram& out, Linkage& links, FunctionBackend& back
   if (!to_ir(out, rt, {}, CompileOptions{})) return false;
   const ir::Module& rm = *rt.module;
   links.labels.emplace_back();
+  links.spaces.emplace_back();
   for (const ir::Function& fn : rm.functions) links.labels.back().push_back(std::string(kEntryPrefix) + fn.name);
   const std::size_t rmi = links.labels.size() - 1;
+  links.runtime_module = rmi;
   std::set<std::size_t> needed;
   std::vector<std::size_t> stack;
   for (std::size_t fi = 0; fi < rm.functions.size(); ++fi)
@@ -294,11 +302,11 @@ bool compile_runtime(CompiledProgram& out, Linkage& links, FunctionBackend& back
 
 // The listing assembled by the assembler users have, then verified. False after diagnostics (our
 // bug if the listing does not assemble).
-bool assemble_listing(CompiledProgram& out, const Listing& listing, const std::vector<Unit>& units, const Machine& machine,
-                      const CompileOptions& options) {
-  out.assembly = listing.text;
-  if (options.keep_stages) append_stage(out, "final", listing.text);
-  const lang::FileId asm_file = out.sources->add(units.empty() ? "program.s" : units.front().name + ".s", listing.text);
+bool assemble_listing(CompiledProgram& out, const Listing& listing, const ConstantPool& constants, const std::vector<Unit>& units,
+                      const Machine& machine, const CompileOptions& options) {
+  out.assembly = constants_text(constants.values()) + (constants.values().empty() ? "" : "\n") + listing.text;
+  if (options.keep_stages) append_stage(out, "final", out.assembly);
+  const lang::FileId asm_file = out.sources->add(units.empty() ? "program.s" : units.front().name + ".s", out.assembly);
   AssembleOptions ao;
   ao.machine = &machine;
   lang::DiagnosticList asm_diags;
@@ -342,6 +350,7 @@ void describe_functions(CompiledProgram& out, const Listing& listing, std::vecto
   for (Unit& u : units) {
     out.module_paths.push_back(u.name);
     out.modules.push_back(std::move(*u.module));
+    out.module_spaces.push_back(std::move(u.spaces));
   }
 }
 
@@ -361,7 +370,7 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
   if (!backend.runtime_used().empty() && !backend.failed() && !compile_runtime(*out, links, backend)) return out;
   for (const auto& [k, v] : backend.stats()) out->stats[k] += v;
   if (backend.failed() || out->diagnostics.has_errors()) return out;
-  if (!assemble_listing(*out, backend.listing(), units, machine, options)) return out;
+  if (!assemble_listing(*out, backend.listing(), backend.constants(), units, machine, options)) return out;
   describe_functions(*out, backend.listing(), units, links);
   return out;
 }

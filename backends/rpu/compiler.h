@@ -27,6 +27,7 @@
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/schedule.h"
 #include "core/ir/ir.h"
+#include "core/ir/value.h"
 #include "core/lang/diagnostic.h"
 #include "core/lang/source.h"
 #include "core/lang/types.h"
@@ -77,6 +78,7 @@ struct CompiledProgram {
   std::vector<FunctionInfo> functions;  // every user function and shader, in file order
   std::vector<ir::Module> modules;      // the optimised IR of each input file (the oracle's input)
   std::vector<std::string> module_paths;  // ...and the file each came from
+  std::vector<std::map<std::string, ir::Matrix>> module_spaces;  // ...and its named coordinate systems
   std::map<std::string, long> stats;    // pass counters
   int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
   std::map<std::string, Allocation> allocations;     // by label

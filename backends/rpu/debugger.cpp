@@ -32,7 +32,7 @@ ChunkRun record_pixel_chunk(const Program& program, std::uint32_t main_entry, co
   vo.machine = machine;
   vo.ieee = ieee;
   Vm vm(program, vo);
-  vm.constants() = scene_constants(scene, data);
+  vm.constants() = scene_constants(scene, data, program);
   vm.set_memory(&data.memory());
   vm.set_trace_unit(&data);
   std::array<ThreadState, 4> threads;

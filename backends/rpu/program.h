@@ -21,6 +21,9 @@ struct EntryPoint {
 };
 
 struct Program {
+  // What the program puts in constant registers when it is loaded (`.const Cn, x, y, z, w`): the
+  // columns of the coordinate systems it transforms by. The loader writes them over the scene's.
+  std::map<std::uint32_t, Vec4> constants;
   std::vector<Instruction> code;
   std::map<std::string, std::uint32_t> labels;
   std::vector<EntryPoint> entries;  // in address order
@@ -31,7 +34,10 @@ struct Program {
 
 // One line per entry point: "<name> <address>", in address order.
 std::string epts_text(const Program& p);
-// The program with addresses, labels on their own lines: what `passlab-cli rpu asm` prints.
+// The program with addresses, labels on their own lines (its constants first): what
+// `passlab-cli rpu asm` prints.
 std::string listing_text(const Program& p);
+// The `.const` lines that set these constants ("" when there are none).
+std::string constants_text(const std::map<std::uint32_t, Vec4>& constants);
 
 }  // namespace passlab::rpu

@@ -84,12 +84,13 @@ class Tracer : public ir::RayTracer {
     in[G::du] = in[G::dv] = Value::scalar(0);
     in[G::Cs] = triple(lang::BaseType::Color, xyz(mem[object]));
     in[G::Os] = triple(lang::BaseType::Color, xyz(mem[object + 1]));
-    const std::size_t index = object / kObjectWords;
+    const std::size_t index = c_.data.object_index(object);
     const FunctionInfo* shader = index < c_.object_shader.size() ? c_.object_shader[index] : nullptr;
     if (!shader) throw Failure{"a ray hit an object without a shader"};
     Tracer deeper(c_, level, run_, nonfinite_);
     ir::EvalContext ctx;
     ctx.rays = &deeper;
+    ctx.spaces = c_.program.module_spaces.at(shader->file);
     const ir::RunResult r = ir::interpret_function(c_.program.modules.at(shader->file), shader->function, {}, in, c_.params, ctx, run_);
     if (!r.ok) throw Failure{r.error};
     *nonfinite_ = *nonfinite_ || r.nonfinite;
@@ -111,7 +112,7 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
   out.image = sim::Image(w, h, {0, 0, 0, 1});
   out.undefined.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
   const CompiledProgram& cp = *program.compiled;
-  Context c{cp, data, scene_constants(scene, data), {}, {}, {}};
+  Context c{cp, data, scene_constants(scene, data, *cp.program), {}, {}, {}};
   c.run.max_depth = 4096;
   c.run.max_steps = options.max_steps;
   for (float address : program.object_shader) {
@@ -143,6 +144,7 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
         Tracer camera(c, -1, run, &nonfinite);
         ir::EvalContext ctx;
         ctx.rays = &camera;
+        ctx.spaces = cp.module_spaces.at(main->file);
         const Value P = Value::triple(lang::BaseType::Point, (static_cast<float>(x) + 0.5f) / static_cast<float>(w),
                                       (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0);
         const ir::RunResult r = ir::interpret_function(cp.modules.at(main->file), main->function, {P}, {}, c.params, ctx, run);

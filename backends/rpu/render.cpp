@@ -8,13 +8,14 @@
 
 namespace passlab::rpu {
 
-std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data) {
+std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data, const Program& program) {
   std::array<Vec4, 32> c{};
   c[0] = {scene.light.from.x, scene.light.from.y, scene.light.from.z, 1};
   c[1] = {scene.light.color.x, scene.light.color.y, scene.light.color.z, 1};
   c[30] = {scene.background[0], scene.background[1], scene.background[2], scene.background[3]};
   // Secondary rays start on a surface: ignore hits closer than a ten-thousandth of the scene.
   c[31] = {1e-4f * data.extent(), 1e30f, 0, static_cast<float>(scene.ray_depth)};
+  for (const auto& [index, v] : program.constants) c[index] = v;
   return c;
 }
 
@@ -30,7 +31,7 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
   out.pixel_stalls.assign(pixels, 0);
   out.pixel_splits.assign(pixels, 0);
   out.pixel_occupancy.assign(pixels, 1.0f);
-  const std::array<Vec4, 32> constants = scene_constants(scene, data);
+  const std::array<Vec4, 32> constants = scene_constants(scene, data, program);
   const int rows = (h + 1) / 2;
   struct RowResult {
     VmStats stats;

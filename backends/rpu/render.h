@@ -9,6 +9,8 @@
 //   C0.xyz  the point light's position (camera space)   C1.xyz  its colour
 //   C30     the background colour (a ray that hits nothing sees it)
 //   C31     the trace arguments: (t_min, t_max, 0, deepest ray level)
+//   C2-C29  the program's own constants (`.const`): the columns of the coordinate systems its
+//           shaders transform by (the compiler allocates them from C2 up)
 #pragma once
 
 #include <atomic>
@@ -52,7 +54,7 @@ struct RenderResult {
 };
 
 // The constant registers a render loads (see above).
-std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data);
+std::array<Vec4, 32> scene_constants(const sim::Scene& scene, const SceneData& data, const Program& program);
 
 // Renders `scene` with `program`, each pixel's thread starting at `main_entry`. Deterministic:
 // the image and statistics do not depend on the number of host threads. A faulted pixel is

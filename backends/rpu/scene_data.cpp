@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "backends/rpu/memory_map.h"
+
 namespace passlab::rpu {
 
 SceneData::SceneData(const sim::Scene& scene, const std::vector<float>& shader_address) : shader_(shader_address) {
@@ -13,10 +15,11 @@ SceneData::SceneData(const sim::Scene& scene, const std::vector<float>& shader_a
     vertex_count += o.mesh.vertices.size();
     triangle_count += o.mesh.triangles.size();
   }
-  objects_ = 0;
-  const auto vertices = static_cast<std::uint32_t>(scene.objects.size() * kObjectWords);
+  objects_ = kSceneRecords;
+  const auto vertices = objects_ + static_cast<std::uint32_t>(scene.objects.size() * kObjectWords);
   triangles_ = vertices + static_cast<std::uint32_t>(vertex_count * kVertexWords);
   memory_.assign(triangles_ + triangle_count * kTriangleWords, Vec4{});
+  write_noise_lattice(memory_);
   std::vector<std::array<sim::Vec3, 3>> tris;
   tris.reserve(triangle_count);
   triangle_object_.reserve(triangle_count);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A scene as the RPU sees it: records in data memory that shaders `load`, and the ray-tracing
 // unit that `trace` consults. The thesis leaves the layout to "the application that generates
-// the scenes"; Passlab's is (addresses in words, one 4-vector per word):
+// the scenes"; Passlab's is (addresses in words, one 4-vector per word), after the runtime's
+// tables (memory_map.h):
 //
 //   object record   (4 words)  [Cs.xyz, object index] [Os.xyz, 0] [shader address, 0, 0, 0] [0]
 //   vertex record   (5 words)  [P.xyz, 1] [N.xyz, 0] [s, t, u, v] [dPdu.xyz, 0] [dPdv.xyz, 0]
@@ -36,6 +37,8 @@ class SceneData : public TraceUnit {
   const Bvh& bvh() const { return bvh_; }
   std::uint32_t triangle_record(std::uint32_t triangle) const { return triangles_ + triangle * kTriangleWords; }
   std::uint32_t object_of(std::uint32_t triangle) const { return triangle_object_[triangle]; }
+  // The index of the object whose record is at `record`.
+  std::size_t object_index(std::size_t record) const { return (record - objects_) / kObjectWords; }
   // The length of the scene's bounding-box diagonal (epsilons for secondary rays scale with it).
   float extent() const { return extent_; }
 

@@ -149,6 +149,7 @@ void store_chunk(const ChunkRegs& ch, std::span<ThreadState> threads) {
 Vm::Vm(const Program& program, const VmOptions& options)
     : program_(program), machine_(options.machine ? options.machine : &default_machine()) {
   fp24_ = machine_->fp24 && !options.ieee;
+  for (const auto& [index, v] : program.constants) constants_[index] = v;
   code_.reserve(program.code.size());
   for (const Instruction& in : program.code) {
     Decoded d;

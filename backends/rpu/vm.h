@@ -143,6 +143,7 @@ class Vm {
   Vm(const Vm&) = delete;
   Vm& operator=(const Vm&) = delete;
 
+  // The constant registers: the program's `.const` values from the start.
   std::array<Vec4, 32>& constants() { return constants_; }
   // Data memory, one 4-vector per address. Read-only memory makes `store` fault (the renderer
   // shares one scene among its threads).

@@ -58,6 +58,10 @@ const std::vector<float>& lattice_table() {
 
 }  // namespace
 
+float noise_lattice(int x, int y, int z, int channel) {
+  return lattice_table()[static_cast<std::size_t>(((channel & 3) * 32 + (z & 31)) * 32 + (y & 31)) * 32 + static_cast<std::size_t>(x & 31)];
+}
+
 std::array<float, 4> sample_noise(int dims, const float* coords) { return sample_noise(dims, coords, 4); }
 
 std::array<float, 4> sample_noise(int dims, const float* coords, int channels) {

@@ -261,6 +261,12 @@ class Interpreter {
       if (id == lang::Builtin::Atan2 && ops.size() == 2 && ops[0]->f[0] == 0 && std::signbit(ops[1]->f[0])) return true;
     }
     if ((in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1])) return true;
+    // Nor does a lookup whose coordinates have no fractions: noise at s * 1e6 picks its lattice
+    // cells by digits the format does not hold.
+    if (in.op == Op::Texture)
+      for (std::size_t k = 1; k < ops.size(); ++k)
+        for (int i = 0; i < std::max(1, lang::component_count(ops[k]->type)); ++i)
+          if (std::fabs(ops[k]->f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
     if (in.op == Op::Div && ops.size() == 2 && reciprocal_out_of_range(*ops[1])) return true;
     return squares_overflow(in, ops);
   }

@@ -72,6 +72,8 @@ std::array<float, 4> sample_noise(int dims, const float* coords, int channels);
 // n lookups at once: coordinate axis i of lookup k is coords[i][k] (axes past `dims` read 0),
 // channel c goes to out[c][k]; each exactly as sample_noise gives it.
 void sample_noise_batch(int dims, int n, const float* const coords[3], int channels, float* const out[4]);
+// One point of that lattice (coordinates taken modulo 32), channel 0-3: what the filter weighs.
+float noise_lattice(int x, int y, int z, int channel);
 
 // The stand-in image of a texture name, channel c (RGB): 0.5 + 0.5 sin(2 pi (fs s + ft t) + phase).
 struct ProceduralBand {

@@ -167,3 +167,10 @@ float __rpu_atan2(float y; float x)
 float __rpu_asin(float x) { return __rpu_atan2(x, sqrt(1 - x * x)); }
 
 float __rpu_acos(float x) { return __rpu_atan2(sqrt(1 - x * x), x); }
+
+/*
+ * noise: the lattice in data memory filtered trilinearly. The compiler expands noise() here
+ * (backends/rpu/noise.cpp) and calls these for every lookup elsewhere.
+ */
+float __rpu_noise1(point p) { return float noise(p); }
+color __rpu_noise3(point p) { return color noise(p); }

@@ -40,11 +40,11 @@ Profile profile_for(Family f) {
       p.edge_constants = false;
       break;
     case Family::Rpu:
-      // The RPU runs loops per lane, recursion and rays; it has no texture unit and no noise.
+      // The RPU runs loops per lane, recursion and rays, and noise from its lattice in memory; it
+      // has no texture unit.
       p.varying_loops = true;
       p.recursion = true;
       p.rays = true;
-      p.noise = false;
       p.textures = false;
       p.sign = false;
       break;

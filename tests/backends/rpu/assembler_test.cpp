@@ -222,6 +222,21 @@ TEST(RpuAssembler, MistakesAreReportedWhereTheyAre) {
   EXPECT_EQ(assemble_error("mad R0.w, 0.6, R1.w, 0.4\n"), "");
 }
 
+TEST(RpuAssembler, ConstantsAreSetByTheProgramAndListedFirst) {
+  Program p = assemble_text(".const C2, 0.8, -0.6, 0.0, 1.5\nf:\n  dp3h R0.w, C2, R1.xyz\n  return\n");
+  ASSERT_EQ(p.constants.size(), 1u);
+  EXPECT_EQ(p.constants.at(2), (Vec4{0.8f, -0.6f, 0, 1.5f}));
+  EXPECT_EQ(p.code.size(), 2u);
+  EXPECT_EQ(listing_text(p).rfind(".const C2, 0.8, -0.6, 0.0, 1.5\nf:\n", 0), 0u) << listing_text(p);
+  // A VM starts with them.
+  Vm vm(p);
+  EXPECT_EQ(vm.constants()[2], (Vec4{0.8f, -0.6f, 0, 1.5f}));
+  EXPECT_EQ(assemble_error(".const R2, 1, 2, 3, 4\n"), "1:8: '.const' sets a constant register, C0 to C31");
+  EXPECT_EQ(assemble_error(".const C32, 1, 2, 3, 4\n"), "1:8: '.const' sets a constant register, C0 to C31");
+  EXPECT_EQ(assemble_error(".const C2, 1, 2, 3\n"), "1:19: expected ','");
+  EXPECT_EQ(assemble_error(".const C2, 1, 2, 3, 4\n.const C2, 1, 2, 3, 4\n"), "2:8: C2 is set twice");
+}
+
 TEST(RpuAssembler, EveryErrorOfAFileIsReported) {
   lang::SourceManager sm;
   lang::FileId f = sm.add("bad.s", "mov R99, R0\nadd R0, R1, R2\nmul R0, R1\njmp missing\n");

@@ -54,6 +54,7 @@ inline std::string assemble_error(const std::string& text, const Machine* machin
 #include <memory>
 
 #include "backends/rpu/compiler.h"
+#include "backends/rpu/memory_map.h"
 #include "core/ir/interpreter.h"
 
 namespace passlab::rpu::test {
@@ -95,6 +96,9 @@ inline std::vector<ir::Value> run_function(const CompiledProgram& p, const std::
   VmOptions vo;
   vo.machine = &machine;
   Vm vm(*p.program, vo);
+  std::vector<Vec4> memory;
+  write_noise_lattice(memory);
+  vm.set_memory(&memory);
   VmStats local;
   vm.run(t, stats ? *stats : local);
   if (fault) *fault = t.fault;
@@ -118,7 +122,9 @@ inline std::vector<ir::Value> run_reference(const CompiledProgram& p, const std:
   if (!fn) return {};
   ir::RunOptions ro;
   ro.max_depth = 4096;
-  ir::RunResult r = ir::interpret_function(p.modules.at(fn->file), fn->function, args, {}, {}, {}, ro);
+  ir::EvalContext ctx;
+  ctx.spaces = p.module_spaces.at(fn->file);
+  ir::RunResult r = ir::interpret_function(p.modules.at(fn->file), fn->function, args, {}, {}, ctx, ro);
   EXPECT_TRUE(r.ok) << r.error;
   return r.results;
 }
