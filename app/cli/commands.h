@@ -116,6 +116,7 @@ struct RpuCliOptions {
   bool no_opt = false, no_schedule = false, pair = false;
   int inline_limit = 0;
   std::string emit;                // compile: folder for every intermediate form
+  bool schedule_table = false;     // compile: print Figure 9.1's table for every scheduled block
   std::string output;              // compile: .s; asm: listing; render: PNG
   std::string stats;               // "", text or json
   std::string format = "text";     // run: text or json
@@ -125,6 +126,7 @@ struct RpuCliOptions {
   long memory_words = 4096;        // run: data memory
   std::string scene, size, main, main_function;  // render
   int threads = 0;
+  double time_limit = 600;         // render: seconds the VM may take
   bool timing = false;
   bool reference = false;  // render: with the IR interpreter instead of the VM (the oracle)
   std::string pixel;             // debug: X,Y

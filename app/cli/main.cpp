@@ -106,6 +106,7 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   add_rpu_compile(rpu_compile);
   rpu_compile->add_option("--emit", rp.emit, "write every intermediate form (IR, codegen, simplify, forward, dce, regalloc, schedule, final) here");
   rpu_compile->add_option("-o,--output", rp.output, "write the assembly here (and the .epts file beside it)");
+  rpu_compile->add_flag("--schedule-table", rp.schedule_table, "print the list scheduler's cycle table (the thesis's Figure 9.1) for every scheduled block");
   rpu_compile->add_option("--stats", rp.stats, "print the passes' counters and cycle estimates: text or json")->check(CLI::IsMember({"text", "json"}));
   auto* rpu_asm = rpu->add_subcommand("asm", "assemble an RPU assembly file: print it with addresses, write its .epts");
   rpu_asm->add_option("file", rp.files, "assembly file")->required()->expected(1);
@@ -131,6 +132,8 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_render->add_option("--threads", rp.threads, "host threads (default: all)")->check(CLI::Range(0, 256));
   rpu_render->add_option("--stats", rp.stats, "print instructions, cycles, stalls, divergence and chunk occupancy: text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  rpu_render->add_option("--time-limit", rp.time_limit, "seconds the render may take before it stops with a message (default 600; 0: none)")
+      ->check(CLI::Range(0.0, 1e6));
   rpu_render->add_flag("--timing", rp.timing, "add compile and render times to --stats (these vary from run to run)");
   rpu_render->add_flag("--reference", rp.reference, "render with the reference interpreter instead of the VM (slow; the oracle the VM is checked against)");
 

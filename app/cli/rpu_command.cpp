@@ -2,6 +2,7 @@
 // passlab-cli rpu: the RenderMan-to-RPU compiler, the assembler, the function runner and the
 // renderer of the thesis, headless.
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -71,7 +72,15 @@ std::string vec_text(const Vec4& v) {
   return "(" + rpu::format_float(v[0]) + ", " + rpu::format_float(v[1]) + ", " + rpu::format_float(v[2]) + ", " + rpu::format_float(v[3]) + ")";
 }
 
-nlohmann::ordered_json vec_json(const Vec4& v) { return {v[0], v[1], v[2], v[3]}; }
+// A number, or "inf", "-inf" or "nan" as a string: JSON has no such numbers (a library writes
+// null, which says nothing of which it was).
+nlohmann::ordered_json num_json(float x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+nlohmann::ordered_json vec_json(const Vec4& v) { return {num_json(v[0]), num_json(v[1]), num_json(v[2]), num_json(v[3])}; }
 
 nlohmann::ordered_json stats_json(const rpu::VmStats& s) {
   nlohmann::ordered_json j;
@@ -153,8 +162,22 @@ int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r) {
       std::cerr << "passlab-cli: " << why << '\n';
       return kDiagnostics;
     }
-  } else if (r.stats.empty()) {
+  } else if (r.stats.empty() && !r.schedule_table) {
     std::cout << p->assembly;
+  }
+  if (r.schedule_table) {
+    // Per function in address order (the runtime library's too), each block's pieces as the
+    // scheduler saw them: a block is cut at calls, traces and stores.
+    for (const rpu::EntryPoint& e : p->program->entries) {
+      auto it = p->schedules.find(rpu::kEntryPrefix + e.name);
+      if (it == p->schedules.end()) continue;
+      for (std::size_t k = 0; k < it->second.pieces.size(); ++k) {
+        const rpu::BlockSchedule& b = it->second.pieces[k];
+        if (b.text.empty()) continue;
+        std::cout << fmt::format("; {}, block {}{}\n", e.name, b.block, k > 0 && it->second.pieces[k - 1].block == b.block ? " (continued)" : "");
+        std::cout << rpu::schedule_table_text(b) << '\n';
+      }
+    }
   }
   if (r.stats == "text") {
     std::cout << fmt::format("words {}\nscheduled cycles {} (in program order {})\n", p->program->code.size(), p->scheduled_cycles, p->unscheduled_cycles);
@@ -308,12 +331,12 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     nlohmann::ordered_json j;
     j["status"] = t.status == rpu::ThreadStatus::Done ? "done" : "faulted";
     if (t.status == rpu::ThreadStatus::Faulted) j["fault"] = t.fault;
-    if (fn) {
+    if (fn && t.status == rpu::ThreadStatus::Done) {  // a faulted thread has no results, only its state
       int nv = 0, ns = 0;
       for (std::size_t i = 0; i < fn->results.size(); ++i) {
         const Vec4& reg = lang::is_triple(fn->results[i]) ? t.r(nv++) : t.r(ns++);
         j["results"][fn->result_names[i]] =
-            lang::is_triple(fn->results[i]) ? nlohmann::ordered_json{reg[0], reg[1], reg[2]} : nlohmann::ordered_json(reg[3]);
+            lang::is_triple(fn->results[i]) ? nlohmann::ordered_json{num_json(reg[0]), num_json(reg[1]), num_json(reg[2])} : num_json(reg[3]);
       }
     }
     for (int i = 0; i < 16; ++i) j["registers"]["R" + std::to_string(i)] = vec_json(t.r(i));
@@ -321,7 +344,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     if (!r.stats.empty()) j["stats"] = stats_json(stats);
     std::cout << lang::dump_json(j, 2) << '\n';
   } else {
-    if (fn) {
+    if (fn && t.status == rpu::ThreadStatus::Done) {
       int nv = 0, ns = 0;
       for (std::size_t i = 0; i < fn->results.size(); ++i) {
         const bool triple = lang::is_triple(fn->results[i]);
@@ -410,8 +433,15 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
   ro.height = h;
   ro.threads = r.threads;
   ro.machine = m;
+  ro.time_limit_s = r.time_limit;
   rpu::RenderResult out = rpu::render(*sp.compiled->program, sp.main_entry, data, *scene, ro);
   const auto t2 = std::chrono::steady_clock::now();
+  if (out.timed_out) {
+    std::cerr << fmt::format("passlab-cli: the render stopped at its time limit of {} s, with {} of {} rows of chunks done; raise --time-limit "
+                             "or render smaller (--size); no image written\n",
+                             r.time_limit, out.rows_done, out.rows);
+    return kDiagnostics;
+  }
   for (const std::string& f : out.faults) std::cerr << "passlab-cli: fault at " << f << '\n';
   if (out.fault_count > out.faults.size()) std::cerr << "passlab-cli: ... " << out.fault_count << " threads faulted in all\n";
   std::string error;

@@ -3,6 +3,7 @@
 #include "backends/rpu/render.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/sim/parallel.h"
 
@@ -43,7 +44,22 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
   vo.machine = options.machine;
   vo.ieee = options.ieee;
   const int threads = options.threads > 0 ? options.threads : sim::hardware_threads();
-  sim::parallel_for(rows, threads, options.cancel, [&](int row) {
+  // The caller's cancel and the time limit, either of which stops the rows not yet started.
+  std::atomic<bool> stop{false};
+  std::atomic<bool> timed_out{false};
+  std::atomic<int> rows_done{0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(options.time_limit_s > 0 ? options.time_limit_s : 0));
+  auto should_stop = [&] {
+    if (options.cancel && options.cancel->load()) stop = true;
+    if (options.time_limit_s > 0 && std::chrono::steady_clock::now() > deadline) {
+      timed_out = true;
+      stop = true;
+    }
+    return stop.load();
+  };
+  sim::parallel_for(rows, threads, &stop, [&](int row) {
+    if (should_stop()) return;
     Vm vm(program, vo);  // decoding is cheap next to a row of pixels; each host thread owns its VM
     vm.constants() = constants;
     vm.set_memory(&data.memory());
@@ -53,6 +69,7 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
     std::array<std::pair<int, int>, 4> pixel{};
     Vm::FreshResult result;
     for (int x0 = 0; x0 < w; x0 += 2) {
+      if (options.time_limit_s > 0 && should_stop()) return;
       int n = 0;
       for (int dy = 0; dy < 2; ++dy)
         for (int dx = 0; dx < 2; ++dx) {
@@ -103,8 +120,12 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
         px[3] = 1;
       }
     }
+    ++rows_done;
   });
   out.cancelled = options.cancel && options.cancel->load();
+  out.timed_out = timed_out.load();
+  out.rows_done = rows_done.load();
+  out.rows = rows;
   for (const RowResult& rr : per_row) {
     out.stats += rr.stats;
     out.fault_count += rr.fault_count;

@@ -38,6 +38,9 @@ struct RenderOptions {
   // Threads per chunk: 4 (the RPU's 2x2 pixels in lockstep) or 1 (every pixel alone), which must
   // give the same image: the conformance oracle compares them.
   int lanes = 4;
+  // Wall-clock seconds the render may take (0: no limit); past it, the rows not yet started are
+  // left black and RenderResult::timed_out says so.
+  double time_limit_s = 0;
 };
 
 struct RenderResult {
@@ -51,6 +54,8 @@ struct RenderResult {
   std::vector<std::string> faults;                // the first few, each naming its pixel
   std::uint64_t fault_count = 0;
   bool cancelled = false;
+  bool timed_out = false;     // stopped at RenderOptions::time_limit_s
+  int rows_done = 0, rows = 0;  // rows of chunks (two pixel rows each) rendered, of all
 };
 
 // The constant registers a render loads (see above).

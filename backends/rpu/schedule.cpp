@@ -181,15 +181,22 @@ FunctionSchedule schedule_function(AsmFunction& f, const Machine& m, const Sched
 }
 
 std::string schedule_table_text(const BlockSchedule& s, const std::vector<SchedNode>& nodes) {
+  BlockSchedule named = s;
+  named.text.clear();
+  for (const SchedNode& n : nodes) named.text.push_back(n.text);
+  return schedule_table_text(named);
+}
+
+std::string schedule_table_text(const BlockSchedule& s) {
   auto names = [&](const std::vector<int>& v) {
     std::string t;
     for (int i : v) t += (t.empty() ? "" : ", ") + std::to_string(i + 1);
     return t;
   };
   std::string out = "#   instruction                        path  succ  latency  issued\n";
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
+  for (std::size_t i = 0; i < s.text.size(); ++i) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%-3zu %-34s %4d  %4d  %7d  %6d\n", i + 1, nodes[i].text.c_str(), s.path[i], s.successors[i], s.latency[i], s.issue[i]);
+    std::snprintf(buf, sizeof buf, "%-3zu %-34s %4d  %4d  %7d  %6d\n", i + 1, s.text[i].c_str(), s.path[i], s.successors[i], s.latency[i], s.issue[i]);
     out += buf;
   }
   out += "cycle  became available   candidates        issued\n";

@@ -68,7 +68,9 @@ struct FunctionSchedule {
 // Schedules every block of an allocated function in place (pairs become one word).
 FunctionSchedule schedule_function(AsmFunction& f, const Machine& m, const ScheduleOptions& options, AsmStats& stats);
 
-// The cycle table as text, with the instructions' texts.
+// The cycle table as text, with the instructions' texts (the nodes' or, without them, the
+// schedule's own).
 std::string schedule_table_text(const BlockSchedule& s, const std::vector<SchedNode>& nodes);
+std::string schedule_table_text(const BlockSchedule& s);
 
 }  // namespace passlab::rpu

@@ -445,10 +445,46 @@ TEST(CliRpu, RunPlacesArgumentsByTheAbiAndPrintsResults) {
   CliRun fault = cli("rpu run " + spin + " --arg 1", true);
   EXPECT_EQ(fault.code, 1);
   EXPECT_NE(fault.out.find("without finishing"), std::string::npos) << fault.out;
+  EXPECT_EQ(fault.out.find("return ="), std::string::npos) << fault.out;  // the fault, not a result
+  CliRun fault_json = cli("rpu run " + spin + " --arg 1 --format json");
+  EXPECT_EQ(fault_json.code, 1);
+  const nlohmann::json fj = nlohmann::json::parse(fault_json.out);
+  EXPECT_EQ(fj["status"], "faulted");
+  EXPECT_FALSE(fj.contains("results"));
+  // JSON has no infinities or NaNs: they are written as strings, not null.
+  const std::string inf = write("inf.sl", "color f(float x) { return color(x * 1e30 * 1e30, -x * 1e30 * 1e30, (x - x) * 1e30 * 1e30); }\n");
+  CliRun ij = cli("rpu run " + inf + " --arg 1 --format json --ieee");
+  ASSERT_EQ(ij.code, 0) << ij.out;
+  EXPECT_EQ(nlohmann::json::parse(ij.out)["results"]["return"], nlohmann::json::parse(R"(["inf", "-inf", 0.0])")) << ij.out;
+  const std::string nan = write("nan.sl", "float f(float x) { float i = x * 1e30 * 1e30; return i - i; }\n");
+  CliRun nj = cli("rpu run " + nan + " --arg 1 --format json --ieee");
+  EXPECT_EQ(nlohmann::json::parse(nj.out)["results"]["return"], "nan") << nj.out;
   const std::string bad = write("bad.sl", "surface s() { Ci = texture(\"x\"); }\n");
   CliRun diag = cli("rpu compile " + bad, true);
   EXPECT_EQ(diag.code, 1);
   EXPECT_NE(diag.out.find("bad.sl:1:20: error: texture lookups are not supported on the RPU"), std::string::npos) << diag.out;
+}
+
+TEST(CliRpu, CompilePrintsFigure91sTableForEveryBlock) {
+  CliRun r = cli("rpu compile " + test::sample_path("rpu/schedule_example.sl") + " --machine thesis_example --schedule-table");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("; fig91, block 0\n#   instruction"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scheduled: 11 cycles; in program order: 16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; schedule_example, block 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("SUBROUTINE_ENTRY_"), std::string::npos) << "the table replaces the listing";
+}
+
+TEST(CliRpu, ARenderStopsAtItsTimeLimitWithAMessage) {
+  // Every pixel loops for the machine's 10 million steps: far past a millisecond.
+  const std::string spin = write("spin_main.sl", "color main(point P) { float y = 1; while (y >= 0) y += 1; return color(y); }\n");
+  const auto png = scratch("spin.png");
+  std::filesystem::remove(png);
+  CliRun r = cli("rpu render --scene " + test::sample_path("scenes/rpu_flat.json") + " --main " + spin +
+                     " --size 16x16 --threads 1 --time-limit 0.001 -o " + png.string(),
+                 true);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("the render stopped at its time limit of 0.001 s, with 0 of 8 rows of chunks done"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(png));
 }
 
 TEST(CliRpu, RenderWritesAnImageAndDeterministicStatistics) {
