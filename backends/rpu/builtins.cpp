@@ -157,14 +157,21 @@ Source FunctionCodegen::transform(BuiltinCall& bc) {
     const ir::Instr* s = literal_string(fn_, args[k]);
     if (!s) {
       if (fn_.at(args[k]).type == lang::BaseType::Matrix)
-        fail(bc.in.span, "'" + bc.name + "' by a matrix value needs matrices, which the RPU compiler does not support (named coordinate systems it does)");
+        fail(bc.in.span, "'" + bc.name + "' by a matrix computed when the shader runs needs matrices, which the RPU compiler does not support "
+                             "(named coordinate systems and constant matrices it does)");
       fail(bc.in.span, "'" + bc.name + "' to a coordinate system chosen when the shader runs is not supported on the RPU (name it in the shader)");
     }
     return s->text;
   };
-  // p' = p * m, as the interpreter's transform() builds m.
-  ir::Matrix m = args.size() == 3 ? ir::multiply(to_current(space(0)), inverse(to_current(space(1)), "space '" + space(1) + "'"))
-                                  : inverse(to_current(space(0)), "space '" + space(0) + "'");
+  // p' = p * m, as the interpreter's transform() builds m: from named spaces, or a matrix the
+  // optimiser has folded to a constant (matrix(...) of numbers, or a surface's own parameter).
+  ir::Matrix m{};
+  const ir::Instr& first = fn_.at(args[0]);
+  if (args.size() == 2 && first.op == ir::Op::Const && first.type == lang::BaseType::Matrix && first.data.size() == 16)
+    std::copy(first.data.begin(), first.data.end(), m.begin());
+  else
+    m = args.size() == 3 ? ir::multiply(to_current(space(0)), inverse(to_current(space(1)), "space '" + space(1) + "'"))
+                         : inverse(to_current(space(0)), "space '" + space(0) + "'");
   if (bc.id == B::Ntransform) {
     const ir::Matrix inv = inverse(m, "the transform");
     for (int i = 0; i < 4; ++i)

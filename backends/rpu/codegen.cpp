@@ -147,6 +147,7 @@ Source FunctionCodegen::use(ValueId v) {
     def(v, "phi");
     return *value_[v];
   }
+  if (in.type == lang::BaseType::Matrix) fail(in.span, "matrices are not supported on the RPU (the thesis's compiler rejects them too)");
   fail(in.span, "value %" + std::to_string(v) + " (" + ir::to_string(in.op) + ") is used before it is generated", "internal-error");
 }
 
@@ -515,6 +516,7 @@ void FunctionCodegen::instruction(ValueId v) {
   switch (in.op) {
     case Op::Const:
       if (in.type == lang::BaseType::Bool) return;  // branches read it directly
+      if (in.type == lang::BaseType::Matrix) return;  // transform() reads a constant matrix itself
       value_[v] = constant(in);
       return;
     case Op::Undef: value_[v] = Source::lit(0); return;

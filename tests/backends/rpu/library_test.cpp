@@ -155,6 +155,9 @@ std::vector<Case> cases() {
        {{f(0)}, {f(0.25f)}, {f(0.5f)}, {f(0.75f)}, {f(1)}}},
       {"spline_colours", "color f(float x; color a) { return spline(x, a, color(1, 0, 0), color(0, 1, 0), a * 2, color(0.5)); }",
        [](Rng& r) { return Args{F(r, -0.2f, 1.2f), C(r, -1, 1)}; }, kArith, {{f(0.5f), c(1, 2, 3)}}},
+      {"transform_constant_matrix",
+       "point f(point p) { matrix m = matrix(0, 1, 0, 0,  -1, 0, 0, 0,  0, 0, 2, 0,  0.5, 0.25, 1, 1); return transform(m, p) + vtransform(m, vector(p)); }",
+       [](Rng& r) { return Args{V(r, -5, 5)}; }, kArith, {}},
       {"string_compare", "float f(float x) { string a = x > 0 ? \"left\" : \"right\"; return a == \"left\" ? 1 : 2; }",
        [](Rng& r) { return Args{F(r, -1, 1)}; }, kExact, {}},
   };
