@@ -169,7 +169,9 @@ std::string target_to_json(const TargetDesc& t) {
   j["derivatives"] = to_string(t.derivatives);
   if (!t.backend.empty()) {
     j["backend"] = t.backend;
-    if (!t.machine_json.empty()) j[t.backend] = nlohmann::ordered_json::parse(t.machine_json);
+    // JSON text, or a bare name a backend keeps there (the RPU's machine preset): written as a string.
+    if (!t.machine_json.empty())
+      j[t.backend] = nlohmann::ordered_json::accept(t.machine_json) ? nlohmann::ordered_json::parse(t.machine_json) : nlohmann::ordered_json(t.machine_json);
   }
   return j.dump(2) + "\n";
 }
@@ -242,13 +244,17 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
     }
   }
   if (!t.backend.empty() && j.contains(t.backend)) {
-    if (!j[t.backend].is_object()) {
+    if (j[t.backend].is_string()) {  // the name of one of the backend's machine presets (the RPU's)
+      t.machine_json = j[t.backend].get<std::string>();
+    } else if (!j[t.backend].is_object()) {
       r.base = 0;
-      r.fail(t.backend, fmt::format("\"{}\" must be an object describing the machine, got {}", t.backend, j[t.backend].dump()));
+      r.fail(t.backend, fmt::format("\"{}\" must be an object describing the machine, or the name of one of its presets, got {}", t.backend,
+                                    j[t.backend].dump()));
       return std::nullopt;
+    } else {
+      // ordered_json keeps the file's key order, so saving it again reads the same.
+      t.machine_json = nlohmann::ordered_json::parse(json_text)[t.backend].dump();
     }
-    // ordered_json keeps the file's key order, so saving it again reads the same.
-    t.machine_json = nlohmann::ordered_json::parse(json_text)[t.backend].dump();
   }
   if (!has_name) {
     r.d.error("target", lang::file_span(r.file), "missing required key \"name\"");

@@ -57,8 +57,9 @@ struct TargetDesc {
   std::string source;                     // the file it came from ("" for built-in)
   // The backend that runs the target, by the name it registers (backends/registry); "" : the
   // default backend. A backend's own description of the machine (the target file's object named
-  // after the backend) is kept as JSON text for the backend to read; core does not interpret
-  // either. Whether the name is known and the machine sound is the registry's to say.
+  // after the backend) is kept as JSON text for the backend to read, or, where the file names one
+  // of the backend's presets instead ("rpu": "thesis_example"), as that name; core does not
+  // interpret either. Whether the name is known and the machine sound is the registry's to say.
   std::string backend;
   std::string machine_json;
 };

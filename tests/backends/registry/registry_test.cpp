@@ -40,6 +40,19 @@ TEST(BackendRegistry, EveryPresetTargetIsSoundAndMeetsItsBackend) {
   EXPECT_TRUE(runs_whole_programs(rpu::target("RPU", "thesis_example")));
 }
 
+// The RPU keeps its machine's preset name where other backends keep JSON: writing the target out
+// (the Studio does when its panel is edited) gives a string, and reading that back the same
+// machine. Editing the panel on the RPU target crashed the Studio.
+TEST(BackendRegistry, AnRpuTargetWritesAndReadsBackItsMachine) {
+  const std::string text = partition::target_to_json(rpu::target("RPU (thesis example)", "thesis_example"));
+  EXPECT_NE(text.find("\"rpu\": \"thesis_example\""), std::string::npos) << text;
+  lang::Diagnostics error;
+  auto back = partition::parse_target(text, "mine.json", &error);
+  ASSERT_TRUE(back) << error.text();
+  EXPECT_EQ(rpu::machine_of(*back), "thesis_example");
+  EXPECT_TRUE(runs_whole_programs(*back));
+}
+
 TEST(BackendRegistry, AnUnknownBackendOrAnUnsoundMachineIsRefusedWithItsFile) {
   lang::Diagnostics error;
   auto t = partition::parse_target(R"({"name": "x", "backend": "combinerz", "combinerz": {}})", "mine.json", &error);
