@@ -194,7 +194,13 @@ class Generator {
       case 15: return transcendental(d);
       case 16:
         if (p_.derivatives && chance(0.2f)) return derivative(d);
-        if (p_.noise && chance(0.7f)) return fmt::format("float noise({})", noise_args(d));
+        if (p_.noise && chance(0.7f)) {
+          switch (below(6)) {
+            case 0: return fmt::format("float cellnoise({})", noise_args(d));
+            case 1: return fmt::format("float pnoise({}, {})", float_expr(d), number(1 + static_cast<float>(below(4))));
+            default: return fmt::format("float noise({})", noise_args(d));
+          }
+        }
         return float_builtin(d);
       case 17:
         if (p_.textures && !in_function_) {
@@ -207,7 +213,7 @@ class Generator {
   }
 
   std::string float_builtin(int d) {
-    switch (below(12)) {
+    switch (below(13)) {
       case 0: return fmt::format("abs({})", float_expr(d));
       case 1: return fmt::format("floor({})", float_expr(d));
       case 2: return fmt::format("ceil({})", float_expr(d));
@@ -223,6 +229,13 @@ class Generator {
       }
       case 10:
         if (p_.sign) return fmt::format("sign({})", float_expr(d));
+        return fmt::format("round({})", float_expr(d));
+      case 11:
+        if (p_.transcendental) {  // a Catmull-Rom spline of five to seven knots (one to three segments)
+          std::string knots;
+          for (int k = 0, n = 5 + below(3); k < n; ++k) knots += ", " + number(std::round((rng_.uniform() * 4 - 2) * 100) / 100);
+          return fmt::format("spline({}{})", float_expr(d), knots);
+        }
         return fmt::format("round({})", float_expr(d));
       default: return fmt::format("round({})", float_expr(d));
     }
