@@ -536,8 +536,17 @@ std::optional<Program> assemble(const lang::SourceManager& sm, lang::FileId file
         Vec4 v{};
         for (float& x : v) {
           p.expect(",", "','");
-          if (!p.peek_number()) p.fail(p.pos(), "expected a number");
-          x = p.number();
+          const bool neg = p.accept("-");
+          const std::string_view w = p.peek_word();
+          if (w == "inf" || w == "nan") {  // as listings print them
+            p.word();
+            x = w == "inf" ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+          } else if (p.peek_number()) {
+            x = p.number();
+          } else {
+            p.fail(p.pos(), "expected a number");
+          }
+          if (neg) x = -x;
         }
         if (!p.at_end()) p.fail(p.pos(), "unexpected text after the constant");
         if (!prog.constants.emplace(static_cast<std::uint32_t>(n), v).second) p.fail(reg_at, "C" + std::to_string(n) + " is set twice", reg.size());

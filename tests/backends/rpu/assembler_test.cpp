@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU assembler: the thesis's listings assemble and print back the same, and every mistake
 // is a diagnostic at its line and column.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "tests/backends/rpu/rpu_test_support.h"
@@ -234,6 +236,12 @@ TEST(RpuAssembler, ConstantsAreSetByTheProgramAndListedFirst) {
   EXPECT_EQ(assemble_error(".const R2, 1, 2, 3, 4\n"), "1:8: '.const' sets a constant register, C0 to C31");
   EXPECT_EQ(assemble_error(".const C32, 1, 2, 3, 4\n"), "1:8: '.const' sets a constant register, C0 to C31");
   EXPECT_EQ(assemble_error(".const C2, 1, 2, 3\n"), "1:19: expected ','");
+  EXPECT_EQ(assemble_error(".const C2, 1, x, 3, 4\n"), "1:15: expected a number");
+  const Program special = assemble_text(".const C5, -inf, nan, -2.5, inf\n");
+  EXPECT_TRUE(std::isinf(special.constants.at(5)[0]) && special.constants.at(5)[0] < 0);
+  EXPECT_TRUE(std::isnan(special.constants.at(5)[1]));
+  EXPECT_EQ(special.constants.at(5)[2], -2.5f);
+  EXPECT_EQ(listing_text(special), ".const C5, -inf, nan, -2.5, inf\n");
   EXPECT_EQ(assemble_error(".const C2, 1, 2, 3, 4\n.const C2, 1, 2, 3, 4\n"), "2:8: C2 is set twice");
 }
 
