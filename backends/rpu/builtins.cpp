@@ -15,11 +15,6 @@ namespace passlab::rpu::detail {
 
 namespace {
 
-Source negated(Source s) {
-  s.negate = !s.negate;
-  return s;
-}
-
 Source scaled(Source s, std::int8_t log2, bool negate) {
   s.scale = static_cast<std::int8_t>(s.scale + log2);
   if (negate) s.negate = !s.negate;
@@ -56,7 +51,7 @@ struct FunctionCodegen::BuiltinCall {
     g.jump(join);
     g.set_block(join);
   }
-  static Dest lane_dest(Loc r, int lane) { return Dest{Bank::Virtual, r, static_cast<std::uint8_t>(1u << lane)}; }
+  static Dest lane_dest(Loc r, int lane) { return detail::lane_dest(r, lane); }
   Source reciprocal(const Source& x) { return g.special(SpecialFn::Rcp, x); }
   Source sqrt_of(const Source& x) { return g.special(SpecialFn::Rcp, g.special(SpecialFn::Rsq, x)); }
 };

@@ -30,11 +30,6 @@ using ir::ValueId;
 
 namespace {
 
-Source negated(Source s) {
-  s.negate = !s.negate;
-  return s;
-}
-
 Source swizzled(const Source& s, Swizzle sw) {
   Source r = s;
   r.swizzle = sw.then(s.swizzle);

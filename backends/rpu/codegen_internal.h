@@ -16,6 +16,14 @@ namespace passlab::rpu::detail {
 
 struct CodegenError {};  // a diagnostic has been reported; give up on this function
 
+inline Source negated(Source s) {
+  s.negate = !s.negate;
+  return s;
+}
+
+// One lane of a virtual register as a destination.
+inline Dest lane_dest(Loc r, int lane) { return Dest{Bank::Virtual, r, static_cast<std::uint8_t>(1u << lane)}; }
+
 class FunctionCodegen {
  public:
   FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links, StringTable& strings,

@@ -13,17 +13,6 @@
 
 namespace passlab::rpu::detail {
 
-namespace {
-
-Source negated(Source s) {
-  s.negate = !s.negate;
-  return s;
-}
-
-Dest lane_dest(Loc r, int lane) { return Dest{Bank::Virtual, r, static_cast<std::uint8_t>(1u << lane)}; }
-
-}  // namespace
-
 Source FunctionCodegen::noise(ir::ValueId v) {
   const ir::Instr& in = fn_.at(v);
   // The coordinates (a point, or one to three floats; missing axes read 0) as one vector.
