@@ -184,7 +184,6 @@ void output_blocks(const AsmFunction& f, int& next_label, Listing& out, AsmStats
           into->push_back({"call " + stub + " push 8", in.span});
           ++stats["output.spill_stubs"];
         }
-        std::vector<Line> restores;
         for (std::size_t s = 0; s < count; ++s)
           for (const Part& p : slots[first + s].parts) {
             Operation restore;
@@ -192,9 +191,8 @@ void output_blocks(const AsmFunction& f, int& next_label, Listing& out, AsmStats
             const bool lone = p.reg_lanes == kMaskW;
             restore.dst = {Bank::R, static_cast<std::uint32_t>(p.reg), p.reg_lanes};
             restore.src[0] = Source::reg(Bank::Stack, static_cast<std::uint32_t>(s), lone ? Swizzle::splat(p.slot_lane) : Swizzle{});
-            restores.push_back({to_text(restore, o), in.span});
+            into->push_back({to_text(restore, o), in.span});
           }
-        into->insert(into->end(), restores.begin(), restores.end());
         if (first > 0) into->push_back({"return", in.span});
         if (last) break;
         stubs.push_back({stub + ":", in.span, false, 0, true});
