@@ -53,7 +53,7 @@ std::vector<int> RpuBuild::ir_lines_of(std::uint32_t line) const {
   return out;
 }
 
-rpu::RenderResult render_rpu(const RpuBuild& b, const std::atomic<bool>* cancel, int threads) {
+rpu::RenderResult render_rpu(const RpuBuild& b, const std::atomic<bool>* cancel, int threads, bool model) {
   if (!b.ok()) return {};
   rpu::RenderOptions o;
   o.width = b.width;
@@ -61,6 +61,8 @@ rpu::RenderResult render_rpu(const RpuBuild& b, const std::atomic<bool>* cancel,
   o.threads = threads;
   o.cancel = cancel;
   o.machine = &b.machine;
+  o.model = model;
+  if (model) o.sweep_in_flight.assign(std::begin(rpu::kInFlightSweep), std::end(rpu::kInFlightSweep));
   return rpu::render(*b.compiled().program, b.program.main_entry, *b.data, b.scene, o);
 }
 

@@ -80,8 +80,10 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
                                     std::vector<Message>* messages, const std::atomic<bool>* cancel = nullptr);
 
 // The frame on the RPU at the build's size, with its per-pixel statistics (`threads` host
-// threads, 0: all). Deterministic; an empty result when the build failed.
-rpu::RenderResult render_rpu(const RpuBuild& build, const std::atomic<bool>* cancel = nullptr, int threads = 0);
+// threads, 0: all); with `model`, also timed on the machine model with the build's machine and
+// with each number of chunks in flight of rpu::kInFlightSweep (several times slower).
+// Deterministic; an empty result when the build failed.
+rpu::RenderResult render_rpu(const RpuBuild& build, const std::atomic<bool>* cancel = nullptr, int threads = 0, bool model = false);
 
 // The chunk that shades pixel (x, y) of that frame, recorded for the debugger (the pixel is
 // clamped into the image).

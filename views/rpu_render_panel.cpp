@@ -16,6 +16,8 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineSeries>
+#include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -32,9 +34,16 @@ namespace passlab::views {
 namespace {
 
 constexpr int kBins = 12;
-const char* kModeNames[RpuFrame::kModes] = {"Image", "Instructions", "Cycles", "Stalls", "Divergence (splits)", "Chunk occupancy"};
-const char* kModeUnits[RpuFrame::kModes] = {"", "instructions per pixel", "cycles per chunk", "stall cycles per chunk",
-                                            "splits per chunk", "active lanes per issue"};
+const char* kModeNames[RpuFrame::kModes] = {"Image",           "Instructions",    "Cycles",        "Stalls", "Divergence (splits)",
+                                            "Chunk occupancy", "Machine cycles", "Waiting for the trace unit"};
+const char* kModeUnits[RpuFrame::kModes] = {"",
+                                            "instructions per pixel",
+                                            "cycles per chunk (alone)",
+                                            "stall cycles per chunk (alone)",
+                                            "splits per chunk",
+                                            "active lanes per issue",
+                                            "cycles per chunk on its core (machine model)",
+                                            "share of a chunk's time on its core spent waiting for the trace unit"};
 
 // The heat maps' ramp (sim/heat.h).
 QRgb heat(double t) {
@@ -73,11 +82,14 @@ std::shared_ptr<RpuFrame> make_rpu_frame(std::shared_ptr<const session::RpuBuild
         case RpuFrame::Cycles: v[i] = i < f->result.pixel_cycles.size() ? f->result.pixel_cycles[i] : 0; break;
         case RpuFrame::Stalls: v[i] = i < f->result.pixel_stalls.size() ? f->result.pixel_stalls[i] : 0; break;
         case RpuFrame::Divergence: v[i] = i < f->result.pixel_splits.size() ? f->result.pixel_splits[i] : 0; break;
+        case RpuFrame::MachineCycles: v[i] = i < f->result.pixel_model_cycles.size() ? f->result.pixel_model_cycles[i] : 0; break;
+        case RpuFrame::TraceShare: v[i] = i < f->result.pixel_trace_share.size() ? f->result.pixel_trace_share[i] : 0; break;
         default: v[i] = i < f->result.pixel_occupancy.size() ? f->result.pixel_occupancy[i] : 0; break;
       }
     }
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    const double low = m == RpuFrame::Occupancy ? 0.0 : *lo, high = m == RpuFrame::Occupancy ? 1.0 : std::max(*hi, *lo + 1);
+    const bool share = m == RpuFrame::Occupancy || m == RpuFrame::TraceShare;  // fractions: always 0 to 1
+    const double low = share ? 0.0 : *lo, high = share ? 1.0 : std::max(*hi, *lo + 1);
     f->low[static_cast<std::size_t>(m)] = low;
     f->high[static_cast<std::size_t>(m)] = high;
     QImage img(w, h, QImage::Format_RGB32);
@@ -170,6 +182,15 @@ RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(p
   chart_ = new QChartView(chart, this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(150);
+  auto* sweep = new QChart;
+  sweep->setMargins(QMargins(2, 2, 2, 2));
+  sweep->legend()->setAlignment(Qt::AlignBottom);
+  sweep_chart_ = new QChartView(sweep, this);
+  sweep_chart_->setRenderHint(QPainter::Antialiasing);
+  sweep_chart_->setMinimumHeight(170);
+  sweep_chart_->setToolTip(tr("The same frame timed on the machine model with 1 to 32 chunks in flight per core: how busy the issue slot "
+                              "and the trace unit are. Past the knee, more chunks buy nothing: the trace unit or the chunks' own "
+                              "dependences bound the frame."));
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Show"), this));
   controls->addWidget(mode_);
@@ -181,6 +202,7 @@ RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(p
   sl->addWidget(legend_);
   sl->addWidget(totals_);
   sl->addWidget(chart_, 1);
+  sl->addWidget(sweep_chart_, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(image_);
   split->addWidget(side);
@@ -245,6 +267,7 @@ void RpuRenderPanel::start_render() {
     frame_ = std::move(f);
     show_frame();
     emit frame_ready();
+    start_model(frame_->build, flag);
   });
   watcher->setFuture(QtConcurrent::run(&work_pool(), [build, flag] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -254,7 +277,79 @@ void RpuRenderPanel::start_render() {
   }));
 }
 
+void RpuRenderPanel::start_model(std::shared_ptr<const session::RpuBuild> build, std::shared_ptr<std::atomic<bool>> flag) {
+  ++modelling_;
+  cancel_->setEnabled(true);
+  show_frame();
+  auto* watcher = new QFutureWatcher<std::shared_ptr<RpuFrame>>(this);
+  connect(watcher, &QFutureWatcher<std::shared_ptr<RpuFrame>>::finished, this, [this, watcher, flag] {
+    std::shared_ptr<RpuFrame> f = watcher->result();
+    watcher->deleteLater();
+    --modelling_;
+    if (flag == cancel_flag_) cancel_->setEnabled(false);
+    if (f->result.cancelled || flag != cancel_flag_ || f->build != session_->build_ptr()) {
+      show_frame();
+      return;
+    }
+    f->ms = frame_ ? frame_->ms : f->ms;  // the frame's own time, not the model's
+    frame_ = std::move(f);
+    show_frame();
+    emit frame_ready();
+  });
+  watcher->setFuture(QtConcurrent::run(&work_pool(), [build, flag] {
+    rpu::RenderResult r = session::render_rpu(*build, flag.get(), 0, true);
+    return make_rpu_frame(build, std::move(r), 0);
+  }));
+}
+
 QString RpuRenderPanel::totals_text() const { return totals_->text(); }
+
+// Utilisation against chunks in flight: the issue slot's, the lanes' and the trace unit's.
+void RpuRenderPanel::show_sweep() {
+  QChart* chart = sweep_chart_->chart();
+  chart->removeAllSeries();
+  for (QAbstractAxis* a : chart->axes()) {
+    chart->removeAxis(a);
+    delete a;
+  }
+  const std::vector<rpu::ModelStats>* sweep = frame_ ? &frame_->result.sweep : nullptr;
+  sweep_chart_->setVisible(sweep && !sweep->empty());
+  if (!sweep || sweep->empty()) return;
+  struct Line {
+    QString name;
+    QColor colour;
+    double (rpu::ModelStats::*value)() const;
+  };
+  const Line lines[] = {{tr("issue slot"), QColor(204, 71, 120), &rpu::ModelStats::utilisation},
+                        {tr("lanes"), QColor(120, 120, 200), &rpu::ModelStats::lane_utilisation},
+                        {tr("trace unit"), QColor(40, 150, 110), &rpu::ModelStats::trace_occupancy}};
+  auto* x = new QLogValueAxis;
+  x->setBase(2);
+  x->setLabelFormat("%d");
+  x->setRange(1, std::max(2, sweep->back().chunks_in_flight));
+  x->setTitleText(tr("chunks in flight per core"));
+  auto* y = new QValueAxis;
+  y->setRange(0, 1);
+  y->setLabelFormat("%.1f");
+  y->setTitleText(tr("utilisation"));
+  QFont small = x->labelsFont();
+  small.setPointSizeF(7);
+  x->setLabelsFont(small);
+  y->setLabelsFont(small);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (const Line& l : lines) {
+    auto* s = new QLineSeries;
+    s->setName(l.name);
+    s->setColor(l.colour);
+    s->setPointsVisible(true);
+    for (const rpu::ModelStats& m : *sweep) s->append(m.chunks_in_flight, (m.*l.value)());
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+  chart->setTitle(tr("Machine model: utilisation against chunks in flight"));
+}
 
 void RpuRenderPanel::show_frame() {
   const int m = mode();
@@ -262,6 +357,7 @@ void RpuRenderPanel::show_frame() {
     image_->set_image({});
     legend_->clear();
     series_->clear();
+    show_sweep();
     if (!running_) totals_->setText(tr("No frame: the RPU program did not compile."));
     return;
   }
@@ -275,6 +371,22 @@ void RpuRenderPanel::show_frame() {
                        .arg(s.instructions).arg(s.instructions / pixels, 0, 'f', 1).arg(s.cycles).arg(s.stalls).arg(s.issues)
                        .arg(s.issues ? 100.0 * s.partial_issues / s.issues : 0.0, 0, 'f', 1)
                        .arg(f.result.fault_count ? tr(" · <span style='color:#c03'>%1 faulted pixel(s)</span>").arg(f.result.fault_count) : QString()));
+  if (const std::optional<rpu::ModelStats>& mm = f.result.model) {
+    const double idle = static_cast<double>(std::max<std::uint64_t>(1, mm->core_cycles()));
+    auto pct = [&](rpu::Idle c) { return 100.0 * static_cast<double>(mm->idle[static_cast<int>(c)]) / idle; };
+    totals_->setText(totals_->text() +
+                     tr("<br><b>Machine model</b> (%1 core(s), %2 chunks in flight): %3 cycles, %4× fewer than one chunk at a time · "
+                        "issue slot busy %5% · trace unit busy %6%, a ray waits %7 cycles in its queue · idle: trace %8%, queue full %9%, "
+                        "arithmetic %10%, memory %11%")
+                         .arg(mm->cores).arg(mm->chunks_in_flight).arg(mm->cycles)
+                         .arg(mm->cycles ? static_cast<double>(mm->vm_cycles) / static_cast<double>(mm->cycles) : 0.0, 0, 'f', 2)
+                         .arg(100 * mm->utilisation(), 0, 'f', 1).arg(100 * mm->trace_occupancy(), 0, 'f', 1)
+                         .arg(mm->mean_queue_wait(), 0, 'f', 1).arg(pct(rpu::Idle::Trace), 0, 'f', 1).arg(pct(rpu::Idle::TraceQueue), 0, 'f', 1)
+                         .arg(pct(rpu::Idle::Arithmetic), 0, 'f', 1).arg(pct(rpu::Idle::Memory), 0, 'f', 1));
+  }
+  if (!f.result.model && modelling_)
+    totals_->setText(totals_->text() + tr("<br><i>Timing the frame on the machine model with 1 to 32 chunks in flight…</i>"));
+  show_sweep();
   series_->clear();
   auto* chart = chart_->chart();
   for (QAbstractAxis* a : chart->axes()) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The RPU render: the frame the program renders (on a worker thread), and per pixel what it cost
-// as heat maps (instructions, cycles, stalls, divergence, chunk occupancy) with a legend, a
-// histogram (Qt Charts) and the frame's totals. Clicking a pixel debugs the thread that shaded it.
+// as heat maps (instructions, cycles, stalls, divergence, chunk occupancy; on the machine model,
+// its chunk's cycles on the core and its share of them waiting for the trace unit) with a legend,
+// a histogram (Qt Charts) and the frame's totals; and a chart of the machine model's utilisation
+// against chunks in flight. Clicking a pixel debugs the thread that shaded it.
 #pragma once
 
 #include <array>
@@ -19,6 +21,7 @@ class QPushButton;
 class QChartView;
 class QBarSeries;
 class QBarSet;
+class QLineSeries;
 
 namespace passlab::views {
 
@@ -26,7 +29,7 @@ namespace passlab::views {
 struct RpuFrame {
   std::shared_ptr<const session::RpuBuild> build;
   rpu::RenderResult result;
-  enum Mode { Image, Instructions, Cycles, Stalls, Divergence, Occupancy, kModes };
+  enum Mode { Image, Instructions, Cycles, Stalls, Divergence, Occupancy, MachineCycles, TraceShare, kModes };
   std::array<QImage, kModes> images;
   std::array<double, kModes> low{}, high{};
   std::array<std::vector<int>, kModes> histogram;  // 12 bins from low to high
@@ -73,14 +76,19 @@ class RpuRenderPanel : public QWidget {
   int mode() const;
   const RpuFrame* frame() const { return frame_.get(); }
   bool rendering() const { return running_ > 0; }
+  // The frame is shown first; then it is timed on the machine model (a second job, several
+  // times longer), whose figures, heat maps and chart replace the frame's when they arrive.
+  bool modelling() const { return modelling_ > 0; }
   RpuImageView* image_view() const { return image_; }
   QString totals_text() const;
+  QChartView* sweep_chart() const { return sweep_chart_; }
 
  signals:
   void frame_ready();
 
  private:
   void start_render();
+  void start_model(std::shared_ptr<const session::RpuBuild> build, std::shared_ptr<std::atomic<bool>> flag);
   void show_frame();
 
   RpuSession* session_;
@@ -91,11 +99,14 @@ class RpuRenderPanel : public QWidget {
   QPushButton* cancel_;
   QChartView* chart_;
   QBarSeries* series_;
+  QChartView* sweep_chart_;
+  void show_sweep();
   std::shared_ptr<RpuFrame> frame_;
   std::shared_ptr<std::atomic<bool>> cancel_flag_;
   std::shared_ptr<const session::RpuBuild> rendered_;  // the build of the frame shown or in flight
   bool on_screen_ = false;
   int running_ = 0;
+  int modelling_ = 0;
 };
 
 }  // namespace passlab::views

@@ -129,6 +129,9 @@ struct RpuCliOptions {
   double time_limit = 600;         // render: seconds the VM may take
   bool timing = false;
   bool reference = false;  // render: with the IR interpreter instead of the VM (the oracle)
+  bool model = false;      // render: also time the chunks on the machine model
+  int cores = 0, chunks_in_flight = 0;  // render: the model's knobs (0: the machine's)
+  std::string sweep;       // render: "1,2,4,...": the model with each number of chunks in flight
   std::string pixel;             // debug: X,Y
   bool all_threads = false;      // debug: every thread of the chunk, not only the pixel's
   std::string run_to;            // debug: "", nan or fault: print only up to there

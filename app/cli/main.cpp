@@ -135,6 +135,11 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_render->add_option("--time-limit", rp.time_limit, "seconds the render may take before it stops with a message (default 600; 0: none)")
       ->check(CLI::Range(0.0, 1e6));
   rpu_render->add_flag("--timing", rp.timing, "add compile and render times to --stats (these vary from run to run)");
+  rpu_render->add_flag("--model", rp.model, "also time the render on the machine model (cores, chunks in flight, trace unit) and print its figures");
+  rpu_render->add_option("--cores", rp.cores, "the model's cores (default: the machine's; implies --model)")->check(CLI::Range(1, 1024));
+  rpu_render->add_option("--chunks-in-flight", rp.chunks_in_flight, "chunks each core holds (default: the machine's; implies --model)")
+      ->check(CLI::Range(1, 1024));
+  rpu_render->add_option("--sweep", rp.sweep, "time the model with each of these numbers of chunks in flight, e.g. 1,2,4,8,16,32 (implies --model)");
   rpu_render->add_flag("--reference", rp.reference, "render with the reference interpreter instead of the VM (slow; the oracle the VM is checked against)");
 
   auto* rpu_debug = rpu->add_subcommand("debug", "run the chunk of one pixel of a scene and print its thread's every step (the Studio's debugger, headless)");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/rpu_model_report.h"
 #include "backends/rpu/memory_map.h"
 #include "backends/rpu/assembler.h"
 #include "backends/rpu/compiler.h"
@@ -434,6 +435,26 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
   ro.threads = r.threads;
   ro.machine = m;
   ro.time_limit_s = r.time_limit;
+  ro.model = r.model || r.cores || r.chunks_in_flight || !r.sweep.empty();
+  rpu::Machine modelled;
+  if (r.cores || r.chunks_in_flight) {
+    modelled = m ? *m : rpu::default_machine();
+    if (r.cores) modelled.cores = r.cores;
+    if (r.chunks_in_flight) modelled.chunks_in_flight = r.chunks_in_flight;
+    ro.machine = &modelled;
+  }
+  if (!r.sweep.empty()) {
+    std::stringstream list(r.sweep);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      int n = 0;
+      if (!std::regex_match(item, std::regex(R"(\d{1,4})")) || (n = std::stoi(item)) < 1 || n > 1024) {
+        std::cerr << "passlab-cli: --sweep takes numbers of chunks in flight from 1 to 1024, separated by commas, not \"" << r.sweep << "\"\n";
+        return kUsage;
+      }
+      ro.sweep_in_flight.push_back(n);
+    }
+  }
   rpu::RenderResult out = rpu::render(*sp.compiled->program, sp.main_entry, data, *scene, ro);
   const auto t2 = std::chrono::steady_clock::now();
   if (out.timed_out) {
@@ -449,20 +470,30 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
     std::cerr << "passlab-cli: " << error << '\n';
     return kDiagnostics;
   }
-  if (r.stats == "json") {
+  // The model's figures are what --model asks for: text unless --stats says otherwise.
+  const std::string stats = r.stats.empty() && ro.model ? "text" : r.stats;
+  if (stats == "json") {
     nlohmann::ordered_json j;
     j["width"] = w;
     j["height"] = h;
     j["words"] = sp.compiled->program->code.size();
     j["vm"] = stats_json(out.stats);
+    if (out.model) j["model"] = model_json(*out.model);
+    if (!out.sweep.empty()) {
+      nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+      for (const rpu::ModelStats& s : out.sweep) sweep.push_back(model_json(s));
+      j["sweep"] = sweep;
+    }
     if (r.timing) {
       j["compile_ms"] = ps.compile_ms;
       j["render_ms"] = std::chrono::duration<double, std::milli>(t2 - t1).count();
     }
     std::cout << lang::dump_json(j, 2) << '\n';
-  } else if (r.stats == "text") {
+  } else if (stats == "text") {
     std::cout << fmt::format("image            {}x{}\nprogram          {} words\n", w, h, sp.compiled->program->code.size());
     print_stats_text(out.stats);
+    if (out.model) std::cout << model_text(*out.model);
+    if (!out.sweep.empty()) std::cout << sweep_text(out.sweep);
     if (r.timing)
       std::cout << fmt::format("compile {:.1f} ms, render {:.1f} ms\n", ps.compile_ms,
                                std::chrono::duration<double, std::milli>(t2 - t1).count());

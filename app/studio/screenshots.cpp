@@ -374,7 +374,8 @@ void rpu_tour(const Tour& tour) {
   wait_until(built, 30000);
   dock("dock-rpu-render");
   auto* render = w->rpu_render();
-  wait_until([render] { return render->frame() && !render->rendering(); }, 60000);
+  // The frame, then its timing on the machine model (which replaces the frame when it arrives).
+  wait_until([render] { return render->frame() && !render->rendering() && !render->modelling() && render->frame()->result.model; }, 180000);
   // The pixel farthest from the background: on an object.
   const auto* b = w->rpu_session()->build();
   const auto& image = render->frame()->result.image;
@@ -432,6 +433,9 @@ void rpu_tour(const Tour& tour) {
   render->set_mode(views::RpuFrame::Occupancy);
   settle(300);
   save(rr, "rpu_heatmap_occupancy");
+  render->set_mode(views::RpuFrame::TraceShare);
+  settle(300);
+  save(rr, "rpu_machine_model");
   render->set_mode(views::RpuFrame::Image);
   rr->setFloating(false);
   auto* dec = floating("dock-rpu-decisions", 1400, 800);

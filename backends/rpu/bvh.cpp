@@ -180,6 +180,7 @@ RayHit Bvh::intersect(const Vec3& o, const Vec3& d, float t_min, float t_max) co
   const float inv[3] = {1.0f / d.x, 1.0f / d.y, 1.0f / d.z};
   const float org[3] = {o.x, o.y, o.z};
   auto enter = [&](const Node& nd, float limit) {
+    ++best.boxes;
     float t0 = t_min, t1 = limit;
     for (std::size_t a = 0; a < 3; ++a) {
       float near = (nd.lo[a] - org[a]) * inv[a], far = (nd.hi[a] - org[a]) * inv[a];
@@ -200,6 +201,7 @@ RayHit Bvh::intersect(const Vec3& o, const Vec3& d, float t_min, float t_max) co
     const Node& nd = nodes_[stack[--top]];
     if (nd.count) {
       for (std::uint32_t k = nd.first; k < nd.first + nd.count; ++k) test(order_[k], o, d, t_min, best);
+      best.triangles += nd.count;
       continue;
     }
     const std::uint32_t near_child = nd.first + (axis_of(d, nd.axis) < 0 ? 1u : 0u);
@@ -216,6 +218,7 @@ RayHit Bvh::intersect_all(const Vec3& o, const Vec3& d, float t_min, float t_max
   RayHit best;
   best.t = t_max;
   for (std::uint32_t i = 0; i < tris_.size(); ++i) test(i, o, d, t_min, best);
+  best.triangles = static_cast<std::uint32_t>(tris_.size());
   return best;
 }
 

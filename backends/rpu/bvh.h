@@ -15,6 +15,9 @@ struct RayHit {
   bool hit = false;
   float t = 0, u = 0, v = 0;  // the point is (1 - u - v) a + u b + v c
   std::uint32_t triangle = 0;
+  // The traversal's work, which the machine model turns into the trace unit's time: boxes
+  // tested (a node's box, each child's on the way down) and triangles tested.
+  std::uint32_t boxes = 0, triangles = 0;
 };
 
 class Bvh {

@@ -23,6 +23,27 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The machine model's trace unit: {"pipelines", "latency", "box_cycles", "triangle_cycles", "queue"}.
+template <typename Fail, typename Integer>
+bool parse_trace_unit(const json& t, Machine::TraceUnit& out, Fail& fail, Integer& integer) {
+  if (!t.is_object()) return fail("trace_unit", "\"trace_unit\" must be an object");
+  static const std::set<std::string> known = {"pipelines", "latency", "box_cycles", "triangle_cycles", "queue"};
+  for (auto it = t.begin(); it != t.end(); ++it)
+    if (!known.count(it.key())) return fail(it.key(), "\"trace_unit\" has an unknown key \"" + it.key() + "\"");
+  auto cost = [&](const char* key, double* v) {
+    if (!t.contains(key)) return true;
+    if (!t[key].is_number() || !(t[key].get<double>() >= 0) || t[key].get<double>() > 10000)
+      return fail(key, std::string("\"trace_unit.") + key + "\" must be a number of cycles from 0 to 10000");
+    *v = t[key].get<double>();
+    return true;
+  };
+  // A chunk casts up to four rays at once, and the queue must be able to take them.
+  return (!t.contains("pipelines") || integer(t["pipelines"], "trace_unit.pipelines", 1, 1024, &out.pipelines)) &&
+         (!t.contains("latency") || integer(t["latency"], "trace_unit.latency", 0, 100000, &out.latency)) &&
+         cost("box_cycles", &out.box_cycles) && cost("triangle_cycles", &out.triangle_cycles) &&
+         (!t.contains("queue") || integer(t["queue"], "trace_unit.queue", 4, 1 << 20, &out.queue));
+}
+
 std::optional<Machine> parse_machine(lang::FileId file, lang::Diagnostics& d) {
   // A problem with `key` (its first occurrence in the file; the file's start for "").
   auto fail = [&](std::string_view key, std::string message) {
@@ -41,7 +62,8 @@ std::optional<Machine> parse_machine(lang::FileId file, lang::Diagnostics& d) {
     return std::nullopt;
   }
   static const std::set<std::string> known = {"name", "description", "latency", "literals_per_instruction", "pairing",
-                                              "pair_read_ports", "precision", "max_call_depth", "max_steps"};
+                                              "pair_read_ports", "precision", "max_call_depth", "max_steps", "cores",
+                                              "chunks_in_flight", "trace_unit"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) {
       fail(it.key(), "unknown key \"" + it.key() + "\"");
@@ -110,6 +132,9 @@ std::optional<Machine> parse_machine(lang::FileId file, lang::Diagnostics& d) {
     }
     m.max_steps = j["max_steps"].get<std::uint64_t>();
   }
+  if (j.contains("cores") && !integer(j["cores"], "cores", 1, 1024, &m.cores)) return std::nullopt;
+  if (j.contains("chunks_in_flight") && !integer(j["chunks_in_flight"], "chunks_in_flight", 1, 1024, &m.chunks_in_flight)) return std::nullopt;
+  if (j.contains("trace_unit") && !parse_trace_unit(j["trace_unit"], m.trace_unit, fail, integer)) return std::nullopt;
   return m;
 }
 

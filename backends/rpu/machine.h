@@ -27,6 +27,19 @@ struct Machine {
   int max_call_depth = 4096;       // deeper calls are runaway recursion: a fault
   std::uint64_t max_steps = 10'000'000;  // instructions one thread may run before it faults
 
+  // The machine model (machine_model.h): a multithreaded core as the RPU's designers describe
+  // it, which switches at no cost to another chunk when one waits. The VM alone runs one chunk at
+  // a time and counts the cycles above; these knobs only matter to the model.
+  int cores = 1;              // cores, each with its own issue slot and trace unit
+  int chunks_in_flight = 16;  // chunks resident on one core, among which it switches
+  struct TraceUnit {
+    int pipelines = 4;           // rays traversed side by side (one per lane of a chunk)
+    int latency = 8;             // cycles from the end of a ray's traversal until HIT can be read
+    double box_cycles = 1;       // a pipeline's cycles per bounding box tested
+    double triangle_cycles = 2;  // ... per triangle tested
+    int queue = 32;              // rays waiting for a pipeline; a trace waits to issue while full
+  } trace_unit;
+
   int latency_of(Opcode op) const { return latency[static_cast<std::size_t>(op)]; }
 };
 

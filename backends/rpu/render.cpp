@@ -58,12 +58,17 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
     }
     return stop.load();
   };
-  sim::parallel_for(rows, threads, &stop, [&](int row) {
+  // With the model: each chunk's issue trace, per row of the batch being rendered.
+  const int cols = (w + 1) / 2;
+  std::vector<std::vector<IssueTrace>> row_traces;
+  auto render_row = [&](int row) {
     if (should_stop()) return;
     Vm vm(program, vo);  // decoding is cheap next to a row of pixels; each host thread owns its VM
     vm.constants() = constants;
     vm.set_memory(&data.memory());
     vm.set_trace_unit(options.trace_unit ? options.trace_unit : &data);
+    std::vector<IssueTrace>* traces = options.model ? &row_traces[static_cast<std::size_t>(row) % row_traces.size()] : nullptr;
+    if (traces) traces->assign(static_cast<std::size_t>(cols), IssueTrace{});
     RowResult& rr = per_row[static_cast<std::size_t>(row)];
     std::array<Vec4, 4> r0{};
     std::array<std::pair<int, int>, 4> pixel{};
@@ -80,6 +85,7 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
           ++n;
         }
       VmStats chunk;
+      if (traces) vm.set_issue_trace(&(*traces)[static_cast<std::size_t>(x0 / 2)]);
       if (options.lanes == 1) {
         // Each pixel alone: the same results, gathered as if the chunk had run them.
         Vm::FreshResult one;
@@ -121,7 +127,59 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
       }
     }
     ++rows_done;
-  });
+  };
+  if (!options.model) {
+    sim::parallel_for(rows, threads, &stop, render_row);
+  } else {
+    // Rows in batches, each batch's chunks then pushed to the model in order and let go.
+    // One model per distinct number of chunks in flight, the machine's own first; the sweep's
+    // share them. Each batch of chunks goes to every model, the models side by side.
+    const Machine& machine = options.machine ? *options.machine : default_machine();
+    std::vector<Machine> machines{machine};
+    std::vector<std::size_t> sweep_model;
+    for (int n : options.sweep_in_flight) {
+      const int in_flight = std::max(1, n);
+      auto it = std::find_if(machines.begin(), machines.end(), [&](const Machine& m) { return m.chunks_in_flight == in_flight; });
+      if (it == machines.end()) {
+        machines.push_back(machine);
+        machines.back().chunks_in_flight = in_flight;
+        it = machines.end() - 1;
+      }
+      sweep_model.push_back(static_cast<std::size_t>(it - machines.begin()));
+    }
+    std::vector<MachineModel> models;
+    models.reserve(machines.size());
+    for (const Machine& m : machines) models.emplace_back(m);
+    const int batch = std::max(2, 2 * threads);
+    row_traces.resize(static_cast<std::size_t>(batch));
+    for (int first = 0; first < rows && !stop; first += batch) {
+      const int count = std::min(batch, rows - first);
+      sim::parallel_for(count, threads, &stop, [&](int k) { render_row(first + k); });
+      if (stop) break;
+      sim::parallel_for(static_cast<int>(models.size()), threads, &stop, [&](int mi) {
+        for (int k = 0; k < count; ++k)
+          for (const IssueTrace& t : row_traces[static_cast<std::size_t>(first + k) % row_traces.size()]) models[static_cast<std::size_t>(mi)].push(t);
+      });
+    }
+    sim::parallel_for(static_cast<int>(models.size()), threads, nullptr, [&](int mi) { models[static_cast<std::size_t>(mi)].finish(); });
+    const MachineModel& model = models.front();
+    out.model = model.stats();
+    for (std::size_t mi : sweep_model) out.sweep.push_back(models[mi].stats());
+    out.pixel_model_cycles.assign(pixels, 0);
+    out.pixel_trace_share.assign(pixels, 0.0f);
+    const std::vector<ChunkTiming>& timing = model.chunks();
+    for (std::size_t k = 0; k < timing.size(); ++k) {
+      const int row = static_cast<int>(k / static_cast<std::size_t>(cols)), x0 = 2 * static_cast<int>(k % static_cast<std::size_t>(cols));
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int x = x0 + dx, y = 2 * row + dy;
+          if (x >= w || y >= h) continue;
+          const std::size_t p = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+          out.pixel_model_cycles[p] = static_cast<std::uint32_t>(std::min<std::uint64_t>(timing[k].resident(), UINT32_MAX));
+          out.pixel_trace_share[p] = static_cast<float>(timing[k].trace_share());
+        }
+    }
+  }
   out.cancelled = options.cancel && options.cancel->load();
   out.timed_out = timed_out.load();
   out.rows_done = rows_done.load();

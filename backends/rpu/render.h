@@ -15,9 +15,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/rpu/machine_model.h"
 #include "backends/rpu/scene_data.h"
 #include "backends/rpu/vm.h"
 #include "core/sim/image.h"
@@ -41,6 +43,13 @@ struct RenderOptions {
   // Wall-clock seconds the render may take (0: no limit); past it, the rows not yet started are
   // left black and RenderResult::timed_out says so.
   double time_limit_s = 0;
+  // Also time the render on the machine model (machine_model.h) with the machine's cores, chunks
+  // in flight and trace unit: RenderResult::model and the pixel_model_* maps. Chunks go to the
+  // model in row-major order, rows rendered in batches so that memory stays bounded.
+  bool model = false;
+  // With model: also time the same chunks with each of these numbers of chunks in flight (the
+  // machine's other knobs as they are), for RenderResult::sweep. One render feeds them all.
+  std::vector<int> sweep_in_flight;
 };
 
 struct RenderResult {
@@ -51,6 +60,12 @@ struct RenderResult {
   // splits (divergence), and occupancy (active lanes per issue over the chunk's lanes).
   std::vector<std::uint32_t> pixel_cycles, pixel_stalls, pixel_splits;
   std::vector<float> pixel_occupancy;
+  // With RenderOptions::model: the model's figures, and per pixel its chunk's cycles on its core
+  // (arrival to last issue) and the share of them spent waiting for the trace unit.
+  std::optional<ModelStats> model;
+  std::vector<std::uint32_t> pixel_model_cycles;
+  std::vector<float> pixel_trace_share;
+  std::vector<ModelStats> sweep;  // one per RenderOptions::sweep_in_flight, in its order
   std::vector<std::string> faults;                // the first few, each naming its pixel
   std::uint64_t fault_count = 0;
   bool cancelled = false;

@@ -62,6 +62,8 @@ Hit SceneData::trace(const Vec4& origin, const Vec4& direction, const Vec4& args
   Hit h;
   const float t_max = args[1] > 0 ? args[1] : std::numeric_limits<float>::infinity();
   const RayHit r = bvh_.intersect({origin[0], origin[1], origin[2]}, {direction[0], direction[1], direction[2]}, args[0], t_max);
+  h.boxes = r.boxes;
+  h.triangles = r.triangles;
   if (!r.hit) return h;
   const std::uint32_t obj = triangle_object_[r.triangle];
   h.u = r.u;

@@ -191,11 +191,16 @@ Vm::Vm(const Program& program, const VmOptions& options)
       }
     }
     if (d.call_through_register) note_source(d.target_reg, static_cast<std::uint8_t>(1u << d.target_reg.swz[0]));
+    WaitCause cause = WaitCause::Arithmetic;
     auto add_write = [&](std::uint8_t resource, std::uint8_t slot, int latency, std::uint8_t lanes) {
-      if (d.write_count < d.writes.size()) d.writes[d.write_count++] = {resource, slot, static_cast<std::uint16_t>(latency), lanes};
+      if (d.write_count < d.writes.size()) d.writes[d.write_count++] = {resource, slot, static_cast<std::uint16_t>(latency), lanes, cause};
     };
     for (const DOp* o : {&d.primary, &d.secondary}) {
       if (o->op == Opcode::None) continue;
+      cause = o->op == Opcode::Trace                                 ? WaitCause::Trace
+              : o->op == Opcode::Load || o->op == Opcode::Load4 ? WaitCause::Memory
+                                                                : WaitCause::Arithmetic;
+      if (o == &d.primary) d.primary_cause = cause;
       if (o->dst_kind == kDstReg) add_write(o->dst_index, 0, o->latency, o->mask);
       if (o->dst_kind == kDstA) add_write(static_cast<std::uint8_t>(kResA), 0, o->latency, kAllLanes);
       if (o->dst_kind == kDstStack) add_write(kNoResource, o->dst_index, o->latency, kAllLanes);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/rpu/issue_trace.h"
 #include "backends/rpu/machine.h"
 #include "backends/rpu/program.h"
 
@@ -62,6 +63,8 @@ struct ThreadState {
 struct Hit {
   float u = 0, v = 0, t = -1, shader = -1;
   std::int32_t triangle = -1, object = -1;
+  // The work the unit did (boxes and triangles tested), for the machine model's trace unit.
+  std::uint32_t boxes = 0, triangles = 0;
 };
 
 // The ray-tracing unit: a black box to the shaders (thesis §4.1).
@@ -150,6 +153,9 @@ class Vm {
   void set_memory(std::vector<Vec4>* memory, bool writable);
   void set_memory(const std::vector<Vec4>* memory);
   void set_trace_unit(const TraceUnit* unit) { trace_ = unit; }
+  // When set, every chunk run appends its issued words and their dependences to `trace` (for
+  // the machine model); null stops recording.
+  void set_issue_trace(IssueTrace* trace) { issue_trace_ = trace; }
   const Program& program() const { return program_; }
   const Machine& machine() const { return *machine_; }
 
@@ -187,6 +193,7 @@ class Vm {
   std::vector<Vec4>* memory_ = nullptr;
   const std::vector<Vec4>* memory_ro_ = nullptr;
   const TraceUnit* trace_ = nullptr;
+  IssueTrace* issue_trace_ = nullptr;
   std::unique_ptr<Chunk> chunk_;  // reused from chunk to chunk (a Vm serves one host thread)
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/rpu/issue_trace.h"
 #include "backends/rpu/vm.h"
 
 namespace passlab::rpu {
@@ -276,11 +277,13 @@ struct Vm::Decoded {
     std::uint8_t slot;      // window slot written (resource kNoResource)
     std::uint16_t latency;
     std::uint8_t lanes;     // the components written
+    WaitCause cause;        // what a reader waits for (the machine model's trace unit and memory)
   };
   std::array<Write, 6> writes{};
   std::uint8_t write_count = 0;
   bool arithmetic = false;  // the primary is arithmetic
   bool memory = false;      // a half is trace, load, load4 or store
+  WaitCause primary_cause = WaitCause::Arithmetic;  // what a conditional control part waits for
 };
 
 struct Vm::Group {

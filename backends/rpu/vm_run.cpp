@@ -21,7 +21,11 @@ class Vm::Runner {
   Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk)
       : vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(*vm.chunk_),
         groups_(ch_.groups), code_size_(static_cast<std::uint32_t>(vm.code_.size())),
-        max_steps_(static_cast<std::uint32_t>(std::min<std::uint64_t>(vm.machine_->max_steps, 0xFFFFFFFEu))) {}
+        max_steps_(static_cast<std::uint32_t>(std::min<std::uint64_t>(vm.machine_->max_steps, 0xFFFFFFFEu))), it_(vm.issue_trace_) {
+    if (it_) {
+      writer_.assign(static_cast<std::size_t>(kResources) * 4, IssueTrace::Dep{kNoWord, 0, WaitCause::Arithmetic});
+    }
+  }
 
   void run() {
     st_.threads += static_cast<std::uint64_t>(n_);
@@ -54,6 +58,7 @@ class Vm::Runner {
       prune();
     }
     st_.cycles += cycle_;
+    if (it_) it_->vm_cycles += cycle_;
   }
 
  private:
@@ -252,7 +257,10 @@ class Vm::Runner {
       std::uint8_t taken = control_taken(d, active, primary, base, pc, targets);
       mark_ready(d, base, issue);
       // A conditional control part waits for the result it tests.
-      if (d.control != ControlKind::None && !d.cond.always) cycle = std::max(cycle, issue + static_cast<std::uint64_t>(d.primary.latency));
+      if (d.control != ControlKind::None && !d.cond.always) {
+        cycle = std::max(cycle, issue + static_cast<std::uint64_t>(d.primary.latency));
+        if (it_) pending_control_ = {current_word(), static_cast<std::uint16_t>(d.primary.latency), d.primary_cause};
+      }
       g.mask &= running_;
       taken &= g.mask;
       if (!g.mask) break;
@@ -277,6 +285,7 @@ class Vm::Runner {
         if (s != kNoResource)
           for (int c = 0; c < 4; ++c)
             need = std::max(need, ready_[static_cast<std::size_t>(kResStack + ((base + s) & (kStackResources - 1))) * 4 + static_cast<std::size_t>(c)]);
+    if (it_) trace_word(d, base, mask);
     const std::uint32_t stall = static_cast<std::uint32_t>(need - cycle);
     cycle = need + 1;
     st_.stalls += stall;
@@ -416,6 +425,10 @@ class Vm::Runner {
     for (int k = 0; k < 3; ++k)
       for (int c = 0; c < 4; ++c) src[k][static_cast<std::size_t>(c)] = read_component(o.src[static_cast<std::size_t>(k)], c, ch_, consts_, base)[l];
     const Hit h = vm_.trace_->trace(src[0], src[1], src[2]);
+    if (it_) {
+      it_->rays.push_back({h.boxes, h.triangles});
+      ++it_->words.back().rays;
+    }
     const Vec4 before = ch_.thread(ch_.reg[kRegHit], l);
     const Vec4 before_addr{0, 0, static_cast<float>(ch_.hit_tri[li]), static_cast<float>(ch_.hit_obj[li])};
     ch_.reg[kRegHit][0][l] = h.u;
@@ -472,7 +485,44 @@ class Vm::Runner {
       const std::size_t res = w.resource != kNoResource ? w.resource : static_cast<std::size_t>(kResStack + ((base + w.slot) & (kStackResources - 1)));
       for (int c = 0; c < 4; ++c)
         if (w.lanes & (1u << c)) ready_[res * 4 + static_cast<std::size_t>(c)] = issue + w.latency;
+      if (it_)
+        for (int c = 0; c < 4; ++c)
+          if (w.lanes & (1u << c)) writer_[res * 4 + static_cast<std::size_t>(c)] = {current_word(), w.latency, w.cause};
     }
+  }
+
+  // ---- the issue trace (for the machine model) ------------------------------------------------
+
+  static constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
+  std::uint32_t current_word() const { return static_cast<std::uint32_t>(it_->words.size() - 1); }
+  void add_dep(IssueTrace::Word& w, const IssueTrace::Dep& dep) {
+    if (dep.word == kNoWord) return;
+    for (std::size_t k = w.first_dep; k < it_->deps.size(); ++k) {
+      IssueTrace::Dep& have = it_->deps[k];
+      if (have.word != dep.word) continue;
+      have.latency = std::max(have.latency, dep.latency);
+      return;
+    }
+    it_->deps.push_back(dep);
+    ++w.dep_count;
+  }
+  // The word about to issue, with the earlier words whose results it reads (one entry per word).
+  void trace_word(const Decoded& d, std::uint32_t base, std::uint8_t mask) {
+    IssueTrace::Word w;
+    w.first_dep = static_cast<std::uint32_t>(it_->deps.size());
+    w.first_ray = static_cast<std::uint32_t>(it_->rays.size());
+    w.lanes = static_cast<std::uint8_t>(lane_count(mask));
+    add_dep(w, pending_control_);
+    pending_control_.word = kNoWord;
+    for (std::uint8_t k = 0; k < d.read_count; ++k)
+      for (int c = 0; c < 4; ++c)
+        if (d.reads[k].lanes & (1u << c)) add_dep(w, writer_[static_cast<std::size_t>(d.reads[k].resource) * 4 + static_cast<std::size_t>(c)]);
+    if (d.reads_stack)
+      for (std::uint8_t s : d.stack_slots)
+        if (s != kNoResource)
+          for (int c = 0; c < 4; ++c)
+            add_dep(w, writer_[static_cast<std::size_t>(kResStack + ((base + s) & (kStackResources - 1))) * 4 + static_cast<std::size_t>(c)]);
+    it_->words.push_back(w);
   }
 
   // Where the group goes next: on, or the taken lanes jump, return or call (splitting the group
@@ -581,6 +631,9 @@ class Vm::Runner {
   std::array<std::uint64_t, kResources * 4> ready_{};  // per resource and component
   std::uint32_t next_token_ = 0;
   std::size_t step_index_ = 0;
+  IssueTrace* const it_;                 // null unless the machine model records this run
+  std::vector<IssueTrace::Dep> writer_;  // per resource and component: its latest writer
+  IssueTrace::Dep pending_control_{kNoWord, 0, WaitCause::Arithmetic};  // a conditional control part's wait
 };
 
 template <bool kRecord>

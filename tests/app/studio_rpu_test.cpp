@@ -4,6 +4,8 @@
 // forwards N steps and back N returns the exact starting state, a breakpoint on a source line
 // stops there, and the thesis's scheduling example shows its 11 cycles, stepped by the trace player.
 #include <QAction>
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QGraphicsView>
@@ -97,6 +99,15 @@ class StudioRpuTest : public QObject {
     dock->raise();
     auto* render = w.rpu_render();
     QVERIFY(QTest::qWaitFor([&] { return render->frame() && !render->rendering(); }, 60000));
+    // The machine model's figures (a second job after the frame), its heat map and its chart of
+    // utilisation against chunks in flight.
+    QVERIFY(QTest::qWaitFor([&] { return render->frame()->result.model.has_value() && !render->modelling(); }, 120000));
+    QCOMPARE(render->frame()->result.sweep.size(), std::size(rpu::kInFlightSweep));
+    QVERIFY(render->totals_text().contains("Machine model"));
+    QCOMPARE(render->sweep_chart()->chart()->series().size(), 3);
+    render->set_mode(views::RpuFrame::TraceShare);
+    QVERIFY(!render->frame()->images[views::RpuFrame::TraceShare].isNull());
+    render->set_mode(views::RpuFrame::Image);
     const auto& image = render->frame()->result.image;
     // A pixel on an object: the one whose colour is farthest from the background's.
     const auto* b = w.rpu_session()->build();
