@@ -17,13 +17,14 @@ W, H, L, R, T, B = 420, 260, 56, 110, 30, 40
 COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#b07aa1"]
 
 
-def chart(title, xlabel, ylabel, series, xlog=False, hlines=(), ticks=None):
-    """series: [(name, [(x, y)], dashed)]; hlines: [(name, y)]; ticks: x values to label (default: the points')."""
+def chart(title, xlabel, ylabel, series, xlog=False, hlines=(), ticks=None, ymax=None):
+    """series: [(name, [(x, y)], dashed)]; hlines: [(name, y)]; ticks: x values to label (default: the points');
+    ymax: the top of the y axis (default: a little above the highest point)."""
     xs = [x for _, pts, _ in series for x, _ in pts]
     ys = [y for _, pts, _ in series for _, y in pts] + [y for _, y in hlines] + [0]
     fx = (lambda v: math.log2(v)) if xlog else (lambda v: v)
     x0, x1 = fx(min(xs)), fx(max(xs))
-    y1 = max(ys) * 1.08 or 1
+    y1 = ymax or max(ys) * 1.08 or 1
     px = lambda v: L + (fx(v) - x0) / ((x1 - x0) or 1) * (W - L - R)
     py = lambda v: H - B - v / y1 * (H - T - B)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',

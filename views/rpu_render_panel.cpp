@@ -42,8 +42,8 @@ const char* kModeUnits[RpuFrame::kModes] = {"",
                                             "stall cycles per chunk (alone)",
                                             "splits per chunk",
                                             "active lanes per issue",
-                                            "cycles per chunk on its core (machine model)",
-                                            "share of a chunk's time on its core spent waiting for the trace unit"};
+                                            "cycles per chunk on the machine model",
+                                            "share of chunk time waiting for rays"};
 
 // The heat maps' ramp (sim/heat.h).
 QRgb heat(double t) {
@@ -179,12 +179,51 @@ RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(p
   chart->setMargins(QMargins(2, 2, 2, 2));
   series_ = new QBarSeries;
   chart->addSeries(series_);
+  // The axes and series live as long as the charts, updated in place (axes deleted and made
+  // anew left their old labels drawn under the new ones).
+  QFont small = chart->font();
+  small.setPointSizeF(7);
+  bins_axis_ = new QBarCategoryAxis;
+  bins_axis_->setLabelsFont(small);
+  count_axis_ = new QValueAxis;
+  count_axis_->setLabelFormat("%d");
+  count_axis_->setLabelsFont(small);
+  chart->addAxis(bins_axis_, Qt::AlignBottom);
+  chart->addAxis(count_axis_, Qt::AlignLeft);
+  series_->attachAxis(bins_axis_);
+  series_->attachAxis(count_axis_);
   chart_ = new QChartView(chart, this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(150);
   auto* sweep = new QChart;
   sweep->setMargins(QMargins(2, 2, 2, 2));
   sweep->legend()->setAlignment(Qt::AlignBottom);
+  sweep->setTitle(tr("Utilisation against chunks in flight"));
+  in_flight_axis_ = new QLogValueAxis;
+  in_flight_axis_->setBase(2);
+  in_flight_axis_->setLabelFormat("%d");
+  in_flight_axis_->setRange(1, 32);
+  in_flight_axis_->setTitleText(tr("chunks in flight per core"));
+  in_flight_axis_->setLabelsFont(small);
+  auto* busy = new QValueAxis;
+  busy->setRange(0, 1);
+  busy->setLabelFormat("%.1f");
+  busy->setTitleText(tr("share busy"));
+  busy->setLabelsFont(small);
+  sweep->addAxis(in_flight_axis_, Qt::AlignBottom);
+  sweep->addAxis(busy, Qt::AlignLeft);
+  const std::pair<QString, QColor> lines[] = {
+      {tr("issue slot"), QColor(204, 71, 120)}, {tr("lanes"), QColor(120, 120, 200)}, {tr("trace unit"), QColor(40, 150, 110)}};
+  for (std::size_t i = 0; i < sweep_lines_.size(); ++i) {
+    auto* line = new QLineSeries;
+    line->setName(lines[i].first);
+    line->setColor(lines[i].second);
+    line->setPointsVisible(true);
+    sweep->addSeries(line);
+    line->attachAxis(in_flight_axis_);
+    line->attachAxis(busy);
+    sweep_lines_[i] = line;
+  }
   sweep_chart_ = new QChartView(sweep, this);
   sweep_chart_->setRenderHint(QPainter::Antialiasing);
   sweep_chart_->setMinimumHeight(170);
@@ -306,49 +345,17 @@ QString RpuRenderPanel::totals_text() const { return totals_->text(); }
 
 // Utilisation against chunks in flight: the issue slot's, the lanes' and the trace unit's.
 void RpuRenderPanel::show_sweep() {
-  QChart* chart = sweep_chart_->chart();
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
   const std::vector<rpu::ModelStats>* sweep = frame_ ? &frame_->result.sweep : nullptr;
   sweep_chart_->setVisible(sweep && !sweep->empty());
   if (!sweep || sweep->empty()) return;
-  struct Line {
-    QString name;
-    QColor colour;
-    double (rpu::ModelStats::*value)() const;
-  };
-  const Line lines[] = {{tr("issue slot"), QColor(204, 71, 120), &rpu::ModelStats::utilisation},
-                        {tr("lanes"), QColor(120, 120, 200), &rpu::ModelStats::lane_utilisation},
-                        {tr("trace unit"), QColor(40, 150, 110), &rpu::ModelStats::trace_occupancy}};
-  auto* x = new QLogValueAxis;
-  x->setBase(2);
-  x->setLabelFormat("%d");
-  x->setRange(1, std::max(2, sweep->back().chunks_in_flight));
-  x->setTitleText(tr("chunks in flight per core"));
-  auto* y = new QValueAxis;
-  y->setRange(0, 1);
-  y->setLabelFormat("%.1f");
-  y->setTitleText(tr("utilisation"));
-  QFont small = x->labelsFont();
-  small.setPointSizeF(7);
-  x->setLabelsFont(small);
-  y->setLabelsFont(small);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (const Line& l : lines) {
-    auto* s = new QLineSeries;
-    s->setName(l.name);
-    s->setColor(l.colour);
-    s->setPointsVisible(true);
-    for (const rpu::ModelStats& m : *sweep) s->append(m.chunks_in_flight, (m.*l.value)());
-    chart->addSeries(s);
-    s->attachAxis(x);
-    s->attachAxis(y);
+  double (rpu::ModelStats::*const value[])() const = {&rpu::ModelStats::utilisation, &rpu::ModelStats::lane_utilisation,
+                                                      &rpu::ModelStats::trace_occupancy};
+  for (std::size_t i = 0; i < sweep_lines_.size(); ++i) {
+    QList<QPointF> points;
+    for (const rpu::ModelStats& m : *sweep) points.append(QPointF(m.chunks_in_flight, (m.*value[i])()));
+    sweep_lines_[i]->replace(points);
   }
-  chart->setTitle(tr("Machine model: utilisation against chunks in flight"));
+  in_flight_axis_->setRange(1, std::max(2, sweep->back().chunks_in_flight));
 }
 
 void RpuRenderPanel::show_frame() {
@@ -389,10 +396,8 @@ void RpuRenderPanel::show_frame() {
   show_sweep();
   series_->clear();
   auto* chart = chart_->chart();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
+  bins_axis_->setVisible(m != RpuFrame::Image);
+  count_axis_->setVisible(m != RpuFrame::Image);
   if (m == RpuFrame::Image) {
     legend_->setText(tr("Click a pixel to debug its thread; pick a statistic above to see what each pixel cost."));
     chart->setTitle(QString());
@@ -427,19 +432,9 @@ void RpuRenderPanel::show_frame() {
   set->setColor(QColor(204, 71, 120));
   series_->append(set);
   chart->setTitle(tr("Pixels by %1").arg(kModeUnits[m]));
-  auto* x = new QBarCategoryAxis;
-  x->append(cats);
-  QFont small = x->labelsFont();
-  small.setPointSizeF(7);
-  x->setLabelsFont(small);
-  chart->addAxis(x, Qt::AlignBottom);
-  series_->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setRange(0, top);
-  y->setLabelFormat("%d");
-  y->setLabelsFont(small);
-  chart->addAxis(y, Qt::AlignLeft);
-  series_->attachAxis(y);
+  bins_axis_->clear();
+  bins_axis_->append(cats);
+  count_axis_->setRange(0, top);
 }
 
 }  // namespace passlab::views

@@ -22,6 +22,9 @@ class QChartView;
 class QBarSeries;
 class QBarSet;
 class QLineSeries;
+class QBarCategoryAxis;
+class QValueAxis;
+class QLogValueAxis;
 
 namespace passlab::views {
 
@@ -99,7 +102,11 @@ class RpuRenderPanel : public QWidget {
   QPushButton* cancel_;
   QChartView* chart_;
   QBarSeries* series_;
+  QBarCategoryAxis* bins_axis_;
+  QValueAxis* count_axis_;
   QChartView* sweep_chart_;
+  QLogValueAxis* in_flight_axis_;
+  std::array<QLineSeries*, 3> sweep_lines_{};
   void show_sweep();
   std::shared_ptr<RpuFrame> frame_;
   std::shared_ptr<std::atomic<bool>> cancel_flag_;
