@@ -327,6 +327,12 @@ Source FunctionCodegen::builtin_math(BuiltinCall& bc) {
       const Source lo = bc.arg(1), hi = bc.arg(2);
       const Loc r = bc.fresh("clamp");
       mov(vdst(f_, r), bc.arg(0));
+      // clamp(x, 0, 1) is the _sat modifier (beyond the thesis, whose compiler branched): NaN
+      // goes to 0 either way. Simplification moves it onto the operation that computed x.
+      if (lo.is_literal() && hi.is_literal() && lo.literal_value() == 0 && hi.literal_value() == 1) {
+        f_.blocks[cur_].body.back().word.primary.sat = true;
+        return vsrc(f_, r);
+      }
       for (int l : lanes_of(bc.cls)) {
         bc.unless(lane_of(vsrc(f_, r), l), lane_of(lo, l), Relation::Ge, [&] { mov(bc.lane_dest(r, l), lane_of(lo, l)); });
         bc.unless(lane_of(hi, l), lane_of(vsrc(f_, r), l), Relation::Ge, [&] { mov(bc.lane_dest(r, l), lane_of(hi, l)); });

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Opcode simplification and constant folding at assembly level (thesis §7.5): a multiply by a
 // power of two becomes a source scale, identities disappear, literals fold.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "backends/rpu/arith.h"
 #include "backends/rpu/passes.h"
@@ -120,10 +122,77 @@ bool simplify_operation(Operation& o, const Machine& m, AsmStats& stats) {
   return changed;
 }
 
+// `op T, ...` then `mov_sat X, T`, where T is defined and read nowhere else, becomes
+// `op_sat X, ...` (beyond the thesis): clamp(x, 0, 1) of a computed x is one word. Only within a
+// block, and only when nothing between the two touches X.
+bool fold_saturation(AsmFunction& f, AsmStats& stats) {
+  std::vector<int> reads(f.vregs.size(), 0), defs(f.vregs.size(), 0);
+  std::vector<Loc> locs;
+  auto count = [&](std::vector<int>& into) {
+    for (Loc l : locs)
+      if (!is_phys(l) && l < into.size()) ++into[l];
+    locs.clear();
+  };
+  for (const AsmBlock& b : f.blocks) {
+    if (b.removed) continue;
+    for (const AsmInstr& in : b.body) {
+      instr_uses(f, in, locs);
+      count(reads);
+      instr_defs(f, in, locs);
+      count(defs);
+    }
+    terminator_uses(f, b.term, locs);
+    count(reads);
+  }
+  auto touches = [&](const AsmInstr& in, Loc x) {
+    locs.clear();
+    instr_uses(f, in, locs);
+    instr_defs(f, in, locs);
+    const bool hit = std::find(locs.begin(), locs.end(), x) != locs.end();
+    locs.clear();
+    return hit;
+  };
+  bool changed = false;
+  for (AsmBlock& b : f.blocks) {
+    if (b.removed) continue;
+    for (std::size_t j = 0; j < b.body.size(); ++j) {
+      const AsmInstr& mov = b.body[j];
+      const Operation& o = mov.word.primary;
+      if (mov.is_call() || o.op != Opcode::Mov || !o.sat || o.special != SpecialFn::None || o.dst.bank != Bank::Virtual) continue;
+      const Source& t = o.src[0];
+      if (t.bank != Bank::Virtual || t.scale != 0 || t.negate || t.index >= reads.size() || reads[t.index] != 1 || defs[t.index] != 1) continue;
+      const Loc x = o.dst.index;
+      if (x == t.index) continue;
+      for (std::size_t k = j; k-- > 0;) {
+        AsmInstr& def = b.body[k];
+        Operation& d = def.word.primary;
+        const bool defines = !def.is_call() && d.dst.bank == Bank::Virtual && d.dst.index == t.index;
+        if (!defines) {
+          if (touches(def, x) || touches(def, t.index)) break;
+          continue;
+        }
+        bool lanes_kept = true;  // the mov reads each lane of T it writes (a dot product's lanes are all one)
+        for (int l = 0; l < 4; ++l)
+          if ((o.dst.mask & (1u << l)) && t.swizzle.lane[static_cast<std::size_t>(l)] != l && !is_dot(d.op)) lanes_kept = false;
+        if (is_arithmetic(d.op) && d.special == SpecialFn::None && d.dst.mask == o.dst.mask && lanes_kept) {
+          d.dst = o.dst;
+          d.sat = true;
+          b.body.erase(b.body.begin() + static_cast<std::ptrdiff_t>(j));
+          --j;
+          ++stats["simplify.saturate"];
+          changed = true;
+        }
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 bool simplify_opcodes(AsmFunction& f, const Machine& m, AsmStats& stats) {
-  bool changed = false;
+  bool changed = fold_saturation(f, stats);
   for (AsmBlock& b : f.blocks) {
     if (b.removed) continue;
     for (AsmInstr& in : b.body) {

@@ -237,6 +237,29 @@ TEST(RpuCompiler, TheAllocatorCoalescesLikeTheThesisResults) {
   EXPECT_EQ(c.find("mov R1.xyz"), std::string::npos) << c;
 }
 
+TEST(RpuCompiler, ClampToZeroOneIsTheSatModifierOnTheOperationThatComputedIt) {
+  // The thesis's flat shader's clamps: dp3_sat and mad_sat, no branch.
+  auto p = compile_rsl("float f(vector a; vector b) { float u = clamp(a . b, 0, 1); return clamp(0.6 * u + 0.4, 0, 1); }");
+  EXPECT_EQ(code(*p), "SUBROUTINE_ENTRY_f:\n    dp3_sat R1.w, R0.xyz, R1.xyz\n    mad_sat R0.w, 0.6, R1.w, 0.4\n    return\n");
+  // A value read elsewhere too keeps its own register: the clamp is a mov_sat beside it.
+  auto q = compile_rsl("color f(vector a; vector b) { float d = a . b; return color(clamp(d, 0, 1), d, 0); }");
+  const std::string c = code(*q);
+  EXPECT_NE(c.find("mov_sat"), std::string::npos) << c;
+  EXPECT_EQ(c.find("jmp"), std::string::npos) << c;
+  // Other bounds still branch.
+  EXPECT_NE(code(*compile_rsl("float f(float x) { return clamp(x, 0, 2); }")).find("jmp"), std::string::npos);
+  // On the VM: NaN saturates to 0, and values outside [0, 1] to the bounds, as the reference says.
+  auto r = compile_rsl("float f(float x) { return clamp(x * 3 - 1, 0, 1); }");
+  for (float x : {-1.0f, 0.5f, 2.0f}) {
+    ThreadState t = thread_at(*r->program->entry("f"));
+    t.r(0)[3] = x;
+    VmStats stats;
+    Vm vm(*r->program);
+    vm.run(t, stats);
+    EXPECT_FLOAT_EQ(t.r(0)[3], std::clamp(x * 3 - 1, 0.0f, 1.0f)) << x;
+  }
+}
+
 TEST(RpuCompiler, ArgumentsFollowFigure71) {
   // a -> R0.xyz, b -> R1.xyz, c -> R0.w; the result in R0.xyz.
   auto p = compile_rsl("color f(vector a; color b; float c) { return b * c + color(a); }");
