@@ -9,6 +9,8 @@
 #include <limits>
 #include <map>
 
+#include "backends/rpu/fp24.h"
+
 namespace passlab::rpu {
 
 std::optional<std::uint32_t> Program::entry(const std::string& name) const {
@@ -122,6 +124,8 @@ class LineParser {
     if (!t.empty() && t[0] == '+') t.remove_prefix(1);
     float v = 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc::result_out_of_range && end == t.data() + t.size())
+      fail(b, "'" + std::string(s_.substr(b, i_ - b)) + "' is outside the range of a float (write inf, or 0.0)", i_ - b);
     if (ec != std::errc() || end != t.data() + t.size()) fail(b, "'" + std::string(s_.substr(b, i_ - b)) + "' is not a number", i_ - b);
     return v;
   }
@@ -585,6 +589,20 @@ std::optional<Program> assemble(const lang::SourceManager& sm, lang::FileId file
       if (in.control.kind == ControlKind::Jmp || (in.control.kind == ControlKind::Call && in.control.target_reg.bank == Bank::None))
         refs.push_back({prog.code.size(), p.span_at(label_at, in.control.label.size())});
       if (stack_reads(in) > 1) p.fail(start, "the stack has one read port: an instruction can read one stack slot (copy one to R first)", text.size() - start);
+      if (machine.fp24)
+        for (const Operation* op : {&in.primary, &in.secondary})
+          for (int k = 0; k < source_count(op->op); ++k) {
+            const Source& src = op->src[static_cast<std::size_t>(k)];
+            const float v = src.literal_value();
+            if (!src.is_literal() || !std::isfinite(v) || v == 0) continue;
+            const float r = round_fp24(v);
+            if (std::isinf(r))
+              p.fail(start, "the literal " + format_float(v) + " is beyond the RPU's 24-bit floats (the largest is about 1.8e19): write inf if "
+                            "infinity is meant, or assemble for an IEEE machine (--ieee)", text.size() - start);
+            if (r == 0)
+              p.fail(start, "the literal " + format_float(v) + " is below the RPU's smallest 24-bit float (about 2.2e-19) and would be 0: "
+                            "write 0.0 if that is meant, or assemble for an IEEE machine (--ieee)", text.size() - start);
+          }
       if (machine.literals_per_instruction >= 0 && literal_count(in) > machine.literals_per_instruction)
         p.fail(start, "this machine allows " + std::to_string(machine.literals_per_instruction) + " literal(s) per instruction", text.size() - start);
       prog.code.push_back(std::move(in));

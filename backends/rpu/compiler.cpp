@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,6 +18,7 @@
 #include "backends/rpu/verifier.h"
 #include "core/driver/light_setup.h"
 #include "core/driver/program.h"
+#include "backends/rpu/fp24.h"
 #include "core/ir/lower.h"
 #include "core/ir/pipeline.h"
 #include "core/ir/printer.h"
@@ -198,6 +200,7 @@ class FunctionBackend {
       return;
     }
     AsmFunction f = std::move(*gen);
+    if (machine_.fp24) out_of_range_literals(f, module_index != links_.runtime_module);
     // A stage that leaves malformed assembly is our bug: said as an internal error naming it.
     auto sound_after = [&](const char* stage, bool allocated) {
       if (!options_.verify) return true;
@@ -246,6 +249,36 @@ class FunctionBackend {
 
   bool failed() const { return failed_; }
   const std::set<std::string>& runtime_used() const { return runtime_used_; }
+
+  // A number beyond the 24-bit floats' range is infinity on the machine, one below it 0: the
+  // literal becomes that (the listing shows what runs, and the assembler refuses the original),
+  // with a warning at the shader's number (1e30 is a common stand-in for infinity).
+  void out_of_range_literals(AsmFunction& f, bool warn) {
+    std::set<std::tuple<std::uint32_t, std::uint32_t, bool>> said;  // one warning per place and kind
+    auto fix = [&](Operation& o, const lang::Span& span) {
+      for (int k = 0; k < source_count(o.op); ++k) {
+        Source& src = o.src[static_cast<std::size_t>(k)];
+        const float v = src.literal_value();
+        if (!src.is_literal() || !std::isfinite(v) || v == 0) continue;
+        const float r = round_fp24(v);
+        if (r != 0 && std::isfinite(r)) continue;
+        src = Source::lit(r);
+        if (warn && said.insert({span.line, span.col, std::isinf(r)}).second)
+          out_.diagnostics.warning("rpu-literal", span,
+                                   std::isinf(r) ? fmt::format("{:g} is beyond the RPU's 24-bit floats (the largest is about 1.8e19): it is "
+                                                               "infinity on this machine", v)
+                                                 : fmt::format("{:g} is below the RPU's smallest 24-bit float (about 2.2e-19): it is 0 on "
+                                                               "this machine", v));
+      }
+    };
+    for (AsmBlock& b : f.blocks) {
+      for (AsmInstr& in : b.body) {
+        fix(in.word.primary, in.span);
+        fix(in.word.secondary, in.span);
+      }
+      if (b.term.kind == Terminator::Kind::Branch) fix(b.term.test, b.term.span);
+    }
+  }
   const Listing& listing() const { return listing_; }
   const ConstantPool& constants() const { return constants_; }
   const AsmStats& stats() const { return stats_; }

@@ -222,6 +222,16 @@ TEST(RpuAssembler, MistakesAreReportedWhereTheyAre) {
   strict.literals_per_instruction = 1;
   EXPECT_EQ(assemble_error("mad R0.w, 0.6, R1.w, 0.4\n", &strict), "1:1: this machine allows 1 literal(s) per instruction");
   EXPECT_EQ(assemble_error("mad R0.w, 0.6, R1.w, 0.4\n"), "");
+  // Literals the 24-bit floats cannot hold: the machine would make them infinity or 0.
+  EXPECT_EQ(assemble_error("mov R0, 1e30\n"),
+            "1:1: the literal 1e+30 is beyond the RPU's 24-bit floats (the largest is about 1.8e19): write inf if infinity is meant, or "
+            "assemble for an IEEE machine (--ieee)");
+  EXPECT_EQ(assemble_error("mov R0, -1e-30\n"),
+            "1:1: the literal -1e-30 is below the RPU's smallest 24-bit float (about 2.2e-19) and would be 0: write 0.0 if that is meant, "
+            "or assemble for an IEEE machine (--ieee)");
+  EXPECT_EQ(assemble_error("mov R0, 1e30\n", &test::ieee_machine()), "");
+  EXPECT_EQ(assemble_error("mov R0, 1e19\nmov R1, inf\n"), "");
+  EXPECT_EQ(assemble_error("mov R0, 1e40\n"), "1:9: '1e40' is outside the range of a float (write inf, or 0.0)");
 }
 
 TEST(RpuAssembler, ConstantsAreSetByTheProgramAndListedFirst) {

@@ -260,6 +260,22 @@ TEST(RpuCompiler, ClampToZeroOneIsTheSatModifierOnTheOperationThatComputedIt) {
   }
 }
 
+TEST(RpuCompiler, NumbersBeyondTheTwentyFourBitFloatsAreWarnedAboutAndBecomeWhatTheMachineMakesOfThem) {
+  auto p = compile_rsl("float f(float x) { return x * 1e30 + 1e-30; }");
+  std::vector<std::string> warnings;
+  for (const lang::Diagnostic& d : p->diagnostics.items())
+    if (d.code == "rpu-literal") warnings.push_back(std::to_string(d.span.col) + ": " + d.message);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "27: 1e+30 is beyond the RPU's 24-bit floats (the largest is about 1.8e19): it is infinity on this machine");
+  EXPECT_EQ(warnings[1], "27: 1e-30 is below the RPU's smallest 24-bit float (about 2.2e-19): it is 0 on this machine");
+  EXPECT_NE(code(*p).find("inf"), std::string::npos) << code(*p);
+  // The runtime library's deliberate infinities (1e30 * 1e30) say nothing; IEEE machines neither.
+  CompileOptions ieee;
+  ieee.machine = &test::ieee_machine();
+  auto q = compile_rsl("float f(float x) { return x * 1e30 + exp(x); }", ieee);
+  for (const lang::Diagnostic& d : q->diagnostics.items()) EXPECT_NE(d.code, "rpu-literal") << d.message;
+}
+
 TEST(RpuCompiler, ArgumentsFollowFigure71) {
   // a -> R0.xyz, b -> R1.xyz, c -> R0.w; the result in R0.xyz.
   auto p = compile_rsl("color f(vector a; color b; float c) { return b * c + color(a); }");
