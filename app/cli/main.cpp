@@ -122,7 +122,8 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_run->add_option("--format", rp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   rpu_run->add_option("--stats", rp.stats, "also print instructions, cycles and stalls: text or json")->check(CLI::IsMember({"text", "json"}));
   auto* rpu_render = rpu->add_subcommand("render", "render a scene with RSL shaders on the RPU: main shader, trace, surface shaders");
-  rpu_render->add_option("files", rp.files, "the surface shader for objects that name none (optional)");
+  rpu_render->add_option("files", rp.files, "the surface shader for objects that name none (optional), or an assembly program (.s) holding every shader");
+  rpu_render->add_option("--entry", rp.entry, "with an assembly program: the entry for objects whose shader file names no entry of it");
   add_rpu_compile(rpu_render);
   rpu_render->add_option("--scene", rp.scene, "scene JSON file")->required();
   rpu_render->add_option("-o,--output", rp.output, "PNG file to write")->required();
@@ -143,7 +144,8 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_render->add_flag("--reference", rp.reference, "render with the reference interpreter instead of the VM (slow; the oracle the VM is checked against)");
 
   auto* rpu_debug = rpu->add_subcommand("debug", "run the chunk of one pixel of a scene and print its thread's every step (the Studio's debugger, headless)");
-  rpu_debug->add_option("files", rp.files, "the surface shader for objects that name none (optional)");
+  rpu_debug->add_option("files", rp.files, "the surface shader for objects that name none (optional), or an assembly program (.s) holding every shader");
+  rpu_debug->add_option("--entry", rp.entry, "with an assembly program: the entry for objects whose shader file names no entry of it");
   add_rpu_compile(rpu_debug);
   rpu_debug->add_option("--scene", rp.scene, "scene JSON file")->required();
   rpu_debug->add_option("--pixel", rp.pixel, "the pixel X,Y (from the top left) whose thread to follow")->required();

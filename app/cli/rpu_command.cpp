@@ -376,6 +376,63 @@ struct PreparedScene {
   double compile_ms = 0;
 };
 
+// A hand-written (or saved) program for a scene: the assembly file holds every shader. The
+// main shader is the entry --main-function (default main); each object's shader is the entry
+// named like its shader file (tiles.sl: tiles), else --entry.
+std::optional<int> prepare_assembly(const RpuCliOptions& r, const rpu::Machine* m, PreparedScene& out) {
+  if (!r.main.empty() || r.reference) {
+    std::cerr << "passlab-cli: " << (r.reference ? "--reference" : "--main")
+              << " needs RSL; with an assembly program the main shader is its entry --main-function (default main)\n";
+    return kUsage;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  lang::SourceManager sm;
+  std::string error;
+  std::optional<lang::FileId> f = sm.load(r.files.front(), &error);
+  if (!f) {
+    std::cerr << "passlab-cli: " << error << '\n';
+    return kDiagnostics;
+  }
+  lang::DiagnosticList diags;
+  rpu::AssembleOptions ao;
+  ao.machine = m;
+  std::optional<rpu::Program> program = rpu::assemble(sm, *f, ao, diags);
+  std::cerr << lang::format_text(diags.items(), sm);
+  if (!program) return kDiagnostics;
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string main = r.main_function.empty() ? "main" : r.main_function;
+  const std::optional<std::uint32_t> main_at = program->entry(main);
+  if (!main_at) {
+    std::cerr << "passlab-cli: " << r.files.front() << " has no entry '" << main << "' for the main shader (--main-function names another)\n";
+    return kDiagnostics;
+  }
+  std::optional<std::uint32_t> fallback;
+  if (!r.entry.empty() && !(fallback = program->entry(r.entry))) {
+    std::cerr << "passlab-cli: " << r.files.front() << " has no entry '" << r.entry << "' (--entry)\n";
+    return kUsage;
+  }
+  out.sp.main_entry = *main_at;
+  out.sp.object_shader.assign(out.scene->objects.size(), -1.0f);
+  bool ok = true;
+  for (std::size_t i = 0; i < out.scene->objects.size(); ++i) {
+    const sim::SceneObject& obj = out.scene->objects[i];
+    const std::string stem = obj.shader.empty() ? "" : fs::path(obj.shader).stem().string();
+    std::optional<std::uint32_t> at = stem.empty() ? std::nullopt : program->entry(stem);
+    if (!at) at = fallback;
+    if (!at) {
+      std::cerr << "passlab-cli: object \"" << obj.name << "\": " << r.files.front() << " has no entry "
+                << (stem.empty() ? std::string("for it") : "'" + stem + "'") << " (give --entry NAME for objects without their own)\n";
+      ok = false;
+      continue;
+    }
+    out.sp.object_shader[i] = static_cast<float>(*at);
+  }
+  if (!ok) return kDiagnostics;
+  out.sp.compiled = std::make_unique<rpu::CompiledProgram>();
+  out.sp.compiled->program = std::move(*program);
+  return std::nullopt;
+}
+
 std::optional<int> prepare_scene(const CommonOptions& o, const RpuCliOptions& r, const rpu::Machine* m, PreparedScene& out) {
   lang::Diagnostics problems;
   out.scene = sim::load_scene(r.scene, &problems);
@@ -393,6 +450,7 @@ std::optional<int> prepare_scene(const CommonOptions& o, const RpuCliOptions& r,
     out.w = std::stoi(mt[1]);
     out.h = std::stoi(mt[2]);
   }
+  if (!r.files.empty() && is_assembly(r.files.front())) return prepare_assembly(r, m, out);
   const std::string default_shader = r.files.empty() ? "" : fs::absolute(r.files.front()).lexically_normal().string();
   const auto t0 = std::chrono::steady_clock::now();
   out.sp = rpu::compile_scene(*out.scene, out.w, out.h, default_shader, r.main, r.main_function, compile_options(o, r, m));

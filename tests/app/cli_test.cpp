@@ -505,6 +505,48 @@ TEST(CliRpu, RenderWritesAnImageAndDeterministicStatistics) {
   std::filesystem::remove_all(png.parent_path());
 }
 
+TEST(CliRpu, RenderTimesTheChunksOnTheMachineModel) {
+  const std::string scene = test::sample_path("scenes/rpu_reflections.json");
+  const auto png = scratch("model.png");
+  CliRun a = cli("rpu render --scene " + scene + " --size 32x24 -o " + png.string() + " --sweep 1,4,16 --stats json");
+  ASSERT_EQ(a.code, 0) << a.out;
+  auto doc = nlohmann::json::parse(a.out);
+  ASSERT_TRUE(doc.contains("model")) << a.out;
+  EXPECT_EQ(doc["model"]["chunks_in_flight"], 16);
+  EXPECT_EQ(doc["model"]["issues"], doc["vm"]["issues"]);
+  ASSERT_EQ(doc["sweep"].size(), 3u);
+  EXPECT_GT(doc["sweep"][0]["cycles"].get<double>(), doc["sweep"][2]["cycles"].get<double>());
+  EXPECT_LE(doc["sweep"][2]["trace_unit"]["occupancy"].get<double>(), 1.0);
+  // The knobs from the command line, and the text report.
+  CliRun t = cli("rpu render --scene " + scene + " --size 32x24 -o " + png.string() + " --cores 2 --chunks-in-flight 4");
+  ASSERT_EQ(t.code, 0);
+  EXPECT_NE(t.out.find("machine model    2 core(s), 4 chunks in flight each"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("trace unit"), std::string::npos) << t.out;
+  EXPECT_EQ(cli("rpu render --scene " + scene + " -o " + png.string() + " --sweep 1,x").code, 2);
+  std::filesystem::remove_all(png.parent_path());
+}
+
+TEST(CliRpu, RenderRunsAnAssemblyProgram) {
+  // The thesis's main shader and flat-shaded bunny compiled to assembly, then rendered from it.
+  const auto dir = scratch("asm.png").parent_path();
+  const std::string s = (dir / "thesis.s").string();
+  ASSERT_EQ(cli("rpu compile " + test::sample_path("rpu/thesis_main.sl") + " " + test::sample_path("rpu/flat.sl") + " -o " + s).code, 0);
+  const std::string scene = test::sample_path("scenes/rpu_flat.json");
+  const auto png = dir / "asm.png";
+  CliRun r = cli("rpu render " + s + " --scene " + scene + " --size 32x32 --main-function m --entry s -o " + png.string() + " --stats json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(png));
+  EXPECT_EQ(nlohmann::json::parse(r.out)["vm"]["traces"], 32 * 32);
+  // An object whose shader the program lacks, and no --entry: said, with the object's name.
+  CliRun missing = cli("rpu render " + s + " --scene " + scene + " --size 8x8 --main-function m -o " + png.string(), true);
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("object \"bunny\": " + s + " has no entry 'flat'"), std::string::npos) << missing.out;
+  EXPECT_NE(cli("rpu render " + s + " --scene " + scene + " --size 8x8 -o " + png.string(), true).out.find("has no entry 'main'"),
+            std::string::npos);
+  EXPECT_EQ(cli("rpu render " + s + " --scene " + scene + " --reference --main-function m --entry s -o " + png.string()).code, 2);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliRpu, DebugFollowsAPixelsThreadToTheColourItRendered) {
   const std::string scene = test::sample_path("scenes/rpu_reflections.json");
   const auto png = scratch("reflections.png");
