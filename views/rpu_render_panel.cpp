@@ -207,13 +207,14 @@ RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(p
   in_flight_axis_->setLabelsFont(small);
   auto* busy = new QValueAxis;
   busy->setRange(0, 1);
+  busy->setTickCount(6);
   busy->setLabelFormat("%.1f");
   busy->setTitleText(tr("share busy"));
   busy->setLabelsFont(small);
   sweep->addAxis(in_flight_axis_, Qt::AlignBottom);
   sweep->addAxis(busy, Qt::AlignLeft);
   const std::pair<QString, QColor> lines[] = {
-      {tr("issue slot"), QColor(204, 71, 120)}, {tr("lanes"), QColor(120, 120, 200)}, {tr("trace unit"), QColor(40, 150, 110)}};
+      {tr("issue"), QColor(204, 71, 120)}, {tr("lanes"), QColor(120, 120, 200)}, {tr("trace"), QColor(40, 150, 110)}};
   for (std::size_t i = 0; i < sweep_lines_.size(); ++i) {
     auto* line = new QLineSeries;
     line->setName(lines[i].first);
@@ -227,8 +228,8 @@ RpuRenderPanel::RpuRenderPanel(RpuSession* session, QWidget* parent) : QWidget(p
   sweep_chart_ = new QChartView(sweep, this);
   sweep_chart_->setRenderHint(QPainter::Antialiasing);
   sweep_chart_->setMinimumHeight(170);
-  sweep_chart_->setToolTip(tr("The same frame timed on the machine model with 1 to 32 chunks in flight per core: how busy the issue slot "
-                              "and the trace unit are. Past the knee, more chunks buy nothing: the trace unit or the chunks' own "
+  sweep_chart_->setToolTip(tr("The same frame timed on the machine model with 1 to 32 chunks in flight per core: the share of cycles "
+                              "the issue slot issues (issue), of lanes doing work (lanes) and of trace pipelines traversing (trace). Past the knee, more chunks buy nothing: the trace unit or the chunks' own "
                               "dependences bound the frame."));
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Show"), this));
