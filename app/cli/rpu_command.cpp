@@ -110,6 +110,23 @@ void print_stats_text(const rpu::VmStats& s) {
             << fmt::format("traces {}  calls {}  loads {}  faults {}\n", s.traces, s.calls, s.loads, s.faults);
 }
 
+// Assembles the file at `path` for machine `m` (null: the default), printing its diagnostics.
+std::optional<rpu::Program> assemble_file(const std::string& path, const rpu::Machine* m) {
+  lang::SourceManager sm;
+  std::string error;
+  std::optional<lang::FileId> f = sm.load(path, &error);
+  if (!f) {
+    std::cerr << "passlab-cli: " << error << '\n';
+    return std::nullopt;
+  }
+  lang::DiagnosticList diags;
+  rpu::AssembleOptions ao;
+  ao.machine = m;
+  std::optional<rpu::Program> p = rpu::assemble(sm, *f, ao, diags);
+  std::cerr << lang::format_text(diags.items(), sm);
+  return p;
+}
+
 bool is_assembly(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   return ext == ".s" || ext == ".asm" || ext == ".rpu";
@@ -198,18 +215,7 @@ int run_rpu_asm(const RpuCliOptions& r) {
   rpu::Machine storage;
   const rpu::Machine* m = machine_for(r, &storage);
   if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
-  lang::SourceManager sm;
-  std::string error;
-  std::optional<lang::FileId> f = sm.load(r.files.front(), &error);
-  if (!f) {
-    std::cerr << "passlab-cli: " << error << '\n';
-    return kDiagnostics;
-  }
-  lang::DiagnosticList diags;
-  rpu::AssembleOptions ao;
-  ao.machine = m;
-  std::optional<rpu::Program> p = rpu::assemble(sm, *f, ao, diags);
-  std::cerr << lang::format_text(diags.items(), sm);
+  std::optional<rpu::Program> p = assemble_file(r.files.front(), m);
   if (!p) return kDiagnostics;
   const fs::path epts = fs::path(r.output.empty() ? r.files.front() : r.output).replace_extension(".epts");
   if (std::string why; !paths::write_atomically(epts, rpu::epts_text(*p), &why)) {
@@ -237,18 +243,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   const rpu::FunctionInfo* fn = nullptr;
   std::uint32_t entry = 0;
   if (is_assembly(r.files.front())) {
-    lang::SourceManager sm;
-    std::string error;
-    std::optional<lang::FileId> f = sm.load(r.files.front(), &error);
-    if (!f) {
-      std::cerr << "passlab-cli: " << error << '\n';
-      return kDiagnostics;
-    }
-    lang::DiagnosticList diags;
-    rpu::AssembleOptions ao;
-    ao.machine = m;
-    assembled = rpu::assemble(sm, *f, ao, diags);
-    std::cerr << lang::format_text(diags.items(), sm);
+    assembled = assemble_file(r.files.front(), m);
     if (!assembled) return kDiagnostics;
     prog = &*assembled;
     if (!r.entry.empty()) {
@@ -386,18 +381,7 @@ std::optional<int> prepare_assembly(const RpuCliOptions& r, const rpu::Machine* 
     return kUsage;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  lang::SourceManager sm;
-  std::string error;
-  std::optional<lang::FileId> f = sm.load(r.files.front(), &error);
-  if (!f) {
-    std::cerr << "passlab-cli: " << error << '\n';
-    return kDiagnostics;
-  }
-  lang::DiagnosticList diags;
-  rpu::AssembleOptions ao;
-  ao.machine = m;
-  std::optional<rpu::Program> program = rpu::assemble(sm, *f, ao, diags);
-  std::cerr << lang::format_text(diags.items(), sm);
+  std::optional<rpu::Program> program = assemble_file(r.files.front(), m);
   if (!program) return kDiagnostics;
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string main = r.main_function.empty() ? "main" : r.main_function;
