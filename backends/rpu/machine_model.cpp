@@ -259,6 +259,14 @@ void MachineModel::advance() {
   stats_.cycles = 0;
   for (const Core& c : cores_)
     if (c.ever_issued) stats_.cycles = std::max(stats_.cycles, c.last_issue + 1);
+  if (!finished_ || !pending_.empty()) return;
+  // Rays still traversing after the last word (a trace whose HIT nobody reads) keep the machine
+  // busy: the run ends when the trace units are done, so their occupancy stays at most 1.
+  std::uint64_t tail = stats_.cycles;
+  for (const Core& c : cores_)
+    for (std::uint64_t free : c.pipe_free) tail = std::max(tail, free);
+  stats_.idle[at(Idle::Trace)] += (tail - stats_.cycles) * cores_.size();
+  stats_.cycles = tail;
 }
 
 }  // namespace passlab::rpu

@@ -40,7 +40,7 @@ const char* idle_name(Idle cause);
 
 struct ModelStats {
   int cores = 1, chunks_in_flight = 1, pipelines = 1;
-  std::uint64_t cycles = 0;       // until the last word issued, on the slowest core
+  std::uint64_t cycles = 0;       // until the last word issued and the last ray traversed, on the slowest core
   std::uint64_t chunks = 0;
   std::uint64_t issues = 0;       // words issued on all cores
   std::uint64_t lane_issues = 0;  // active lanes summed over issued words

@@ -112,6 +112,24 @@ TEST(RpuMachineModel, TheTraceUnitsTimeFollowsTheBvhWorkAndItsQueueFills) {
   expect_adds_up(s);
 }
 
+TEST(RpuMachineModel, RaysStillTraversingAfterTheLastWordKeepTheMachineBusy) {
+  // A trace whose HIT nobody reads, last: the run ends when the trace unit is done.
+  IssueTrace t;
+  IssueTrace::Word cast;
+  cast.lanes = 1;
+  cast.rays = 1;
+  t.words.push_back(cast);
+  t.rays.push_back({100, 0});
+  Machine m = machine_with(1);
+  m.trace_unit.box_cycles = 1;
+  MachineModel model(m);
+  model.push(t);
+  model.finish();
+  EXPECT_EQ(model.stats().cycles, 100u);
+  EXPECT_DOUBLE_EQ(model.stats().trace_occupancy(), 1.0 / m.trace_unit.pipelines);
+  expect_adds_up(model.stats());
+}
+
 TEST(RpuMachineModel, TheFiguresDoNotDependOnHowTheChunksWereHandedOver) {
   const Machine m = machine_with(3, 2);
   MachineModel one_by_one(m), all_at_once(m);
