@@ -397,8 +397,7 @@ void RpuRenderPanel::show_frame() {
   show_sweep();
   series_->clear();
   auto* chart = chart_->chart();
-  bins_axis_->setVisible(m != RpuFrame::Image);
-  count_axis_->setVisible(m != RpuFrame::Image);
+  chart_->setVisible(m != RpuFrame::Image);  // the image has no histogram
   if (m == RpuFrame::Image) {
     legend_->setText(tr("Click a pixel to debug its thread; pick a statistic above to see what each pixel cost."));
     chart->setTitle(QString());
