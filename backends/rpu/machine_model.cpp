@@ -217,15 +217,14 @@ void MachineModel::advance() {
         admit(core, ci);
       }
     }
-    bool any_resident = false, any_issued = false;
+    bool any_issued = false;
     std::vector<char>& issued = issued_;
     std::vector<Idle>& cause = cause_;
-    issued.assign(cores_.size(), 0);
+    issued.assign(cores_.size(), 0);  // the same size every cycle: no allocation after the first
     cause.assign(cores_.size(), Idle::NoChunk);
     for (std::size_t ci = 0; ci < cores_.size(); ++ci) {
       issued[ci] = try_issue(cores_[ci]);
       any_issued = any_issued || issued[ci];
-      any_resident = any_resident || cores_[ci].resident > 0 || issued[ci];
     }
     // The next cycle in which anything can happen, and what each core waits for until then. When
     // a core issued, that is the next cycle, and only the others' causes are wanted.
