@@ -56,6 +56,10 @@ struct Linkage {
   std::map<std::string, Source> runtime_params;
   // Each module's named coordinate systems (its light setup's "spaces"): space -> current.
   std::vector<std::map<std::string, ir::Matrix>> spaces;
+  // Light functions (ir::Function::light) that are a copy of one in an earlier module, as every
+  // surface lit by a scene's lights has: (module, function). They share its label and are not
+  // compiled again.
+  std::set<std::pair<std::size_t, std::size_t>> copies;
 };
 
 // Generates function `function` of `module` (module number `module_index` in `links`).

@@ -140,18 +140,30 @@ bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, c
     units.push_back(std::move(u));
   }
   if (out.diagnostics.has_errors()) return false;
+  lang::FrontendOptions fe;
+  fe.preprocess.include_paths = options.include_paths;
+  ir::Binding scene;
+  scene.lights_as_functions = true;
+  if (!options.scene_path.empty() &&
+      !driver::load_scene_lights(options.scene_path, options.world_to_camera, *out.sources, fe, &scene, out.diagnostics))
+    return false;
   for (std::size_t i = 0; i < units.size(); ++i) {
     Unit& u = units[i];
-    // A surface with a light setup sees those lights, as on fragment targets.
+    // A surface in a scene with lights sees those; else one with a light setup sees its lights,
+    // as on fragment targets; else the point light.
     const lang::ShaderDecl* surface = u.tree->shader();
     std::string setup = i == 0 && !options.lights_path.empty() ? options.lights_path : driver::default_lights_path(u.name);
     ir::Binding own;
-    if (surface && surface->kind == lang::ShaderKind::Surface && !setup.empty()) {
-      lang::FrontendOptions fe;
-      fe.preprocess.include_paths = options.include_paths;
+    own.lights_as_functions = true;
+    const bool is_surface = surface && surface->kind == lang::ShaderKind::Surface;
+    if (is_surface && !scene.lights.empty()) {
+      own = scene;
+    } else if (is_surface && !setup.empty()) {
       if (!driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
     }
-    if (!to_ir(out, u, own.lights.empty() ? binding : own, options)) return false;
+    for (const auto& [name, m] : scene.spaces) own.spaces.try_emplace(name, m);  // "world", unless a setup says
+    if (!to_ir(out, u, own.lights.empty() ? ir::Binding{binding.lights, own.surface_params, own.spaces, false} : own, options))
+      return false;
     u.spaces = own.spaces;
   }
   return true;
@@ -175,9 +187,21 @@ Linkage link(const std::vector<Unit>& units) {
     taken.insert(label);
     return label;
   };
-  for (const Unit& u : units) {
+  std::map<std::string, std::string> light_labels;  // a light function's IR -> its label
+  for (std::size_t ui = 0; ui < units.size(); ++ui) {
+    const Unit& u = units[ui];
     links.labels.emplace_back();
-    for (const ir::Function& fn : u.module->functions) links.labels.back().push_back(unique_label(fn.name));
+    for (std::size_t fi = 0; fi < u.module->functions.size(); ++fi) {
+      const ir::Function& fn = u.module->functions[fi];
+      if (fn.light.empty()) {
+        links.labels.back().push_back(unique_label(fn.name));
+        continue;
+      }
+      auto [it, fresh] = light_labels.try_emplace(ir::print(fn));
+      if (fresh) it->second = unique_label(fn.name);
+      else links.copies.insert({ui, fi});
+      links.labels.back().push_back(it->second);
+    }
     links.spaces.push_back(u.spaces);
   }
   const Source c_xyz[2] = {Source::reg(Bank::C, 0, Swizzle{{0, 1, 2, 2}}), Source::reg(Bank::C, 1, Swizzle{{0, 1, 2, 2}})};
@@ -365,6 +389,7 @@ void describe_functions(CompiledProgram& out, const Listing& listing, std::vecto
   for (std::size_t ui = 0; ui < units.size(); ++ui) {
     const ir::Module& m = *units[ui].module;
     for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
+      if (links.copies.count({ui, fi})) continue;  // described where it was compiled
       const ir::Function& fn = m.functions[fi];
       FunctionInfo info;
       info.name = fn.name;
@@ -399,7 +424,8 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
   Linkage links = link(units);
   FunctionBackend backend(*out, options, machine, links);
   for (std::size_t ui = 0; ui < units.size(); ++ui)
-    for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi) backend.compile(*units[ui].module, ui, fi);
+    for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi)
+      if (!links.copies.count({ui, fi})) backend.compile(*units[ui].module, ui, fi);
   if (!backend.runtime_used().empty() && !backend.failed() && !compile_runtime(*out, links, backend)) return out;
   for (const auto& [k, v] : backend.stats()) out->stats[k] += v;
   if (backend.failed() || out->diagnostics.has_errors()) return out;

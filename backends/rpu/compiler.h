@@ -51,6 +51,11 @@ struct CompileOptions {
   // <stem>.lights.json beside each file), as on fragment targets; without one, against the
   // RPU's point light (C0, C1).
   std::string lights_path;
+  // A scene (rpu render, the Studio): its "lights" light every surface instead, each light
+  // compiled once to a function the surfaces call, and world_to_camera (which places them) is
+  // the named space "world". A scene without "lights" leaves the surfaces' lights as above.
+  std::string scene_path;
+  ir::Matrix world_to_camera = ir::identity_matrix();
 };
 
 struct Stage {

@@ -70,7 +70,10 @@ SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const
     }
     sources.push_back({main_path, probe.file(*id).text});
   }
-  sp.compiled = compile_sources(sources, options);
+  CompileOptions with_scene = options;
+  with_scene.scene_path = scene.path;
+  with_scene.world_to_camera = scene.world_to_camera.m;
+  sp.compiled = compile_sources(sources, with_scene);
   if (!sp.compiled->ok()) return sp;
   const std::size_t main_file = sources.size() - 1;
   const FunctionInfo* main = nullptr;
@@ -86,6 +89,11 @@ SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const
     return sp;
   }
   sp.main_entry = main->address;
+  for (const sim::SceneObject& o : scene.objects)
+    if (!o.lights.empty())
+      sp.compiled->diagnostics.warning("rpu-object-lights", {},
+                                       "object \"" + o.name + "\" names its own light setup, which the RPU does not use: its surface is lit by " +
+                                           (scene.has_lights ? "the scene's \"lights\"" : "its shader's light setup or the point light"));
   // Each object's shader: the last surface shader of its file (as for fragment targets).
   sp.object_shader.assign(scene.objects.size(), -1.0f);
   for (std::size_t i = 0; i < scene.objects.size(); ++i) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -110,8 +112,28 @@ bool bind_params(const json& params, const std::vector<lang::Param>& decls, cons
   return ok;
 }
 
+// A point, vector or normal given in world space, in camera space (points are row vectors).
+ir::Value to_camera(const ir::Value& v, const ir::Matrix& m) {
+  if (v.type != BaseType::Point && v.type != BaseType::Vector && v.type != BaseType::Normal) return v;
+  ir::Matrix by = m;
+  if (v.type == BaseType::Normal) {  // by the inverse transpose
+    ir::Matrix inv;
+    if (!ir::invert(m, &inv)) return v;
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) by[static_cast<std::size_t>(r * 4 + c)] = inv[static_cast<std::size_t>(c * 4 + r)];
+  }
+  const float w = v.type == BaseType::Point ? 1.0f : 0.0f;
+  float out[4];
+  for (std::size_t c = 0; c < 4; ++c)
+    out[c] = v.f[0] * by[c] + v.f[1] * by[4 + c] + v.f[2] * by[8 + c] + w * by[12 + c];
+  if (v.type == BaseType::Point && out[3] != 0 && out[3] != 1)
+    for (float& x : out) x /= out[3];
+  return ir::Value::triple(v.type, out[0], out[1], out[2]);
+}
+
 bool add_light(lang::SourceManager& sm, lang::FileId light_file, const lang::FrontendOptions& options, const json* params,
-               const std::string& label, lang::FileId setup_file, ir::Binding* binding, lang::DiagnosticSink& sink) {
+               const std::string& label, lang::FileId setup_file, const ir::Matrix* world_to_camera, ir::Binding* binding,
+               lang::DiagnosticSink& sink) {
   lang::DiagnosticList local;
   std::shared_ptr<lang::TranslationUnit> unit = lang::compile(sm, light_file, options, local);
   for (const auto& d : local.items()) sink.report(d);
@@ -126,75 +148,94 @@ bool add_light(lang::SourceManager& sm, lang::FileId light_file, const lang::Fro
   li.shader = shader;
   li.label = label;
   if (params && !bind_params(*params, shader->params, "light '" + shader->name + "'", &li.params, sm, setup_file, sink)) return false;
+  if (world_to_camera)
+    for (auto& [name, value] : li.params) value = to_camera(value, *world_to_camera);
   binding->lights.push_back(std::move(li));
   return true;
+}
+
+// A "lights" array: each light's shader (a path relative to `base`) and parameters, located in
+// `file`. Labels are "<shader file stem>#<k>".
+bool read_lights(const json& lights, const std::filesystem::path& base, lang::SourceManager& sm, lang::FileId file,
+                 const lang::FrontendOptions& options, const ir::Matrix* world_to_camera, ir::Binding* binding,
+                 lang::DiagnosticSink& sink) {
+  if (!lights.is_array()) {
+    sink.error("light-setup", key_span(sm, file, "lights"), "\"lights\" must be an array");
+    return false;
+  }
+  bool ok = true;
+  std::map<std::string, int> counts;
+  for (const auto& l : lights) {
+    if (!l.is_object() || !l.contains("shader") || !l["shader"].is_string()) {
+      sink.error("light-setup", key_span(sm, file, "lights"), "each light needs a \"shader\" path");
+      ok = false;
+      continue;
+    }
+    std::string rel = l["shader"].get<std::string>();
+    std::filesystem::path p = std::filesystem::path(rel).is_absolute() ? std::filesystem::path(rel) : base / rel;
+    std::string err;
+    auto lf = sm.load(p.lexically_normal().string(), &err);
+    if (!lf) {
+      sink.error("light-setup", key_span(sm, file, rel), err);
+      ok = false;
+      continue;
+    }
+    std::string stem = std::filesystem::path(rel).stem().string();
+    std::string label = stem + "#" + std::to_string(counts[stem]++);
+    const json* params = l.contains("params") ? &l["params"] : nullptr;
+    ok = add_light(sm, *lf, options, params, label, file, world_to_camera, binding, sink) && ok;
+  }
+  return ok;
+}
+
+// A JSON file loaded into `sm` and parsed; nullopt after a diagnostic.
+std::optional<std::pair<lang::FileId, json>> parse_file(const std::string& path, lang::SourceManager& sm, lang::DiagnosticSink& sink,
+                                                        const char* code) {
+  std::string error;
+  auto file = sm.load(path, &error);
+  if (!file) {
+    sink.error(code, {}, error);
+    return std::nullopt;
+  }
+  try {
+    return std::make_pair(*file, json::parse(sm.file(*file).text));
+  } catch (const json::exception& e) {
+    sink.report(lang::json_diagnostic(code, sm, *file, e));
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
 bool load_light_setup(const std::string& path, lang::SourceManager& sm, const lang::FrontendOptions& options,
                       const lang::ShaderDecl* surface, ir::Binding* binding, lang::DiagnosticSink& sink) {
-  std::string error;
-  auto file = sm.load(path, &error);
-  if (!file) {
-    sink.error("light-setup", {}, error);
-    return false;
-  }
-  json doc;
-  try {
-    doc = json::parse(sm.file(*file).text);
-  } catch (const json::exception& e) {
-    sink.report(lang::json_diagnostic("light-setup", sm, *file, e));
-    return false;
-  }
+  auto parsed = parse_file(path, sm, sink, "light-setup");
+  if (!parsed) return false;
+  const auto& [file, doc] = *parsed;
   if (!doc.is_object()) {
-    sink.error("light-setup", offset_span(sm, *file, 0), "a light setup must be a JSON object with a \"lights\" array");
+    sink.error("light-setup", offset_span(sm, file, 0), "a light setup must be a JSON object with a \"lights\" array");
     return false;
   }
   bool ok = true;
   std::filesystem::path base = std::filesystem::path(path).parent_path();
-  if (doc.contains("lights")) {
-    const json& lights = doc["lights"];
-    if (!lights.is_array()) {
-      sink.error("light-setup", key_span(sm, *file, "lights"), "\"lights\" must be an array");
-      return false;
-    }
-    std::map<std::string, int> counts;
-    for (const auto& l : lights) {
-      if (!l.is_object() || !l.contains("shader") || !l["shader"].is_string()) {
-        sink.error("light-setup", key_span(sm, *file, "lights"), "each light needs a \"shader\" path");
-        ok = false;
-        continue;
-      }
-      std::string rel = l["shader"].get<std::string>();
-      std::filesystem::path p = std::filesystem::path(rel).is_absolute() ? std::filesystem::path(rel) : base / rel;
-      std::string err;
-      auto lf = sm.load(p.lexically_normal().string(), &err);
-      if (!lf) {
-        sink.error("light-setup", key_span(sm, *file, rel), err);
-        ok = false;
-        continue;
-      }
-      std::string stem = std::filesystem::path(rel).stem().string();
-      std::string label = stem + "#" + std::to_string(counts[stem]++);
-      const json* params = l.contains("params") ? &l["params"] : nullptr;
-      ok = add_light(sm, *lf, options, params, label, *file, binding, sink) && ok;
-    }
+  if (doc.contains("lights") && !read_lights(doc["lights"], base, sm, file, options, nullptr, binding, sink)) {
+    if (!doc["lights"].is_array()) return false;
+    ok = false;
   }
   if (doc.contains("surface")) {
-    if (surface) ok = bind_params(doc["surface"], surface->params, "the surface shader", &binding->surface_params, sm, *file, sink) && ok;
+    if (surface) ok = bind_params(doc["surface"], surface->params, "the surface shader", &binding->surface_params, sm, file, sink) && ok;
   }
   if (doc.contains("spaces")) {
     const json& spaces = doc["spaces"];
     if (!spaces.is_object()) {
-      sink.error("light-setup", key_span(sm, *file, "spaces"), "\"spaces\" must be an object of 16-number matrices");
+      sink.error("light-setup", key_span(sm, file, "spaces"), "\"spaces\" must be an object of 16-number matrices");
       return false;
     }
     for (const auto& [name, m] : spaces.items()) {
       ir::Value v;
       std::string why;
       if (!to_value(m, BaseType::Matrix, &v, &why)) {
-        sink.error("light-setup", key_span(sm, *file, name), "space '" + name + "': " + why);
+        sink.error("light-setup", key_span(sm, file, name), "space '" + name + "': " + why);
         ok = false;
         continue;
       }
@@ -203,8 +244,18 @@ bool load_light_setup(const std::string& path, lang::SourceManager& sm, const la
   }
   for (const auto& [key, _] : doc.items())
     if (key != "lights" && key != "surface" && key != "spaces" && key != "comment")
-      sink.warning("light-setup", key_span(sm, *file, key), "unknown key \"" + key + "\" in the light setup is ignored");
+      sink.warning("light-setup", key_span(sm, file, key), "unknown key \"" + key + "\" in the light setup is ignored");
   return ok;
+}
+
+bool load_scene_lights(const std::string& scene_path, const ir::Matrix& world_to_camera, lang::SourceManager& sm,
+                       const lang::FrontendOptions& options, ir::Binding* binding, lang::DiagnosticSink& sink) {
+  binding->spaces["world"] = world_to_camera;
+  auto parsed = parse_file(scene_path, sm, sink, "scene");
+  if (!parsed) return false;
+  const auto& [file, doc] = *parsed;
+  if (!doc.is_object() || !doc.contains("lights")) return true;
+  return read_lights(doc["lights"], std::filesystem::path(scene_path).parent_path(), sm, file, options, &world_to_camera, binding, sink);
 }
 
 bool default_light_setup(lang::SourceManager& sm, ir::Binding* binding, lang::DiagnosticSink& sink) {
@@ -218,8 +269,8 @@ bool default_light_setup(lang::SourceManager& sm, ir::Binding* binding, lang::Di
       "  Cl = intensity * lightcolor;\n"
       "}\n";
   lang::FrontendOptions options;
-  bool ok = add_light(sm, sm.add("<default distant light>", source), options, nullptr, "default-distant#0", 0, binding, sink);
-  ok = add_light(sm, sm.add("<default ambient light>", ambient), options, nullptr, "default-ambient#0", 0, binding, sink) && ok;
+  bool ok = add_light(sm, sm.add("<default distant light>", source), options, nullptr, "default-distant#0", 0, nullptr, binding, sink);
+  ok = add_light(sm, sm.add("<default ambient light>", ambient), options, nullptr, "default-ambient#0", 0, nullptr, binding, sink) && ok;
   return ok;
 }
 

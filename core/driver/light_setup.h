@@ -21,6 +21,14 @@ namespace passlab::driver {
 bool load_light_setup(const std::string& path, lang::SourceManager& sm, const lang::FrontendOptions& options,
                       const lang::ShaderDecl* surface, ir::Binding* binding, lang::DiagnosticSink& sink);
 
+// A scene's lights, for a ray tracer (the RPU) that lights every surface with them: the scene
+// file's "lights" array, in a light setup's form, with paths relative to the scene and the point,
+// vector and normal parameters given in world space (moved to camera space by `world_to_camera`).
+// The binding also gets the named space "world". A scene without "lights" adds no light. Problems
+// are reported at their place in the scene file; returns false then.
+bool load_scene_lights(const std::string& scene_path, const ir::Matrix& world_to_camera, lang::SourceManager& sm,
+                       const lang::FrontendOptions& options, ir::Binding* binding, lang::DiagnosticSink& sink);
+
 // The binding used when a shader has no light setup: one white distant light shining along
 // (0.3, -0.5, 1) from behind the viewer's left shoulder, plus a dim ambient light.
 bool default_light_setup(lang::SourceManager& sm, ir::Binding* binding, lang::DiagnosticSink& sink);

@@ -28,6 +28,10 @@ struct Binding {
   std::vector<LightInstance> lights;
   std::map<std::string, Value> surface_params;  // overrides of the surface shader's defaults
   std::map<std::string, Matrix> spaces;         // named space -> current (camera) space
+  // Each light (except those with runtime parameters) becomes one function of the module that
+  // illuminance and the light functions call, instead of its body inlined at every use: how the
+  // RPU maps light shaders (thesis §3.3). Fragment targets inline.
+  bool lights_as_functions = false;
 };
 
 }  // namespace passlab::ir

@@ -96,6 +96,11 @@ struct Function {
   std::string name;
   bool is_shader = false;  // a shader (its kind below) rather than a user function
   lang::ShaderKind shader_kind = lang::ShaderKind::Surface;
+  // A light shader compiled to the function `illuminance` and the light functions call (the RPU,
+  // thesis §3.3): the light instance's label. Its arguments are Ps, then the globals its body
+  // reads (as the surface received them); its results Cl, L and whether it lit Ps.
+  std::string light;
+  std::vector<lang::Global> light_globals;
   std::vector<BaseType> arg_types;
   std::vector<std::string> arg_names;
   std::vector<BaseType> result_types;    // what Ret carries

@@ -226,6 +226,9 @@ class FunctionLowering {
     ValueId L, Cl, active;  // L points from the light to the surface, as inside the light
   };
   LightSample inline_light(const LightInstance& light, ValueId position);
+  // The light at `position`: its body inlined, or, with Binding::lights_as_functions, a call of
+  // the function it was compiled to (ModuleLowering::light_function).
+  LightSample light_sample(const LightInstance& light, ValueId position, const Span& span);
 
   ModuleLowering& m_;
   Function& fn_;
@@ -270,6 +273,9 @@ class ModuleLowering {
   // Index of the lowered function for a declaration, lowering it on first use.
   std::uint32_t function_index(const FunctionDecl* f);
   std::uint32_t shader_index(const ShaderDecl& shader);
+  // Index of the function a light was compiled to (Binding::lights_as_functions), lowering it
+  // on first use: its body with Ps as the argument and the globals it reads after it.
+  std::uint32_t light_function(const LightInstance& light);
 
   [[noreturn]] void fail(const Span& span, const std::string& code, const std::string& msg) {
     sink_.error(code, span, msg);
@@ -281,6 +287,7 @@ class ModuleLowering {
   DiagnosticSink& sink_;
   Module module_;
   std::map<const FunctionDecl*, std::uint32_t> lowered_;
+  std::map<const LightInstance*, std::uint32_t> light_functions_;
 };
 
 }  // namespace passlab::ir::lowering

@@ -5,6 +5,7 @@
 #include "core/ir/lower_internal.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace passlab::ir::lowering {
 
@@ -143,6 +144,67 @@ FunctionLowering::LightSample FunctionLowering::inline_light(const LightInstance
   return out;
 }
 
+FunctionLowering::LightSample FunctionLowering::light_sample(const LightInstance& light, ValueId position, const Span& span) {
+  if (!m_.binding_.lights_as_functions || !light.runtime_params.empty()) return inline_light(light, position);
+  const std::uint32_t index = m_.light_function(light);
+  const Function& callee = m_.module_.functions[index];
+  std::vector<ValueId> args{position};
+  for (std::size_t k = 0; k < callee.light_globals.size(); ++k) {
+    // What the light's body reads of the surface's globals is what the surface received, as
+    // when the body is inlined (the light's own symbols start from the incoming values).
+    Instr in;
+    in.op = Op::Global;
+    in.type = callee.arg_types[k + 1];
+    in.aux = static_cast<std::uint32_t>(callee.light_globals[k]);
+    in.span = span;
+    args.push_back(fn_.insert_front(0, std::move(in)));
+  }
+  ValueId call = emit(Op::Call, kTuple, args, span, index);
+  return {emit(Op::Extract, BaseType::Vector, {call}, span, 1), emit(Op::Extract, BaseType::Color, {call}, span, 0),
+          emit(Op::Extract, BaseType::Bool, {call}, span, 2)};
+}
+
+std::uint32_t ModuleLowering::light_function(const LightInstance& light) {
+  auto it = light_functions_.find(&light);
+  if (it != light_functions_.end()) return it->second;
+  auto index = static_cast<std::uint32_t>(module_.functions.size());
+  light_functions_[&light] = index;
+  module_.functions.emplace_back();
+  Function fn;
+  std::string name = "light_";
+  for (char c : light.label) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  fn.name = name;
+  fn.light = light.label;
+  fn.arg_types = {BaseType::Point};
+  fn.arg_names = {"Ps"};
+  fn.result_types = {BaseType::Color, BaseType::Vector, BaseType::Bool};
+  fn.result_names = {"Cl", "L", "lit"};
+  FunctionLowering fl(*this, fn, unit_);
+  fl.in_function_ = true;
+  Instr ps;
+  ps.op = Op::Arg;
+  ps.type = BaseType::Point;
+  ps.span = light.shader->span;
+  const ValueId position = fn.append(0, std::move(ps));
+  FunctionLowering::LightSample sample = fl.inline_light(light, position);
+  fl.emit(Op::Ret, BaseType::Void, {sample.Cl, sample.L, sample.active}, light.shader->span);
+  // The globals the body read (incoming values, all at the entry) become arguments after Ps.
+  std::map<std::uint32_t, std::uint32_t> arg_of;
+  for (Instr& in : fn.values) {
+    if (in.removed || in.op != Op::Global) continue;
+    auto [slot, fresh] = arg_of.try_emplace(in.aux, static_cast<std::uint32_t>(fn.arg_types.size()));
+    if (fresh) {
+      fn.light_globals.push_back(static_cast<Global>(in.aux));
+      fn.arg_types.push_back(in.type);
+      fn.arg_names.push_back(to_string(static_cast<Global>(in.aux)));
+    }
+    in.op = Op::Arg;
+    in.aux = slot->second;
+  }
+  module_.functions[index] = std::move(fn);
+  return index;
+}
+
 void FunctionLowering::illuminance(const IlluminanceStmt& s) {
   if (light_unit_ || kind_ == ShaderKind::Light)
     m_.fail(s.span, "illuminance-in-light", "'illuminance' cannot be used in a light shader");
@@ -164,7 +226,7 @@ void FunctionLowering::illuminance(const IlluminanceStmt& s) {
   for (const LightInstance& light : m_.binding_.lights) {
     if (!light.shader->has_light_statement) continue;  // ambient lights only feed ambient()
     if (s.category && !category_matches(category, light)) continue;
-    LightSample sample = inline_light(light, position);
+    LightSample sample = light_sample(light, position, s.span);
     const LightInstance* saved_light = current_light_;
     current_light_ = &light;
     ValueId Ls = emit(Op::Neg, BaseType::Vector, {sample.L}, s.span);
@@ -211,7 +273,7 @@ ValueId FunctionLowering::light_builtin(const CallExpr& c, const Signature& sig)
       std::optional<Value> v = light_param(light, opt_out);
       if (v && v->type == BaseType::Float && v->f[0] != 0) continue;
     }
-    LightSample sample = inline_light(light, P);
+    LightSample sample = light_sample(light, P, sp);
     if (ambient) {
       acc = emit(Op::Add, BaseType::Color, {acc, sample.Cl}, sp);
       continue;

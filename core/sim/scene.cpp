@@ -349,7 +349,7 @@ std::optional<Scene> load_scene(const std::string& path, lang::Diagnostics* diag
   Scene s;
   s.path = fs::absolute(path).string();
   const fs::path dir = fs::absolute(path).parent_path();
-  r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects", "light", "ray_depth"}, "scene");
+  r.known(j, {"camera", "size", "background", "sort_transparent", "textures", "objects", "light", "lights", "ray_depth"}, "scene");
   Mat4 world_to_camera, world_to_camera_end;
   if (j.contains("camera")) read_camera(r, j["camera"], s, &world_to_camera, &world_to_camera_end);
   std::array<float, 2> size{static_cast<float>(s.width), static_cast<float>(s.height)};
@@ -409,6 +409,11 @@ std::optional<Scene> load_scene(const std::string& path, lang::Diagnostics* diag
       r.base = 0;
     }
   }
+  if (j.contains("lights")) {
+    if (!j["lights"].is_array()) r.fail("lights", "\"lights\" must be an array of lights: {\"shader\": \"light.sl\", \"params\": {...}}");
+    else s.has_lights = !j["lights"].empty();
+  }
+  s.world_to_camera = world_to_camera;
   if (j.contains("ray_depth")) {
     const json& d = j["ray_depth"];
     if (!d.is_number_integer() || d.get<int>() < 1 || d.get<int>() > 64) r.fail("ray_depth", "\"ray_depth\" must be a whole number from 1 to 64");

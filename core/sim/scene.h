@@ -47,6 +47,11 @@ struct Scene {
   std::map<std::string, std::string> textures;  // texture name -> absolute PNG path
   std::vector<SceneObject> objects;
   PointLight light;               // "light": {"from": [...], "color": [...]} in world space
+  // "lights": light shaders for a ray tracer (the RPU), in a light setup's form with world-space
+  // positions: [{"shader": "../lights/spotlight.sl", "params": {"from": [...], ...}}, ...].
+  // Read with their shaders by driver::load_scene_lights; here only whether there are any.
+  bool has_lights = false;
+  Mat4 world_to_camera;           // the camera's pose at the start of the motion
   int ray_depth = 4;              // "ray_depth": rays a ray-traced shader may nest (primary = 1)
   // A thin lens (defocus blur) and a shutter (motion blur), used by decoupled sampling
   // (sim/decoupled.h); the other renderers see a pinhole at the start of the motion.
@@ -68,7 +73,8 @@ struct Scene {
 //                   "lights": "../shaders/wood.lights.json",
 //                   "normals": "vertex", "shading_rate": 1,
 //                   "motion": {"translate": [0.3,0,0], "rotate": [20, 0,1,0], "scale": 1}} ],
-//     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4 }
+//     "light": {"from": [0,5,0], "color": [1,1,1]}, "ray_depth": 4,
+//     "lights": [ {"shader": "../lights/spotlight.sl", "params": {"from": [0,5,0], "to": [0,0,0]}} ] }
 // Meshes: {"sphere": {radius, slices, stacks}}, {"torus": {major, minor, rings, sides}},
 // {"plane": {width, height, columns, rows}}, {"bowling_pin": {segments}},
 // {"lathe": {profile: [[r, y], ...], segments}}, or a path to a mesh file (OBJ, PLY, glTF, GLB, FBX,

@@ -196,6 +196,78 @@ TEST(RpuRender, AShaderThatNeverEndsFaultsItsPixelsAndTheRestRenders) {
   fs::remove_all(dir);
 }
 
+// The scene's light shaders (spot, point, distant, ambient) run as lights: each compiled once to a
+// function that all three surfaces call (thesis §3.3), and the frame is the reference's.
+TEST(RpuRender, TheScenesLightShadersAreFunctionsEverySurfaceCalls) {
+  const Rendered r = render_scene(scene_path("rpu_three_lights.json"), 96, 72, 0, &test::ieee_machine());
+  if (!r.program.ok()) return;
+  EXPECT_EQ(r.vm.fault_count, 0u);
+  EXPECT_EQ(share_different(r.vm.image, reference_of(r, 96, 72), 1.5f / 255), 0.0);
+  const std::string& listing = r.program.compiled->assembly;
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = listing.find(what); at != std::string::npos; at = listing.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (const char* light : {"spotlight_0", "pointlight_0", "distantlight_0"}) {
+    EXPECT_EQ(count(std::string("\nSUBROUTINE_ENTRY_light_") + light + ":"), 1u) << light;
+    EXPECT_GE(count(std::string("call SUBROUTINE_ENTRY_light_") + light + " "), 3u) << light;  // floor, bunny, mirror
+  }
+  // The spotlight's pool is where the light is: a light tile in it is brighter than one outside it.
+  auto mean = [&](int x0, int x1, int y0, int y1) {
+    float sum = 0;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) sum += r.vm.image.at(x, y)[0] + r.vm.image.at(x, y)[1];
+    return sum / static_cast<float>((x1 - x0) * (y1 - y0));
+  };
+  EXPECT_GT(mean(26, 46, 48, 54), 2 * mean(54, 84, 62, 70));
+}
+
+// A scene's light parameters are in world space, as its "light" is: the same light given both ways
+// lights a scene seen from a turned camera identically.
+TEST(RpuRender, AScenesLightsArePlacedInWorldSpace) {
+  const fs::path dir = fs::temp_directory_path() / "passlab_rpu_scene_lights_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "same.sl") << "light same(point from = 0; color lightcolor = 1) { illuminate(from) Cl = lightcolor; }\n";
+  std::ofstream(dir / "lit.sl") << "surface lit() {\n  normal Nf = faceforward(normalize(N), I);\n  Ci = 0;\n"
+                                   "  illuminance (P, Nf, PI / 2) Ci += Cl * (normalize(L) . Nf);\n}\n";
+  const std::string common = R"("size": [32, 32], "camera": {"from": [3, 2, -4], "to": [0, 0, 0], "up": [0, 1, 0], "fov": 60},
+      "objects": [{"mesh": {"sphere": {"radius": 1, "slices": 24, "stacks": 12}}, "shader": "lit.sl"},
+                  {"mesh": {"plane": {"width": 8, "height": 8}}, "rotate": [90, 1, 0, 0], "translate": [0, -1, 0], "shader": "lit.sl"}])";
+  std::ofstream(dir / "point.json") << "{" << common << R"(, "light": {"from": [-2, 3, 1], "color": [1, 0.5, 0.25]}})";
+  std::ofstream(dir / "shader.json") << "{" << common
+                                     << R"(, "lights": [{"shader": "same.sl", "params": {"from": [-2, 3, 1], "lightcolor": [1, 0.5, 0.25]}}]})";
+  const Rendered point = render_scene((dir / "point.json").string(), 32, 32, 0, &test::ieee_machine());
+  const Rendered shader = render_scene((dir / "shader.json").string(), 32, 32, 0, &test::ieee_machine());
+  if (point.program.ok() && shader.program.ok()) {
+    EXPECT_EQ(share_different(point.vm.image, shader.vm.image, 1e-4f), 0.0);
+    EXPECT_GT(share_different(point.vm.image, sim::Image(32, 32, {0, 0, 0, 1}), 0.05f), 0.3);  // lit, not black
+  }
+  fs::remove_all(dir);
+}
+
+TEST(RpuRender, AMistakeInTheScenesLightsIsReportedAtItsLine) {
+  const fs::path dir = fs::temp_directory_path() / "passlab_rpu_scene_lights_error_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "ok.sl") << "surface ok() { Ci = diffuse(N); }\n";
+  std::ofstream(dir / "scene.json") << "{\"objects\": [{\"mesh\": {\"plane\": {\"width\": 2, \"height\": 2}}, \"shader\": \"ok.sl\"}],\n"
+                                       " \"lights\": [\n   {\"shader\": \"" PASSLAB_SAMPLES_DIR "/lights/pointlight.sl\",\n"
+                                       "    \"params\": {\"intensty\": 3}}]}\n";
+  lang::Diagnostics problems;
+  std::optional<sim::Scene> scene = sim::load_scene((dir / "scene.json").string(), &problems);
+  ASSERT_TRUE(scene) << problems.text();
+  const SceneProgram sp = compile_scene(*scene, 8, 8, "", "", "", CompileOptions{});
+  EXPECT_FALSE(sp.ok());
+  const lang::Diagnostic* error = nullptr;
+  for (const lang::Diagnostic& d : sp.compiled->diagnostics.items())
+    if (d.severity == lang::Severity::Error && !error) error = &d;
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(error->message.find("no parameter 'intensty'"), std::string::npos) << error->message;
+  EXPECT_EQ(error->span.line, 4u);
+  EXPECT_NE(sp.compiled->sources->file(error->span.file).path.find("scene.json"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(RpuRender, TheCameraMainCastsTheRasterizersRays) {
   sim::Scene scene;
   scene.fov_degrees = 90;

@@ -7,6 +7,7 @@
 
 #include "core/driver/program.h"
 #include "core/ir/interpreter.h"
+#include "core/ir/lower.h"
 #include "tests/support/samples.h"
 
 namespace passlab {
@@ -126,6 +127,54 @@ TEST_F(LightSetup, LIsAssignedOnlyWhereALightDefinesIt) {
   const lang::Diagnostic* d = error(*p);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->code, "light-global-outside-loop");
+}
+
+// The RPU's mapping of lights (a light shader compiled to a function that illuminance and the
+// light functions call) shades exactly as the lights inlined: spot, point, solar and ambient
+// lights, one that reads a surface global (s) and one that opts out of diffuse.
+TEST_F(LightSetup, LightsAsFunctionsShadeAsInlinedLights) {
+  write("surf.sl",
+        "surface surf(float Kd = 0.8; float Ks = 0.4) {\n"
+        "  normal Nf = faceforward(normalize(N), I);\n"
+        "  color c = 0;\n"
+        "  illuminance (P, Nf, PI / 2) c += Cl * (normalize(L) . Nf);\n"
+        "  Ci = Kd * diffuse(Nf) + Ks * specular(Nf, -normalize(I), 0.2) + ambient() + 0.5 * c;\n"
+        "}\n");
+  write("stripes.sl", "light stripes(point from = point(2, 3, -1)) { illuminate(from) Cl = mod(floor(s * 8), 2); }\n");
+  write("spot.sl",
+        "light spot(point from = point(0, 4, 0); vector axis = vector(0, -1, 0.2); float __nondiffuse = 1) {\n"
+        "  illuminate(from, axis, 0.6) Cl = color(1, 0.5, 0.25) / (L . L);\n"
+        "}\n");
+  write("sun.sl", "light sun() { solar(vector(0.3, -1, 0.5), 0) Cl = 0.7; }\n");
+  write("amb.sl", "light amb() { Cl = 0.1; }\n");
+  auto p = compile(R"({"lights": [{"shader": "stripes.sl"}, {"shader": "spot.sl"}, {"shader": "pl.sl", "params": {"from": [-1, 2, 0]}},
+                                   {"shader": "sun.sl"}, {"shader": "amb.sl"}]})");
+  ASSERT_TRUE(p->ok() && p->module) << lang::format_text(p->diagnostics.items(), *p->sources);
+  ir::Binding calls = p->binding;
+  calls.lights_as_functions = true;
+  lang::DiagnosticList diags;
+  std::optional<ir::Module> m = ir::lower(*p->unit, calls, diags);
+  ASSERT_TRUE(m) << lang::format_text(diags.items(), *p->sources);
+  ir::Module inlined = *ir::lower(*p->unit, p->binding, diags);
+  // One function per light, whatever the number of places that visit it.
+  std::map<std::string, const ir::Function*> lights;
+  for (const ir::Function& f : m->functions)
+    if (!f.light.empty()) lights[f.light] = &f;
+  ASSERT_EQ(lights.size(), 5u);
+  EXPECT_EQ(lights.at("stripes#0")->arg_names, (std::vector<std::string>{"Ps", "s"}));
+  EXPECT_EQ(lights.at("pl#0")->arg_names, (std::vector<std::string>{"Ps"}));
+  EXPECT_EQ(lights.at("pl#0")->result_names, (std::vector<std::string>{"Cl", "L", "lit"}));
+  std::size_t calls_made = 0;
+  for (const ir::Instr& in : m->shader().values) calls_made += in.op == ir::Op::Call;
+  EXPECT_EQ(calls_made, 4u + 3u + 4u + 1u);  // illuminance, diffuse (the spot opts out), specular, ambient
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    ir::FragmentInputs in = ir::random_fragment(seed);
+    ir::EvalContext a, b;
+    ir::RunResult as_calls = ir::interpret(*m, in, p->binding.surface_params, a);
+    ir::RunResult as_bodies = ir::interpret(inlined, in, p->binding.surface_params, b);
+    ASSERT_TRUE(as_calls.ok && as_bodies.ok) << as_calls.error << as_bodies.error;
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(as_calls.results[0].f[c], as_bodies.results[0].f[c]) << "seed " << seed;
+  }
 }
 
 TEST(Samples, EveryLightSetupBindsCleanly) {
