@@ -31,6 +31,7 @@
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
 #include "views/sampling_panel.h"
+#include "views/rpu_code_panel.h"
 #include "views/rpu_decisions_panel.h"
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
@@ -445,6 +446,33 @@ void rpu_tour(const Tour& tour) {
   w->rpu_decisions()->tabs()->setCurrentIndex(2);
   settle(200);
   save(dec, "rpu_forwarding");
+  dec->setFloating(false);
+  // A scene with light shaders: each light is one function that every surface calls.
+  w->open_file(samples_path("rpu/tiles.sl"));
+  w->set_rpu_scene(samples_path("scenes/rpu_three_lights.json"));
+  auto lit = [w, render] {
+    const auto* f = render->frame();
+    return f && f->build && f->build->scene_name == "rpu_three_lights" && !render->rendering() && !render->modelling() && !w->service()->busy();
+  };
+  wait_until(lit, 180000);
+  rr = floating("dock-rpu-render", 1200, 720);
+  save(rr, "rpu_lights");
+  rr->setFloating(false);
+  code = floating("dock-rpu-code", 1300, 760);
+  {
+    views::CodeListing* listing = w->rpu_code()->assembly();
+    const QStringList lines = listing->toPlainText().split('\n');
+    for (int i = 0; i < lines.size(); ++i)
+      if (lines[i].startsWith("SUBROUTINE_ENTRY_light_spotlight_0:")) {
+        listing->set_highlights({i});
+        listing->scroll_to(i);
+        break;
+      }
+  }
+  settle(300);
+  save(code, "rpu_light_function");
+  code->setFloating(false);
+  w->set_rpu_scene(QString());
   // The thesis's Figure 9.1, a cycle stepped in the trace player.
   w->set_target("RPU (thesis example)");
   w->open_file(samples_path("rpu/schedule_example.sl"));

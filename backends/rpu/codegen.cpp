@@ -105,7 +105,7 @@ void FunctionCodegen::branch(Operation test, const Condition& cond, std::uint32_
 }
 
 void FunctionCodegen::compare_branch(const Source& x, const Source& y, std::uint8_t mask, Relation rel, std::uint32_t taken,
-                                     std::uint32_t other) {
+                                     std::uint32_t other, bool any) {
   Operation test;
   test.dst = {Bank::R, static_cast<std::uint32_t>(kJunk), mask};
   if (y.is_literal() && y.literal_value() == 0.0f) {
@@ -116,7 +116,90 @@ void FunctionCodegen::compare_branch(const Source& x, const Source& y, std::uint
     test.src[0] = x;
     test.src[1] = negated(y);
   }
-  branch(test, Condition::lane(mask, rel), taken, other);
+  branch(test, Condition::lane(mask, rel, 0, any), taken, other);
+}
+
+bool FunctionCodegen::lane_test(ValueId c, std::uint32_t taken, std::uint32_t other) {
+  const Op join = fn_.at(c).op;
+  // The comparisons joined, left to right.
+  std::vector<ValueId> leaves;
+  std::vector<ValueId> stack{c};
+  while (!stack.empty()) {
+    const ValueId v = stack.back();
+    stack.pop_back();
+    const ir::Instr& in = fn_.at(v);
+    if (in.op == join && !value_[v]) {
+      stack.push_back(in.args[1]);
+      stack.push_back(in.args[0]);
+    } else {
+      leaves.push_back(v);
+    }
+  }
+  if (leaves.size() < 2) return false;
+  // One side of a comparison: lane k of a triple, or a number.
+  struct Side {
+    ValueId triple = ir::kNoValue;
+    int lane = -1;
+    std::optional<float> number;
+  };
+  auto side = [&](ValueId v) {
+    Side out;
+    const ir::Instr& in = fn_.at(v);
+    if (in.op == Op::Const && in.type == lang::BaseType::Float && !in.data.empty()) {
+      out.number = in.data[0];
+    } else if (in.op == Op::Builtin) {
+      const auto id = static_cast<lang::Builtin>(in.aux);
+      int lane = id == lang::Builtin::Xcomp ? 0 : id == lang::Builtin::Ycomp ? 1 : id == lang::Builtin::Zcomp ? 2 : -1;
+      if (id == lang::Builtin::Comp && in.args.size() == 2) {
+        const ir::Instr& k = fn_.at(in.args[1]);
+        if (k.op == Op::Const && !k.data.empty() && (k.data[0] == 0 || k.data[0] == 1 || k.data[0] == 2)) lane = static_cast<int>(k.data[0]);
+      }
+      if (lane >= 0 && class_of(fn_.at(in.args[0]).type) == RegClass::Vector) {
+        out.triple = in.args[0];
+        out.lane = lane;
+      }
+    }
+    return out;
+  };
+  // Each leaf as "lane k of (x - y) passes rel", negated or not, the way branch_on tests one:
+  // x >= y, x <= y (as y - x >= 0), x == y are tests; x < y, x > y, x != y are their negations.
+  std::optional<Side> x0, y0;
+  std::optional<Relation> rel0;
+  std::optional<bool> negated0;
+  std::uint8_t mask = 0;
+  for (ValueId leaf : leaves) {
+    const ir::Instr& in = fn_.at(leaf);
+    if (value_[leaf] || in.args.size() != 2 || fn_.at(in.args[0]).type != lang::BaseType::Float) return false;
+    Side a = side(in.args[0]), b = side(in.args[1]);
+    Relation rel;
+    bool negated = false, swap = false;
+    switch (in.op) {
+      case Op::Ge: rel = Relation::Ge; break;
+      case Op::Le: rel = Relation::Ge, swap = true; break;
+      case Op::Lt: rel = Relation::Ge, negated = true; break;
+      case Op::Gt: rel = Relation::Ge, negated = true, swap = true; break;
+      case Op::Eq: rel = Relation::Eq; break;
+      case Op::Ne: rel = Relation::Eq, negated = true; break;
+      default: return false;
+    }
+    if (swap) std::swap(a, b);
+    const int lane = a.lane >= 0 ? a.lane : b.lane;
+    if (lane < 0 || (a.lane >= 0 && b.lane >= 0 && a.lane != b.lane)) return false;
+    const auto bit = static_cast<std::uint8_t>(1u << lane);
+    if (mask & bit) return false;
+    mask |= bit;
+    auto same = [](const Side& p, const Side& q) { return p.triple == q.triple && p.number == q.number; };
+    if (!x0) x0 = a, y0 = b, rel0 = rel, negated0 = negated;
+    else if (!same(*x0, a) || !same(*y0, b) || rel != *rel0 || negated != *negated0) return false;
+    if ((a.triple == ir::kNoValue && !a.number) || (b.triple == ir::kNoValue && !b.number)) return false;
+  }
+  auto source = [&](const Side& s) { return s.number ? Source::lit(*s.number) : use(s.triple); };
+  // All leaves hold: every lane passes, or (negated) no lane does; some leaf holds: some lane
+  // passes, or (negated) not every lane does.
+  const bool conj = join == Op::And;
+  if (*negated0) compare_branch(source(*x0), source(*y0), mask, *rel0, other, taken, conj);
+  else compare_branch(source(*x0), source(*y0), mask, *rel0, taken, other, !conj);
+  return true;
 }
 
 RegClass FunctionCodegen::cls_of(ValueId v) {
@@ -207,6 +290,7 @@ void FunctionCodegen::branch_on(ValueId c, std::uint32_t taken, std::uint32_t ot
     case Op::Ne: compare_branch(use(in.args[0]), use(in.args[1]), operands_mask(), Relation::Eq, other, taken); return;
     case Op::Not: branch_on(in.args[0], other, taken); return;
     case Op::And: {
+      if (lane_test(c, taken, other)) return;
       const std::uint32_t mid = new_block();
       branch_on(in.args[0], mid, other);
       cur_ = mid;
@@ -214,6 +298,7 @@ void FunctionCodegen::branch_on(ValueId c, std::uint32_t taken, std::uint32_t ot
       return;
     }
     case Op::Or: {
+      if (lane_test(c, taken, other)) return;
       const std::uint32_t mid = new_block();
       branch_on(in.args[0], taken, mid);
       cur_ = mid;

@@ -42,7 +42,9 @@ class FunctionCodegen {
   void jump(std::uint32_t target);
   void branch(Operation test, const Condition& cond, std::uint32_t taken, std::uint32_t other);
   // Branches on x - y: to `taken` when (x - y) passes `rel` against 0 (lanes in `mask`).
-  void compare_branch(const Source& x, const Source& y, std::uint8_t mask, Relation rel, std::uint32_t taken, std::uint32_t other);
+  // With `any`, when some lane in `mask` passes, else when all of them do.
+  void compare_branch(const Source& x, const Source& y, std::uint8_t mask, Relation rel, std::uint32_t taken, std::uint32_t other,
+                      bool any = false);
   void set_block(std::uint32_t b) { cur_ = b; }
   std::uint32_t block() const { return cur_; }
   const AsmFunction& function() const { return f_; }
@@ -62,6 +64,10 @@ class FunctionCodegen {
   Source constant(const ir::Instr& in);
   Source materialize(ir::ValueId v);  // a bool as 0/1 in a scalar register
   void branch_on(ir::ValueId cond, std::uint32_t taken, std::uint32_t other);
+  // `&&` (or `||`) of one comparison per lane of the same triples, such as xcomp(v) >= 0 &&
+  // ycomp(v) >= 0 && zcomp(v) >= 0: one test of those lanes joined by and (or) instead of a branch
+  // each. False when `cond` is not of that shape.
+  bool lane_test(ir::ValueId cond, std::uint32_t taken, std::uint32_t other);
 
   // ---- instructions ----
   void instruction(ir::ValueId v);

@@ -237,6 +237,28 @@ TEST(RpuCompiler, TheAllocatorCoalescesLikeTheThesisResults) {
   EXPECT_EQ(c.find("mov R1.xyz"), std::string::npos) << c;
 }
 
+// A test of each lane of one vector joined by && is one test of those lanes (`and xyz`), not a
+// branch per lane; || is one test of any lane; lanes of two vectors compare their difference.
+TEST(RpuCompiler, ComponentTestsOfOneVectorAreOneLaneTest) {
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string all = code(*compile_rsl("float f(vector a) { float r = 2; if (xcomp(a) >= 0 && ycomp(a) >= 0 && zcomp(a) >= 0) r = 1; return r; }"));
+  EXPECT_EQ(count(all, "jmp L"), 1u + count(all, "\n    jmp L")) << all;  // one conditional jump
+  EXPECT_NE(all.find("mov R15.xyz, R0.xyz + jmp"), std::string::npos) << all;
+  EXPECT_NE(all.find("and xyz (>=0)"), std::string::npos) << all;
+  const std::string any = code(*compile_rsl("float f(vector a) { float r = 2; if (xcomp(a) < 0.5 || zcomp(a) < 0.5) r = 1; return r; }"));
+  EXPECT_EQ(count(any, "jmp L"), 1u + count(any, "\n    jmp L")) << any;
+  EXPECT_NE(any.find("and xz (>=0)"), std::string::npos) << any;  // a < 0.5 in both lanes: not (a - 0.5 >= 0) in either
+  const std::string two = code(*compile_rsl("float f(vector a; vector b) { float r = 2; if (comp(a, 0) <= comp(b, 0) && comp(a, 1) <= comp(b, 1)) r = 1; return r; }"));
+  EXPECT_NE(two.find("add R15.xy, R1.xyz, -R0.xyz + jmp"), std::string::npos) << two;
+  // Tests of different vectors, or of one lane twice, stay separate branches.
+  const std::string apart = code(*compile_rsl("float f(vector a; vector b) { float r = 2; if (xcomp(a) >= 0 && ycomp(b) >= 0) r = 1; return r; }"));
+  EXPECT_EQ(count(apart, "jmp L") - count(apart, "\n    jmp L"), 2u) << apart;
+}
+
 TEST(RpuCompiler, ClampToZeroOneIsTheSatModifierOnTheOperationThatComputedIt) {
   // The thesis's flat shader's clamps: dp3_sat and mad_sat, no branch.
   auto p = compile_rsl("float f(vector a; vector b) { float u = clamp(a . b, 0, 1); return clamp(0.6 * u + 0.4, 0, 1); }");

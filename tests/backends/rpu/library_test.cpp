@@ -158,6 +158,17 @@ std::vector<Case> cases() {
       {"transform_constant_matrix",
        "point f(point p) { matrix m = matrix(0, 1, 0, 0,  -1, 0, 0, 0,  0, 0, 2, 0,  0.5, 0.25, 1, 1); return transform(m, p) + vtransform(m, vector(p)); }",
        [](Rng& r) { return Args{V(r, -5, 5)}; }, kArith, {}},
+      // Component tests of the same triples joined by && or ||: one lane test (and xyz, or xy ...).
+      {"lanes_all_ge", "float f(vector a) { float r = 2; if (xcomp(a) >= 0 && ycomp(a) >= 0 && zcomp(a) >= 0) r = 1; return r; }",
+       [](Rng& r) { return Args{V(r, -0.3f, 1)}; }, kExact, {{v(0, 0, 0)}, {v(0, -0.0f, 1)}, {v(1, 1, -1e-6f)}}},
+      {"lanes_any_lt", "float f(vector a) { float r = 2; if (xcomp(a) < 0.5 || ycomp(a) < 0.5 || zcomp(a) < 0.5) r = 1; return r; }",
+       [](Rng& r) { return Args{V(r, 0.2f, 1.5f)}; }, kExact, {{v(0.5f, 0.5f, 0.5f)}, {v(0.5f, 0.5f, 0.4f)}}},
+      {"lanes_between_triples", "float f(vector a; vector b) { float r = 2; if (comp(a, 0) <= comp(b, 0) && comp(a, 2) <= comp(b, 2)) r = 1; return r; }",
+       [](Rng& r) { return Args{V(r, -1, 1), V(r, -1, 1)}; }, kExact, {{v(1, 5, 1), v(1, -5, 1)}}},
+      {"lanes_gt_and", "float f(vector a) { float r = 2; if (xcomp(a) > 0.25 && ycomp(a) > 0.25) r = 1; return r; }",
+       [](Rng& r) { return Args{V(r, 0, 1)}; }, kExact, {{v(0.25f, 0.5f, 0)}, {v(0.5f, 0.25f, 0)}}},
+      {"lanes_any_ne", "float f(vector a; vector b) { float r = 2; if (xcomp(a) != xcomp(b) || ycomp(a) != ycomp(b)) r = 1; return r; }",
+       [](Rng& r) { return Args{V(r, -1, 1), V(r, -1, 1)}; }, kExact, {{v(1, 2, 3), v(1, 2, 4)}, {v(1, 2, 3), v(1, 3, 3)}}},
       {"string_compare", "float f(float x) { string a = x > 0 ? \"left\" : \"right\"; return a == \"left\" ? 1 : 2; }",
        [](Rng& r) { return Args{F(r, -1, 1)}; }, kExact, {}},
   };
