@@ -150,17 +150,14 @@ bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, c
   for (std::size_t i = 0; i < units.size(); ++i) {
     Unit& u = units[i];
     // A surface in a scene with lights sees those; else one with a light setup sees its lights,
-    // as on fragment targets; else the point light.
+    // as on fragment targets; else the point light. A setup's parameters and spaces hold either way.
     const lang::ShaderDecl* surface = u.tree->shader();
     std::string setup = i == 0 && !options.lights_path.empty() ? options.lights_path : driver::default_lights_path(u.name);
     ir::Binding own;
     own.lights_as_functions = true;
     const bool is_surface = surface && surface->kind == lang::ShaderKind::Surface;
-    if (is_surface && !scene.lights.empty()) {
-      own = scene;
-    } else if (is_surface && !setup.empty()) {
-      if (!driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
-    }
+    if (is_surface && !setup.empty() && !driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
+    if (is_surface && !scene.lights.empty()) own.lights = scene.lights;  // its setup's parameters and spaces stay
     for (const auto& [name, m] : scene.spaces) own.spaces.try_emplace(name, m);  // "world", unless a setup says
     if (!to_ir(out, u, own.lights.empty() ? ir::Binding{binding.lights, own.surface_params, own.spaces, false} : own, options))
       return false;

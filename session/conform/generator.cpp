@@ -500,6 +500,24 @@ class Generator {
       const BaseType t = pick(triple_types());
       return fmt::format("({} {} {})", triple_expr(t, d), chance(0.5f) ? "==" : "!=", triple_expr(t, d));
     }
+    if (p_.family != Family::Combiners && chance(0.06f)) {
+      // One comparison per component of the same triples, joined by && or || (the RPU tests
+      // them as one lane test): against the same components of another triple, or one number.
+      const BaseType t = pick(triple_types());
+      const bool against_triple = chance(0.5f);
+      const std::string v = triple_leaf(t), w = against_triple ? triple_leaf(t) : number(std::round(rng_.uniform() * 8 - 4) / 4);
+      const char* r = rel[below(6)];
+      const char* join = chance(0.5f) ? " && " : " || ";
+      std::vector<int> lanes{0, 1, 2};
+      for (int i = 2; i > 0; --i) std::swap(lanes[static_cast<std::size_t>(i)], lanes[static_cast<std::size_t>(below(i + 1))]);
+      lanes.resize(static_cast<std::size_t>(2 + below(2)));
+      std::string out;
+      for (int k : lanes) {
+        if (!out.empty()) out += join;
+        out += fmt::format("comp({}, {}) {} {}", v, k, r, against_triple ? fmt::format("comp({}, {})", w, k) : w);
+      }
+      return "(" + out + ")";
+    }
     // Equality of computed floats is rare; most relations are orderings.
     const char* r = rel[chance(0.1f) ? 4 + below(2) : below(4)];
     return fmt::format("({} {} {})", float_expr(d), r, float_expr(d));
