@@ -124,7 +124,8 @@ struct RpuCliOptions {
   std::vector<std::string> args;   // run: arguments in order, "x,y,z" or "x"
   std::vector<std::string> regs;   // run: R<n>=x,y,z,w or C<n>=x,y,z,w
   long memory_words = 4096;        // run: data memory
-  std::string scene, size, main, main_function;  // render
+  int lanes = 1;                   // run: threads of the chunk (1-4); --arg and --reg values per lane split by ';'
+  std::string scene, size, main, main_function;  // render (scene: run too)
   int threads = 0;
   double time_limit = 600;         // render: seconds the VM may take
   bool timing = false;

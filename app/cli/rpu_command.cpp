@@ -25,6 +25,7 @@
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
 #include "core/paths/atomic_file.h"
+#include "core/paths/canonical.h"
 #include "core/sim/image.h"
 #include "core/lang/json_dump.h"
 
@@ -233,15 +234,33 @@ int run_rpu_asm(const RpuCliOptions& r) {
   return kOk;
 }
 
+// "a;b;c": one value per lane; a value without ';' is every lane's. Empty when the count is wrong.
+std::vector<std::string> per_lane(const std::string& spec, int lanes) {
+  std::vector<std::string> out;
+  std::stringstream in(spec);
+  for (std::string part; std::getline(in, part, ';');) out.push_back(part);
+  if (out.size() == 1) out.assign(static_cast<std::size_t>(lanes), out.front());
+  if (out.size() != static_cast<std::size_t>(lanes)) out.clear();
+  return out;
+}
+
 int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   rpu::Machine storage;
   const rpu::Machine* m = machine_for(r, &storage);
   if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
+  std::optional<sim::Scene> scene;
+  if (!r.scene.empty()) {
+    lang::Diagnostics problems;
+    scene = sim::load_scene(r.scene, &problems);
+    std::cerr << problems.text();
+    if (!scene) return kDiagnostics;
+  }
   std::unique_ptr<rpu::CompiledProgram> compiled;
   std::optional<rpu::Program> assembled;
   const rpu::Program* prog = nullptr;
   const rpu::FunctionInfo* fn = nullptr;
   std::uint32_t entry = 0;
+  std::vector<float> object_shader;  // with a scene: each object's shader address (-1: none)
   if (is_assembly(r.files.front())) {
     assembled = assemble_file(r.files.front(), m);
     if (!assembled) return kDiagnostics;
@@ -258,8 +277,31 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       std::cerr << "passlab-cli: --arg needs an RSL file (its types place the arguments); give registers with --reg\n";
       return kUsage;
     }
+    if (scene)  // as rpu render does: each object's shader is the entry named like its shader file
+      for (const sim::SceneObject& obj : scene->objects) {
+        std::optional<std::uint32_t> at = obj.shader.empty() ? std::nullopt : prog->entry(fs::path(obj.shader).stem().string());
+        object_shader.push_back(at ? static_cast<float>(*at) : -1.0f);
+      }
   } else {
-    compiled = rpu::compile_files(r.files, compile_options(o, r, m));
+    // With a scene, its objects' shaders are compiled in too (after the given files), lit by its lights.
+    std::vector<std::string> files = r.files;
+    std::vector<int> object_file;
+    rpu::CompileOptions co = compile_options(o, r, m);
+    if (scene) {
+      co.scene_path = scene->path;
+      co.world_to_camera = scene->world_to_camera.m;
+      for (const sim::SceneObject& obj : scene->objects) {
+        int k = -1;
+        for (std::size_t i = 0; i < files.size() && !obj.shader.empty(); ++i)
+          if (paths::canonical(files[i]) == paths::canonical(obj.shader)) k = static_cast<int>(i);
+        if (k < 0 && !obj.shader.empty()) {
+          k = static_cast<int>(files.size());
+          files.push_back(obj.shader);
+        }
+        object_file.push_back(k);
+      }
+    }
+    compiled = rpu::compile_files(files, co);
     print_diagnostics(*compiled);
     if (!compiled->ok()) return kDiagnostics;
     prog = &*compiled->program;
@@ -270,8 +312,15 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       return kUsage;
     }
     entry = fn->address;
+    for (int k : object_file) {  // the last surface shader of the object's file, as in a render
+      float at = -1;
+      for (const rpu::FunctionInfo& f : compiled->functions)
+        if (k >= 0 && f.file == static_cast<std::size_t>(k) && f.shader) at = static_cast<float>(f.address);
+      object_shader.push_back(at);
+    }
   }
-  rpu::ThreadState t = rpu::thread_at(entry);
+  const int lanes = r.lanes;
+  std::vector<rpu::ThreadState> threads(static_cast<std::size_t>(lanes), rpu::thread_at(entry));
   if (fn) {
     if (r.args.size() != fn->args.size()) {
       std::cerr << "passlab-cli: '" << fn->name << "' takes " << fn->args.size() << " argument(s); --arg gave " << r.args.size() << '\n';
@@ -279,26 +328,37 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     }
     int nv = 0, ns = 0;
     for (std::size_t i = 0; i < fn->args.size(); ++i) {
-      Vec4 v;
-      if (!parse_numbers(r.args[i], &v)) {
-        std::cerr << "passlab-cli: --arg \"" << r.args[i] << "\" is not a list of numbers\n";
-        return kUsage;
-      }
-      if (lang::is_triple(fn->args[i])) {
-        Vec4& reg = t.r(nv++);
-        reg[0] = v[0];
-        reg[1] = v[1];
-        reg[2] = v[2];
-      } else {
-        t.r(ns++)[3] = v[0];
+      const std::vector<std::string> values = per_lane(r.args[i], lanes);
+      const bool triple = lang::is_triple(fn->args[i]);
+      const int reg = triple ? nv++ : ns++;
+      for (int l = 0; l < lanes; ++l) {
+        Vec4 v;
+        if (values.empty() || !parse_numbers(values[static_cast<std::size_t>(l)], &v)) {
+          std::cerr << "passlab-cli: --arg \"" << r.args[i] << "\" is not a list of numbers" << (lanes > 1 ? " (or one per lane, split by ';')" : "") << '\n';
+          return kUsage;
+        }
+        Vec4& dst = threads[static_cast<std::size_t>(l)].r(reg);
+        if (triple) {
+          dst[0] = v[0];
+          dst[1] = v[1];
+          dst[2] = v[2];
+        } else {
+          dst[3] = v[0];
+        }
       }
     }
   }
+  std::vector<std::pair<int, Vec4>> constants;  // C registers: the same for every lane
   for (const std::string& spec : r.regs) {
     std::smatch mt;
-    Vec4 v;
-    if (!std::regex_match(spec, mt, std::regex(R"((R|C)(\d{1,2})=(.*))")) || !parse_numbers(mt[3], &v)) {
-      std::cerr << "passlab-cli: --reg takes R<n>=x,y,z,w or C<n>=x,y,z,w, not \"" << spec << "\"\n";
+    const bool ok = std::regex_match(spec, mt, std::regex(R"((R|C)(\d{1,2})=(.*))"));
+    const std::vector<std::string> values = ok ? per_lane(mt[3], mt[1] == "R" ? lanes : 1) : std::vector<std::string>{};
+    std::vector<Vec4> v(values.size());
+    bool numbers = !values.empty();
+    for (std::size_t l = 0; l < values.size(); ++l) numbers = numbers && parse_numbers(values[l], &v[l]);
+    if (!numbers) {
+      std::cerr << "passlab-cli: --reg takes R<n>=x,y,z,w or C<n>=x,y,z,w" << (lanes > 1 ? " (R values per lane split by ';')" : "") << ", not \""
+                << spec << "\"\n";
       return kUsage;
     }
     const int n = std::stoi(mt[2]);
@@ -306,24 +366,42 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       std::cerr << "passlab-cli: no register " << mt[1] << n << '\n';
       return kUsage;
     }
-    if (mt[1] == "R") t.r(n) = v;
+    if (mt[1] == "R")
+      for (int l = 0; l < lanes; ++l) threads[static_cast<std::size_t>(l)].r(n) = v[static_cast<std::size_t>(l)];
+    else
+      constants.push_back({n, v.front()});
   }
   rpu::VmOptions vo;
   vo.machine = m;
   rpu::Vm vm(*prog, vo);
-  for (const std::string& spec : r.regs) {
-    std::smatch mt;
-    Vec4 v;
-    if (std::regex_match(spec, mt, std::regex(R"(C(\d{1,2})=(.*))")) && parse_numbers(mt[2], &v)) vm.constants()[static_cast<std::size_t>(std::stoi(mt[1]))] = v;
+  // Memory: a scene's (the noise lattice, then its records), or the lattice alone; then --memory
+  // free words. A scene also sets its constants (the light, the background, C31) and traces rays.
+  std::optional<rpu::SceneData> data;
+  std::vector<Vec4> memory;
+  if (scene) {
+    data.emplace(*scene, object_shader);
+    memory = data->memory();
+    vm.constants() = rpu::scene_constants(*scene, *data, *prog);
+    vm.set_trace_unit(&*data);
+  } else {
+    memory.assign(rpu::kSceneRecords, Vec4{});
+    rpu::write_noise_lattice(memory);
   }
-  // The runtime's tables first (the noise lattice), as in a render; then --memory free words.
-  std::vector<Vec4> memory(rpu::kSceneRecords + static_cast<std::size_t>(r.memory_words), Vec4{});
-  rpu::write_noise_lattice(memory);
+  memory.resize(memory.size() + static_cast<std::size_t>(r.memory_words), Vec4{});
+  for (const auto& [n, v] : constants) vm.constants()[static_cast<std::size_t>(n)] = v;
   vm.set_memory(&memory, true);
   rpu::VmStats stats;
-  vm.run(t, stats);
-  if (t.status == rpu::ThreadStatus::Faulted) std::cerr << "passlab-cli: the thread faulted: " << t.fault << '\n';
-  if (r.format == "json") {
+  if (lanes == 1) vm.run(threads.front(), stats);
+  else vm.run_chunk(threads, stats);
+  bool all_done = true;
+  for (int l = 0; l < lanes; ++l) {
+    const rpu::ThreadState& t = threads[static_cast<std::size_t>(l)];
+    if (t.status == rpu::ThreadStatus::Faulted)
+      std::cerr << "passlab-cli: " << (lanes > 1 ? "lane " + std::to_string(l) + ": " : std::string()) << "the thread faulted: " << t.fault
+                << (!scene && t.fault.find("trace needs a scene") != std::string::npos ? " (give --scene FILE)" : "") << '\n';
+    all_done = all_done && t.status == rpu::ThreadStatus::Done;
+  }
+  auto thread_json = [&](const rpu::ThreadState& t) {
     nlohmann::ordered_json j;
     j["status"] = t.status == rpu::ThreadStatus::Done ? "done" : "faulted";
     if (t.status == rpu::ThreadStatus::Faulted) j["fault"] = t.fault;
@@ -337,28 +415,44 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     }
     for (int i = 0; i < 16; ++i) j["registers"]["R" + std::to_string(i)] = vec_json(t.r(i));
     j["registers"]["S"] = vec_json(t.r(rpu::kRegS));
-    if (!r.stats.empty()) j["stats"] = stats_json(stats);
-    std::cout << lang::dump_json(j, 2) << '\n';
-  } else {
+    return j;
+  };
+  auto print_thread = [&](const rpu::ThreadState& t, const std::string& indent) {
     if (fn && t.status == rpu::ThreadStatus::Done) {
       int nv = 0, ns = 0;
       for (std::size_t i = 0; i < fn->results.size(); ++i) {
         const bool triple = lang::is_triple(fn->results[i]);
         const Vec4& reg = triple ? t.r(nv) : t.r(ns);
         const std::string where = triple ? "R" + std::to_string(nv++) + ".xyz" : "R" + std::to_string(ns++) + ".w";
-        std::cout << fn->result_names[i] << " = "
+        std::cout << indent << fn->result_names[i] << " = "
                   << (triple ? "(" + rpu::format_float(reg[0]) + ", " + rpu::format_float(reg[1]) + ", " + rpu::format_float(reg[2]) + ")"
                              : rpu::format_float(reg[3]))
                   << "  (" << where << ")\n";
       }
     }
     for (int i = 0; i < 16; ++i)
-      if (t.r(i) != Vec4{}) std::cout << "R" << i << " = " << vec_text(t.r(i)) << '\n';
-    if (t.r(rpu::kRegS) != Vec4{}) std::cout << "S = " << vec_text(t.r(rpu::kRegS)) << '\n';
+      if (t.r(i) != Vec4{}) std::cout << indent << "R" << i << " = " << vec_text(t.r(i)) << '\n';
+    if (t.r(rpu::kRegS) != Vec4{}) std::cout << indent << "S = " << vec_text(t.r(rpu::kRegS)) << '\n';
+  };
+  if (r.format == "json") {
+    nlohmann::ordered_json j;
+    if (lanes == 1) {
+      j = thread_json(threads.front());
+    } else {
+      j["status"] = all_done ? "done" : "faulted";
+      for (const rpu::ThreadState& t : threads) j["lanes"].push_back(thread_json(t));
+    }
+    if (!r.stats.empty()) j["stats"] = stats_json(stats);
+    std::cout << lang::dump_json(j, 2) << '\n';
+  } else {
+    for (int l = 0; l < lanes; ++l) {
+      if (lanes > 1) std::cout << "lane " << l << (threads[static_cast<std::size_t>(l)].status == rpu::ThreadStatus::Done ? "" : " (faulted)") << ":\n";
+      print_thread(threads[static_cast<std::size_t>(l)], lanes > 1 ? "  " : "");
+    }
     if (r.stats == "text") print_stats_text(stats);
     else if (r.stats == "json") std::cout << lang::dump_json(stats_json(stats), 2) << '\n';
   }
-  return t.status == rpu::ThreadStatus::Done ? kOk : kDiagnostics;
+  return all_done ? kOk : kDiagnostics;
 }
 
 namespace {

@@ -431,6 +431,31 @@ TEST(CliRpu, AssembleRunAndReportErrorsWithTheirPlace) {
   EXPECT_NE(err.out.find("bad.s:2:13: error: there is no register R99"), std::string::npos) << err.out;
 }
 
+// A whole chunk: four lanes with their own arguments, run together (a branch that splits them);
+// and a scene, so that trace() casts into it and calls the shader of what it hits.
+TEST(CliRpu, RunTakesAChunkOfLanesAndAScene) {
+  const std::string sign = write("lanes.sl", "float f(float x) { float r = 1; if (x < 0) r = -2 * x; return r; }\n");
+  CliRun j = cli("rpu run " + sign + " --lanes 4 --arg \"-1;2;-3;0\" --format json --stats json --ieee");
+  ASSERT_EQ(j.code, 0) << j.out;
+  const nlohmann::json lanes = nlohmann::json::parse(j.out);
+  ASSERT_EQ(lanes["lanes"].size(), 4u);
+  const float want[4] = {2, 1, 6, 1};
+  for (std::size_t l = 0; l < 4; ++l) EXPECT_EQ(lanes["lanes"][l]["results"]["return"], want[l]) << l;
+  EXPECT_GE(lanes["stats"]["splits"].get<int>(), 1) << j.out;  // the lanes went two ways and met again
+  EXPECT_EQ(cli("rpu run " + sign + " --lanes 4 --arg \"1;2\"", true).code, 2);  // two values for four lanes
+  const std::string probe = write("probe.sl", "color f(point o; vector d) { return trace(o, d); }\n");
+  const std::string scene = test::sample_path("scenes/rpu_reflections.json");
+  CliRun traced = cli("rpu run " + probe + " --scene " + scene + " --lanes 2 --arg 0,0,0 --arg \"0,-0.2,1;0,1,0.2\" --format json --ieee");
+  ASSERT_EQ(traced.code, 0) << traced.out;
+  const nlohmann::json t = nlohmann::json::parse(traced.out);
+  // Down into the scene: a shaded surface; straight up: the scene's background (0.55, 0.7, 0.9).
+  EXPECT_NE(t["lanes"][0]["results"]["return"], nlohmann::json::parse("[0.55, 0.7, 0.9]")) << traced.out;
+  for (std::size_t c = 0; c < 3; ++c) EXPECT_NEAR(t["lanes"][1]["results"]["return"][c].get<float>(), (std::array<float, 3>{0.55f, 0.7f, 0.9f})[c], 1e-6);
+  CliRun none = cli("rpu run " + probe + " --arg 0,0,0 --arg 0,0,1", true);
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.out.find("--scene"), std::string::npos) << none.out;
+}
+
 TEST(CliRpu, RunPlacesArgumentsByTheAbiAndPrintsResults) {
   const std::string src = write("f.sl", "color f(vector a; color b; float c) { return b * c + color(a); }\n");
   CliRun r = cli("rpu run " + src + " --arg 1,2,3 --arg 0.5,0.5,1 --arg 4 --stats text");
