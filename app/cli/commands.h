@@ -125,6 +125,7 @@ struct RpuCliOptions {
   std::vector<std::string> regs;   // run: R<n>=x,y,z,w or C<n>=x,y,z,w
   long memory_words = 4096;        // run: data memory
   int lanes = 1;                   // run: threads of the chunk (1-4); --arg and --reg values per lane split by ';'
+  std::string memory_image;        // run: JSON words to load into data memory first
   std::string scene, size, main, main_function;  // render (scene: run too)
   int threads = 0;
   double time_limit = 600;         // render: seconds the VM may take

@@ -121,6 +121,8 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_run->add_option("--memory", rp.memory_words, "words of free data memory, from address 32768 (addresses 0-32767 hold the noise lattice), or after the --scene's records")->check(CLI::Range(0L, 1L << 24));
   rpu_run->add_option("--lanes", rp.lanes, "run a chunk of N threads (1-4); each --arg and --reg gives every lane's value, or one per lane split by ';'")
       ->check(CLI::Range(1, 4));
+  rpu_run->add_option("--memory-image", rp.memory_image,
+                     "a JSON file of words to load into data memory: [{\"at\": 32768, \"words\": [[x,y,z,w], ...]}, ...]");
   rpu_run->add_option("--scene", rp.scene, "a scene: its shaders compiled in, its records and BVH in memory and its constants set, so trace() works");
   rpu_run->add_option("--format", rp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   rpu_run->add_option("--stats", rp.stats, "also print instructions, cycles and stalls: text or json")->check(CLI::IsMember({"text", "json"}));

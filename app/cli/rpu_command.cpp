@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // passlab-cli rpu: the RenderMan-to-RPU compiler, the assembler, the function runner and the
 // renderer of the thesis, headless.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +29,7 @@
 #include "core/paths/canonical.h"
 #include "core/sim/image.h"
 #include "core/lang/json_dump.h"
+#include "core/lang/json_error.h"
 
 namespace passlab::cli {
 
@@ -244,6 +246,46 @@ std::vector<std::string> per_lane(const std::string& spec, int lanes) {
   return out;
 }
 
+// A memory image: [{"at": address, "words": [[x, y, z, w], ...]}, ...] written into `memory`
+// (grown to hold it). Problems are printed with the file's line and column; false then.
+bool load_memory_image(const std::string& path, std::vector<Vec4>& memory) {
+  lang::Diagnostics d;
+  const std::optional<lang::FileId> file = d.sources().load(path, nullptr);
+  if (!file) {
+    std::cerr << "passlab-cli: cannot read the memory image " << path << '\n';
+    return false;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(d.sources().file(*file).text);
+  } catch (const nlohmann::json::exception& e) {
+    d.report(lang::json_diagnostic("memory-image", d.sources(), *file, e));
+    std::cerr << d.text();
+    return false;
+  }
+  auto fail = [&](std::size_t block, const std::string& why) {
+    std::cerr << path << ": block " << block + 1 << ": " << why << " (a memory image is [{\"at\": address, \"words\": [[x,y,z,w], ...]}, ...])\n";
+    return false;
+  };
+  if (!j.is_array()) return fail(0, "the image must be an array of blocks");
+  for (std::size_t b = 0; b < j.size(); ++b) {
+    const nlohmann::json& block = j[b];
+    if (!block.is_object() || !block.contains("at") || !block["at"].is_number_integer() || !block.contains("words") || !block["words"].is_array())
+      return fail(b, "each block needs a whole-number \"at\" and a \"words\" array");
+    const long long at = block["at"].get<long long>();
+    const std::size_t n = block["words"].size();
+    if (at < 0 || at + static_cast<long long>(n) > (1LL << 24)) return fail(b, "its words must lie at addresses 0 to 16777215");
+    if (memory.size() < static_cast<std::size_t>(at) + n) memory.resize(static_cast<std::size_t>(at) + n, Vec4{});
+    for (std::size_t k = 0; k < n; ++k) {
+      const nlohmann::json& w = block["words"][k];
+      if (!w.is_array() || w.size() != 4 || !std::all_of(w.begin(), w.end(), [](const nlohmann::json& x) { return x.is_number(); }))
+        return fail(b, "word " + std::to_string(k + 1) + " is not four numbers");
+      for (std::size_t c = 0; c < 4; ++c) memory[static_cast<std::size_t>(at) + k][c] = w[c].get<float>();
+    }
+  }
+  return true;
+}
+
 int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   rpu::Machine storage;
   const rpu::Machine* m = machine_for(r, &storage);
@@ -388,6 +430,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     rpu::write_noise_lattice(memory);
   }
   memory.resize(memory.size() + static_cast<std::size_t>(r.memory_words), Vec4{});
+  if (!r.memory_image.empty() && !load_memory_image(r.memory_image, memory)) return kUsage;
   for (const auto& [n, v] : constants) vm.constants()[static_cast<std::size_t>(n)] = v;
   vm.set_memory(&memory, true);
   rpu::VmStats stats;

@@ -456,6 +456,23 @@ TEST(CliRpu, RunTakesAChunkOfLanesAndAScene) {
   EXPECT_NE(none.out.find("--scene"), std::string::npos) << none.out;
 }
 
+// A memory image puts words where a hand-written program loads them; a bad one is located.
+TEST(CliRpu, RunLoadsAMemoryImage) {
+  const std::string prog = write("mem.s", "SUBROUTINE_ENTRY_f:\n    mov A, R0.w\n    load I0, A0, 1\n    mov R1, I0\n    return\n");
+  const std::string image = write("mem.json", R"([{"at": 40000, "words": [[1, 2, 3, 4], [5, 6, 7, 8]]}])");
+  CliRun r = cli("rpu run " + prog + " --reg R0=0,0,0,40000 --memory-image " + image);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("R1 = (5.0, 6.0, 7.0, 8.0)"), std::string::npos) << r.out;
+  const std::string bad = write("bad.json", "[{\"at\": 40000,\n  \"words\": [[1, 2, 3]}]");
+  CliRun b = cli("rpu run " + prog + " --memory-image " + bad, true);
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.out.find("bad.json:2:"), std::string::npos) << b.out;
+  const std::string short_word = write("short.json", R"([{"at": 40000, "words": [[1, 2, 3]]}])");
+  CliRun s = cli("rpu run " + prog + " --memory-image " + short_word, true);
+  EXPECT_EQ(s.code, 2);
+  EXPECT_NE(s.out.find("word 1 is not four numbers"), std::string::npos) << s.out;
+}
+
 TEST(CliRpu, RunPlacesArgumentsByTheAbiAndPrintsResults) {
   const std::string src = write("f.sl", "color f(vector a; color b; float c) { return b * c + color(a); }\n");
   CliRun r = cli("rpu run " + src + " --arg 1,2,3 --arg 0.5,0.5,1 --arg 4 --stats text");
