@@ -151,6 +151,8 @@ std::vector<Case> cases() {
        kSeries, {}},
       {"cellnoise", "float f(point p) { return cellnoise(p); }", [](Rng& r) { return Args{V(r, -20, 20)}; }, kExact, {}},
       {"pnoise", "float f(float s; float t) { return pnoise(s, t, 4, 3); }", [](Rng& r) { return Args{F(r, -9, 9), F(r, -9, 9)}; }, kPeriodic, {}},
+      {"pnoise_point", "color f(point p) { return color pnoise(p, point(4, 4, 4)) + pnoise(p * 2, point(3, 5, 2)); }",
+       [](Rng& r) { return Args{V(r, -9, 9)}; }, kPeriodic, {}},
       {"spline", "float f(float x) { return spline(x, 0, 1, 4, 2, 3, -1); }", [](Rng& r) { return Args{F(r, -0.2f, 1.2f)}; }, kArith,
        {{f(0)}, {f(0.25f)}, {f(0.5f)}, {f(0.75f)}, {f(1)}}},
       {"spline_colours", "color f(float x; color a) { return spline(x, a, color(1, 0, 0), color(0, 1, 0), a * 2, color(0.5)); }",
