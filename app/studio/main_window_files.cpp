@@ -167,6 +167,7 @@ bool MainWindow::save_project_as(const QString& path) {
   Project p;
   p.shader = path_;
   p.lights = QString::fromStdString(service_->request().lights_path);
+  p.rpu_scene = QString::fromStdString(service_->request().rpu.scene);
   p.aov = QString::fromStdString(service_->request().aov);
   p.target = studio_->target();
   if (!target_panel_->edited()) p.target_reference = QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source);
@@ -215,6 +216,7 @@ bool MainWindow::open_project(const QString& path) {
   passes_->set_algorithm(p->algorithm);
   if (!p->shader.isEmpty()) open_file(p->shader);
   if (!p->lights.isEmpty()) set_lights(p->lights);
+  if (!p->rpu_scene.isEmpty()) set_rpu_scene(p->rpu_scene);
   if (!p->aov.isEmpty()) {  // (a shader that has no such output compiles Ci: see show_outputs)
     session::Request r = service_->request();
     r.aov = p->aov.toStdString();

@@ -36,6 +36,7 @@ bool save_project(const Project& p, const QString& path, QString* error) {
   o["shader"] = relative(base, p.shader);
   o["lights"] = p.lights.isEmpty() ? QJsonValue() : QJsonValue(relative(base, p.lights));
   if (!p.aov.isEmpty()) o["output"] = p.aov;
+  if (!p.rpu_scene.isEmpty()) o["rpu_scene"] = relative(base, p.rpu_scene);
   if (!p.target_reference.isEmpty())
     o["target_file"] = is_preset(p.target_reference) ? p.target_reference : relative(base, p.target_reference);
   if (p.target)
@@ -96,6 +97,12 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
     const QString lights = absolute(base, o["lights"].toString());
     if (!QFileInfo::exists(lights)) problem(QString("the light setup %1 is missing; using the one beside the shader").arg(o["lights"].toString()));
     else p.lights = lights;
+  }
+
+  if (o["rpu_scene"].isString()) {
+    const QString scene = absolute(base, o["rpu_scene"].toString());
+    if (!QFileInfo::exists(scene)) problem(QString("the RPU scene %1 is missing; using the sample scene that uses the shader").arg(o["rpu_scene"].toString()));
+    else p.rpu_scene = scene;
   }
 
   // The target: its file or preset when it still loads, else the copy saved inline.

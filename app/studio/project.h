@@ -18,6 +18,7 @@ struct Project {
   QString shader;                          // absolute after load; "" none
   QString lights;                          // absolute; "" : the light setup beside the shader
   QString aov;                             // the output parameter compiled instead of Ci; "" Ci
+  QString rpu_scene;                       // absolute; "" : the sample scene that uses the shader
   std::optional<partition::TargetDesc> target;
   QString target_reference;                // a preset name or an absolute target file path, "" inline only
   QString cost_model;                      // "15p+5t+i"

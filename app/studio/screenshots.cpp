@@ -452,7 +452,8 @@ void rpu_tour(const Tour& tour) {
   w->set_rpu_scene(samples_path("scenes/rpu_three_lights.json"));
   auto lit = [w, render] {
     const auto* f = render->frame();
-    return f && f->build && f->build->scene_name == "rpu_three_lights" && !render->rendering() && !render->modelling() && !w->service()->busy();
+    return f && f->build && f->build->scene_name == "rpu_three_lights" && f->result.model && !render->rendering() && !render->modelling() &&
+           !w->service()->busy();
   };
   wait_until(lit, 180000);
   rr = floating("dock-rpu-render", 1200, 720);

@@ -732,6 +732,7 @@ class StudioTest : public QObject {
       w.target_panel()->limit_box(1)->setValue(3);  // registers: an edited target, saved inline
       w.set_cost_model("10p+4t+i");
       w.passes()->set_algorithm("rdsh");
+      w.set_rpu_scene(QString(PASSLAB_SAMPLES_DIR "/scenes/rpu_three_lights.json"));  // for when the target is the RPU
       QVERIFY(wait_for_panels(w));
       QVERIFY(w.save_project_as(project));
     }
@@ -754,6 +755,7 @@ class StudioTest : public QObject {
       QCOMPARE(s.request.target.limits.operations, 6);
       QCOMPARE(QString::fromStdString(s.request.model.name), QString("10p+4t+i"));
       QCOMPARE(w.passes()->algorithm(), QString("rdsh"));
+      QVERIFY(QString::fromStdString(w.service()->request().rpu.scene).endsWith("scenes/rpu_three_lights.json"));
     }
     // A broken project: the shader is gone, the target file and cost model are bad. Each is
     // reported; what remains (the inline target) opens.
@@ -761,6 +763,7 @@ class StudioTest : public QObject {
     broken["shader"] = "missing/nowhere.sl";
     broken["target_file"] = "no-such-target.json";
     broken["cost_model"] = "fast please";
+    broken["rpu_scene"] = "gone/scene.json";
     const QString bad = dir_.filePath("proj/broken.passlab");
     QFile out(bad);
     QVERIFY(out.open(QIODevice::WriteOnly));
@@ -768,7 +771,8 @@ class StudioTest : public QObject {
     out.close();
     MainWindow w(options());
     QVERIFY(w.open_project(bad));
-    QCOMPARE(w.project_problems().size(), 3);
+    QCOMPARE(w.project_problems().size(), 4);
+    QVERIFY(w.project_problems().join("\n").contains("gone/scene.json"));
     QVERIFY(w.project_problems().join("\n").contains("nowhere.sl"));
     QVERIFY(w.project_problems().join("\n").contains("no-such-target.json"));
     QVERIFY(w.project_problems().join("\n").contains("fast please"));
