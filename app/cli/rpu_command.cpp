@@ -236,6 +236,15 @@ int run_rpu_asm(const RpuCliOptions& r) {
   return kOk;
 }
 
+namespace {
+
+// An object's shader in a hand-written (or saved) program: the entry named like its shader file
+// (tiles.sl: tiles).
+std::optional<std::uint32_t> object_entry(const rpu::Program& program, const sim::SceneObject& obj) {
+  if (obj.shader.empty()) return std::nullopt;
+  return program.entry(fs::path(obj.shader).stem().string());
+}
+
 // "a;b;c": one value per lane; a value without ';' is every lane's. Empty when the count is wrong.
 std::vector<std::string> per_lane(const std::string& spec, int lanes) {
   std::vector<std::string> out;
@@ -286,6 +295,8 @@ bool load_memory_image(const std::string& path, std::vector<Vec4>& memory) {
   return true;
 }
 
+}  // namespace
+
 int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   rpu::Machine storage;
   const rpu::Machine* m = machine_for(r, &storage);
@@ -319,9 +330,9 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       std::cerr << "passlab-cli: --arg needs an RSL file (its types place the arguments); give registers with --reg\n";
       return kUsage;
     }
-    if (scene)  // as rpu render does: each object's shader is the entry named like its shader file
+    if (scene)  // as rpu render does
       for (const sim::SceneObject& obj : scene->objects) {
-        std::optional<std::uint32_t> at = obj.shader.empty() ? std::nullopt : prog->entry(fs::path(obj.shader).stem().string());
+        const std::optional<std::uint32_t> at = object_entry(*prog, obj);
         object_shader.push_back(at ? static_cast<float>(*at) : -1.0f);
       }
   } else {
@@ -354,11 +365,9 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
       return kUsage;
     }
     entry = fn->address;
-    for (int k : object_file) {  // the last surface shader of the object's file, as in a render
-      float at = -1;
-      for (const rpu::FunctionInfo& f : compiled->functions)
-        if (k >= 0 && f.file == static_cast<std::size_t>(k) && f.shader) at = static_cast<float>(f.address);
-      object_shader.push_back(at);
+    for (int k : object_file) {  // as in a render
+      const rpu::FunctionInfo* shader = k < 0 ? nullptr : rpu::object_shader(*compiled, static_cast<std::size_t>(k));
+      object_shader.push_back(shader ? static_cast<float>(shader->address) : -1.0f);
     }
   }
   const int lanes = r.lanes;
@@ -538,7 +547,7 @@ std::optional<int> prepare_assembly(const RpuCliOptions& r, const rpu::Machine* 
   for (std::size_t i = 0; i < out.scene->objects.size(); ++i) {
     const sim::SceneObject& obj = out.scene->objects[i];
     const std::string stem = obj.shader.empty() ? "" : fs::path(obj.shader).stem().string();
-    std::optional<std::uint32_t> at = stem.empty() ? std::nullopt : program->entry(stem);
+    std::optional<std::uint32_t> at = object_entry(*program, obj);
     if (!at) at = fallback;
     if (!at) {
       std::cerr << "passlab-cli: object \"" << obj.name << "\": " << r.files.front() << " has no entry "

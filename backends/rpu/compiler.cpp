@@ -159,8 +159,8 @@ bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, c
     if (is_surface && !setup.empty() && !driver::load_light_setup(setup, *out.sources, fe, surface, &own, out.diagnostics)) return false;
     if (is_surface && !scene.lights.empty()) own.lights = scene.lights;  // its setup's parameters and spaces stay
     for (const auto& [name, m] : scene.spaces) own.spaces.try_emplace(name, m);  // "world", unless a setup says
-    if (!to_ir(out, u, own.lights.empty() ? ir::Binding{binding.lights, own.surface_params, own.spaces, false} : own, options))
-      return false;
+    if (own.lights.empty()) own.lights = binding.lights;  // the point light (inlined: its parameters are registers)
+    if (!to_ir(out, u, own, options)) return false;
     u.spaces = own.spaces;
   }
   return true;

@@ -25,6 +25,13 @@ std::string camera_main_source(const sim::Scene& scene, int width, int height) {
          "    return trace(point(0, 0, 0), normalize(vector(0, 0, 1) + (screen - point(0.5, 0.5, 0)) * d));\n}\n";
 }
 
+const FunctionInfo* object_shader(const CompiledProgram& program, std::size_t file) {
+  const FunctionInfo* shader = nullptr;
+  for (const FunctionInfo& f : program.functions)
+    if (f.file == file && f.shader) shader = &f;
+  return shader;
+}
+
 SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const std::string& default_shader, const std::string& main_path,
                            const std::string& main_function, const CompileOptions& options) {
   SceneProgram sp;
@@ -101,9 +108,7 @@ SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const
       sp.compiled->diagnostics.error("rpu-no-shader", {}, "object \"" + scene.objects[i].name + "\" has no shader (give one in the scene or on the command line)");
       continue;
     }
-    const FunctionInfo* shader = nullptr;
-    for (const FunctionInfo& f : sp.compiled->functions)
-      if (f.file == static_cast<std::size_t>(object_file[i]) && f.shader) shader = &f;
+    const FunctionInfo* shader = object_shader(*sp.compiled, static_cast<std::size_t>(object_file[i]));
     if (!shader) {
       sp.compiled->diagnostics.error("rpu-no-shader", {}, files[static_cast<std::size_t>(object_file[i])] + " defines no surface shader");
       continue;

@@ -26,6 +26,10 @@ struct SceneProgram {
   bool ok() const { return compiled && compiled->ok(); }
 };
 
+// The shader an object whose shader is input file `file` runs: that file's last surface shader
+// (as for fragment targets). Null when it defines none.
+const FunctionInfo* object_shader(const CompiledProgram& program, std::size_t file);
+
 // The pinhole main shader for a scene rendered at width x height.
 std::string camera_main_source(const sim::Scene& scene, int width, int height);
 

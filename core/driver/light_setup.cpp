@@ -112,25 +112,6 @@ bool bind_params(const json& params, const std::vector<lang::Param>& decls, cons
   return ok;
 }
 
-// A point, vector or normal given in world space, in camera space (points are row vectors).
-ir::Value to_camera(const ir::Value& v, const ir::Matrix& m) {
-  if (v.type != BaseType::Point && v.type != BaseType::Vector && v.type != BaseType::Normal) return v;
-  ir::Matrix by = m;
-  if (v.type == BaseType::Normal) {  // by the inverse transpose
-    ir::Matrix inv;
-    if (!ir::invert(m, &inv)) return v;
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) by[static_cast<std::size_t>(r * 4 + c)] = inv[static_cast<std::size_t>(c * 4 + r)];
-  }
-  const float w = v.type == BaseType::Point ? 1.0f : 0.0f;
-  float out[4];
-  for (std::size_t c = 0; c < 4; ++c)
-    out[c] = v.f[0] * by[c] + v.f[1] * by[4 + c] + v.f[2] * by[8 + c] + w * by[12 + c];
-  if (v.type == BaseType::Point && out[3] != 0 && out[3] != 1)
-    for (float& x : out) x /= out[3];
-  return ir::Value::triple(v.type, out[0], out[1], out[2]);
-}
-
 bool add_light(lang::SourceManager& sm, lang::FileId light_file, const lang::FrontendOptions& options, const json* params,
                const std::string& label, lang::FileId setup_file, const ir::Matrix* world_to_camera, ir::Binding* binding,
                lang::DiagnosticSink& sink) {
@@ -149,7 +130,7 @@ bool add_light(lang::SourceManager& sm, lang::FileId light_file, const lang::Fro
   li.label = label;
   if (params && !bind_params(*params, shader->params, "light '" + shader->name + "'", &li.params, sm, setup_file, sink)) return false;
   if (world_to_camera)
-    for (auto& [name, value] : li.params) value = to_camera(value, *world_to_camera);
+    for (auto& [name, value] : li.params) value = ir::transform_by(value, *world_to_camera);  // world to camera space
   binding->lights.push_back(std::move(li));
   return true;
 }

@@ -170,6 +170,18 @@ Value transform(Builtin id, BaseType type, const std::vector<const Value*>& a, c
   return through(type, p, m, id == Builtin::Transform);
 }
 
+}  // namespace
+
+Value transform_by(const Value& v, const Matrix& m) {
+  if (v.type == BaseType::Point || v.type == BaseType::Vector) return through(v.type, v, m, v.type == BaseType::Point);
+  if (v.type != BaseType::Normal) return v;
+  Matrix inv = identity_matrix();
+  invert(m, &inv);
+  return through(v.type, v, transpose(inv), false);
+}
+
+namespace {
+
 float catmull_rom(float p0, float p1, float p2, float p3, float t) {
   return 0.5f * ((2 * p1) + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t * t + (-p0 + 3 * p1 - 3 * p2 + p3) * t * t * t);
 }

@@ -38,6 +38,9 @@ Matrix identity_matrix();
 Matrix multiply(const Matrix& a, const Matrix& b);
 // Returns false (and leaves *out alone) when m is singular.
 bool invert(const Matrix& m, Matrix* out);
+// A point, vector or normal through `m` as RSL's transform, vtransform and ntransform do (a
+// normal by the inverse transpose, a point divided by w); other values unchanged.
+Value transform_by(const Value& v, const Matrix& m);
 
 // Texture lookups: the only way evaluation reads images. Coordinates are 1-3 floats.
 class TextureSampler {
