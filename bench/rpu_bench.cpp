@@ -72,7 +72,7 @@ SceneRun render_scene(const std::string& name, int w, int h, int repeat, const r
     out.error = lang::format_text(sp.compiled->diagnostics.items(), *sp.compiled->sources);
     return out;
   }
-  rpu::SceneData data(*scene, sp.object_shader);
+  rpu::SceneData data(*scene, sp.object_shader, sp.compiled->textures);
   rpu::RenderOptions ro;
   ro.width = w;
   ro.height = h;

@@ -120,7 +120,7 @@ std::shared_ptr<RpuBuild> build_rpu(const std::string& path, const std::string& 
   }
   messages->insert(messages->end(), found.begin(), found.end());
   if (!b->program.ok()) return b;
-  b->data = std::make_unique<rpu::SceneData>(b->scene, b->program.object_shader);
+  b->data = std::make_unique<rpu::SceneData>(b->scene, b->program.object_shader, b->program.compiled->textures);
 
   // The main file's IR.
   for (std::size_t i = 0; i < cp.module_paths.size(); ++i)

@@ -688,12 +688,7 @@ void FunctionCodegen::instruction(ValueId v) {
     }
     case Op::MakeTriple: make_triple(v, in); return;
     case Op::Builtin: value_[v] = builtin(in); return;
-    case Op::Texture:
-      if (fn_.at(in.args[0]).text == "$noise") {
-        value_[v] = noise(v);
-        return;
-      }
-      fail(in.span, "texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
+    case Op::Texture: value_[v] = texture(v); return;
     case Op::Call: call_function(v, in); return;
     case Op::Extract: value_[v] = results_.at(in.args[0]).at(in.aux); return;
     case Op::Phi: {
@@ -924,6 +919,7 @@ std::optional<AsmFunction> FunctionCodegen::run() {
     }
     for (ir::BlockId b : order) {
       cur_ = ir_block_[b];
+      ir_cur_ = b;
       for (ValueId v : fn_.blocks[b].instrs) {
         const ir::Instr& in = fn_.at(v);
         if (in.removed) continue;

@@ -25,6 +25,7 @@
 
 #include "backends/rpu/asm_ir.h"
 #include "backends/rpu/string_hash.h"
+#include "backends/rpu/texture_memory.h"
 #include "core/ir/ir.h"
 #include "core/ir/value.h"
 #include "core/lang/diagnostic.h"
@@ -60,10 +61,12 @@ struct Linkage {
   // surface lit by a scene's lights has: (module, function). They share its label and are not
   // compiled again.
   std::set<std::pair<std::size_t, std::size_t>> copies;
+  // The scene's texture images in data memory (null or absent names: the procedural stand-ins).
+  const TextureMemory* textures = nullptr;
 };
 
 // Generates function `function` of `module` (module number `module_index` in `links`).
-// Unsupported features (matrices, textures, derivatives, light or volume shaders) are
+// Unsupported features (matrices computed at run time, derivatives, volume shaders) are
 // diagnostics at their RSL line; then nullopt. Runtime functions it calls are added to
 // `runtime_used`.
 std::optional<AsmFunction> generate_function(const ir::Module& module, std::size_t module_index, std::size_t function,

@@ -85,7 +85,16 @@ class FunctionCodegen {
   void segment_cubic(BuiltinCall& bc, int segment, const Source& pos, Loc result);
   Source trace(const Source& origin, const Source& dir, const lang::Span& at);
   Source visibility(const Source& p1, const Source& p2);
+  Source lookup_coordinates(const ir::Instr& in);  // noise.cpp: a texture lookup's, as one vector
   Source noise(ir::ValueId v);  // noise.cpp: a lookup of the noise lattice in data memory
+  Source texture(ir::ValueId v);  // texture.cpp: a scene's image in data memory, or a stand-in
+  struct Texels {
+    Source rgb, alpha;
+  };
+  Source texture_named(const ir::Instr& in, ir::ValueId name, const Source& st, bool top);
+  Source texture_image(const ir::Instr& in, const TextureImage& image, const Source& st, Texels* all);
+  Source texture_band(const ir::Instr& in, const std::string& name, const Source& st);
+  Source pick_channels(const ir::Instr& in, const Source& rgb, const Source& alpha);
 
   // ---- the surface shader's globals (its entry convention) ----
   Source global(lang::Global g, const lang::Span& at);
@@ -117,6 +126,10 @@ class FunctionCodegen {
   std::map<int, std::array<Loc, 3>> vertex_words_, vertex_ws_;
   std::map<int, Loc> object_words_;
   std::map<lang::Global, Source> globals_;
+  // Texture lookups: the IR block being generated, and the filtered texels of (image base,
+  // coordinates) that lookups later in that block share.
+  ir::BlockId ir_cur_ = 0;
+  std::map<std::pair<std::string, std::vector<ir::ValueId>>, std::pair<ir::BlockId, Texels>> texels_;
 };
 
 }  // namespace passlab::rpu::detail

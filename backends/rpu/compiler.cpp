@@ -168,13 +168,16 @@ bool lower_units(CompiledProgram& out, const std::vector<lang::FileId>& files, c
 
 // Labels: SUBROUTINE_ENTRY_<name>, numbered when a name repeats (overloads, or two files); the
 // runtime library's entries; the point light's parameters in C0 and C1.
-Linkage link(const std::vector<Unit>& units) {
+Linkage link(const std::vector<Unit>& units, const TextureMemory& textures) {
   Linkage links;
+  links.textures = &textures;
   std::set<std::string> taken;
   static const char* kRuntime[] = {"__rpu_exp2", "__rpu_log2", "__rpu_exp", "__rpu_log", "__rpu_logb", "__rpu_pow", "__rpu_sin_turns",
                                    "__rpu_sin", "__rpu_cos", "__rpu_tan", "__rpu_atan", "__rpu_atan2", "__rpu_asin", "__rpu_acos",
-                                   "__rpu_noise1", "__rpu_noise3"};
-  for (const char* r : kRuntime) {
+                                   "__rpu_noise1", "__rpu_noise3", "__rpu_texture_band"};
+  std::vector<std::string> runtime(std::begin(kRuntime), std::end(kRuntime));
+  for (const TextureImage& t : textures.images()) runtime.push_back(texels_function(t.index));
+  for (const std::string& r : runtime) {
     links.runtime[r] = std::string(kEntryPrefix) + r;
     taken.insert(links.runtime[r]);
   }
@@ -319,7 +322,7 @@ class FunctionBackend {
 };
 
 // The runtime library: what the program calls, and what that calls in turn, compiled into the same
-// listing. False after diagnostics.
+// listing, with a lookup function for each of the scene's texture images. False after diagnostics.
 bool compile_runtime(CompiledProgram& out, Linkage& links, FunctionBackend& backend) {
   const std::string path = runtime_library_path();
   std::optional<std::string> text = read_text(path);
@@ -328,7 +331,7 @@ bool compile_runtime(CompiledProgram& out, Linkage& links, FunctionBackend& back
     return false;
   }
   Unit rt;
-  rt.file = out.sources->add(path, *text);
+  rt.file = out.sources->add(path, *text + texels_source(out.textures.images()));
   rt.name = path;
   rt.tree = front_end(out, rt.file, {});
   if (!to_ir(out, rt, {}, CompileOptions{})) return false;
@@ -418,7 +421,8 @@ std::unique_ptr<CompiledProgram> compile(std::unique_ptr<CompiledProgram> out, c
   if (!lower_units(*out, files, binding, options, units)) return out;
   if (options.keep_stages)
     for (const Unit& u : units) append_stage(*out, "ir", "; " + u.name + "\n" + ir::print(*u.module) + "\n");
-  Linkage links = link(units);
+  if (!out->textures.load(options.textures, out->diagnostics)) return out;
+  Linkage links = link(units, out->textures);
   FunctionBackend backend(*out, options, machine, links);
   for (std::size_t ui = 0; ui < units.size(); ++ui)
     for (std::size_t fi = 0; fi < units[ui].module->functions.size(); ++fi)

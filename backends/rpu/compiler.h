@@ -26,6 +26,7 @@
 #include "backends/rpu/program.h"
 #include "backends/rpu/regalloc.h"
 #include "backends/rpu/schedule.h"
+#include "backends/rpu/texture_memory.h"
 #include "core/ir/ir.h"
 #include "core/ir/value.h"
 #include "core/lang/diagnostic.h"
@@ -56,6 +57,9 @@ struct CompileOptions {
   // the named space "world". A scene without "lights" leaves the surfaces' lights as above.
   std::string scene_path;
   ir::Matrix world_to_camera = ir::identity_matrix();
+  // The scene's texture images (name -> PNG path), laid out in data memory (texture_memory.h);
+  // a texture name without one reads the procedural stand-in.
+  std::map<std::string, std::string> textures;
 };
 
 struct Stage {
@@ -84,6 +88,7 @@ struct CompiledProgram {
   std::vector<ir::Module> modules;      // the optimised IR of each input file (the oracle's input)
   std::vector<std::string> module_paths;  // ...and the file each came from
   std::vector<std::map<std::string, ir::Matrix>> module_spaces;  // ...and its named coordinate systems
+  TextureMemory textures;               // the texture images the program reads, where they lie in memory
   std::map<std::string, long> stats;    // pass counters
   int scheduled_cycles = 0, unscheduled_cycles = 0;  // summed over every scheduled block
   std::map<std::string, Allocation> allocations;     // by label

@@ -13,24 +13,24 @@
 
 namespace passlab::rpu::detail {
 
+// A lookup's coordinates (a point, or one to three floats; missing axes read 0) as one vector.
+Source FunctionCodegen::lookup_coordinates(const ir::Instr& in) {
+  if (in.args.size() == 2 && cls_of(in.args[1]) == RegClass::Vector) return use(in.args[1]);
+  const Loc t = temp(RegClass::Vector, "lookup.at");
+  mov(vdst(f_, t), Source::lit(0));
+  int axis = 0;
+  for (std::size_t k = 1; k < in.args.size() && axis < 3; ++k) {
+    const Source a = use(in.args[k]);
+    if (cls_of(in.args[k]) == RegClass::Scalar) mov(lane_dest(t, axis++), a);
+    else
+      for (int i = 0; i < 3 && axis < 3; ++i) mov(lane_dest(t, axis++), lane_of(a, i));
+  }
+  return vsrc(f_, t);
+}
+
 Source FunctionCodegen::noise(ir::ValueId v) {
   const ir::Instr& in = fn_.at(v);
-  // The coordinates (a point, or one to three floats; missing axes read 0) as one vector.
-  Source p;
-  if (in.args.size() == 2 && cls_of(in.args[1]) == RegClass::Vector) {
-    p = use(in.args[1]);
-  } else {
-    const Loc t = temp(RegClass::Vector, "noise.p");
-    mov(vdst(f_, t), Source::lit(0));
-    int axis = 0;
-    for (std::size_t k = 1; k < in.args.size() && axis < 3; ++k) {
-      const Source a = use(in.args[k]);
-      if (cls_of(in.args[k]) == RegClass::Scalar) mov(lane_dest(t, axis++), a);
-      else
-        for (int i = 0; i < 3 && axis < 3; ++i) mov(lane_dest(t, axis++), lane_of(a, i));
-    }
-    p = vsrc(f_, t);
-  }
+  const Source p = lookup_coordinates(in);
   // Outside the runtime library a lookup is a call into it (__rpu_noise1/3, whose noise() is
   // expanded here): about 50 words once, and the caller's registers stay its own (pnoise's eight
   // lookups inline ran out of .w registers).

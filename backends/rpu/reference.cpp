@@ -90,6 +90,7 @@ class Tracer : public ir::RayTracer {
     Tracer deeper(c_, level, run_, nonfinite_);
     ir::EvalContext ctx;
     ctx.rays = &deeper;
+    ctx.textures = &c_.program.textures.sampler();
     ctx.spaces = c_.program.module_spaces.at(shader->file);
     const ir::RunResult r = ir::interpret_function(c_.program.modules.at(shader->file), shader->function, {}, in, c_.params, ctx, run_);
     if (!r.ok) throw Failure{r.error};
@@ -144,6 +145,7 @@ ReferenceResult reference_render(const SceneProgram& program, const SceneData& d
         Tracer camera(c, -1, run, &nonfinite);
         ir::EvalContext ctx;
         ctx.rays = &camera;
+        ctx.textures = &cp.textures.sampler();
         ctx.spaces = cp.module_spaces.at(main->file);
         const Value P = Value::triple(lang::BaseType::Point, (static_cast<float>(x) + 0.5f) / static_cast<float>(w),
                                       (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0);

@@ -8,18 +8,20 @@
 
 namespace passlab::rpu {
 
-SceneData::SceneData(const sim::Scene& scene, const std::vector<float>& shader_address) : shader_(shader_address) {
+SceneData::SceneData(const sim::Scene& scene, const std::vector<float>& shader_address, const TextureMemory& textures)
+    : shader_(shader_address) {
   shader_.resize(scene.objects.size(), -1.0f);
   std::size_t vertex_count = 0, triangle_count = 0;
   for (const sim::SceneObject& o : scene.objects) {
     vertex_count += o.mesh.vertices.size();
     triangle_count += o.mesh.triangles.size();
   }
-  objects_ = kSceneRecords;
+  objects_ = textures.end();
   const auto vertices = objects_ + static_cast<std::uint32_t>(scene.objects.size() * kObjectWords);
   triangles_ = vertices + static_cast<std::uint32_t>(vertex_count * kVertexWords);
   memory_.assign(triangles_ + triangle_count * kTriangleWords, Vec4{});
   write_noise_lattice(memory_);
+  textures.write(memory_);
   std::vector<std::array<sim::Vec3, 3>> tris;
   tris.reserve(triangle_count);
   triangle_object_.reserve(triangle_count);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A scene as the RPU sees it: records in data memory that shaders `load`, and the ray-tracing
 // unit that `trace` consults. The thesis leaves the layout to "the application that generates
-// the scenes"; Passlab's is (addresses in words, one 4-vector per word), after the runtime's
-// tables (memory_map.h):
+// the scenes"; Passlab's is (addresses in words, one 4-vector per word), after the noise lattice
+// and the program's texture images (memory_map.h, texture_memory.h):
 //
 //   object record   (4 words)  [Cs.xyz, object index] [Os.xyz, 0] [shader address, 0, 0, 0] [0]
 //   vertex record   (5 words)  [P.xyz, 1] [N.xyz, 0] [s, t, u, v] [dPdu.xyz, 0] [dPdv.xyz, 0]
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/rpu/bvh.h"
+#include "backends/rpu/texture_memory.h"
 #include "backends/rpu/vm.h"
 #include "core/sim/scene.h"
 
@@ -28,8 +29,9 @@ inline constexpr int kObjectWords = 4, kVertexWords = 5, kTriangleWords = 1;
 class SceneData : public TraceUnit {
  public:
   // `shader_address[i]` is the entry of object i's surface shader (-1: none; a ray that hits it
-  // calls address -1, which faults with a clear message).
-  SceneData(const sim::Scene& scene, const std::vector<float>& shader_address);
+  // calls address -1, which faults with a clear message). `textures` are the program's
+  // (CompiledProgram::textures), written before the records.
+  SceneData(const sim::Scene& scene, const std::vector<float>& shader_address, const TextureMemory& textures);
 
   Hit trace(const Vec4& origin, const Vec4& direction, const Vec4& args) const override;
 

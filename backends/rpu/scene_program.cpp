@@ -80,6 +80,7 @@ SceneProgram compile_scene(const sim::Scene& scene, int width, int height, const
   CompileOptions with_scene = options;
   with_scene.scene_path = scene.path;
   with_scene.world_to_camera = scene.world_to_camera.m;
+  with_scene.textures = scene.textures;
   sp.compiled = compile_sources(sources, with_scene);
   if (!sp.compiled->ok()) return sp;
   const std::size_t main_file = sources.size() - 1;

@@ -174,3 +174,13 @@ float __rpu_acos(float x) { return __rpu_atan2(sqrt(1 - x * x), x); }
  */
 float __rpu_noise1(point p) { return float noise(p); }
 color __rpu_noise3(point p) { return color noise(p); }
+
+/*
+ * The stand-in image of a texture name that has none (every evaluator's ProceduralTextures):
+ * channel c is 0.5 + 0.5 sin(2 pi turns[c]), where the caller computes
+ * turns[c] = fs s + ft t + phase / (2 pi) from the name (backends/rpu/texture.cpp).
+ */
+color __rpu_texture_band(color turns)
+{
+    return 0.5 + 0.5 * color(__rpu_sin_turns(comp(turns, 0)), __rpu_sin_turns(comp(turns, 1)), __rpu_sin_turns(comp(turns, 2)));
+}

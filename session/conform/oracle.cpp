@@ -679,7 +679,7 @@ struct Oracle::State {
         rep.checks.push_back(std::move(k));
         return;
       }
-      const rpu::SceneData data(*rpu, sp.object_shader);
+      const rpu::SceneData data(*rpu, sp.object_shader, sp.compiled->textures);
       const Precision& p = ieee ? rpu_ieee() : fp24();
       rpu::ReferenceOptions refo;
       refo.width = refo.height = w;

@@ -26,7 +26,7 @@ TEST_P(BothTargets, RayTracingOnTheRpuGivesTheRasterizersPicture) {
   ASSERT_TRUE(raster.image) << raster.diagnostics;
   const rpu::SceneProgram sp = rpu::compile_scene(*scene, size, size, "", "", "", {});
   ASSERT_TRUE(sp.ok()) << lang::format_text(sp.compiled->diagnostics.items(), *sp.compiled->sources);
-  const rpu::SceneData data(*scene, sp.object_shader);
+  const rpu::SceneData data(*scene, sp.object_shader, sp.compiled->textures);
   const rpu::RenderResult rpu = rpu::render(*sp.compiled->program, sp.main_entry, data, *scene, {});
   ASSERT_EQ(rpu.fault_count, 0u);
   std::size_t over = 0;

@@ -417,7 +417,6 @@ TEST(RpuCompiler, StringsAreHashesAndCollisionsAreWarned) {
 
 TEST(RpuCompiler, UnsupportedFeaturesAreDiagnosticsAtTheirLine) {
   EXPECT_EQ(compile_error("float f(matrix m) {\n  return comp(m, 0, 0); }"), "1:16: matrices are not supported on the RPU (the thesis's compiler rejects them too)");
-  EXPECT_EQ(compile_error("surface s() {\n  Ci = texture(\"grain\"); }"), "2:8: texture lookups are not supported on the RPU (its virtual machine has no texture unit)");
   EXPECT_EQ(compile_error("surface s() {\n  Ci = Du(s); }"), "2:8: 'Du' needs screen-space derivatives; the RPU shades one ray at a time");
   EXPECT_EQ(compile_error("surface s() {\n  point q = transform(\"nowhere\", P); Ci = xcomp(q); }"),
             "2:13: the light setup defines no coordinate system \"nowhere\"; add it under \"spaces\"");

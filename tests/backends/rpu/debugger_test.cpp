@@ -43,7 +43,7 @@ struct Fixture {
     program = compile_scene(scene, w, h, "", "", "", co);
     EXPECT_TRUE(program.ok()) << lang::format_text(program.compiled->diagnostics.items(), *program.compiled->sources);
     if (!program.ok()) return;
-    data = std::make_unique<SceneData>(scene, program.object_shader);
+    data = std::make_unique<SceneData>(scene, program.object_shader, program.compiled->textures);
     RenderOptions ro;
     ro.width = w;
     ro.height = h;

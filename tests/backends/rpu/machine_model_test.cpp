@@ -165,7 +165,7 @@ SceneRender render_modelled(const std::string& scene_name, int size, const Machi
   SceneProgram sp = compile_scene(*scene, size, size, "", "", "", co);
   EXPECT_TRUE(sp.ok());
   if (!sp.ok()) return out;
-  SceneData data(*scene, sp.object_shader);
+  SceneData data(*scene, sp.object_shader, sp.compiled->textures);
   RenderOptions ro;
   ro.width = ro.height = size;
   ro.threads = threads;

@@ -40,7 +40,7 @@ Rendered render_scene(const std::string& path, int w, int h, int threads = 0, co
   r.program = compile_scene(r.scene, w, h, "", "", "", co);
   EXPECT_TRUE(r.program.ok()) << lang::format_text(r.program.compiled->diagnostics.items(), *r.program.compiled->sources);
   if (!r.program.ok()) return r;
-  SceneData data(r.scene, r.program.object_shader);
+  SceneData data(r.scene, r.program.object_shader, r.program.compiled->textures);
   RenderOptions ro;
   ro.width = w;
   ro.height = h;
@@ -58,7 +58,7 @@ double share_different(const sim::Image& a, const sim::Image& b, float tolerance
 }
 
 sim::Image reference_of(const Rendered& r, int w, int h) {
-  SceneData data(r.scene, r.program.object_shader);
+  SceneData data(r.scene, r.program.object_shader, r.program.compiled->textures);
   ReferenceOptions ro;
   ro.width = w;
   ro.height = h;
@@ -100,7 +100,7 @@ TEST(RpuRender, RecursiveReflectionsAndShadowsMatchTheReference) {
   // With one ray level the mirrors see only the background: fewer shader calls, another image.
   sim::Scene shallow = r.scene;
   shallow.ray_depth = 1;
-  SceneData data(shallow, r.program.object_shader);
+  SceneData data(shallow, r.program.object_shader, r.program.compiled->textures);
   RenderOptions ro;
   ro.width = 96;
   ro.height = 72;
@@ -144,7 +144,7 @@ TEST(RpuRender, PairedWordsKeepChunkOccupancyAtMostOne) {
   co.pair = true;
   SceneProgram sp = compile_scene(*s, 48, 36, "", "", "", co);
   ASSERT_TRUE(sp.ok());
-  SceneData data(*s, sp.object_shader);
+  SceneData data(*s, sp.object_shader, sp.compiled->textures);
   RenderOptions ro;
   ro.width = 48;
   ro.height = 36;

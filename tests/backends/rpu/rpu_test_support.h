@@ -98,6 +98,7 @@ inline std::vector<ir::Value> run_function(const CompiledProgram& p, const std::
   Vm vm(*p.program, vo);
   std::vector<Vec4> memory;
   write_noise_lattice(memory);
+  p.textures.write(memory);
   vm.set_memory(&memory);
   VmStats local;
   vm.run(t, stats ? *stats : local);
@@ -124,6 +125,7 @@ inline std::vector<ir::Value> run_reference(const CompiledProgram& p, const std:
   ro.max_depth = 4096;
   ir::EvalContext ctx;
   ctx.spaces = p.module_spaces.at(fn->file);
+  ctx.textures = &p.textures.sampler();
   ir::RunResult r = ir::interpret_function(p.modules.at(fn->file), fn->function, args, {}, {}, ctx, ro);
   EXPECT_TRUE(r.ok) << r.error;
   return r.results;
