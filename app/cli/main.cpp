@@ -108,6 +108,7 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_compile->add_option("-o,--output", rp.output, "write the assembly here (and the .epts file beside it)");
   rpu_compile->add_flag("--schedule-table", rp.schedule_table, "print the list scheduler's cycle table (the thesis's Figure 9.1) for every scheduled block");
   rpu_compile->add_option("--stats", rp.stats, "print the passes' counters and cycle estimates: text or json")->check(CLI::IsMember({"text", "json"}));
+  rpu_compile->add_option("--scene", rp.scene, "compile as rpu render does for this scene: lit by its \"lights\", reading its texture images");
   auto* rpu_asm = rpu->add_subcommand("asm", "assemble an RPU assembly file: print it with addresses, write its .epts");
   rpu_asm->add_option("file", rp.files, "assembly file")->required()->expected(1);
   rpu_asm->add_option("-o,--output", rp.output, "write the listing here");
@@ -118,7 +119,7 @@ RpuCommands add_rpu_commands(CLI::App& app, passlab::cli::CommonOptions& o, pass
   rpu_run->add_option("--entry", rp.entry, "the function (RSL) or entry label (assembly); default: the first");
   rpu_run->add_option("--arg", rp.args, "an argument, in order: x,y,z for a vector or colour, x for a float");
   rpu_run->add_option("--reg", rp.regs, "set a register first: R<n>=x,y,z,w or C<n>=x,y,z,w");
-  rpu_run->add_option("--memory", rp.memory_words, "words of free data memory, from address 32768 (addresses 0-32767 hold the noise lattice), or after the --scene's records")->check(CLI::Range(0L, 1L << 24));
+  rpu_run->add_option("--memory", rp.memory_words, "words of free data memory, after the noise lattice (addresses 0-32767) and the program's texture images, or after the --scene's records")->check(CLI::Range(0L, 1L << 24));
   rpu_run->add_option("--lanes", rp.lanes, "run a chunk of N threads (1-4); each --arg and --reg gives every lane's value, or one per lane split by ';'")
       ->check(CLI::Range(1, 4));
   rpu_run->add_option("--memory-image", rp.memory_image,

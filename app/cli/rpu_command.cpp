@@ -162,11 +162,20 @@ int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r) {
   if ((!r.machine.empty() || r.ieee) && !m) return kUsage;
   rpu::CompileOptions c = compile_options(o, r, m);
   c.keep_stages = !r.emit.empty();
+  if (!r.scene.empty()) {
+    lang::Diagnostics problems;
+    const std::optional<sim::Scene> scene = sim::load_scene(r.scene, &problems);
+    std::cerr << problems.text();
+    if (!scene) return kDiagnostics;
+    c.scene_path = scene->path;
+    c.world_to_camera = scene->world_to_camera.m;
+    c.textures = scene->textures;
+  }
   std::unique_ptr<rpu::CompiledProgram> p = rpu::compile_files(r.files, c);
   print_diagnostics(*p);
-  if (!p->ok()) return kDiagnostics;
   const std::string stem = fs::path(r.files.front()).stem().string();
   if (!r.emit.empty()) {
+    // The stages made before a failure too: what register allocation met, for instance.
     std::error_code ec;
     fs::create_directories(r.emit, ec);
     for (const rpu::Stage& s : p->stages)
@@ -174,8 +183,9 @@ int run_rpu_compile(const CommonOptions& o, const RpuCliOptions& r) {
         std::cerr << "passlab-cli: cannot write into " << r.emit << '\n';
         return kDiagnostics;
       }
-    paths::write_atomically(fs::path(r.emit) / (stem + ".epts"), rpu::epts_text(*p->program));
+    if (p->ok()) paths::write_atomically(fs::path(r.emit) / (stem + ".epts"), rpu::epts_text(*p->program));
   }
+  if (!p->ok()) return kDiagnostics;
   if (!r.output.empty()) {
     std::string why;
     if (!paths::write_atomically(r.output, p->assembly, &why) ||
@@ -343,6 +353,7 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
     if (scene) {
       co.scene_path = scene->path;
       co.world_to_camera = scene->world_to_camera.m;
+      co.textures = scene->textures;
       for (const sim::SceneObject& obj : scene->objects) {
         int k = -1;
         for (std::size_t i = 0; i < files.size() && !obj.shader.empty(); ++i)
@@ -427,16 +438,26 @@ int run_rpu_run(const CommonOptions& o, const RpuCliOptions& r) {
   rpu::Vm vm(*prog, vo);
   // Memory: a scene's (the noise lattice, then its records), or the lattice alone; then --memory
   // free words. A scene also sets its constants (the light, the background, C31) and traces rays.
+  // The texture images: the compiled program's, or (for assembly) the scene's in the same layout.
+  rpu::TextureMemory assembly_textures;
+  if (!compiled && scene) {
+    lang::DiagnosticList problems;
+    if (!assembly_textures.load(scene->textures, problems)) {
+      for (const lang::Diagnostic& d : problems.items()) std::cerr << "passlab-cli: " << d.message << '\n';
+      return kDiagnostics;
+    }
+  }
+  const rpu::TextureMemory& textures = compiled ? compiled->textures : assembly_textures;
   std::optional<rpu::SceneData> data;
   std::vector<Vec4> memory;
   if (scene) {
-    data.emplace(*scene, object_shader);
+    data.emplace(*scene, object_shader, textures);
     memory = data->memory();
     vm.constants() = rpu::scene_constants(*scene, *data, *prog);
     vm.set_trace_unit(&*data);
   } else {
-    memory.assign(rpu::kSceneRecords, Vec4{});
     rpu::write_noise_lattice(memory);
+    textures.write(memory);
   }
   memory.resize(memory.size() + static_cast<std::size_t>(r.memory_words), Vec4{});
   if (!r.memory_image.empty() && !load_memory_image(r.memory_image, memory)) return kUsage;
@@ -602,7 +623,7 @@ int run_rpu_render(const CommonOptions& o, const RpuCliOptions& r) {
   const int w = ps.w, h = ps.h;
   rpu::SceneProgram& sp = ps.sp;
   const auto t1 = std::chrono::steady_clock::now();
-  rpu::SceneData data(*scene, sp.object_shader);
+  rpu::SceneData data(*scene, sp.object_shader, sp.compiled->textures);
   if (r.reference) {
     rpu::ReferenceOptions ro;
     ro.width = w;
@@ -827,7 +848,7 @@ int run_rpu_debug(const CommonOptions& o, const RpuCliOptions& r) {
     return kUsage;
   }
   const rpu::CompiledProgram& cp = *ps.sp.compiled;
-  rpu::SceneData data(*ps.scene, ps.sp.object_shader);
+  rpu::SceneData data(*ps.scene, ps.sp.object_shader, ps.sp.compiled->textures);
   rpu::Debugger d(rpu::record_pixel_chunk(*cp.program, ps.sp.main_entry, data, *ps.scene, ps.w, ps.h, px, py, m, r.ieee));
   // Where to stop: the end, a breakpoint, a NaN or a fault.
   std::size_t stop = d.step_count();
