@@ -40,12 +40,11 @@ Profile profile_for(Family f) {
       p.edge_constants = false;
       break;
     case Family::Rpu:
-      // The RPU runs loops per lane, recursion and rays, and noise from its lattice in memory; it
-      // has no texture unit.
+      // The RPU runs loops per lane, recursion and rays, and noise and texture images from data
+      // memory (its conformance scene gives "marks" an image; the other names are stand-ins).
       p.varying_loops = true;
       p.recursion = true;
       p.rays = true;
-      p.textures = false;
       p.sign = false;
       break;
   }

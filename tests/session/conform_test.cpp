@@ -107,7 +107,7 @@ TEST(Generator, ProgramsStayInsideTheirProfile) {
     g.seed = seed;
     g.family = Family::Rpu;
     const std::string rpu = generate(g).source;
-    EXPECT_EQ(rpu.find("texture("), std::string::npos) << rpu;
+    EXPECT_EQ(rpu.find("Du("), std::string::npos) << rpu;  // no derivatives: one ray per pixel
     g.family = Family::Combiners;
     const std::string comb = generate(g).source;
     for (const char* f : {"sqrt", "pow(", "sin(", "mod(", "for (", "while ("}) EXPECT_EQ(comb.find(f), std::string::npos) << f << "\n" << comb;
@@ -187,12 +187,21 @@ TEST(Oracle, DomainErrorsAreNotComparedAndRefusalsAreCounted) {
       EXPECT_GT(c.undefined, 0);
     }
   EXPECT_TRUE(ir);
-  // The RPU has no texture unit: a refusal with its reason, not a failure.
-  const Report t = oracle().check("t.sl", "surface t() { Ci = color texture(\"grain\", s, t); }");
+  // The RPU has no screen-space derivatives (one ray per pixel): a refusal with its reason, not a failure.
+  const Report t = oracle().check("t.sl", "surface t() { Ci = color(Du(s)); }");
   bool refused = false;
   for (const Check& c : t.checks) refused = refused || (c.backend == "rpu" && c.outcome == Outcome::Refused && !c.detail.empty());
   EXPECT_TRUE(refused);
   EXPECT_FALSE(t.failed()) << failures(t);
+}
+
+TEST(Oracle, TheRpuComparesTextureLookups) {
+  // The conformance scene's image ("marks") and a stand-in ("grain"), on every RPU configuration.
+  const Report m = oracle().check("m.sl", "surface m() { Ci = color texture(\"marks\", s * 3, t) * color texture(\"grain\", s, t); }");
+  int compared = 0;
+  for (const Check& c : m.checks) compared += c.backend.rfind("rpu", 0) == 0 && c.outcome == Outcome::Agrees && c.compared > 0;
+  EXPECT_GE(compared, 2);
+  EXPECT_FALSE(m.failed()) << failures(m);
 }
 
 TEST(Oracle, SameFailureNeedsTheSameCheckKindAndSize) {
