@@ -136,6 +136,18 @@ class Interpreter {
           default: {
             std::vector<const Value*> ops;
             for (ValueId a : in.args) ops.push_back(&vals[a]);
+            // A lookup's coordinates are numbers of the machine's format too, rounded wherever
+            // they came from (a literal 1e6 included): a stand-in's bands, sin(2 pi fs s ...),
+            // and noise's lattice cells depend on their last digits.
+            std::vector<Value> coords;
+            if (in.op == Op::Texture && options_.perturb) {
+              coords.reserve(ops.size());
+              for (std::size_t k = 1; k < ops.size(); ++k) {
+                coords.push_back(*ops[k]);
+                perturb(coords.back());
+                ops[k] = &coords.back();
+              }
+            }
             vals[v] = evaluate(in.op, in.type, in.aux, in.text, in.data, ops, ctx_);
             if (!options_.perturb) {
               perturb(vals[v]);  // marks a result that is not finite; nothing more to work out
