@@ -16,6 +16,7 @@
 #include "backends/registry/registry.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
+#include "backends/combiners/nvparse_check.h"
 #include "core/driver/program.h"
 #include "core/paths/atomic_file.h"
 #include "core/lang/json_dump.h"
@@ -93,7 +94,8 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
     bool ok = paths::write_atomically(std::filesystem::path(c.emit) / "trace.txt", trace);
     if (r.ok) {
       ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "hardware_dag.txt", combiners::to_text(r.program.hdag, d));
-      ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.rc", combiners::listing(r.program, *machine, {&d, 0, 1}));
+      for (const combiners::ListingFile& f : combiners::listing_files(r.program, *machine, {&d, 0, 1}))
+        ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / ("pass." + f.extension), f.text);
       ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.json", lang::dump_json(combiners::to_json(r.program, *machine), 1) + "\n");
     }
     if (!ok) {
@@ -109,14 +111,51 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
                       {"temporaries", r.resources.registers}};
     std::cout << lang::dump_json(j, 1) << '\n';
   } else if (!c.trace) {
-    const std::string text = combiners::listing(r.program, *machine, {&d, 0, 1});
-    if (c.output.empty()) std::cout << text;
-    else if (std::string why; !paths::write_atomically(c.output, text, &why)) {
-      std::cerr << "passlab-cli: " << why << '\n';
-      return kDiagnostics;
+    if (c.output.empty()) {
+      std::cout << combiners::listing(r.program, *machine, {&d, 0, 1});
+    } else {
+      // One program per file, as nvparse() loads them: the !!RC1.0 program in the file named, its
+      // !!TS1.0 program (when the pass has one) beside it with the extension .ts.
+      for (const combiners::ListingFile& f : combiners::listing_files(r.program, *machine, {&d, 0, 1})) {
+        const std::filesystem::path to = f.extension == "rc" ? std::filesystem::path(c.output) : std::filesystem::path(c.output).replace_extension("." + f.extension);
+        if (std::string why; !paths::write_atomically(to.string(), f.text, &why)) {
+          std::cerr << "passlab-cli: " << why << '\n';
+          return kDiagnostics;
+        }
+      }
     }
   }
   return prog->diagnostics.has_errors() ? kDiagnostics : kOk;
+}
+
+int run_nvparse_check(const NvparseCliOptions& c) {
+  lang::Diagnostics problems;
+  auto target = backends::load_target(c.target, &problems);
+  std::optional<combiners::Machine> machine;
+  if (target && target->backend == "combiners") machine = combiners::parse_machine(*target, &problems);
+  else if (target) problems.error("target", {}, "'" + c.target + "' is not a register-combiner target (geforce1, geforce3)");
+  if (!machine) {
+    std::cerr << problems.text();
+    return kUsage;
+  }
+  combiners::NvparseOptions no;
+  no.general_combiners = machine->general_stages;
+  no.per_stage_constants = machine->per_stage_constants;
+  no.texture_units = machine->texture_units;
+  bool clean = true;
+  for (const std::string& file : c.files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::cerr << "passlab-cli: cannot read " << file << '\n';
+      return kUsage;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<combiners::NvparseProblem> found = combiners::check_nvparse(text, no);
+    for (const combiners::NvparseProblem& p : found)
+      std::cout << file << (p.line > 0 ? ":" + std::to_string(p.line) : "") << ": error: " << p.message << '\n';
+    clean = clean && found.empty();
+  }
+  return clean ? kOk : kDiagnostics;
 }
 
 }  // namespace passlab::cli

@@ -102,11 +102,18 @@ int run_decoupled_render(const CommonOptions& o, const RenderCliOptions& r);
 struct CombinersCliOptions {
   std::string target = "geforce3";
   bool trace = false;   // print every decision of the five stages
-  std::string emit;     // folder for the hardware DAG, the trace, the .rc listing and JSON
-  std::string output;   // the .rc listing
+  std::string emit;     // folder for the hardware DAG, the trace, the programs (pass.ts, pass.rc) and JSON
+  std::string output;   // the !!RC1.0 program (its !!TS1.0 program beside it as .ts)
   bool exact = false;   // schedule the stages by exhaustive search (the fewest stages)
 };
 int run_combiners(const CommonOptions& o, const CombinersCliOptions& c);
+
+// passlab-cli nvparse: checks !!RC1.0 and !!TS1.0 files as nvparse() would load them on a target.
+struct NvparseCliOptions {
+  std::vector<std::string> files;
+  std::string target = "geforce3";
+};
+int run_nvparse_check(const NvparseCliOptions& c);
 
 // passlab-cli rpu compile|asm|run|render
 struct RpuCliOptions {

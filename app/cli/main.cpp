@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   part->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   part->add_flag("--trace", po.trace, "print every decision");
   part->add_flag("--timing", po.timing, "add run times and search statistics (these vary from run to run)");
-  part->add_option("--emit", po.emit, "write each pass's listing into this folder (!!ARBfp1.0 .fp; register combiners: .rc)");
+  part->add_option("--emit", po.emit, "write each pass's listing into this folder (!!ARBfp1.0 .fp; register combiners: !!TS1.0 .ts and !!RC1.0 .rc)");
   part->add_option("--marks", po.marks,
                    "evaluate a partition given by hand: a JSON file of the node ids saved between passes (exit 1 if a pass does not fit)");
   part->add_option("--save-marks", po.save_marks, "write the marks of the one partition shown (--marks, or one --algo) as such a file");
@@ -254,9 +254,14 @@ int main(int argc, char** argv) {
   comb->add_option("--target", co.target, "geforce1 or geforce3 (or a combiner target JSON file)");
   comb->add_option("--format", o.format, "text (the listing) or json")->check(CLI::IsMember({"text", "json"}));
   comb->add_flag("--trace", co.trace, "print every decision of the five stages");
-  comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the listing (.rc) and its JSON into this folder");
-  comb->add_option("-o,--output", co.output, "write the listing here");
+  comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the programs (pass.ts, pass.rc) and their JSON into this folder");
+  comb->add_option("-o,--output", co.output, "write the !!RC1.0 program here (and its !!TS1.0 program, if any, beside it as .ts)");
   comb->add_flag("--exact", co.exact, "schedule the stages by exhaustive search (the fewest stages) instead of greedily");
+
+  NvparseCliOptions nv;
+  auto* nvparse = app.add_subcommand("nvparse", "check !!RC1.0 and !!TS1.0 programs as nvparse() would load them (one program per file)");
+  nvparse->add_option("files", nv.files, "program files")->required();
+  nvparse->add_option("--target", nv.target, "the card: geforce1 or geforce3 (stages, per-stage constants, texture units)");
 
   RenderCliOptions ro;
   auto* render = app.add_subcommand("render", "render a scene with the shader partitioned into passes (render-to-texture or F-buffer)");
@@ -290,6 +295,7 @@ int main(int argc, char** argv) {
       return run_partition(o, po);
     }
     if (comb->parsed()) return run_combiners(o, co);
+    if (nvparse->parsed()) return run_nvparse_check(nv);
     if (render->parsed()) return run_render(o, ro);
     if (rpu.compile->parsed()) return run_rpu_compile(o, rp);
     if (rpu.assemble->parsed()) return run_rpu_asm(rp);

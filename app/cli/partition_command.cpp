@@ -204,14 +204,13 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     for (const auto& r : results) {
       std::filesystem::path dir = std::filesystem::path(po.emit) / r.algorithm;
       std::filesystem::create_directories(dir, ec);
-      std::vector<std::string> texts = program->listings(r, nullptr);
-      const std::string ext = program->listing_extension();
-      for (std::size_t i = 0; i < texts.size(); ++i) {
-        if (std::string why; !paths::write_atomically(dir / fmt::format("pass{:02}.{}", i + 1, ext), texts[i], &why)) {
-          std::cerr << "passlab-cli: " << why << '\n';
-          return kDiagnostics;
-        }
-      }
+      const std::vector<std::vector<backends::PassFile>> files = program->listing_files(r);
+      for (std::size_t i = 0; i < files.size(); ++i)
+        for (const backends::PassFile& f : files[i])
+          if (std::string why; !paths::write_atomically(dir / fmt::format("pass{:02}.{}", i + 1, f.extension), f.text, &why)) {
+            std::cerr << "passlab-cli: " << why << '\n';
+            return kDiagnostics;
+          }
     }
   }
 

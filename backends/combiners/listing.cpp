@@ -72,8 +72,18 @@ std::string unit_summary(const TextureUnit& u) {
   }
 }
 
+// "pass 1 of 2 on geforce3: 8 general combiner stages, 4 texture units": what the program is.
+std::string summary(const Program& p, const Machine& m, const ListingContext& ctx) {
+  std::string out = ctx.pass_count > 1 ? fmt::format("pass {} of {}", ctx.pass_index + 1, ctx.pass_count) : std::string("one pass");
+  out += fmt::format(" on {}: {} general combiner stage{}, {} texture unit{}", m.name, p.stages.size(), p.stages.size() == 1 ? "" : "s", p.units.size(),
+                     p.units.size() == 1 ? "" : "s");
+  if (p.writes_intermediate)
+    out += fmt::format("; writes its value to an intermediate texture{}", p.encoding == Encoding::Biased ? " as (x+1)/2" : "");
+  return out;
+}
+
 std::string ts_program(const Program& p, const Machine& m, const ListingContext& ctx) {
-  std::string out = "!!TS1.0\n";
+  std::string out = "!!TS1.0\n// " + summary(p, m, ctx) + "\n";
   for (int u = 0; u < m.texture_units; ++u) {
     if (static_cast<std::size_t>(u) >= p.units.size()) {
       out += "nop();\n";
@@ -97,7 +107,7 @@ std::string ts_program(const Program& p, const Machine& m, const ListingContext&
 }
 
 std::string rc_program(const Program& p, const Machine& m, const ListingContext& ctx) {
-  std::string out = "!!RC1.0\n";
+  std::string out = "!!RC1.0\n// " + summary(p, m, ctx) + "\n";
   // What enters the pipeline, as comments.
   for (std::size_t u = 0; u < p.units.size(); ++u)
     if (!m.texture_shaders) out += "// " + unit_comment(p.units[u], static_cast<int>(u), ctx) + "\n";
@@ -119,6 +129,12 @@ std::string rc_program(const Program& p, const Machine& m, const ListingContext&
     }
   if (c0) out += constant("const0", p.c0);
   if (c1) out += constant("const1", p.c1);
+  // The fog colour is GL state, not the program's: say what to set.
+  bool fog = false;
+  for (const PassInput& in : p.inputs) fog = fog || (in.reg >= 0 && m.registers[static_cast<std::size_t>(in.reg)].rc == "fog");
+  if (fog)
+    out += fmt::format("// fog.rgb is the fog colour, which nvparse cannot set: before drawing, glFogfv(GL_FOG_COLOR, {{{}, {}, {}, {}}})\n", num(p.fog[0]),
+                       num(p.fog[1]), num(p.fog[2]), num(p.fog[3]));
   for (std::size_t s = 0; s < p.stages.size(); ++s) {
     const Stage& st = p.stages[s];
     out += fmt::format("{{ // stage {}\n", s);
@@ -149,17 +165,16 @@ std::string rc_program(const Program& p, const Machine& m, const ListingContext&
   return out;
 }
 
+std::vector<ListingFile> listing_files(const Program& p, const Machine& m, const ListingContext& ctx) {
+  std::vector<ListingFile> out;
+  if (m.texture_shaders && !p.units.empty()) out.push_back({"ts", ts_program(p, m, ctx)});
+  out.push_back({"rc", rc_program(p, m, ctx)});
+  return out;
+}
+
 std::string listing(const Program& p, const Machine& m, const ListingContext& ctx) {
   std::string out;
-  if (ctx.pass_count > 1) out += fmt::format("// pass {} of {}", ctx.pass_index + 1, ctx.pass_count);
-  else out += "// one pass";
-  out += fmt::format(" on {}: {} general combiner stage{}, {} texture unit{}", m.name, p.stages.size(), p.stages.size() == 1 ? "" : "s", p.units.size(),
-                     p.units.size() == 1 ? "" : "s");
-  if (p.writes_intermediate)
-    out += fmt::format("; writes its value to an intermediate texture{}", p.encoding == Encoding::Biased ? " as (x+1)/2" : "");
-  out += "\n";
-  if (m.texture_shaders && !p.units.empty()) out += ts_program(p, m, ctx) + "\n";
-  out += rc_program(p, m, ctx);
+  for (const ListingFile& f : listing_files(p, m, ctx)) out += (out.empty() ? "" : "\n") + f.text;
   return out;
 }
 

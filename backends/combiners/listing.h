@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -17,7 +18,15 @@ struct ListingContext {
   int pass_index = 0, pass_count = 1;
 };
 
-// !!TS1.0 (GeForce3, when the pass uses texture shaders) then !!RC1.0.
+// A pass's programs as nvparse() loads them, one per file: !!TS1.0 (extension "ts"; GeForce3,
+// when the pass uses texture shaders), then !!RC1.0 ("rc"). Each begins with its header, which is
+// what nvparse dispatches on, and passes check_nvparse (nvparse_check.h).
+struct ListingFile {
+  std::string extension;
+  std::string text;
+};
+std::vector<ListingFile> listing_files(const Program& p, const Machine& m, const ListingContext& ctx = {});
+// Both, one after the other (what the Studio and the command line show).
 std::string listing(const Program& p, const Machine& m, const ListingContext& ctx = {});
 std::string rc_program(const Program& p, const Machine& m, const ListingContext& ctx = {});
 std::string ts_program(const Program& p, const Machine& m, const ListingContext& ctx = {});

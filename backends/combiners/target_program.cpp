@@ -88,6 +88,20 @@ class CombinerProgram : public backends::TargetProgram {
     return out;
   }
   std::string listing_extension() const override { return "rc"; }
+  std::vector<std::vector<backends::PassFile>> listing_files(const partition::Partition& part) const override {
+    std::vector<std::vector<backends::PassFile>> out;
+    const CompiledPartition cp = compile_partition(d_, ranges_, machine_, part);
+    for (std::size_t i = 0; i < cp.passes.size(); ++i) {
+      ListingContext lc{&d_, static_cast<int>(i), static_cast<int>(cp.passes.size())};
+      out.emplace_back();
+      if (!cp.passes[i].ok) {
+        out.back().push_back({"txt", fmt::format("pass {} does not fit {}: {}\n", i + 1, machine_.name, cp.passes[i].failure.message)});
+        continue;
+      }
+      for (ListingFile& f : combiners::listing_files(cp.passes[i].program, machine_, lc)) out.back().push_back({f.extension, std::move(f.text)});
+    }
+    return out;
+  }
   std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error,
                                               const backends::ShaderOptions& options) const override {
     // The shader keeps references to its partition and compiled passes: it owns them here.

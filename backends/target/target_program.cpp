@@ -3,6 +3,12 @@
 
 namespace passlab::backends {
 
+std::vector<std::vector<PassFile>> TargetProgram::listing_files(const partition::Partition& part) const {
+  std::vector<std::vector<PassFile>> out;
+  for (std::string& text : listings(part, nullptr)) out.push_back({{listing_extension(), std::move(text)}});
+  return out;
+}
+
 Timeline TargetProgram::timeline(const partition::Partition& part, const partition::CostModel& model, partition::Trace*) const {
   Timeline t;
   t.target = target_.name;

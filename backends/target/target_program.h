@@ -41,6 +41,12 @@ struct ShaderOptions {
   bool hardware_precision = false;  // register combiners: 9-bit registers, 8-bit inputs and intermediates
 };
 
+// A file a pass's listing is saved as.
+struct PassFile {
+  std::string extension;  // "fp", "rc", "ts"
+  std::string text;
+};
+
 // A listing line that computes no node of the graph.
 constexpr std::uint32_t kNoNode = static_cast<std::uint32_t>(-1);
 
@@ -58,6 +64,10 @@ class TargetProgram {
   // One listing per pass; with `line_nodes`, per pass and line the node it computes (or kNoNode).
   virtual std::vector<std::string> listings(const partition::Partition& part, std::vector<std::vector<std::uint32_t>>* line_nodes) const = 0;
   virtual std::string listing_extension() const = 0;  // "fp", "rc"
+  // The files each pass's listing is saved as (`partition --emit`): by default one, listings()'s
+  // text with listing_extension(); register combiners: the !!TS1.0 and !!RC1.0 programs apart,
+  // one program per file as nvparse() loads them.
+  virtual std::vector<std::vector<PassFile>> listing_files(const partition::Partition& part) const;
   // The renderer's shader: the passes of `part`, or the whole program as one pass (nullptr). For
   // a target where the whole program does not fit one pass, nullptr and *error.
   virtual std::unique_ptr<sim::FragmentShader> shader(const partition::Partition* part, const ir::EvalContext& ctx, std::string* error,

@@ -15,6 +15,8 @@
 #include "session/conform/reference_shader.h"
 #include "backends/registry/registry.h"
 #include "backends/combiners/lower.h"
+#include "backends/combiners/machine.h"
+#include "backends/combiners/nvparse_check.h"
 #include "backends/rpu/reference.h"
 #include "backends/rpu/render.h"
 #include "backends/rpu/scene_program.h"
@@ -462,6 +464,11 @@ struct Oracle::State {
         continue;
       }
       std::unique_ptr<partition::Backend> backend = program->backend();
+      std::optional<combiners::Machine> machine;
+      if (combiners) {
+        lang::Diagnostics ignored;
+        machine = combiners::parse_machine(t, &ignored);
+      }
       // Every registered algorithm, each search starting from the partitions above it.
       std::vector<partition::Partition> parts;
       parts.reserve(partition::algorithms().size());
@@ -497,6 +504,25 @@ struct Oracle::State {
           std::unique_ptr<partition::Backend> fresh = program->backend();
           const std::vector<std::string> problems = partition::validate(program->problem(), *fresh, part, model);
           if (!problems.empty()) fail(k, "validator", problems.front());
+          rep.checks.push_back(std::move(k));
+        }
+        if (combiners && machine) {
+          // Every program of every pass loads in nvparse as written.
+          Check k{name + " nvparse"};
+          combiners::NvparseOptions no;
+          no.general_combiners = machine->general_stages;
+          no.per_stage_constants = machine->per_stage_constants;
+          no.texture_units = machine->texture_units;
+          const std::vector<std::vector<backends::PassFile>> files = program->listing_files(part);
+          for (std::size_t i = 0; i < files.size() && k.outcome != Outcome::Failed; ++i)
+            for (const backends::PassFile& f : files[i]) {
+              if (f.extension != "rc" && f.extension != "ts") continue;
+              const std::vector<combiners::NvparseProblem> found = combiners::check_nvparse(f.text, no);
+              if (!found.empty()) {
+                fail(k, "nvparse", fmt::format("pass {} .{}: {}", i + 1, f.extension, combiners::to_text(found)));
+                break;
+              }
+            }
           rep.checks.push_back(std::move(k));
         }
         for (int hw = 0; hw < (combiners ? 2 : 1); ++hw) {

@@ -45,7 +45,7 @@ struct Check {
   explicit Check(std::string b) : backend(std::move(b)) {}
   std::string backend;  // "ir", "dag", "fp PC3 rds", "fp PC3 rds fbuffer", "combiners geforce3 rdsh hardware", "rpu fp24 chunks", ...
   Outcome outcome = Outcome::Agrees;
-  std::string kind;     // for a failure: "mismatch", "validator", "refusal without a diagnostic", "internal error", "reference"
+  std::string kind;     // for a failure: "mismatch", "validator", "refusal without a diagnostic", "internal error", "reference", "nvparse" (a listing nvparse would not load)
   std::string detail;   // the refusal's diagnostic, or what failed and where
   int compared = 0;     // fragments or pixels compared
   int undefined = 0;    // not compared: the reference met a NaN or an infinity, or (combiners) a register clamped

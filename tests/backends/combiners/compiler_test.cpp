@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/combiners/listing.h"
+#include "backends/combiners/nvparse_check.h"
 #include "backends/combiners/lower.h"
 #include "tests/backends/combiners/support.h"
 
@@ -500,6 +501,33 @@ TEST(Listing, NvparseProgramsAndDeterministicJson) {
   EXPECT_THAT(text, HasSubstr("out.rgb = spare0.rgb;"));
   EXPECT_THAT(text, HasSubstr("out.a = unsigned_invert(zero);"));
   EXPECT_EQ(to_json(o.result.program, m).dump(), to_json(compile("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;", "geforce1").result.program, m).dump());
+}
+
+TEST(Listing, EachProgramIsAFileNvparseLoadsAndTheFogColourIsSaidToBeSet) {
+  // Three constant colours on GeForce1: const0, const1 and the fog colour, which is GL state.
+  One o = compile("Ci = color texture(\"a\") * color(0.2, 0.3, 0.4) + color texture(\"b\") * color(0.5, 0.1, 0.9) + color(0.7, 0.7, 0.1); Oi = 1;",
+                  "geforce1");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  const Machine& m = test::machine("geforce1");
+  const std::vector<ListingFile> files = listing_files(o.result.program, m, {&o.lowered, 0, 1});
+  ASSERT_EQ(files.size(), 1u);  // GeForce1 has no texture shaders
+  EXPECT_EQ(files[0].extension, "rc");
+  EXPECT_EQ(files[0].text.rfind("!!RC1.0\n", 0), 0u);
+  EXPECT_THAT(files[0].text, HasSubstr("glFogfv(GL_FOG_COLOR, {0.5000, 0.1000, 0.9000, 0.0000})"));
+  NvparseOptions g1;
+  g1.general_combiners = m.general_stages;
+  g1.per_stage_constants = false;
+  g1.texture_units = m.texture_units;
+  EXPECT_EQ(to_text(check_nvparse(files[0].text, g1)), "") << files[0].text;
+  // GeForce3: the texture shader program is a file of its own, first.
+  One g3 = compile("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;", "geforce3");
+  ASSERT_TRUE(g3.result.ok);
+  const std::vector<ListingFile> two = listing_files(g3.result.program, test::machine("geforce3"), {&g3.lowered, 0, 1});
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].extension, "ts");
+  EXPECT_EQ(two[0].text.rfind("!!TS1.0\n", 0), 0u);
+  EXPECT_EQ(to_text(check_nvparse(two[0].text)), "") << two[0].text;
+  EXPECT_EQ(to_text(check_nvparse(two[1].text)), "") << two[1].text;
 }
 
 // ---- found by the conformance tester (tests/data/conformance) ---------------------------------

@@ -17,6 +17,8 @@
 #include "backends/combiners/lower.h"
 #include "core/partition/algorithms.h"
 #include "core/partition/validate.h"
+#include "backends/combiners/listing.h"
+#include "backends/combiners/nvparse_check.h"
 #include "tests/backends/combiners/support.h"
 
 namespace passlab::combiners {
@@ -101,6 +103,16 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
     EXPECT_LE(static_cast<int>(r.program.stages.size()), m.general_stages);
     EXPECT_LE(static_cast<int>(r.program.units.size()), m.texture_units);
   }
+  // Every program emitted loads in nvparse as written.
+  NvparseOptions no;
+  no.general_combiners = m.general_stages;
+  no.per_stage_constants = m.per_stage_constants;
+  no.texture_units = m.texture_units;
+  for (std::size_t i = 0; i < cp.passes.size(); ++i)
+    for (const ListingFile& f : listing_files(cp.passes[i].program, m, {&d, static_cast<int>(i), static_cast<int>(cp.passes.size())})) {
+      const std::vector<NvparseProblem> problems = check_nvparse(f.text, no);
+      EXPECT_TRUE(problems.empty()) << c.sample.shader << " pass " << i + 1 << " (" << f.extension << "):\n" << to_text(problems) << f.text;
+    }
 
   std::vector<ir::FragmentInputs> fragments = test::scene_fragments(c.sample.scene, 1000, 7);
   for (std::uint64_t seed = 1; seed <= 1000; ++seed) fragments.push_back(ir::random_fragment(seed));
