@@ -9,6 +9,40 @@
 
 namespace passlab::combiners {
 
+namespace {
+
+// Whether clamping `id` to the registers' [-1, 1] changes nothing its users compute: each clamps
+// it at least as much (clamp(x, lo, hi) within [-1, 1]; the final output, which the frame buffer
+// clamps to [0, 1]), or cannot tell apart the values the clamp cuts (min(x, k) with k <= 1 for a
+// value that never goes below -1; max(x, k) with k >= -1 for one that never goes above 1).
+bool clamp_is_harmless(const dag::FragmentDag& d, const std::vector<Interval>& ranges, dag::NodeId id) {
+  const Interval& r = ranges[id];
+  for (const dag::Node& u : d.nodes) {
+    if (std::find(u.children.begin(), u.children.end(), id) == u.children.end()) continue;
+    auto constant = [&](std::size_t i, float* k) {
+      if (i >= u.children.size()) return false;
+      const dag::Node& c = d.node(u.children[i]);
+      if (c.kind != dag::NodeKind::Constant || c.value.empty()) return false;
+      *k = c.value[0];
+      return true;
+    };
+    if (u.id == d.root && u.op == ir::Op::Output) continue;
+    if (u.kind != dag::NodeKind::Operation || u.op != ir::Op::Builtin) return false;
+    const auto b = static_cast<lang::Builtin>(u.aux);
+    float lo = 0, hi = 0, k = 0;
+    if (b == lang::Builtin::Clamp && u.children.size() == 3 && u.children[0] == id && constant(1, &lo) && constant(2, &hi) && lo >= -1 && hi <= 1) continue;
+    const std::size_t other = u.children.size() == 2 && u.children[0] == id ? 1 : 0;
+    if (u.children.size() == 2 && constant(other, &k)) {
+      if (b == lang::Builtin::Min && k <= 1 && r.lo >= -1) continue;
+      if (b == lang::Builtin::Max && k >= -1 && r.hi <= 1) continue;
+    }
+    return false;
+  }
+  return true;  // every user (or, for the final output, the frame buffer) clamps it anyway
+}
+
+}  // namespace
+
 partition::Resources resources_of(const Program& p, const Machine& m) {
   partition::Resources r;
   r.operations = static_cast<int>(p.stages.size());
@@ -76,7 +110,8 @@ CompileResult compile_pass(const PassSpec& pass, const Machine& m, const Compile
   p.hdag = std::move(h);
   out.resources = resources_of(p, m);
   for (dag::NodeId id : pass.members)
-    if (!(*pass.ranges)[id].within(-1.0f, 1.0f) && pass.dag->node(id).type != ir::BaseType::Bool) out.clamped.push_back(id);
+    if (!(*pass.ranges)[id].within(-1.0f, 1.0f) && pass.dag->node(id).type != ir::BaseType::Bool && !clamp_is_harmless(*pass.dag, *pass.ranges, id))
+      out.clamped.push_back(id);
   out.ok = true;
   return out;
 }

@@ -500,12 +500,23 @@ class Rewriter {
             return x;
           }
         }
-        if (part_of(id) == Part::Rgb) {
+        // Operands with one value in every component (a float, or a constant colour such as the
+        // splat of 0.25 the flattener leaves in color(max(d, 0.25))) have one comparison: a MUX
+        // of whole vectors, computed in alpha and read as a TRIPLE.
+        auto scalar = [&](std::size_t i) {
+          const dag::Node& c = d_.node(n.children[i]);
+          return !lang::is_triple(c.type) || (c.kind == dag::NodeKind::Constant && c.value.size() >= 3 && c.value[0] == c.value[1] && c.value[1] == c.value[2]);
+        };
+        if (part_of(id) == Part::Rgb && !(scalar(0) && scalar(1))) {
           fail("unsupported", fmt::format("{}() of vectors needs a MUX per component; the combiners MUX whole vectors", lang::to_string(b)), id);
           return kNoH;
         }
+        auto operand = [&](std::size_t i) {
+          const dag::Node& c = d_.node(n.children[i]);
+          return lang::is_triple(c.type) ? constant(Part::Alpha, c.value[0]) : kid(i);
+        };
         // max(a, b) = a >= b ? a : b.
-        const HId a = kid(0), c = kid(1);
+        const HId a = operand(0), c = operand(1);
         const HId ctl = at_least(n.children[0], n.children[1], id);
         if (!ok_) return kNoH;
         why = "a MUX on a >= b";

@@ -559,6 +559,55 @@ TEST(Regression, AScalarOfColourTypeIsComputedAndReadAsOne) {
   }
 }
 
+TEST(Regression, MaxAndMinOfAFloatAndAConstantCompile) {
+  // color(max(d, 0.25)) reaches the combiners as max of colour type over a float and a splat
+  // constant: one comparison, a MUX of whole vectors (it was refused as "max() of vectors").
+  for (const char* body : {"float d = float texture(\"a\") * 2 - 1; Ci = color(max(d, 0.25)); Oi = 1;",
+                           "float d = float texture(\"a\") * 2 - 1; Ci = color(min(0.5, d)) * Cs; Oi = 1;"}) {
+    One o = compile(body, "geforce3");
+    ASSERT_TRUE(o.result.ok) << body << ": " << o.result.failure.message;
+    const Machine& m = test::machine("geforce3");
+    int compared = 0;
+    for (std::uint64_t seed = 1; seed <= 64; ++seed) {
+      const ir::FragmentInputs in = ir::random_fragment(seed);
+      const std::vector<ir::Value> all = dag::evaluate_all(o.lowered, in, o.shader.ctx);
+      const std::vector<ir::Value> clamped = dag::evaluate_all_clamped(o.lowered, in, o.shader.ctx, -1.0f, 1.0f);
+      const ir::Value& want = all[o.lowered.root];
+      if (std::fabs(std::clamp(want.f[0], 0.0f, 1.0f) - std::clamp(clamped[o.lowered.root].f[0], 0.0f, 1.0f)) > 1e-6f) continue;
+      ++compared;
+      test::ReferenceSource src(o.lowered, in, o.shader.ctx);
+      const Rgba got = simulate(o.result.program, m, src);
+      for (int k = 0; k < 3; ++k)
+        EXPECT_NEAR(got[static_cast<std::size_t>(k)], std::clamp(want.f[static_cast<std::size_t>(k)], 0.0f, 1.0f), 1e-4f) << body << " at fragment " << seed;
+    }
+    EXPECT_GT(compared, 8) << body;
+  }
+  // Of vectors, each component needs its own comparison: said so.
+  One v = compile("color a = color texture(\"a\"); Ci = max(a, color(0.2, 0.4, 0.6)); Oi = 1;", "geforce3");
+  EXPECT_FALSE(v.result.ok);
+  EXPECT_THAT(v.result.failure.message, HasSubstr("max() of vectors needs a MUX per component"));
+}
+
+TEST(Regression, AClampWarningOnlyWhereTheRegistersClampChangesAValue) {
+  // A dot product of two looked-up vectors can reach [0, 3]. Clamped to [0, 1] at once (the
+  // Figure 4 pin's N . H), the registers' [-1, 1] changes nothing; multiplied on, it does.
+  auto clamped_dot = [](const One& o) {
+    for (dag::NodeId id : o.result.clamped)
+      if (o.lowered.node(id).op == ir::Op::Dot) return true;
+    return false;
+  };
+  One harmless = compile("float d = clamp(vector texture(\"n\") . vector texture(\"h\"), 0, 1); Ci = d * Cs; Oi = 1;");
+  ASSERT_TRUE(harmless.result.ok) << harmless.result.failure.message;
+  EXPECT_FALSE(clamped_dot(harmless));
+  One changes = compile("float d = vector texture(\"n\") . vector texture(\"h\"); Ci = d * 0.25 * Cs; Oi = 1;");
+  ASSERT_TRUE(changes.result.ok) << changes.result.failure.message;
+  EXPECT_TRUE(clamped_dot(changes));
+  // The frame buffer clamps the final colour to [0, 1] anyway: a sum above 1 there is not warned of.
+  One output = compile("Ci = color texture(\"a\") + color texture(\"b\"); Oi = 1;");
+  ASSERT_TRUE(output.result.ok) << output.result.failure.message;
+  EXPECT_TRUE(output.result.clamped.empty());
+}
+
 TEST(Regression, TheGreedySchedulerFitsAndAsTheExactOneDoes) {
   // `a > x && b > y`: the MUX that makes the && control reads the first comparison's control and
   // writes its own in the same stage; the greedy rule for spare0.a refused that, one stage
