@@ -274,11 +274,20 @@ class Interpreter {
     }
     if ((in.op == Op::Eq || in.op == Op::Ne) && ops.size() == 2 && nearly_equal(*ops[0], *ops[1])) return true;
     // Nor does a lookup whose coordinates have no fractions: noise at s * 1e6 picks its lattice
-    // cells by digits the format does not hold.
-    if (in.op == Op::Texture)
+    // cells by digits the format does not hold. An image's texel coordinates are s W and t H:
+    // from half the format's integers on (2^22 in IEEE single) a machine's repeat, the texel
+    // index modulo the size, has lost its units.
+    if (in.op == Op::Texture) {
+      const std::array<int, 2> size = ctx_.textures && !ops[0]->s.empty() ? ctx_.textures->image_size(ops[0]->s) : std::array<int, 2>{0, 0};
+      int axis = 0;
       for (std::size_t k = 1; k < ops.size(); ++k)
-        for (int i = 0; i < std::max(1, lang::component_count(ops[k]->type)); ++i)
-          if (std::fabs(ops[k]->f[static_cast<std::size_t>(i)]) >= options_.perturb->integral) return true;
+        for (int i = 0; i < std::max(1, lang::component_count(ops[k]->type)); ++i, ++axis) {
+          const float x = std::fabs(ops[k]->f[static_cast<std::size_t>(i)]);
+          if (x >= options_.perturb->integral) return true;
+          if (axis < 2 && size[static_cast<std::size_t>(axis)] > 0 && x * static_cast<float>(size[static_cast<std::size_t>(axis)]) >= 0.5f * options_.perturb->integral)
+            return true;
+        }
+    }
     if (in.op == Op::Div && ops.size() == 2 && reciprocal_out_of_range(*ops[1])) return true;
     return squares_overflow(in, ops);
   }

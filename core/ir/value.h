@@ -49,6 +49,8 @@ class TextureSampler {
   virtual std::array<float, 4> sample(const std::string& name, int dims, const float* coords) const = 0;
   // Whether `name` is an image (which has mip levels) rather than a stand-in.
   virtual bool has_image(const std::string& /*name*/) const { return false; }
+  // An image's width and height in texels at full size ({0, 0} for a stand-in).
+  virtual std::array<int, 2> image_size(const std::string& /*name*/) const { return {0, 0}; }
   // A lookup at (s, t) whose footprint on screen is given by the coordinates' screen-space
   // derivatives grad = (ds/dx, dt/dx, ds/dy, dt/dy): images choose their mip level from it.
   virtual std::array<float, 4> sample_grad(const std::string& name, float s, float t, const float* /*grad*/) const {

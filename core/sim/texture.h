@@ -31,6 +31,10 @@ class TextureSet : public ir::TextureSampler {
                          float* const rgb[3]) const override;
   static float level_of_detail(const float* grad, int width, int height);
   bool has_image(const std::string& name) const override { return has(name); }
+  std::array<int, 2> image_size(const std::string& name) const override {
+    auto it = textures_.find(name);
+    return it == textures_.end() ? std::array<int, 2>{0, 0} : std::array<int, 2>{it->second.front().width, it->second.front().height};
+  }
   bool has(const std::string& name) const { return textures_.count(name) > 0; }
   const std::vector<Image>* levels(const std::string& name) const {  // the mip chain, largest first
     auto it = textures_.find(name);
