@@ -473,6 +473,32 @@ void rpu_tour(const Tour& tour) {
   settle(300);
   save(code, "rpu_light_function");
   code->setFloating(false);
+  // Textures: the bowling pin's five maps and four projector slides, images in data memory.
+  w->open_file(samples_path("shaders/bowling_pin.sl"));
+  w->set_rpu_scene(samples_path("scenes/bowling_pin.json"));
+  auto pinned = [w, render] {
+    const auto* f = render->frame();
+    return f && f->build && f->build->scene_name == "bowling_pin" && f->result.model && !render->rendering() && !render->modelling() &&
+           !w->service()->busy();
+  };
+  wait_until(pinned, 180000);
+  rr = floating("dock-rpu-render", 1200, 720);
+  save(rr, "rpu_textures");
+  rr->setFloating(false);
+  code = floating("dock-rpu-code", 1300, 760);
+  {
+    views::CodeListing* listing = w->rpu_code()->assembly();
+    const QStringList lines = listing->toPlainText().split('\n');
+    for (int i = 0; i < lines.size(); ++i)
+      if (lines[i].startsWith("SUBROUTINE_ENTRY___rpu_texels_")) {
+        listing->set_highlights({i});
+        listing->scroll_to(i);
+        break;
+      }
+  }
+  settle(300);
+  save(code, "rpu_texture_function");
+  code->setFloating(false);
   w->set_rpu_scene(QString());
   // The thesis's Figure 9.1, a cycle stepped in the trace player.
   w->set_target("RPU (thesis example)");
