@@ -486,6 +486,8 @@ void rpu_tour(const Tour& tour) {
   save(rr, "rpu_textures");
   rr->setFloating(false);
   code = floating("dock-rpu-code", 1300, 760);
+  wait_until([w] { return w->rpu_code()->assembly()->toPlainText().contains("\nSUBROUTINE_ENTRY___rpu_texels_"); }, 30000);
+  settle(300);
   {
     views::CodeListing* listing = w->rpu_code()->assembly();
     const QStringList lines = listing->toPlainText().split('\n');
