@@ -86,6 +86,15 @@ class FunctionCodegen {
   Source trace(const Source& origin, const Source& dir, const lang::Span& at);
   Source visibility(const Source& p1, const Source& p2);
   Source lookup_coordinates(const ir::Instr& in);  // noise.cpp: a texture lookup's, as one vector
+  // noise.cpp: the four corners of a lattice cell or texel square as the A register reads them,
+  // (x0, y0), (x1, y0), (x0, y1) in .xyz and (x1, y1) in .w: their indices y stride + x from the
+  // corner indices i0 (x0, y0) and i1 (x1, y1), and their bilinear weights from the fractions f.
+  struct Corners {
+    Source at, at3, w, w3;
+  };
+  Corners cell_corners(const Source& i0, const Source& i1, const Source& f, float stride, const std::string& label);
+  // A = (at, at3), then load I0-I3 from A0-A3 + offset.
+  void load_corners(const Source& at, const Source& at3, std::int32_t offset);
   Source noise(ir::ValueId v);  // noise.cpp: a lookup of the noise lattice in data memory
   Source texture(ir::ValueId v);  // texture.cpp: a scene's image in data memory, or a stand-in
   struct Texels {

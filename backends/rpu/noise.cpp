@@ -28,6 +28,40 @@ Source FunctionCodegen::lookup_coordinates(const ir::Instr& in) {
   return vsrc(f_, t);
 }
 
+FunctionCodegen::Corners FunctionCodegen::cell_corners(const Source& i0, const Source& i1, const Source& f, float stride, const std::string& label) {
+  const Loc xs = temp(RegClass::Vector, (label + ".x").c_str()), ys = temp(RegClass::Vector, (label + ".y").c_str());
+  mov(vdst(f_, xs), lane_of(i0, 0));
+  mov(lane_dest(xs, 1), lane_of(i1, 0));
+  mov(vdst(f_, ys), lane_of(i0, 1));
+  mov(lane_dest(ys, 2), lane_of(i1, 1));
+  const Loc xy = temp(RegClass::Vector, (label + ".xy").c_str()), xy3 = temp(RegClass::Scalar, (label + ".xy").c_str());
+  emit(Opcode::Mad, vdst(f_, xy), vsrc(f_, ys), Source::lit(stride), vsrc(f_, xs));
+  emit(Opcode::Mad, vdst(f_, xy3), lane_of(i1, 1), Source::lit(stride), lane_of(i1, 0));
+  const Loc wx = temp(RegClass::Vector, (label + ".wx").c_str()), wy = temp(RegClass::Vector, (label + ".wy").c_str());
+  emit(Opcode::Add, vdst(f_, wx), Source::lit(1), negated(lane_of(f, 0)));
+  mov(lane_dest(wx, 1), lane_of(f, 0));
+  emit(Opcode::Add, vdst(f_, wy), Source::lit(1), negated(lane_of(f, 1)));
+  mov(lane_dest(wy, 2), lane_of(f, 1));
+  const Loc wxy = temp(RegClass::Vector, (label + ".wxy").c_str()), wxy3 = temp(RegClass::Scalar, (label + ".wxy").c_str());
+  emit(Opcode::Mul, vdst(f_, wxy), vsrc(f_, wx), vsrc(f_, wy));
+  emit(Opcode::Mul, vdst(f_, wxy3), lane_of(f, 0), lane_of(f, 1));
+  return {vsrc(f_, xy), vsrc(f_, xy3), vsrc(f_, wxy), vsrc(f_, wxy3)};
+}
+
+void FunctionCodegen::load_corners(const Source& at, const Source& at3, std::int32_t offset) {
+  mov({Bank::A, 0, kMaskXYZ}, at);
+  mov({Bank::A, 0, kMaskW}, at3);
+  for (int k = 0; k < 4; ++k) {
+    AsmInstr l;
+    l.word.primary.op = Opcode::Load;
+    l.word.primary.dst = {Bank::I, static_cast<std::uint32_t>(k), kMaskAll};
+    l.word.primary.address = Source::reg(Bank::A, static_cast<std::uint32_t>(k));
+    l.word.primary.offset = offset;
+    l.span = span_;
+    f_.blocks[cur_].body.push_back(l);
+  }
+}
+
 Source FunctionCodegen::noise(ir::ValueId v) {
   const ir::Instr& in = fn_.at(v);
   const Source p = lookup_coordinates(in);
@@ -62,24 +96,8 @@ Source FunctionCodegen::noise(ir::ValueId v) {
     return vsrc(f_, r);
   };
   const Source i0 = wrapped(0, "noise.i0"), i1 = wrapped(1, "noise.i1");
-  // x + 32 y of the four corners of a z layer: (x0, y0), (x1, y0), (x0, y1) in .xyz, (x1, y1) in .w.
-  const Loc xs = temp(RegClass::Vector, "noise.x"), ys = temp(RegClass::Vector, "noise.y");
-  mov(vdst(f_, xs), lane_of(i0, 0));
-  mov(lane_dest(xs, 1), lane_of(i1, 0));
-  mov(vdst(f_, ys), lane_of(i0, 1));
-  mov(lane_dest(ys, 2), lane_of(i1, 1));
-  const Loc xy = temp(RegClass::Vector, "noise.xy"), xy3 = temp(RegClass::Scalar, "noise.xy");
-  emit(Opcode::Mad, vdst(f_, xy), vsrc(f_, ys), Source::lit(static_cast<float>(kNoiseSize)), vsrc(f_, xs));
-  emit(Opcode::Mad, vdst(f_, xy3), lane_of(i1, 1), Source::lit(static_cast<float>(kNoiseSize)), lane_of(i1, 0));
-  // The corners' weights in a layer, (wx * wy), laid out the same way.
-  const Loc wx = temp(RegClass::Vector, "noise.wx"), wy = temp(RegClass::Vector, "noise.wy");
-  emit(Opcode::Add, vdst(f_, wx), Source::lit(1), negated(lane_of(vsrc(f_, f), 0)));
-  mov(lane_dest(wx, 1), lane_of(vsrc(f_, f), 0));
-  emit(Opcode::Add, vdst(f_, wy), Source::lit(1), negated(lane_of(vsrc(f_, f), 1)));
-  mov(lane_dest(wy, 2), lane_of(vsrc(f_, f), 1));
-  const Loc wxy = temp(RegClass::Vector, "noise.wxy"), wxy3 = temp(RegClass::Scalar, "noise.wxy");
-  emit(Opcode::Mul, vdst(f_, wxy), vsrc(f_, wx), vsrc(f_, wy));
-  emit(Opcode::Mul, vdst(f_, wxy3), lane_of(vsrc(f_, f), 0), lane_of(vsrc(f_, f), 1));
+  // x + 32 y of the four corners of a z layer, and their weights (wx * wy) in a layer.
+  const Corners c = cell_corners(i0, i1, vsrc(f_, f), static_cast<float>(kNoiseSize), "noise");
   const Loc wz0 = temp(RegClass::Scalar, "noise.wz");
   emit(Opcode::Add, vdst(f_, wz0), Source::lit(1), negated(lane_of(vsrc(f_, f), 2)));
   const Source wz[2] = {vsrc(f_, wz0), lane_of(vsrc(f_, f), 2)};
@@ -93,22 +111,12 @@ Source FunctionCodegen::noise(ir::ValueId v) {
   Source acc;
   for (int dz = 0; dz < 2; ++dz) {
     const Loc at = temp(RegClass::Vector, "noise.at"), at3 = temp(RegClass::Scalar, "noise.at");
-    emit(Opcode::Mad, vdst(f_, at), iz[dz], Source::lit(static_cast<float>(kNoiseSize * kNoiseSize)), vsrc(f_, xy));
-    emit(Opcode::Mad, vdst(f_, at3), iz[dz], Source::lit(static_cast<float>(kNoiseSize * kNoiseSize)), vsrc(f_, xy3));
-    mov({Bank::A, 0, kMaskXYZ}, vsrc(f_, at));
-    mov({Bank::A, 0, kMaskW}, vsrc(f_, at3));
-    for (int k = 0; k < 4; ++k) {
-      AsmInstr l;
-      l.word.primary.op = Opcode::Load;
-      l.word.primary.dst = {Bank::I, static_cast<std::uint32_t>(k), kMaskAll};
-      l.word.primary.address = Source::reg(Bank::A, static_cast<std::uint32_t>(k));
-      l.word.primary.offset = static_cast<std::int32_t>(kNoiseLattice);
-      l.span = span_;
-      f_.blocks[cur_].body.push_back(l);
-    }
+    emit(Opcode::Mad, vdst(f_, at), iz[dz], Source::lit(static_cast<float>(kNoiseSize * kNoiseSize)), c.at);
+    emit(Opcode::Mad, vdst(f_, at3), iz[dz], Source::lit(static_cast<float>(kNoiseSize * kNoiseSize)), c.at3);
+    load_corners(vsrc(f_, at), vsrc(f_, at3), static_cast<std::int32_t>(kNoiseLattice));
     const Loc w = temp(RegClass::Vector, "noise.w"), w3 = temp(RegClass::Scalar, "noise.w");
-    emit(Opcode::Mul, vdst(f_, w), vsrc(f_, wxy), wz[dz]);
-    emit(Opcode::Mul, vdst(f_, w3), vsrc(f_, wxy3), wz[dz]);
+    emit(Opcode::Mul, vdst(f_, w), c.w, wz[dz]);
+    emit(Opcode::Mul, vdst(f_, w3), c.w3, wz[dz]);
     for (int k = 0; k < 4; ++k) {
       const Source value = Source::reg(Bank::I, static_cast<std::uint32_t>(k), channels);
       const Source weight = k < 3 ? lane_of(vsrc(f_, w), k) : vsrc(f_, w3);

@@ -128,44 +128,19 @@ Source FunctionCodegen::texture_image(const ir::Instr& in, const TextureImage& i
     return vsrc(f_, whole);
   };
   const Source i0 = wrapped(0, "tex.i0"), i1 = wrapped(1, "tex.i1");
-  // y W + x of the four texels: (x0, y0), (x1, y0), (x0, y1) in .xyz, (x1, y1) in .w.
-  const Loc xs = temp(RegClass::Vector, "tex.x"), ys = temp(RegClass::Vector, "tex.y");
-  mov(vdst(f_, xs), lane_of(i0, 0));
-  mov(lane_dest(xs, 1), lane_of(i1, 0));
-  mov(vdst(f_, ys), lane_of(i0, 1));
-  mov(lane_dest(ys, 2), lane_of(i1, 1));
-  const Loc at = temp(RegClass::Vector, "tex.at"), at3 = temp(RegClass::Scalar, "tex.at");
-  emit(Opcode::Mad, vdst(f_, at), vsrc(f_, ys), Source::lit(w), vsrc(f_, xs));
-  emit(Opcode::Mad, vdst(f_, at3), lane_of(i1, 1), Source::lit(w), lane_of(i1, 0));
-  mov({Bank::A, 0, kMaskXYZ}, vsrc(f_, at));
-  mov({Bank::A, 0, kMaskW}, vsrc(f_, at3));
-  for (int k = 0; k < 4; ++k) {
-    AsmInstr l;
-    l.word.primary.op = Opcode::Load;
-    l.word.primary.dst = {Bank::I, static_cast<std::uint32_t>(k), kMaskAll};
-    l.word.primary.address = Source::reg(Bank::A, static_cast<std::uint32_t>(k));
-    l.word.primary.offset = static_cast<std::int32_t>(image.base);
-    l.span = span_;
-    f_.blocks[cur_].body.push_back(l);
-  }
-  // The texels' weights, laid out the same way: (1 - fx)(1 - fy), fx (1 - fy), (1 - fx) fy | fx fy.
-  const Loc wx = temp(RegClass::Vector, "tex.wx"), wy = temp(RegClass::Vector, "tex.wy");
-  emit(Opcode::Add, vdst(f_, wx), Source::lit(1), negated(lane_of(vsrc(f_, f), 0)));
-  mov(lane_dest(wx, 1), lane_of(vsrc(f_, f), 0));
-  emit(Opcode::Add, vdst(f_, wy), Source::lit(1), negated(lane_of(vsrc(f_, f), 1)));
-  mov(lane_dest(wy, 2), lane_of(vsrc(f_, f), 1));
-  const Loc wxy = temp(RegClass::Vector, "tex.wxy"), wxy3 = temp(RegClass::Scalar, "tex.wxy");
-  emit(Opcode::Mul, vdst(f_, wxy), vsrc(f_, wx), vsrc(f_, wy));
-  emit(Opcode::Mul, vdst(f_, wxy3), lane_of(vsrc(f_, f), 0), lane_of(vsrc(f_, f), 1));
+  // y W + x of the four texels, (x0, y0), (x1, y0), (x0, y1) in .xyz and (x1, y1) in .w, and
+  // their weights; the four loaded into I0-I3.
+  const Corners c = cell_corners(i0, i1, vsrc(f_, f), w, "tex");
+  load_corners(c.at, c.at3, static_cast<std::int32_t>(image.base));
   const RegClass cls = class_of(in.type).value_or(RegClass::Scalar);
   // The weighted sum of the four texels: of the channels this lookup reads, or of all four when
   // other lookups in this block share the filter.
-  auto weighted = [&](RegClass c, Swizzle channels) {
+  auto weighted = [&](RegClass into, Swizzle channels) {
     Source acc;
     for (int k = 0; k < 4; ++k) {
       const Source value = Source::reg(Bank::I, static_cast<std::uint32_t>(k), channels);
-      const Source weight = k < 3 ? lane_of(vsrc(f_, wxy), k) : vsrc(f_, wxy3);
-      const Loc sum = temp(c, "tex");
+      const Source weight = k < 3 ? lane_of(c.w, k) : c.w3;
+      const Loc sum = temp(into, "tex");
       if (k == 0) emit(Opcode::Mul, vdst(f_, sum), value, weight);
       else emit(Opcode::Mad, vdst(f_, sum), value, weight, acc);
       acc = vsrc(f_, sum);
