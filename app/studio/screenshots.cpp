@@ -464,7 +464,7 @@ void rpu_tour(const Tour& tour) {
     views::CodeListing* listing = w->rpu_code()->assembly();
     const QStringList lines = listing->toPlainText().split('\n');
     for (int i = 0; i < lines.size(); ++i)
-      if (lines[i].startsWith("SUBROUTINE_ENTRY_light_spotlight_0:")) {
+      if (lines[i].trimmed().startsWith("SUBROUTINE_ENTRY_light_spotlight_0:")) {
         listing->set_highlights({i});
         listing->scroll_to(i);
         break;
@@ -486,13 +486,13 @@ void rpu_tour(const Tour& tour) {
   save(rr, "rpu_textures");
   rr->setFloating(false);
   code = floating("dock-rpu-code", 1300, 760);
-  wait_until([w] { return w->rpu_code()->assembly()->toPlainText().contains("\nSUBROUTINE_ENTRY___rpu_texels_"); }, 30000);
+  wait_until([w] { return w->rpu_code()->assembly()->toPlainText().contains("SUBROUTINE_ENTRY___rpu_texels_0:"); }, 30000);
   settle(300);
   {
     views::CodeListing* listing = w->rpu_code()->assembly();
     const QStringList lines = listing->toPlainText().split('\n');
     for (int i = 0; i < lines.size(); ++i)
-      if (lines[i].startsWith("SUBROUTINE_ENTRY___rpu_texels_")) {
+      if (lines[i].trimmed().startsWith("SUBROUTINE_ENTRY___rpu_texels_")) {
         listing->set_highlights({i});
         listing->scroll_to(i);
         break;
