@@ -278,7 +278,7 @@ class RcParser : public Parser {
     expect("{");
     std::vector<Kind> ops;
     std::set<std::string> written;
-    while (peek().kind == Tok::Word && (register_names().count(split(peek()).name) || peek().text == "discard") && is("=", 1)) {
+    while (peek().kind == Tok::Word && split(peek()).name != "out" && (register_names().count(split(peek()).name) || peek().text == "discard") && is("=", 1)) {
       const Reg out = split(take());
       take();  // =
       Kind kind = Kind::Mul;

@@ -85,6 +85,7 @@ TEST(NvparseCheck, WhatTheGrammarLacks) {
   EXPECT_NE(check("!!RC1.0\nout.rgb = expand(tex0);\n").find("the final combiner's inputs are unsigned"), std::string::npos);
   EXPECT_NE(check("!!RC1.0\n{ rgb { spare0 = tex0; } }\n").find("'out.rgb =' or 'out.a ='"), std::string::npos);
   EXPECT_NE(check("!!RC1.0\n{ }\nout.rgb = zero;\n").find("a stage needs a portion"), std::string::npos);
+  EXPECT_NE(check("!!RC1.0\n{ rgb { out.rgb = tex0; } }\nout.rgb = zero;\n").find("a portion needs a statement"), std::string::npos);
   EXPECT_NE(check("!!RC1.0\n{ rgb { spare0 = -unsigned(tex0); } }\nout.rgb = spare0;\n").find("is not a mapping"), std::string::npos);
 }
 
