@@ -450,55 +450,45 @@ void rpu_tour(const Tour& tour) {
   // A scene with light shaders: each light is one function that every surface calls.
   w->open_file(samples_path("rpu/tiles.sl"));
   w->set_rpu_scene(samples_path("scenes/rpu_three_lights.json"));
-  auto lit = [w, render] {
-    const auto* f = render->frame();
-    return f && f->build && f->build->scene_name == "rpu_three_lights" && f->result.model && !render->rendering() && !render->modelling() &&
-           !w->service()->busy();
+  // The scene `name` rendered and modelled, and nothing left to compute.
+  auto rendered = [w, render](const std::string& name) {
+    return [w, render, name] {
+      const auto* f = render->frame();
+      return f && f->build && f->build->scene_name == name && f->result.model && !render->rendering() && !render->modelling() &&
+             !w->service()->busy();
+    };
   };
-  wait_until(lit, 180000);
-  rr = floating("dock-rpu-render", 1200, 720);
-  save(rr, "rpu_lights");
-  rr->setFloating(false);
-  code = floating("dock-rpu-code", 1300, 760);
-  {
+  // The assembly scrolled to the function whose label begins with `label` (indented in the listing), highlighted.
+  auto show_function = [w](const QString& label) {
+    wait_until([w, label] { return w->rpu_code()->assembly()->toPlainText().contains(label); }, 30000);
+    settle(300);
     views::CodeListing* listing = w->rpu_code()->assembly();
     const QStringList lines = listing->toPlainText().split('\n');
     for (int i = 0; i < lines.size(); ++i)
-      if (lines[i].trimmed().startsWith("SUBROUTINE_ENTRY_light_spotlight_0:")) {
+      if (lines[i].trimmed().startsWith(label)) {
         listing->set_highlights({i});
         listing->scroll_to(i);
         break;
       }
-  }
-  settle(300);
+    settle(300);
+  };
+  wait_until(rendered("rpu_three_lights"), 180000);
+  rr = floating("dock-rpu-render", 1200, 720);
+  save(rr, "rpu_lights");
+  rr->setFloating(false);
+  code = floating("dock-rpu-code", 1300, 760);
+  show_function("SUBROUTINE_ENTRY_light_spotlight_0:");
   save(code, "rpu_light_function");
   code->setFloating(false);
   // Textures: the bowling pin's five maps and four projector slides, images in data memory.
   w->open_file(samples_path("shaders/bowling_pin.sl"));
   w->set_rpu_scene(samples_path("scenes/bowling_pin.json"));
-  auto pinned = [w, render] {
-    const auto* f = render->frame();
-    return f && f->build && f->build->scene_name == "bowling_pin" && f->result.model && !render->rendering() && !render->modelling() &&
-           !w->service()->busy();
-  };
-  wait_until(pinned, 180000);
+  wait_until(rendered("bowling_pin"), 180000);
   rr = floating("dock-rpu-render", 1200, 720);
   save(rr, "rpu_textures");
   rr->setFloating(false);
   code = floating("dock-rpu-code", 1300, 760);
-  wait_until([w] { return w->rpu_code()->assembly()->toPlainText().contains("SUBROUTINE_ENTRY___rpu_texels_0:"); }, 30000);
-  settle(300);
-  {
-    views::CodeListing* listing = w->rpu_code()->assembly();
-    const QStringList lines = listing->toPlainText().split('\n');
-    for (int i = 0; i < lines.size(); ++i)
-      if (lines[i].trimmed().startsWith("SUBROUTINE_ENTRY___rpu_texels_")) {
-        listing->set_highlights({i});
-        listing->scroll_to(i);
-        break;
-      }
-  }
-  settle(300);
+  show_function("SUBROUTINE_ENTRY___rpu_texels_0:");
   save(code, "rpu_texture_function");
   code->setFloating(false);
   w->set_rpu_scene(QString());

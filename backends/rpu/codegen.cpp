@@ -442,15 +442,20 @@ Source FunctionCodegen::visibility(const Source& p1, const Source& p2) {
 
 // ---- the surface shader's inputs -------------------------------------------------------------
 
+void FunctionCodegen::load(std::uint32_t into, const Source& address, std::int32_t offset) {
+  AsmInstr l;
+  l.word.primary.op = Opcode::Load;
+  l.word.primary.dst = {Bank::I, into, kMaskAll};
+  l.word.primary.address = address;
+  l.word.primary.offset = offset;
+  l.span = span_;
+  f_.blocks[cur_].body.push_back(l);
+}
+
 void FunctionCodegen::load_triangle() {
   if (loaded_triangle_) return;
   loaded_triangle_ = true;
-  AsmInstr l;
-  l.word.primary.op = Opcode::Load;
-  l.word.primary.dst = {Bank::I, 0, kMaskAll};
-  l.word.primary.address = Source::reg(Bank::HitTri, 0);
-  l.span = span_;
-  f_.blocks[cur_].body.push_back(l);
+  load(0, Source::reg(Bank::HitTri, 0), 0);
   mov({Bank::A, 0, kMaskAll}, Source::reg(Bank::I, 0));
 }
 
@@ -460,15 +465,7 @@ std::array<Loc, 3> FunctionCodegen::vertex_word(int word) {
   load_triangle();
   std::array<Loc, 3> out{};
   const char* names[] = {"vertex.P", "vertex.N", "vertex.st", "vertex.dPdu", "vertex.dPdv"};
-  for (int k = 0; k < 3; ++k) {
-    AsmInstr l;
-    l.word.primary.op = Opcode::Load;
-    l.word.primary.dst = {Bank::I, static_cast<std::uint32_t>(k), kMaskAll};
-    l.word.primary.address = Source::reg(Bank::A, static_cast<std::uint32_t>(k));
-    l.word.primary.offset = word;
-    l.span = span_;
-    f_.blocks[cur_].body.push_back(l);
-  }
+  for (std::uint32_t k = 0; k < 3; ++k) load(k, Source::reg(Bank::A, k), word);
   for (int k = 0; k < 3; ++k) {
     out[static_cast<std::size_t>(k)] = temp(RegClass::Vector, names[word]);
     mov(vdst(f_, out[static_cast<std::size_t>(k)]), Source::reg(Bank::I, static_cast<std::uint32_t>(k), Swizzle{{0, 1, 2, 2}}));
@@ -496,13 +493,7 @@ Loc FunctionCodegen::object_word(int word) {
   auto it = object_words_.find(word);
   if (it != object_words_.end()) return it->second;
   load_triangle();
-  AsmInstr l;
-  l.word.primary.op = Opcode::Load;
-  l.word.primary.dst = {Bank::I, 3, kMaskAll};
-  l.word.primary.address = Source::reg(Bank::A, 3);
-  l.word.primary.offset = word;
-  l.span = span_;
-  f_.blocks[cur_].body.push_back(l);
+  load(3, Source::reg(Bank::A, 3), word);
   const Loc r = temp(RegClass::Vector, word == 0 ? "Cs" : "Os");
   mov(vdst(f_, r), Source::reg(Bank::I, 3, Swizzle{{0, 1, 2, 2}}));
   object_words_[word] = r;

@@ -36,6 +36,8 @@ class FunctionCodegen {
   // Marks the instruction just emitted as rounding as written (AsmInstr::exact).
   void exact() { f_.blocks[cur_].body.back().exact = true; }
   void mov(const Dest& d, const Source& s) { emit(Opcode::Mov, d, s); }
+  // load I<into>, address, offset.
+  void load(std::uint32_t into, const Source& address, std::int32_t offset);
   // 1/x or 1/sqrt(x) of `x`'s first lane into the next S lane; returns that lane as an operand.
   Source special(SpecialFn fn, const Source& x);
   std::uint32_t new_block();

@@ -51,15 +51,7 @@ FunctionCodegen::Corners FunctionCodegen::cell_corners(const Source& i0, const S
 void FunctionCodegen::load_corners(const Source& at, const Source& at3, std::int32_t offset) {
   mov({Bank::A, 0, kMaskXYZ}, at);
   mov({Bank::A, 0, kMaskW}, at3);
-  for (int k = 0; k < 4; ++k) {
-    AsmInstr l;
-    l.word.primary.op = Opcode::Load;
-    l.word.primary.dst = {Bank::I, static_cast<std::uint32_t>(k), kMaskAll};
-    l.word.primary.address = Source::reg(Bank::A, static_cast<std::uint32_t>(k));
-    l.word.primary.offset = offset;
-    l.span = span_;
-    f_.blocks[cur_].body.push_back(l);
-  }
+  for (std::uint32_t k = 0; k < 4; ++k) load(k, Source::reg(Bank::A, k), offset);
 }
 
 Source FunctionCodegen::noise(ir::ValueId v) {
