@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <QComboBox>
+#include <QObject>
 
 #include "core/partition/registry.h"
 
@@ -23,11 +24,17 @@ void fill_algorithm_box(QComboBox* box, AlgorithmBox which) {
     box->addItem(text(a.label), text(a.name));
     box->setItemData(box->count() - 1, text(a.summary), Qt::ToolTipRole);
   }
+  if (which == AlgorithmBox::All) {
+    box->addItem(QObject::tr("Yours"), QStringLiteral("yours"));
+    box->setItemData(box->count() - 1, QObject::tr("The partition you make by hand: click nodes of the DAG to save their values (Ctrl+M)"),
+                     Qt::ToolTipRole);
+  }
   const int i = box->findData(text(partition::kDefaultAlgorithm));
   if (i >= 0) box->setCurrentIndex(i);
 }
 
 QString algorithm_label(const QString& name) {
+  if (name == QLatin1String("yours")) return QObject::tr("Yours");
   const partition::Algorithm* a = partition::find_algorithm(name.toStdString());
   return a ? text(a->label) : name;
 }

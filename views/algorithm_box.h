@@ -10,15 +10,17 @@ class QComboBox;
 namespace passlab::views {
 
 enum class AlgorithmBox {
-  All,     // every algorithm (the searches show once they have run)
+  All,     // every algorithm (the searches show once they have run), then the partition made by hand
   Traced,  // those that record a decision trace worth stepping
 };
 
 // Fills `box` (item text the algorithm's label, item data its name, the summary as tooltip) and
-// selects partition::kDefaultAlgorithm.
+// selects partition::kDefaultAlgorithm. With All, the last item is "Yours" (data "yours"): the
+// partition the user marks by hand (session/hand_partition.h).
 void fill_algorithm_box(QComboBox* box, AlgorithmBox which = AlgorithmBox::All);
 
-// An algorithm's label for a name ("rds" -> "RDS"); the name itself when it is not registered.
+// An algorithm's label for a name ("rds" -> "RDS", "yours" -> "Yours"); the name itself when it is
+// not registered.
 QString algorithm_label(const QString& name);
 
 }  // namespace passlab::views

@@ -38,16 +38,19 @@ QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cas
 
 ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   for (const partition::Algorithm& a : partition::algorithms()) columns_.push_back(&a);
-  const int n = static_cast<int>(columns_.size());
+  // The algorithms' columns, then the partition made by hand.
+  const int n = static_cast<int>(columns_.size()) + 1;
   QStringList labels;
   for (const auto* a : columns_) labels << text(a->label);
+  labels << tr("Yours");
   auto* graphs = new QWidget(this);
   auto* grid = new QGridLayout(graphs);
   grid->setContentsMargins(0, 0, 0, 0);
   for (int i = 0; i < n; ++i) {
     titles_.push_back(new StatusLabel(graphs, 1, 24));
     titles_.back()->set_text(labels[i], static_cast<int>(labels[i].size()));
-    titles_.back()->setToolTip(text(columns_[static_cast<std::size_t>(i)]->summary));
+    titles_.back()->setToolTip(i < static_cast<int>(columns_.size()) ? text(columns_[static_cast<std::size_t>(i)]->summary)
+                                                                     : tr("The partition you make by hand (Partition ▸ Partition it yourself, Ctrl+M)"));
     graphs_.push_back(new GraphView(GraphKind::Dag, graphs));
     graphs_.back()->set_compact(true);
     grid->addWidget(titles_.back(), 0, i);
@@ -151,7 +154,9 @@ void ComparePanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<
   // at it once it is freed here (set_stale restyles a hidden panel's DAGs too).
   for (std::size_t c = 0; c < columns_.size(); ++c)
     if (!columns_[c]->every_edit) graphs_[c]->set_run(nullptr);
+  graphs_.back()->set_run(nullptr);
   optimal_.reset();
+  yours_.reset();
   optimal_status_->setText(tr("The optimal search runs on demand."));
   progress_->setValue(0);
   pending_ = true;
@@ -167,7 +172,7 @@ void ComparePanel::set_on_screen(bool on_screen) {
 
 bool ComparePanel::apply_piece() {
   if (!pending_) return false;
-  if (next_piece_ < columns_.size()) {
+  if (next_piece_ < graphs_.size()) {
     // Coloured by its algorithm's passes from the start (a search has none until it has run).
     graphs_[next_piece_]->show_graph(graph_, layout_, snapshot_, run_of(next_piece_));
     ++next_piece_;
@@ -233,7 +238,13 @@ QString ComparePanel::cell(int row, int column) {
   return item ? item->text() : QString();
 }
 
+void ComparePanel::set_yours_run(std::shared_ptr<const session::AlgorithmRun> run) {
+  yours_ = std::move(run);
+  if (!pending_) refill();
+}
+
 const session::AlgorithmRun* ComparePanel::run_of(std::size_t c) const {
+  if (c == columns_.size()) return yours_.get();
   const partition::Algorithm& a = *columns_[c];
   if (a.every_edit) return snapshot_ ? snapshot_->run(std::string(a.name)) : nullptr;
   return optimal_ && optimal_->algorithm == a.name ? optimal_.get() : nullptr;
@@ -244,13 +255,14 @@ void ComparePanel::refill() {
   const partition::Partition* best = nullptr;
   for (std::size_t c = 0; c < columns_.size(); ++c)
     if (const auto* run = run_of(c); run && columns_[c]->exact && run->partition.valid) best = &run->partition;
+  const auto exact = [&](std::size_t c) { return c < columns_.size() && columns_[c]->exact; };
   table_->clearContents();
   double top = 0;
   const partition::CostModel model = snapshot_ ? snapshot_->request.model : partition::CostModel{};
-  for (std::size_t column = 0; column < columns_.size(); ++column) {
+  for (std::size_t column = 0; column < graphs_.size(); ++column) {
     const int c = static_cast<int>(column);
     const auto* run = run_of(column);
-    const QString label = text(columns_[column]->label);
+    const QString label = column < columns_.size() ? text(columns_[column]->label) : tr("Yours");
     graphs_[column]->set_run(run);
     if (!run) {
       titles_[column]->set_text(QString("%1 —").arg(label), static_cast<int>(label.size()));
@@ -258,12 +270,16 @@ void ComparePanel::refill() {
       continue;
     }
     const auto& p = run->partition;
-    titles_[column]->set_text(QString("%1: cost %2, %3 passes%4")
-                                  .arg(label)
-                                  .arg(p.cost, 0, 'f', 2)
-                                  .arg(p.passes.size())
-                                  .arg(columns_[column]->exact ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : ""));
-    QStringList cells{QString::number(p.cost, 'f', 2),
+    int unfit = 0;
+    for (const auto& pass : p.passes) unfit += !pass.failure.empty();
+    titles_[column]->set_text(p.valid ? QString("%1: cost %2, %3 passes%4")
+                                            .arg(label)
+                                            .arg(p.cost, 0, 'f', 2)
+                                            .arg(p.passes.size())
+                                            .arg(exact(column) ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : "")
+                                      : tr("%1: %2 passes, %3 do not fit").arg(label).arg(p.passes.size()).arg(unfit),
+                              static_cast<int>(label.size()));
+    QStringList cells{p.valid ? QString::number(p.cost, 'f', 2) : tr("does not fit"),
                       QString::number(p.passes.size()),
                       QString::number(p.restores),
                       QString::number(p.recomputed),
@@ -272,7 +288,8 @@ void ComparePanel::refill() {
                       QString::number(p.stats.milliseconds, 'f', 2),
                       best && p.valid ? QString("%1%2%").arg(p.cost >= best->cost ? "+" : "").arg(100.0 * (p.cost - best->cost) / best->cost, 0, 'f', 1)
                                       : QString("—"),
-                      run->problems.empty() ? tr("valid, executes") : QString::fromStdString(run->problems.front())};
+                      !p.valid ? tr("%n pass(es) do not fit", nullptr, unfit)
+                      : run->problems.empty() ? tr("valid, executes") : QString::fromStdString(run->problems.front())};
     for (int r = 0; r < cells.size(); ++r) {
       auto* item = new QTableWidgetItem(cells[r]);
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -280,8 +297,8 @@ void ComparePanel::refill() {
     }
     const double parts[4] = {model.per_pass * static_cast<double>(p.passes.size()), model.per_texture * p.restores,
                              model.per_texture * (p.texture_fetches - p.restores), model.per_instruction * p.instructions};
-    for (int k = 0; k < 4; ++k) sets_[k]->replace(c, parts[k]);
-    top = std::max(top, parts[0] + parts[1] + parts[2] + parts[3]);
+    for (int k = 0; k < 4; ++k) sets_[k]->replace(c, p.valid ? parts[k] : 0);  // no bar for passes that do not fit
+    if (p.valid) top = std::max(top, parts[0] + parts[1] + parts[2] + parts[3]);
   }
   y_axis_->setTitleText(tr("cost (%1)").arg(QString::fromStdString(model.name)));
   y_axis_->setRange(0, top > 0 ? top : 1);

@@ -49,11 +49,13 @@ class ComparePanel : public QWidget {
   void optimal_progress(double fraction, double best, double bound);
   void optimal_finished(std::shared_ptr<const session::AlgorithmRun> run, bool cancelled = false);
   std::shared_ptr<const session::AlgorithmRun> optimal_run() const { return optimal_; }
+  // The partition made by hand (the last column, "Yours"; null: none yet).
+  void set_yours_run(std::shared_ptr<const session::AlgorithmRun> run);
   double budget_seconds() const;
   // The table's text for cell (metric row, algorithm column), for tests.
   QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
-  // Column i's DAG, in the registry's order (0 RDSh, 1 RDS, 2 optimal).
+  // Column i's DAG, in the registry's order (0 RDSh, 1 RDS, 2 optimal), then 3 yours.
   GraphView* graph(int i) const { return graphs_[static_cast<std::size_t>(i)]; }
 
  signals:
@@ -71,8 +73,8 @@ class ComparePanel : public QWidget {
   session::SnapshotPtr snapshot_;
   std::shared_ptr<const DrawGraph> graph_;
   std::shared_ptr<const Layout> layout_;
-  std::shared_ptr<const session::AlgorithmRun> optimal_;
-  std::vector<const partition::Algorithm*> columns_;
+  std::shared_ptr<const session::AlgorithmRun> optimal_, yours_;
+  std::vector<const partition::Algorithm*> columns_;  // the registry's; the partition made by hand follows them
   std::vector<GraphView*> graphs_;
   std::vector<StatusLabel*> titles_;
   QTableWidget* table_;

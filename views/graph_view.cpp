@@ -246,6 +246,10 @@ class GraphCanvas : public QGraphicsView {
   }
   std::function<void()> on_view_changed;
   std::function<void()> on_user_moved;  // the user zoomed or panned (wheel, drag, minimap, buttons)
+  // Marking (a partition made by hand): a plain click on a node marks or unmarks it instead of
+  // selecting it; a drag still pans.
+  std::function<void(const NodeItem*)> on_mark;
+  bool marking = false;
   QWidget* corner = nullptr;  // kept in the bottom-right corner (the minimap)
   QRectF content;             // the graph's nodes (the scene adds a margin); set with has_graph
   bool has_graph = false;     // false before the first layout and after a failed one
@@ -286,8 +290,20 @@ class GraphCanvas : public QGraphicsView {
     if ((e->buttons() & Qt::LeftButton) && dragMode() == QGraphicsView::ScrollHandDrag) user_moved();
   }
   void mousePressEvent(QMouseEvent* e) override {
+    if (marking && on_mark && e->button() == Qt::LeftButton && e->modifiers() == Qt::NoModifier)
+      for (QGraphicsItem* it : items(e->pos()))
+        if (const auto* node = dynamic_cast<const NodeItem*>(it)) {
+          on_mark(node);
+          e->accept();
+          return;
+        }
     setDragMode(e->modifiers() & Qt::ShiftModifier ? QGraphicsView::RubberBandDrag : QGraphicsView::ScrollHandDrag);
     QGraphicsView::mousePressEvent(e);
+    if (marking) viewport()->setCursor(Qt::PointingHandCursor);
+  }
+  void mouseReleaseEvent(QMouseEvent* e) override {
+    QGraphicsView::mouseReleaseEvent(e);
+    if (marking) viewport()->setCursor(Qt::PointingHandCursor);  // the hand drag sets its own
   }
 };
 
@@ -360,6 +376,7 @@ GraphView::GraphView(GraphKind kind, QWidget* parent) : QWidget(parent), kind_(k
   minimap_ = mini;
   view_->corner = mini;
   view_->on_view_changed = [mini] { mini->update(); };
+  view_->on_mark = [this](const NodeItem* node) { emit mark_requested(node->node().id); };
   view_->on_user_moved = [this] {
     fitted_ = false;
     emit view_moved(view_->transform().m11(), view_->mapToScene(view_->viewport()->rect().center()));
@@ -411,6 +428,9 @@ void GraphView::show_graph(std::shared_ptr<const DrawGraph> graph, std::shared_p
                            session::SnapshotPtr snapshot, const session::AlgorithmRun* run) {
   if (!isVisible() && graph_) {
     pending_ = Pending{std::move(graph), std::move(layout), std::move(snapshot), run};
+    // The run drawn so far may not outlive the result it belongs to (an optimal search's or the
+    // partition made by hand are not the snapshot's): the hidden graph keeps no pointer to it.
+    run_ = nullptr;
     return;
   }
   pending_.reset();
@@ -703,6 +723,26 @@ void GraphView::clear_focus() {
     it->region_ = false;
   }
   restyle();
+}
+
+void GraphView::set_marking(bool on) {
+  if (view_->marking == on) return;
+  view_->marking = on;
+  if (on) view_->viewport()->setCursor(Qt::PointingHandCursor);
+  else view_->viewport()->unsetCursor();
+  view_->setToolTip(on ? tr("Yours: click a node to save its value (mark it) or to compute it again where it is used (unmark it); drag to pan")
+                       : QString());
+}
+
+bool GraphView::marking() const { return view_->marking; }
+
+void GraphView::click_node(std::uint32_t id) {
+  if (!graph_ || id >= graph_->index_of.size() || graph_->index_of[id] < 0) return;
+  const QPointF at = view_->mapFromScene(items_[graph_->index_of[id]]->pos());
+  QMouseEvent press(QEvent::MouseButtonPress, at, view_->viewport()->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+  QMouseEvent release(QEvent::MouseButtonRelease, at, view_->viewport()->mapToGlobal(at), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(view_->viewport(), &press);
+  QApplication::sendEvent(view_->viewport(), &release);
 }
 
 void GraphView::set_compact(bool compact) {

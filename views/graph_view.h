@@ -59,6 +59,12 @@ class GraphView : public QWidget {
   bool shows_minimap() const;               // only when part of the graph is out of view
   // Linked views (the compare panel's three DAGs): zoom and centre, as view_moved() reports them.
   void follow(double scale, QPointF centre);
+  // Marking (the partition made by hand): a click on a node asks for its mark to change
+  // (mark_requested) instead of selecting it.
+  void set_marking(bool on);
+  bool marking() const;
+  // Clicks node `id` where it is drawn, as a user would (tests and the screenshot tour).
+  void click_node(std::uint32_t id);
   // A small view (the compare panel's): only fit and zoom in its bar, so three fit side by side.
   void set_compact(bool compact);
   int node_count();  // of the latest graph (a hidden view draws it first)
@@ -74,6 +80,8 @@ class GraphView : public QWidget {
 
  signals:
   void nodes_selected(const std::vector<std::uint32_t>& ids);
+  // Marking: the user clicked node `id` (of the partitioned DAG).
+  void mark_requested(std::uint32_t id);
   // The user zoomed or panned: the new scale and the scene point at the centre.
   void view_moved(double scale, QPointF centre);
 

@@ -83,18 +83,18 @@ void PassesPanel::set_algorithm(const QString& algorithm) {
 
 void PassesPanel::show_snapshot(session::SnapshotPtr snapshot) {
   snapshot_ = std::move(snapshot);
-  extra_.reset();
+  extras_.clear();
   refill();
 }
 
-void PassesPanel::set_extra_run(std::shared_ptr<const session::AlgorithmRun> run) {
-  extra_ = std::move(run);
+void PassesPanel::set_extra_run(const QString& algorithm, std::shared_ptr<const session::AlgorithmRun> run) {
+  extras_.set(algorithm, std::move(run));
   refill();
 }
 
 const session::AlgorithmRun* PassesPanel::current_run() const {
   const QString a = algorithm();
-  if (extra_ && QString::fromStdString(extra_->algorithm) == a) return extra_.get();
+  if (const auto* extra = extras_.find(a)) return extra;
   return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;
 }
 
@@ -114,8 +114,9 @@ void PassesPanel::refill() {
     table_->setRowCount(0);
     listing_->clear();
     const partition::Algorithm* a = partition::find_algorithm(algorithm().toStdString());
-    summary_->set_text(a && !a->every_edit ? tr("Run the %1 search from the Compare panel").arg(QString::fromUtf8(a->label.data(), static_cast<int>(a->label.size())).toLower())
-                                           : tr("No partition (the shader has errors)"));
+    summary_->set_text(algorithm() == "yours" ? tr("Yours: click nodes of the DAG to save their values")
+                       : a && !a->every_edit ? tr("Run the %1 search from the Compare panel").arg(QString::fromUtf8(a->label.data(), static_cast<int>(a->label.size())).toLower())
+                                             : tr("No partition (the shader has errors)"));
     muting_ = false;
     return;
   }

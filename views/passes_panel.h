@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "session/snapshot.h"
+#include "views/extra_runs.h"
 #include "views/status_label.h"
 
 class QComboBox;
@@ -27,9 +28,9 @@ class PassesPanel : public QWidget {
   int pass_count() const;
   QString listing_text() const;
   QTableWidget* table() const { return table_; }
-  // A run the snapshot does not hold (the optimal search's, run on demand).
-  void set_extra_run(std::shared_ptr<const session::AlgorithmRun> run);
-  const std::shared_ptr<const session::AlgorithmRun>& extra_run() const { return extra_; }
+  // A run the snapshot does not hold: the optimal search's (run on demand), or the partition made
+  // by hand (algorithm "yours"); null: none of `algorithm`.
+  void set_extra_run(const QString& algorithm, std::shared_ptr<const session::AlgorithmRun> run);
   const session::AlgorithmRun* current_run() const;
 
  signals:
@@ -41,7 +42,7 @@ class PassesPanel : public QWidget {
   void show_listing(int pass);
 
   session::SnapshotPtr snapshot_;
-  std::shared_ptr<const session::AlgorithmRun> extra_;
+  ExtraRuns extras_;
   QComboBox* algorithm_;
   StatusLabel* summary_;
   QTableWidget* table_;

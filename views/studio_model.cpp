@@ -42,7 +42,7 @@ void StudioModel::retire(std::shared_ptr<const void> old) {
   if (old) retired_.push_back(std::move(old));
 }
 
-void StudioModel::show_result(ResultPtr r) {
+void StudioModel::show_result(ResultPtr r, std::shared_ptr<const session::AlgorithmRun> yours) {
   if (!r) {
     clear_result();
     return;
@@ -52,6 +52,10 @@ void StudioModel::show_result(ResultPtr r) {
     // The optimal run goes with the old result, but panels may draw it until they take the new one.
     retire(std::move(optimal_));
     optimal_.reset();
+  }
+  if (yours_ != yours) {
+    retire(std::move(yours_));
+    yours_ = std::move(yours);
   }
   result_ = std::move(r);
   ++serial_;
@@ -72,8 +76,10 @@ void StudioModel::clear_result() {
   delivery_ = {};
   retire(std::move(result_));
   retire(std::move(optimal_));
+  retire(std::move(yours_));
   result_.reset();
   optimal_.reset();
+  yours_.reset();
 }
 
 void StudioModel::finish_delivery() {
@@ -123,6 +129,7 @@ void StudioModel::set_algorithm(const QString& algorithm) {
   if (algorithm == algorithm_) return;
   finish_delivery();  // the run of the new result goes to panels that show it
   algorithm_ = algorithm;
+  emit algorithm_changed(algorithm_);
   emit run_changed(run());
 }
 
@@ -135,7 +142,17 @@ void StudioModel::set_optimal_run(std::shared_ptr<const session::AlgorithmRun> r
   if (this->run() != before) emit run_changed(this->run());
 }
 
+void StudioModel::set_yours_run(std::shared_ptr<const session::AlgorithmRun> run) {
+  finish_delivery();
+  const session::AlgorithmRun* before = this->run();
+  retire(std::move(yours_));
+  yours_ = std::move(run);
+  emit yours_run_changed(yours_);
+  if (this->run() != before) emit run_changed(this->run());
+}
+
 const session::AlgorithmRun* StudioModel::run() const {
+  if (marking()) return yours_.get();
   if (optimal_ && QString::fromStdString(optimal_->algorithm) == algorithm_) return optimal_.get();
   return result_ ? result_->snapshot->run(algorithm_.toStdString()) : nullptr;
 }

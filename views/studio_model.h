@@ -57,8 +57,9 @@ class StudioModel : public QObject {
   void observe_result(QString name, ResultObserver::Takes takes, std::function<bool(const ResultPtr&, int)> take,
                       std::function<bool()> first = {});
   const ResultPtr& result() const { return result_; }
-  // Every observer of its kind takes `r` (again, if it is the result already shown).
-  void show_result(ResultPtr r);
+  // Every observer of its kind takes `r` (again, if it is the result already shown), with the
+  // partition made by hand on it (`yours`, null: none).
+  void show_result(ResultPtr r, std::shared_ptr<const session::AlgorithmRun> yours = nullptr);
   // No result is shown (the target changed kind; the next result is shown whatever it holds).
   void clear_result();
   bool delivering() const { return delivery_.result != nullptr; }
@@ -72,6 +73,12 @@ class StudioModel : public QObject {
   // The optimal search's run of the result shown (searched on demand, not with every compile).
   const std::shared_ptr<const session::AlgorithmRun>& optimal_run() const { return optimal_; }
   void set_optimal_run(std::shared_ptr<const session::AlgorithmRun> run);
+  // The partition made by hand on the result shown (algorithm "yours": session/hand_partition.h).
+  const std::shared_ptr<const session::AlgorithmRun>& yours_run() const { return yours_; }
+  void set_yours_run(std::shared_ptr<const session::AlgorithmRun> run);
+  // Whether the panels show the partition made by hand (the DAG view then marks nodes by clicks).
+  bool marking() const { return algorithm_ == kYours; }
+  static inline const QString kYours = QStringLiteral("yours");
   // The partition the panels show: the chosen algorithm's run of the result (null: none).
   const session::AlgorithmRun* run() const;
 
@@ -97,7 +104,9 @@ class StudioModel : public QObject {
   // Every observer of the result of this generation has taken it.
   void result_shown(quint64 generation);
   void run_changed(const session::AlgorithmRun* run);
+  void algorithm_changed(const QString& algorithm);  // before run_changed
   void optimal_run_changed(std::shared_ptr<const session::AlgorithmRun> run);
+  void yours_run_changed(std::shared_ptr<const session::AlgorithmRun> run);
   void selection_changed(const std::vector<std::uint32_t>& ids, const QObject* origin);
   void frame_changed(const passlab::views::TraceFrame& f);
   void target_changed(const passlab::partition::TargetDesc& t, bool edited);
@@ -122,6 +131,7 @@ class StudioModel : public QObject {
   std::vector<std::pair<QString, double>> take_ms_;
   QString algorithm_;
   std::shared_ptr<const session::AlgorithmRun> optimal_;
+  std::shared_ptr<const session::AlgorithmRun> yours_;
   std::vector<std::uint32_t> selection_;
   TraceFrame frame_;
   partition::TargetDesc target_;

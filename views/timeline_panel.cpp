@@ -146,7 +146,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
 void TimelinePanel::show_snapshot(session::SnapshotPtr snapshot) {
   const bool same_shader = snapshot_ && snapshot && snapshot_->request.path == snapshot->request.path;
   snapshot_ = std::move(snapshot);
-  extra_.reset();
+  extras_.clear();
   if (!same_shader) {
     // Node ids of another shader mean nothing here.
     pass_ = 0;
@@ -163,14 +163,14 @@ void TimelinePanel::set_algorithm(const QString& algorithm) {
   if (i >= 0) algorithm_->setCurrentIndex(i);
 }
 
-void TimelinePanel::set_extra_run(std::shared_ptr<const session::AlgorithmRun> run) {
-  extra_ = std::move(run);
+void TimelinePanel::set_extra_run(const QString& algorithm, std::shared_ptr<const session::AlgorithmRun> run) {
+  extras_.set(algorithm, std::move(run));
   redraw();
 }
 
 const session::AlgorithmRun* TimelinePanel::run() const {
   const QString a = algorithm_->currentData().toString();
-  if (extra_ && QString::fromStdString(extra_->algorithm) == a) return extra_.get();
+  if (const auto* extra = extras_.find(a)) return extra;
   return snapshot_ ? snapshot_->run(a.toStdString()) : nullptr;
 }
 

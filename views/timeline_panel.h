@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include "session/snapshot.h"
+#include "views/extra_runs.h"
 
 class QComboBox;
 class QGraphicsSimpleTextItem;
@@ -30,7 +31,8 @@ class TimelinePanel : public QWidget {
   explicit TimelinePanel(QWidget* parent = nullptr);
   void show_snapshot(session::SnapshotPtr snapshot);
   void set_algorithm(const QString& algorithm);  // a partition::algorithms() name
-  void set_extra_run(std::shared_ptr<const session::AlgorithmRun> run);  // the optimal search's
+  // A run the snapshot does not hold (the optimal search's; the partition made by hand, "yours").
+  void set_extra_run(const QString& algorithm, std::shared_ptr<const session::AlgorithmRun> run);
   void select_nodes(const std::vector<std::uint32_t>& ids);
   void show_frame(const TraceFrame& frame);
   void select_pass(int pass);
@@ -67,7 +69,7 @@ class TimelinePanel : public QWidget {
   bool lights(const std::vector<std::uint32_t>& nodes) const;
 
   session::SnapshotPtr snapshot_;
-  std::shared_ptr<const session::AlgorithmRun> extra_;
+  ExtraRuns extras_;
   QComboBox* algorithm_;
   QLabel* summary_;
   QGraphicsScene* scene_;

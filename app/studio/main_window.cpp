@@ -41,6 +41,7 @@
 #include <QVBoxLayout>
 
 #include "app/studio/main_window_internal.h"
+#include "app/studio/marking.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "backends/registry/registry.h"
@@ -52,6 +53,7 @@
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
+#include "views/marking_bar.h"
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
@@ -267,7 +269,17 @@ void MainWindow::build_docks() {
   rpu_decisions_ = new views::RpuDecisionsPanel(rpu_session_, this);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
-  auto* g = dock(tr("Graphs"), "dock-graphs", graph_tabs_, Qt::RightDockWidgetArea);
+  // The graphs with the marking bar over them (shown while partitioning by hand).
+  marking_bar_ = new views::MarkingBar(this);
+  marking_bar_->hide();
+  marking_ = new Marking(studio_, marking_bar_, this);
+  auto* graphs_box = new QWidget(this);
+  auto* graphs_layout = new QVBoxLayout(graphs_box);
+  graphs_layout->setContentsMargins(0, 0, 0, 0);
+  graphs_layout->setSpacing(0);
+  graphs_layout->addWidget(marking_bar_);
+  graphs_layout->addWidget(graph_tabs_, 1);
+  auto* g = dock(tr("Graphs"), "dock-graphs", graphs_box, Qt::RightDockWidgetArea);
   auto* p = dock(tr("Passes"), "dock-passes", passes_, Qt::RightDockWidgetArea);
   auto* c = dock(tr("Compare"), "dock-compare", compare_, Qt::RightDockWidgetArea);
   auto* d = dock(tr("Diagnostics"), "dock-diagnostics", diagnostics_, Qt::BottomDockWidgetArea);
@@ -325,7 +337,30 @@ void MainWindow::build_docks() {
   // The partition shown: the passes panel chooses the algorithm, the graphs, the previews and the
   // timeline follow; an optimal search run on demand joins the panels that list runs.
   studio_->set_algorithm(passes_->algorithm());
-  connect(passes_, &views::PassesPanel::algorithm_changed, studio_, &views::StudioModel::set_algorithm);
+  connect(passes_, &views::PassesPanel::algorithm_changed, this, [this](const QString& a) {
+    if (a == views::StudioModel::kYours) marking_->set_on(true);
+    else studio_->set_algorithm(a);
+  });
+  // Partition it yourself: while the panels show your partition, the DAG view marks by clicks and
+  // the bar over the graphs says what the marks make.
+  connect(studio_, &views::StudioModel::algorithm_changed, this, [this, g](const QString& a) {
+    const bool marking = a == views::StudioModel::kYours;
+    passes_->set_algorithm(a);
+    graphs_[0]->set_marking(marking);
+    marking_bar_->setVisible(marking);
+    if (marking_action_) marking_action_->setChecked(marking);
+    if (marking) {
+      graph_tabs_->setCurrentIndex(0);
+      g->show();
+      g->raise();
+    }
+  });
+  connect(graphs_[0], &views::GraphView::mark_requested, marking_, &Marking::toggle);
+  connect(studio_, &views::StudioModel::yours_run_changed, this, [this](std::shared_ptr<const session::AlgorithmRun> run) {
+    passes_->set_extra_run(views::StudioModel::kYours, run);
+    timeline_->set_extra_run(views::StudioModel::kYours, run);
+    compare_->set_yours_run(std::move(run));
+  });
   connect(studio_, &views::StudioModel::run_changed, this, [this](const session::AlgorithmRun* run) {
     for (auto* gv : graphs_) gv->set_run(run);
     pass_graph_->set_run(run);
@@ -333,8 +368,10 @@ void MainWindow::build_docks() {
     sampling_->set_run(run);
     timeline_->set_algorithm(studio_->algorithm());
   });
-  connect(studio_, &views::StudioModel::optimal_run_changed, passes_, &views::PassesPanel::set_extra_run);
-  connect(studio_, &views::StudioModel::optimal_run_changed, timeline_, &views::TimelinePanel::set_extra_run);
+  connect(studio_, &views::StudioModel::optimal_run_changed, this, [this](std::shared_ptr<const session::AlgorithmRun> run) {
+    passes_->set_extra_run("optimal", run);
+    timeline_->set_extra_run("optimal", std::move(run));
+  });
   views::follow_selection(studio_, timeline_, &views::TimelinePanel::nodes_selected);
   views::follow_selection(studio_, passes_, &views::PassesPanel::pass_selected);
   // The editor shows the selection's source spans, unless it chose the selection (a cursor move).
@@ -382,13 +419,17 @@ void MainWindow::observe_results() {
   // again (a theme change) keeps.
   studio_->observe_result("passes", Takes::Dataflow, [this](const ResultPtr& r, int) {
     passes_->show_snapshot(r->snapshot);
-    if (studio_->optimal_run()) passes_->set_extra_run(studio_->optimal_run());
+    if (studio_->optimal_run()) passes_->set_extra_run("optimal", studio_->optimal_run());
+    if (studio_->yours_run()) passes_->set_extra_run(views::StudioModel::kYours, studio_->yours_run());
     return false;
   }, [] { return true; });
   // The compare panel, when visible, takes the result a piece per turn (three DAGs, then the table
   // and the chart).
   studio_->observe_result("compare", Takes::Dataflow, [this](const ResultPtr& r, int piece) {
-    if (piece == 0) compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
+    if (piece == 0) {
+      compare_->show_snapshot(r->snapshot, r->graphs[0], r->layouts[0]);
+      compare_->set_yours_run(studio_->yours_run());
+    }
     return compare_->show_next_piece();
   });
   // Each takes the snapshot and, when on screen, starts rendering it on its worker.
@@ -406,7 +447,8 @@ void MainWindow::observe_results() {
   });
   studio_->observe_result("timeline", Takes::Dataflow, [this](const ResultPtr& r, int) {
     timeline_->show_snapshot(r->snapshot);
-    if (studio_->optimal_run()) timeline_->set_extra_run(studio_->optimal_run());
+    if (studio_->optimal_run()) timeline_->set_extra_run("optimal", studio_->optimal_run());
+    if (studio_->yours_run()) timeline_->set_extra_run(views::StudioModel::kYours, studio_->yours_run());
     return false;
   });
   studio_->observe_result("rpu", Takes::WholeProgram, [this](const ResultPtr& r, int) {
@@ -447,7 +489,10 @@ void MainWindow::show_result(ResultPtr result) {
   // thread being debugged, on the RPU), marked stale; the first result is shown whatever it holds.
   latest_generation_ = s.generation;
   latest_shown_ = s.is_rpu() ? s.rpu && s.rpu->ok() : s.has_dag() || !studio_->result();
-  if (latest_shown_) studio_->show_result(std::move(result));
+  if (latest_shown_) {
+    auto yours = s.is_rpu() ? nullptr : marking_->run_for(result);  // your marks, followed onto the new DAG
+    studio_->show_result(std::move(result), std::move(yours));
+  }
   else if (!studio_->delivering()) panels_shown();
 }
 

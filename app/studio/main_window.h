@@ -35,12 +35,15 @@ class RpuDebuggerPanel;
 class RpuDecisionsPanel;
 class RpuRenderPanel;
 class RpuSession;
+class MarkingBar;
 class TargetPanel;
 class TimelinePanel;
 class TracePlayer;
 }  // namespace passlab::views
 
 namespace passlab::studio {
+
+class Marking;
 
 struct StudioOptions {
   QString settings_file;     // "" : the user's QSettings; tests pass a temporary file
@@ -67,6 +70,9 @@ class MainWindow : public QMainWindow {
   bool open_project(const QString& path);
   bool save_project_as(const QString& path);
   const QStringList& project_problems() const { return project_problems_; }
+  // A partition made by hand, read from or written to a marks file (the CLI's --marks, --save-marks).
+  bool import_marks(const QString& path);
+  bool export_marks(const QString& path);
   void set_lights(const QString& path);
   // The scene the RPU target renders ("": the sample scene that uses the shader, else a sphere);
   // objects without a shader of their own are shaded with the shader being edited.
@@ -97,6 +103,9 @@ class MainWindow : public QMainWindow {
   views::SamplingPanel* sampling() const { return sampling_; }
   QTabWidget* preview_tabs() const { return preview_tabs_; }
   views::TimelinePanel* timeline() const { return timeline_; }
+  // Partition it yourself: the marks and their commands, and the bar over the graphs.
+  Marking* marking() const { return marking_; }
+  views::MarkingBar* marking_bar() const { return marking_bar_; }
   // The RPU target's panels (shown in place of the fragment pipeline's while the target is RPU).
   views::RpuSession* rpu_session() const { return rpu_session_; }
   views::RpuCodePanel* rpu_code() const { return rpu_code_; }
@@ -129,6 +138,8 @@ class MainWindow : public QMainWindow {
   void show_result(ResultPtr result);
   void panels_shown();
   void run_optimal(double budget_seconds);
+  void import_marks_dialog();
+  void export_marks_dialog();
   views::GraphView* current_graph_view() const;
   void set_stale(bool stale);
   void update_title();
@@ -159,6 +170,9 @@ class MainWindow : public QMainWindow {
   editors::FindBar* find_;
   views::GraphView* graphs_[3];
   views::PassGraphPanel* pass_graph_;  // the fourth graph tab
+  views::MarkingBar* marking_bar_;     // over the graph tabs while marking
+  Marking* marking_;
+  QAction* marking_action_ = nullptr;
   QTabWidget* graph_tabs_;
   views::PassesPanel* passes_;
   views::ComparePanel* compare_;

@@ -40,6 +40,7 @@
 #include <QVBoxLayout>
 
 #include "app/studio/main_window_internal.h"
+#include "app/studio/marking.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "backends/registry/registry.h"
@@ -174,7 +175,8 @@ bool MainWindow::save_project_as(const QString& path) {
   p.cost_model = QString::fromStdString(studio_->cost_model().name);
   p.window_state = saveState();
   p.graph_tab = graph_tabs_->currentIndex();
-  p.algorithm = passes_->algorithm();
+  p.algorithm = studio_->algorithm();
+  p.marks = marking_->marks().marks();
   p.compile_delay_ms = service_->delay();
   p.manual = service_->manual();
   QString error;
@@ -213,7 +215,9 @@ bool MainWindow::open_project(const QString& path) {
   if (p->target) set_target_desc(*p->target, p->target_reference.isEmpty());
   if (!p->window_state.isEmpty()) restoreState(p->window_state);
   graph_tabs_->setCurrentIndex(p->graph_tab);
-  passes_->set_algorithm(p->algorithm);
+  if (!p->marks.empty() || p->algorithm == views::StudioModel::kYours) marking_->set_pending(p->marks);  // on the first result
+  if (p->algorithm == views::StudioModel::kYours) marking_->set_on(true);
+  else passes_->set_algorithm(p->algorithm);
   if (!p->shader.isEmpty()) open_file(p->shader);
   if (!p->lights.isEmpty()) set_lights(p->lights);
   if (!p->rpu_scene.isEmpty()) set_rpu_scene(p->rpu_scene);
@@ -233,6 +237,40 @@ bool MainWindow::open_project(const QString& path) {
     show_status(tr("Opened project %1").arg(QFileInfo(path).fileName()));
   }
   return true;
+}
+
+bool MainWindow::import_marks(const QString& path) {
+  QString error;
+  if (!marking_->import_file(path, &error)) {
+    warn_later(tr("Cannot import marks"), tr("%1 could not be used:").arg(QFileInfo(path).fileName()), error);
+    return false;
+  }
+  marking_->set_on(true);
+  show_status(tr("Imported %n mark(s) from %1", nullptr, static_cast<int>(marking_->marks().marks().size())).arg(QFileInfo(path).fileName()));
+  return true;
+}
+
+bool MainWindow::export_marks(const QString& path) {
+  QString error;
+  if (!marking_->export_file(path, &error)) {
+    QMessageBox::warning(this, tr("Export failed"), error);
+    return false;
+  }
+  show_status(tr("Saved %n mark(s) to %1", nullptr, static_cast<int>(marking_->marks().marks().size())).arg(QFileInfo(path).fileName()));
+  return true;
+}
+
+void MainWindow::import_marks_dialog() {
+  const QString dir = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
+  const QString p = QFileDialog::getOpenFileName(this, tr("Import marks"), dir, tr("Marks (*.json);;All files (*)"));
+  if (!p.isEmpty()) import_marks(p);
+}
+
+void MainWindow::export_marks_dialog() {
+  const QString dir = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
+  const QString p = QFileDialog::getSaveFileName(this, tr("Export marks"), dir + "/" + QFileInfo(path_).completeBaseName() + ".marks.json",
+                                                 tr("Marks (*.json)"));
+  if (!p.isEmpty()) export_marks(p);
 }
 
 bool MainWindow::maybe_save() {

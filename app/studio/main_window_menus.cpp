@@ -38,6 +38,8 @@
 #include <QVBoxLayout>
 
 #include "app/studio/main_window_internal.h"
+#include "app/studio/marking.h"
+#include "views/marking_bar.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "backends/registry/registry.h"
@@ -155,6 +157,44 @@ void MainWindow::build_menus() {
   });
   build->addAction(tr("Run &Optimal Search"), this, [this] { run_optimal(compare_->budget_seconds()); })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   build->addAction(tr("Ca&ncel Optimal Search"), service_, &CompileService::cancel_optimal);
+
+  // Partition it yourself: the student as the partitioner.
+  auto* hand = menuBar()->addMenu(tr("&Partition"));
+  hand->setToolTipsVisible(true);
+  marking_action_ = hand->addAction(tr("Partition It &Yourself"), this, [this](bool on) { marking_->set_on(on); });
+  marking_action_->setCheckable(true);
+  marking_action_->setShortcut(QKeySequence(tr("Ctrl+M")));
+  marking_action_->setToolTip(tr("Click nodes of the DAG to save their values; the panels show the passes your marks make"));
+  auto* undo_mark = hand->addAction(tr("&Undo Mark"), marking_, &Marking::undo);
+  undo_mark->setShortcut(QKeySequence(tr("Ctrl+Alt+Z")));
+  auto* redo_mark = hand->addAction(tr("&Redo Mark"), marking_, &Marking::redo);
+  redo_mark->setShortcut(QKeySequence(tr("Ctrl+Alt+Shift+Z")));
+  auto* from_rds = hand->addAction(tr("Start From RDS's &Marks"), this, [this] {
+    marking_->set_on(true);
+    marking_->start_from("rds");
+  });
+  auto* clear_marks = hand->addAction(tr("&Clear Marks"), marking_, &Marking::clear);
+  auto* hint = hand->addAction(tr("Show a &Hint"), marking_, &Marking::hint);
+  hint->setShortcut(QKeySequence(tr("Ctrl+Alt+H")));
+  hint->setToolTip(tr("One mark whose change makes your partition better (off until asked)"));
+  hand->addSeparator();
+  auto* import_marks = hand->addAction(tr("&Import Marks…"), this, [this] { import_marks_dialog(); });
+  auto* export_marks = hand->addAction(tr("&Export Marks…"), this, [this] { export_marks_dialog(); });
+  for (QAction* a : {undo_mark, redo_mark, hint}) addAction(a);  // the shortcuts work wherever the focus is
+  connect(marking_bar_, &views::MarkingBar::import_requested, this, [this] { import_marks_dialog(); });
+  connect(marking_bar_, &views::MarkingBar::export_requested, this, [this] { export_marks_dialog(); });
+  const auto enable = [=, this] {
+    const bool dag = !rpu_mode_;
+    const bool on = marking_->on();
+    marking_action_->setEnabled(dag);
+    undo_mark->setEnabled(on && marking_->marks().can_undo());
+    redo_mark->setEnabled(on && marking_->marks().can_redo());
+    for (QAction* a : {from_rds, import_marks}) a->setEnabled(dag);
+    for (QAction* a : {clear_marks, hint, export_marks}) a->setEnabled(dag && on);
+  };
+  connect(marking_, &Marking::changed, this, enable);
+  connect(studio_, &views::StudioModel::algorithm_changed, this, enable);
+  enable();
 
   auto* trace = menuBar()->addMenu(tr("&Trace"));
   trace->addAction(tr("Step &Back"), this, [this] { trace_->step(-1); })->setShortcut(QKeySequence(tr("F7")));

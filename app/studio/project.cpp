@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
@@ -47,6 +48,13 @@ bool save_project(const Project& p, const QString& path, QString* error) {
   panels["graph_tab"] = p.graph_tab;
   panels["algorithm"] = p.algorithm;
   o["panels"] = panels;
+  if (!p.marks.empty()) {
+    QJsonArray marks;  // as in a marks file: a node id, or {"node", "reason"}
+    for (const auto& m : p.marks)
+      if (m.reason.empty()) marks.append(static_cast<qint64>(m.node));
+      else marks.append(QJsonObject{{"node", static_cast<qint64>(m.node)}, {"reason", QString::fromStdString(m.reason)}});
+    o["marks"] = marks;
+  }
   o["compile"] = QJsonObject{{"delay_ms", p.compile_delay_ms}, {"manual", p.manual}};
   QSaveFile f(path);
   const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
@@ -140,8 +148,19 @@ std::optional<Project> load_project(const QString& path, QStringList* problems, 
   p.window_state = QByteArray::fromBase64(panels["window_state"].toString().toLatin1());
   p.graph_tab = std::clamp(panels["graph_tab"].toInt(0), 0, 2);
   const QString algo = panels["algorithm"].toString(p.algorithm);
-  if (partition::find_algorithm(algo.toStdString())) p.algorithm = algo;
+  if (algo == "yours" || partition::find_algorithm(algo.toStdString())) p.algorithm = algo;
   else problem(QString("unknown algorithm \"%1\"; showing %2").arg(algo, views::algorithm_label(p.algorithm)));
+  if (o.contains("marks")) {
+    if (!o["marks"].isArray()) problem(QString("\"marks\" must be an array of node ids; no marks"));
+    for (const QJsonValue& v : o["marks"].toArray()) {
+      const QJsonValue id = v.isObject() ? v.toObject()["node"] : v;
+      if (!id.isDouble() || id.toDouble() < 0 || id.toDouble() != static_cast<double>(static_cast<qint64>(id.toDouble()))) {
+        problem(QString("a mark must be a node id (a whole number ≥ 0) or {\"node\", \"reason\"}; it is left out"));
+        continue;
+      }
+      p.marks.push_back({static_cast<std::uint32_t>(id.toDouble()), v.isObject() ? v.toObject()["reason"].toString().toStdString() : std::string()});
+    }
+  }
   const QJsonObject compile = o["compile"].toObject();
   p.compile_delay_ms = std::clamp(compile["delay_ms"].toInt(30), 0, 5000);
   p.manual = compile["manual"].toBool(false);

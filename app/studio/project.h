@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Passlab project files (.passlab): a shader, its light setup, the output compiled (Ci or an AOV),
-// the target, the cost model and the panel state, with file paths relative to the project file. Loading is tolerant: every part that
+// the target, the cost model, the panel state and the marks of a partition made by hand, with file paths relative to the project file. Loading is tolerant: every part that
 // cannot be used is reported as a problem and the rest opens.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/partition/marks.h"
 #include "core/partition/target.h"
 
 namespace passlab::studio {
@@ -24,7 +25,8 @@ struct Project {
   QString cost_model;                      // "15p+5t+i"
   QByteArray window_state;                 // QMainWindow::saveState
   int graph_tab = 0;
-  QString algorithm = "rds";               // the passes panel's algorithm (a partition::algorithms() name)
+  QString algorithm = "rds";               // the passes panel's algorithm (a partition::algorithms() name, or "yours")
+  std::vector<partition::Mark> marks;      // the partition made by hand (node ids of the DAG on the target)
   int compile_delay_ms = 30;
   bool manual = false;
 };
