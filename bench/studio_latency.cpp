@@ -16,7 +16,12 @@
 //     snapshot of that edit and the window has repainted;
 //  2. types a new statement one character every 40 ms (faster than anyone types), passing through
 //     versions with syntax errors, and records every UI-thread stall: a 2 ms probe timer that
-//     fires late by more than 16 ms means the event loop was blocked that long.
+//     fires late by more than 16 ms means the event loop was blocked that long;
+//  3. partitions by hand (Partition ▸ Partition It Yourself, starting from RDS's marks, with the
+//     Compare panel in front): clicks N of the marked nodes in the DAG view, each click
+//     unmarking or marking one, and measures the time from the click to the window having
+//     repainted every figure that shows the partition (the DAG, the passes table, the timeline,
+//     Compare's table, chart and Yours column, the marking bar).
 // An edit after a pause compiles at once (the compile delay applies to bursts of typing).
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -34,6 +39,7 @@
 #include <vector>
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QKeyEvent>
 #include <QDir>
 #include <QElapsedTimer>
@@ -47,6 +53,8 @@
 
 #include "app/studio/main_window.h"
 #include "editors/shader_editor.h"
+#include "app/studio/marking.h"
+#include "views/graph_view.h"
 #include "views/studio_model.h"
 
 namespace {
@@ -246,6 +254,7 @@ struct Row {
   int typing_chars = 0;
   double edit_worst = 0;
   double cold_ms = 0;
+  std::vector<double> marking;  // a click in the DAG view to every figure of the partition repainted
   std::vector<double> startup;  // --studio: the real program's cold start, per run
   int startup_failures = 0;     // runs that printed no time (said on stderr)
 };
@@ -362,6 +371,24 @@ Row measure(const QString& shader, int edits) {
   probe.stop();
   row.typing_worst = probe.worst();
   row.typing_stalls = probe.stalls();
+
+  // Partitioning by hand: each click marks or unmarks a node and every figure follows at once.
+  static_cast<QDockWidget*>(w.dock_widget("dock-compare"))->raise();
+  w.marking()->set_on(true);
+  w.marking()->start_from("rds");
+  run_events_for(300);
+  std::vector<std::uint32_t> marked;
+  for (const auto& m : w.marking()->marks().marks()) marked.push_back(m.node);
+  for (int i = 0; i < edits && !marked.empty(); ++i) {
+    const std::uint32_t node = marked[static_cast<std::size_t>(i / 2) % marked.size()];  // unmarked, then marked again
+    QElapsedTimer t;
+    t.start();
+    w.dag_view()->click_node(node);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::UpdateRequest);
+    row.marking.push_back(t.nsecsElapsed() / 1e6);
+    run_events_for(100);
+  }
+  w.marking()->set_on(false);
   w.editor()->setModified(false);
   return row;
 }
@@ -408,8 +435,8 @@ int main(int argc, char** argv) {
   QString table =
       QString("Load: %1 busy process%2.\n\n").arg(load).arg(load == 1 ? "" : "es") +
       "| Sample | DAG nodes | Cold start, in process (ms) | Cold start, passlab (ms) | Edits | Median latency (ms) | 90th pct (ms) | Max (ms) | Worst UI stall, edits (ms) | "
-      "Typing: chars | Worst UI stall, typing (ms) | Stalls > 16 ms |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+      "Typing: chars | Worst UI stall, typing (ms) | Stalls > 16 ms | Marking a node: median (ms) | max (ms) |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   QString breakdown;
   for (const QString& s : shaders) {
     Row r = measure(s, edits);
@@ -426,7 +453,8 @@ int main(int argc, char** argv) {
     }
     if (r.startup_failures > 0)
       startup = (r.startup.empty() ? QString() : startup + ", ") + QString("%1 failed").arg(r.startup_failures);
-    table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 | %11 | %12 |\n")
+    const double mark_max = r.marking.empty() ? 0 : *std::max_element(r.marking.begin(), r.marking.end());
+    table += QString("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 | %9 | %10 | %11 | %12 | %13 | %14 |\n")
                  .arg(r.sample)
                  .arg(r.nodes)
                  .arg(r.cold_ms, 0, 'f', 0)
@@ -438,7 +466,9 @@ int main(int argc, char** argv) {
                  .arg(r.edit_worst, 0, 'f', 1)
                  .arg(r.typing_chars)
                  .arg(r.typing_worst, 0, 'f', 1)
-                 .arg(r.typing_stalls);
+                 .arg(r.typing_stalls)
+                 .arg(median(r.marking), 0, 'f', 1)
+                 .arg(mark_max, 0, 'f', 1);
     breakdown += QString("%1%2: compile %3, partition %4, layout %5")
                      .arg(breakdown.isEmpty() ? "" : "; ")
                      .arg(r.sample)

@@ -162,6 +162,13 @@ void PassesPanel::refill() {
         const QBrush colour(pass_color(i, dark));
         if (item->background() != colour) item->setBackground(colour);
       }
+      // A limit the pass breaks (a partition made by hand) stands out in red.
+      const int used[] = {r.operations, r.registers, r.textures, r.interpolants};
+      const int limit[] = {lim.operations, lim.registers, lim.textures, lim.interpolants};
+      const bool over = (c >= 2 && c <= 5 && limit[c - 2] != partition::kUnlimited && used[c - 2] > limit[c - 2]) ||
+                        (c == 9 && !p.failure.empty());
+      const QBrush ink = over ? QBrush(dark ? QColor(255, 120, 110) : QColor(190, 20, 20)) : QBrush();
+      if (item->foreground() != ink) item->setForeground(ink);
     }
   }
   if (changed) table_->resizeColumnsToContents();
