@@ -288,7 +288,7 @@ void ComparePanel::refill() {
                       QString::number(p.stats.milliseconds, 'f', 2),
                       best && p.valid ? QString("%1%2%").arg(p.cost >= best->cost ? "+" : "").arg(100.0 * (p.cost - best->cost) / best->cost, 0, 'f', 1)
                                       : QString("—"),
-                      !p.valid ? tr("%n pass(es) do not fit", nullptr, unfit)
+                      !p.valid ? (unfit == 1 ? tr("1 pass does not fit") : tr("%1 passes do not fit").arg(unfit))
                       : run->problems.empty() ? tr("valid, executes") : QString::fromStdString(run->problems.front())};
     for (int r = 0; r < cells.size(); ++r) {
       auto* item = new QTableWidgetItem(cells[r]);

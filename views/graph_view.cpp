@@ -76,6 +76,7 @@ class NodeItem : public QGraphicsItem {
     if (node_.shared && pass_ < 0) fill = dark ? QColor(90, 94, 104) : QColor(215, 215, 215);
     QColor ink = dark ? QColor(225, 228, 232) : QColor(30, 30, 30);
     QPen pen(ink, marked_ ? 2.6 : 1.1);
+    if (unfit_) pen = QPen(dark ? QColor(255, 110, 100) : QColor(200, 20, 20), 3.0, Qt::DashLine);  // its pass breaks a limit
     if (focus_ == 1) pen = QPen(QColor(230, 120, 0), 3.2);
     else if (focus_ == 2) pen = QPen(QColor(200, 30, 30), 3.2);
     else if (region_) pen = QPen(QColor(230, 150, 40), 2.0, Qt::DashLine);
@@ -149,14 +150,14 @@ class NodeItem : public QGraphicsItem {
     refresh();
   }
   int pass_ = -1;
-  bool marked_ = false, recomputed_ = false, related_ = false, region_ = false;
+  bool marked_ = false, recomputed_ = false, related_ = false, region_ = false, unfit_ = false;
   int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
   bool dark_ = false;
   // Repaints the node if its state changed since it was last drawn (an unchanged node costs nothing);
   // with `repaint` false the caller repaints the whole view instead. True if the state changed.
   bool refresh(bool repaint = true) {
     const int key = (pass_ + 1) | marked_ << 16 | recomputed_ << 17 | related_ << 18 | region_ << 19 | focus_ << 20 |
-                    dark_ << 22 | isSelected() << 23;
+                    dark_ << 22 | isSelected() << 23 | unfit_ << 24;
     if (key == painted_) return false;
     painted_ = key;
     if (repaint) update();
@@ -552,6 +553,7 @@ void GraphView::restyle() {
   pass_of_.assign(n, -1);
   recomputed_.assign(n, 0);
   marked_.assign(n, 0);
+  std::vector<char> unfit(n, 0);
   if (graph_ && kind_ == GraphKind::Passes) {
     for (std::size_t i = 0; i < n; ++i) pass_of_[i] = static_cast<int>(graph_->nodes[i].id);  // each pass its colour
   } else if (run_ && graph_) {
@@ -567,6 +569,7 @@ void GraphView::restyle() {
       if (root < graph_->index_of.size() && graph_->index_of[root] >= 0) {
         int i = graph_->index_of[root];
         marked_[i] = 1;
+        unfit[i] = !part.passes[p].failure.empty();  // a partition made by hand: a pass that does not fit
         pass_of_[i] = static_cast<int>(p);  // a root's colour is its own pass
       }
     }
@@ -582,6 +585,7 @@ void GraphView::restyle() {
     it->pass_ = pass_of_[i];
     it->recomputed_ = recomputed_[i];
     it->marked_ = marked_[i];
+    it->unfit_ = unfit[i];
     it->dark_ = dark;
     if (it->refresh(false)) changed.push_back(it);
   }

@@ -13,6 +13,13 @@
 
 namespace passlab::views {
 
+namespace {
+
+// "1 pass", "18 passes" (English plurals; the Studio has no translations).
+QString count(long n, const char* one, const char* many) { return QString("%1 %2").arg(n).arg(n == 1 ? one : many); }
+
+}  // namespace
+
 MarkingBar::MarkingBar(QWidget* parent) : QWidget(parent) {
   setObjectName("marking-bar");
   auto button = [this](const QString& text, const QString& tip, auto signal) {
@@ -102,7 +109,7 @@ void MarkingBar::show_runs(const session::AlgorithmRun* yours, const session::Sn
     if (!p.passes[i].failure.empty())
       unfit << tr("P%1 (n%2) does not fit: %3").arg(i + 1).arg(p.passes[i].root).arg(QString::fromStdString(p.passes[i].failure));
   const int marks = static_cast<int>(std::count(p.marked.begin(), p.marked.end(), 1)) - 1;  // the root is saved anyway
-  QString text = tr("%n mark(s), %1 pass(es)", nullptr, std::max(0, marks)).arg(p.passes.size());
+  QString text = count(std::max(0, marks), "mark", "marks") + ", " + count(static_cast<long>(p.passes.size()), "pass", "passes");
   if (p.valid) {
     text += tr(", cost %1 on %2 (%3): every pass fits. Restores %4, recomputed operations %5.")
                 .arg(p.cost, 0, 'f', 2)
@@ -111,11 +118,12 @@ void MarkingBar::show_runs(const session::AlgorithmRun* yours, const session::Sn
                 .arg(p.recomputed);
     if (!yours->problems.empty()) text += tr(" Check failed: %1").arg(QString::fromStdString(yours->problems.front()));
   } else {
-    text += tr(" on %1: %n pass(es) do not fit. ", nullptr, static_cast<int>(unfit.size()))
-                .arg(QString::fromStdString(snapshot->request.target.name));
+    text += tr(" on %1: %2 not fit. ")
+                .arg(QString::fromStdString(snapshot->request.target.name),
+                     unfit.size() == 1 ? tr("1 pass does") : tr("%1 passes do").arg(unfit.size()));
     const int shown = 3;
     text += QStringList(unfit.mid(0, shown)).join("; ");
-    if (unfit.size() > shown) text += tr("; and %n more", nullptr, static_cast<int>(unfit.size()) - shown);
+    if (unfit.size() > shown) text += tr("; and %1 more").arg(unfit.size() - shown);
   }
   summary_->setText(text);
   // Against the algorithms: each one's cost, and yours against the best valid one.

@@ -122,9 +122,12 @@ void PassesPanel::refill() {
   }
   const auto& part = run->partition;
   const auto& lim = snapshot_->request.target.limits;
-  summary_->set_text(tr("%1 passes, cost %2 on %3 (%4)%5")
+  int unfit = 0;
+  for (const auto& p : part.passes) unfit += !p.failure.empty();
+  summary_->set_text(tr("%1 passes, %2 on %3 (%4)%5")
                         .arg(part.passes.size())
-                        .arg(part.cost, 0, 'f', 2)
+                        .arg(part.valid ? tr("cost %1").arg(part.cost, 0, 'f', 2)
+                                        : unfit == 1 ? tr("1 does not fit") : tr("%1 do not fit").arg(unfit))
                         .arg(QString::fromStdString(snapshot_->request.target.name),
                              QString::fromStdString(snapshot_->request.model.name),
                              run->problems.empty() ? QString() : tr(" — check failed: %1").arg(QString::fromStdString(run->problems.front()))));

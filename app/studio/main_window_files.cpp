@@ -246,7 +246,8 @@ bool MainWindow::import_marks(const QString& path) {
     return false;
   }
   marking_->set_on(true);
-  show_status(tr("Imported %n mark(s) from %1", nullptr, static_cast<int>(marking_->marks().marks().size())).arg(QFileInfo(path).fileName()));
+  const auto n = marking_->marks().marks().size();
+  show_status(tr("Imported %1 %2 from %3").arg(n).arg(n == 1 ? tr("mark") : tr("marks"), QFileInfo(path).fileName()));
   return true;
 }
 
@@ -256,7 +257,8 @@ bool MainWindow::export_marks(const QString& path) {
     QMessageBox::warning(this, tr("Export failed"), error);
     return false;
   }
-  show_status(tr("Saved %n mark(s) to %1", nullptr, static_cast<int>(marking_->marks().marks().size())).arg(QFileInfo(path).fileName()));
+  const auto n = marking_->marks().marks().size();
+  show_status(tr("Saved %1 %2 to %3").arg(n).arg(n == 1 ? tr("mark") : tr("marks"), QFileInfo(path).fileName()));
   return true;
 }
 

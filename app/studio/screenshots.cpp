@@ -23,10 +23,12 @@
 #include <QTimer>
 
 #include "app/studio/main_window.h"
+#include "app/studio/marking.h"
 #include "app/studio/samples.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
+#include "views/studio_model.h"
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
@@ -284,6 +286,57 @@ bool studio_tour(const Tour& tour) {
   return true;
 }
 
+// Partition it yourself: the bowling pin on PC5 marked by hand, from RDS's marks with one taken
+// back so that a pass breaks a limit (red in the passes table, named in the marking bar), the
+// hint that mends it, and the Compare panel's Yours column.
+void marking_tour(const Tour& tour) {
+  MainWindow* w = tour.w;
+  auto save = [&tour](QWidget* widget, const QString& name) { tour.save(widget, name); };
+  auto dock = [&tour](const char* name) { return tour.dock(name); };
+  const QString original = w->file_path(), original_target = w->target_name();
+  w->set_target("PC5");
+  w->open_file(samples_path("shaders/bowling_pin.sl"));
+  wait_until([w] { return w->result() && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+  if (!w->result() || !w->result()->snapshot->has_dag()) return;
+  dock("dock-passes");
+  w->marking()->set_on(true);
+  w->marking()->start_from("rds");
+  settle(200);
+  // The first of RDS's marks whose removal leaves a pass that does not fit, clicked in the DAG.
+  for (const auto& m : std::vector<partition::Mark>(w->marking()->marks().marks())) {
+    w->dag_view()->click_node(m.node);
+    settle(50);
+    if (w->model()->yours_run() && !w->model()->yours_run()->partition.valid) break;
+    w->marking()->undo();
+  }
+  w->dag_view()->fit();
+  settle(400);
+  save(w, "partition_yourself");
+  w->marking()->hint();
+  auto* g = dock("dock-graphs");
+  g->setFloating(true);
+  g->resize(1300, 850);
+  settle(300);
+  w->dag_view()->fit();
+  settle(300);
+  save(g, "partition_yourself_hint");
+  g->setFloating(false);
+  // Mend it as the hint says, then compare with the algorithms.
+  if (!w->model()->selection().empty()) w->dag_view()->click_node(w->model()->selection().front());
+  auto* c = dock("dock-compare");
+  c->setFloating(true);
+  c->resize(1500, 900);
+  emit w->compare()->optimal_requested(10);
+  wait_until([w] { return w->compare()->optimal_run() != nullptr; }, 30000);
+  settle(400);
+  save(c, "compare_yours");
+  c->setFloating(false);
+  w->marking()->set_on(false);
+  w->set_target(original_target);
+  if (!original.isEmpty()) w->open_file(original);
+  wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+}
+
 // The Sampling view: wood.sl under the defocus scene's lens by decoupled sampling, a
 // defocused pixel's samples and shading points, the heat map of where shading went, the sweeps,
 // and plastic.sl under a light that moves while the shutter is open.
@@ -523,11 +576,13 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     QDir().mkpath(dir);
     w->resize(1600, 1000);
     const Tour tour{w, dir};
-    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "rpu" or "sampling": only that section
-    const bool only_rpu = only == "rpu", only_sampling = only == "sampling";
-    if (!only_rpu && !only_sampling && !studio_tour(tour)) return;
-    if (!only_rpu) sampling_tour(tour);
-    if (!only_sampling) rpu_tour(tour);
+    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "rpu", "sampling" or "marking": only that section
+    const bool only_rpu = only == "rpu", only_sampling = only == "sampling", only_marking = only == "marking";
+    const bool all = !only_rpu && !only_sampling && !only_marking;
+    if (all && !studio_tour(tour)) return;
+    if (all || only_marking) marking_tour(tour);
+    if (all || only_sampling) sampling_tour(tour);
+    if (all || only_rpu) rpu_tour(tour);
     w->editor()->setModified(false);
     QApplication::quit();
   });

@@ -73,7 +73,7 @@ class StudioMarkingTest : public QObject {
     QCOMPARE(run->partition.passes.size(), std::size_t{1});
     QVERIFY(!run->partition.valid);
     QVERIFY2(w.passes()->table()->item(0, 9)->text().contains(" > "), qPrintable(w.passes()->table()->item(0, 9)->text()));
-    QVERIFY2(w.marking_bar()->summary().contains("do not fit"), qPrintable(w.marking_bar()->summary()));
+    QVERIFY2(w.marking_bar()->summary().contains("1 pass does not fit"), qPrintable(w.marking_bar()->summary()));
     // RDS's marks, clicked one by one where the DAG view draws them.
     const auto marks = rds_marks(w);
     QVERIFY(marks.size() > 3);
