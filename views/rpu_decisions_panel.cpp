@@ -20,40 +20,13 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "views/decision_tables.h"
 #include "views/graph_layout.h"
+#include "views/rpu_schedule_exercise.h"
 
 namespace passlab::views {
 
 namespace {
-
-QTableWidget* make_table(const QStringList& headers, QWidget* parent) {
-  auto* t = new QTableWidget(parent);
-  t->setColumnCount(static_cast<int>(headers.size()));
-  t->setHorizontalHeaderLabels(headers);
-  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->verticalHeader()->hide();
-  t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 4);
-  t->horizontalHeader()->setStretchLastSection(true);
-  t->setAlternatingRowColors(true);
-  t->setWordWrap(false);
-  return t;
-}
-
-void fill_row(QTableWidget* t, int row, const QStringList& cells) {
-  for (int c = 0; c < static_cast<int>(cells.size()); ++c) {
-    auto* it = new QTableWidgetItem(cells[c]);
-    it->setToolTip(cells[c]);
-    t->setItem(row, c, it);
-  }
-}
-
-QString numbers(const std::vector<int>& v) {
-  QStringList s;
-  for (int i : v) s << QString::number(i + 1);
-  return s.join(", ");
-}
 
 // A graph view that keeps its drawing fitted as it is resized (at most 1.4x magnified).
 class FittedView : public QGraphicsView {
@@ -152,8 +125,6 @@ RpuDecisionsPanel::RpuDecisionsPanel(RpuSession* session, QWidget* parent) : QWi
   dag_ = make_graph_view(sched);
   dag_->setToolTip(tr("The dependency DAG: an instruction below waits for those above it; each node shows its path length"));
   auto* sched_head = new QHBoxLayout;
-  sched_head->addWidget(new QLabel(tr("Block"), sched));
-  sched_head->addWidget(piece_);
   sched_head->addWidget(piece_summary_, 1);
   auto* right = new QSplitter(Qt::Vertical, sched);
   right->addWidget(instructions_);
@@ -214,9 +185,16 @@ RpuDecisionsPanel::RpuDecisionsPanel(RpuSession* session, QWidget* parent) : QWi
   fl->addWidget(fwd_split);
   tabs_->addTab(fwd, tr("Forwarding"));
 
+  // Schedule it yourself: the block chosen under Scheduling, ordered by hand.
+  exercise_ = new RpuScheduleExercise(this);
+  tabs_->addTab(exercise_, tr("Schedule it yourself"));
+  tabs_->setTabToolTip(3, tr("Put the block's instructions in an order of your own and see its cycles and stalls against the list scheduler's"));
+
   auto* head = new QHBoxLayout;
   head->addWidget(new QLabel(tr("Function"), this));
   head->addWidget(function_);
+  head->addWidget(new QLabel(tr("Block"), this));  // the scheduling tabs' block
+  head->addWidget(piece_);
   head->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -310,23 +288,14 @@ void RpuDecisionsPanel::show_piece() {
   instructions_->setRowCount(0);
   dag_->scene()->clear();
   piece_summary_->clear();
+  exercise_->show_block(nullptr);
   if (!b || !b->ok() || piece_->currentIndex() < 0) return;
   auto it = b->compiled().schedules.find(function_label().toStdString());
   if (it == b->compiled().schedules.end()) return;
   const rpu::BlockSchedule& s = it->second.pieces[static_cast<std::size_t>(piece_->currentIndex())];
+  exercise_->show_block(&s);
   piece_summary_->setText(tr("%1 cycles scheduled, %2 in program order").arg(s.cycles).arg(s.unscheduled_cycles));
-  cycles_->setRowCount(static_cast<int>(s.table.size()));
-  for (std::size_t r = 0; r < s.table.size(); ++r) {
-    const rpu::CycleRow& row = s.table[r];
-    QString issued;
-    for (int i : row.issued) issued += (issued.isEmpty() ? "" : " + ") + QString("%1 %2").arg(i + 1).arg(QString::fromStdString(s.text[static_cast<std::size_t>(i)]));
-    fill_row(cycles_, static_cast<int>(r),
-             {QString::number(row.cycle), numbers(row.became_available), numbers(row.candidates), issued,
-              row.issued.empty() ? (r + 1 == s.table.size() ? tr("done") : tr("stall")) : QString()});
-    if (row.issued.empty() && r + 1 < s.table.size())
-      for (int c = 0; c < cycles_->columnCount(); ++c) cycles_->item(static_cast<int>(r), c)->setBackground(QColor(250, 215, 215));
-  }
-  cycles_->resizeColumnsToContents();
+  fill_cycle_table(cycles_, s);
   const int n = static_cast<int>(s.text.size());
   instructions_->setRowCount(n);
   for (int i = 0; i < n; ++i) {

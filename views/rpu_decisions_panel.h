@@ -3,7 +3,8 @@
 // block the list scheduler's cycle table (Figure 9.1: cycle, values that became available,
 // candidates, issued, stalls) with the dependency DAG and its path lengths; the register
 // allocator's interference graph with friends, its removal order and each colour with its reason;
-// forwarding's rewrites and the facts reaching each instruction. The trace player steps through
+// forwarding's rewrites and the facts reaching each instruction; and the scheduling exercise
+// (views/rpu_schedule_exercise.h) on the block chosen. The trace player steps through
 // them (frames with pass = function, stage = kind of decision).
 #pragma once
 
@@ -17,6 +18,10 @@ class QGraphicsView;
 class QLabel;
 class QTableWidget;
 class QTabWidget;
+
+namespace passlab::views {
+class RpuScheduleExercise;
+}
 
 namespace passlab::views {
 
@@ -34,6 +39,7 @@ class RpuDecisionsPanel : public QWidget {
   QTableWidget* colour_table() const { return colours_; }
   QTableWidget* forwarding_table() const { return forwarding_; }
   QTabWidget* tabs() const { return tabs_; }
+  RpuScheduleExercise* exercise() const { return exercise_; }  // the fourth tab
   int dag_nodes() const;           // nodes drawn in the dependency DAG
   int interference_nodes() const;  // ...and in the interference graph
   QString function_label() const;
@@ -60,6 +66,7 @@ class RpuDecisionsPanel : public QWidget {
   QTableWidget* colours_;
   QTableWidget* forwarding_;
   QTableWidget* facts_;
+  RpuScheduleExercise* exercise_;
   const session::RpuBuild* shown_ = nullptr;
   std::string interference_for_;  // the function whose interference graph is drawn
 };

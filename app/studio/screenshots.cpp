@@ -35,6 +35,7 @@
 #include "views/sampling_panel.h"
 #include "views/rpu_code_panel.h"
 #include "views/rpu_decisions_panel.h"
+#include "views/rpu_schedule_exercise.h"
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
 #include "views/target_panel.h"
@@ -563,6 +564,16 @@ void rpu_tour(const Tour& tour) {
   }
   settle(400);
   save(dec, "rpu_schedule_fig91");
+  // Schedule it yourself: the scheduler's order with its last two instructions swapped.
+  w->rpu_decisions()->tabs()->setCurrentIndex(3);
+  if (auto* ex = w->rpu_decisions()->exercise(); ex->yours()) {
+    std::vector<int> order = w->rpu_session()->build()->compiled().schedules.at(w->rpu_decisions()->function_label().toStdString()).pieces.front().order;
+    if (order.size() >= 2) std::swap(order[order.size() - 1], order[order.size() - 2]);
+    ex->set_order(order);
+  }
+  settle(300);
+  save(dec, "rpu_schedule_yourself");
+  w->rpu_decisions()->tabs()->setCurrentIndex(0);
   dec->setFloating(false);
   w->open_file(original);
   w->set_target(original_target);

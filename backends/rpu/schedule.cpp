@@ -2,6 +2,8 @@
 // Forward list scheduling per basic block, with the thesis's priorities and optional pairing.
 #include "backends/rpu/schedule.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace passlab::rpu {
@@ -103,6 +105,85 @@ BlockSchedule schedule_block(const std::vector<SchedNode>& nodes, const Machine&
     ++cycle;
   }
   // The rest of the table: results becoming available until the last one.
+  int end = 1;
+  for (int i = 0; i < n; ++i) end = std::max(end, ready_at[static_cast<std::size_t>(i)]);
+  for (; cycle <= end; ++cycle) {
+    CycleRow row;
+    row.cycle = cycle;
+    for (int i = 0; i < n; ++i)
+      if (ready_at[static_cast<std::size_t>(i)] == cycle) row.became_available.push_back(i);
+    s.table.push_back(std::move(row));
+  }
+  s.cycles = n ? end - 1 : 0;
+  return s;
+}
+
+std::optional<BlockSchedule> schedule_in_order(const BlockSchedule& scheduled, const std::vector<int>& order, std::string* problem) {
+  const int n = static_cast<int>(scheduled.latency.size());
+  const auto name = [&](int i) {
+    const auto k = static_cast<std::size_t>(i);
+    return k < scheduled.text.size() ? fmt::format("{} ({})", i + 1, scheduled.text[k]) : fmt::format("{}", i + 1);
+  };
+  std::vector<int> position(static_cast<std::size_t>(n), -1);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const int i = order[k];
+    if (i < 0 || i >= n) {
+      if (problem) *problem = fmt::format("there is no instruction {} in this block (1 to {})", i + 1, n);
+      return std::nullopt;
+    }
+    if (position[static_cast<std::size_t>(i)] >= 0) {
+      if (problem) *problem = fmt::format("instruction {} is issued twice", name(i));
+      return std::nullopt;
+    }
+    position[static_cast<std::size_t>(i)] = static_cast<int>(k);
+  }
+  for (int i = 0; i < n; ++i)
+    if (position[static_cast<std::size_t>(i)] < 0) {
+      if (problem) *problem = fmt::format("instruction {} is never issued", name(i));
+      return std::nullopt;
+    }
+  for (int i : order)
+    for (int p : scheduled.deps[static_cast<std::size_t>(i)])
+      if (position[static_cast<std::size_t>(p)] > position[static_cast<std::size_t>(i)]) {
+        if (problem) *problem = fmt::format("instruction {} comes before {}, which it must wait for (it reads what that one writes, or writes what it reads or writes)",
+                                            name(i), name(p));
+        return std::nullopt;
+      }
+  BlockSchedule s;
+  s.block = scheduled.block;
+  s.text = scheduled.text;
+  s.path = scheduled.path;
+  s.successors = scheduled.successors;
+  s.latency = scheduled.latency;
+  s.deps = scheduled.deps;
+  s.unscheduled_cycles = scheduled.unscheduled_cycles;
+  s.issue.assign(static_cast<std::size_t>(n), 0);
+  s.pair_of.assign(static_cast<std::size_t>(n), -1);
+  std::vector<int> ready_at(static_cast<std::size_t>(n), 0);  // 0: not issued yet
+  std::size_t next = 0;
+  int cycle = 1;
+  while (next < order.size()) {
+    CycleRow row;
+    row.cycle = cycle;
+    for (int i = 0; i < n; ++i)
+      if (ready_at[static_cast<std::size_t>(i)] == cycle) row.became_available.push_back(i);
+    const auto ready = [&](int i) {
+      for (int p : s.deps[static_cast<std::size_t>(i)])
+        if (ready_at[static_cast<std::size_t>(p)] == 0 || ready_at[static_cast<std::size_t>(p)] > cycle) return false;
+      return true;
+    };
+    for (int i = 0; i < n; ++i)
+      if (ready_at[static_cast<std::size_t>(i)] == 0 && ready(i)) row.candidates.push_back(i);
+    if (const int i = order[next]; ready(i)) {
+      row.issued.push_back(i);
+      ready_at[static_cast<std::size_t>(i)] = cycle + s.latency[static_cast<std::size_t>(i)];
+      s.issue[static_cast<std::size_t>(i)] = cycle;
+      s.order.push_back(i);
+      ++next;
+    }
+    s.table.push_back(std::move(row));
+    ++cycle;
+  }
   int end = 1;
   for (int i = 0; i < n; ++i) end = std::max(end, ready_at[static_cast<std::size_t>(i)]);
   for (; cycle <= end; ++cycle) {

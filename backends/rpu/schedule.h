@@ -15,6 +15,7 @@
 // can share the word as a 3/1 or 2/2 pair, and issues both in the cycle.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,15 @@ struct ScheduleOptions {
 
 // Schedules one block of movable instructions.
 BlockSchedule schedule_block(const std::vector<SchedNode>& nodes, const Machine& m, const ScheduleOptions& options);
+
+// A block issued in the order given (a student's, in the Studio's scheduling exercise): each
+// instruction of `order` (program-order indices) issues in the first cycle after the one before
+// it in which its predecessors have finished, stalling until then; one instruction a cycle (no
+// pairing). The table, cycles and the rest are as schedule_block's for the same block `scheduled`
+// (its dependencies, latencies and path lengths); the scheduler's own order gives its own table
+// back when it paired nothing. Nullopt, with the reason in *problem, for an order that is not a
+// permutation of the block's instructions or puts an instruction before one it depends on.
+std::optional<BlockSchedule> schedule_in_order(const BlockSchedule& scheduled, const std::vector<int>& order, std::string* problem);
 
 struct FunctionSchedule {
   std::vector<BlockSchedule> pieces;  // every scheduled piece of every block, in block order

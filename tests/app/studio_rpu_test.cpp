@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QGraphicsView>
 #include <QLabel>
+#include <QListWidget>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 #include "views/rpu_code_panel.h"
 #include "views/rpu_debugger_panel.h"
 #include "views/rpu_decisions_panel.h"
+#include "views/rpu_schedule_exercise.h"
 #include "views/rpu_registers_view.h"
 #include "views/rpu_render_panel.h"
 #include "views/rpu_session.h"
@@ -272,6 +274,51 @@ class StudioRpuTest : public QObject {
     QCOMPARE(dec->tabs()->currentIndex(), 1);
     QVERIFY(dec->interference_nodes() > 0);
     QVERIFY(dec->colour_table()->currentRow() >= 0);
+  }
+
+  void theStudentSchedulesFigure91ByHand() {
+    MainWindow w(options());
+    QVERIFY(open_on_rpu(w, "schedule_example", "RPU (thesis example)"));
+    auto* dec = w.rpu_decisions();
+    QVERIFY(dec->select_function("fig91"));
+    dec->tabs()->setCurrentIndex(3);
+    auto* ex = dec->exercise();
+    const auto& block = w.rpu_session()->build()->compiled().schedules.at(dec->function_label().toStdString()).pieces.front();
+    // It starts in program order: the unscheduled 16 cycles, against the scheduler's 11.
+    QCOMPARE(ex->order(), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+    QVERIFY(ex->yours());
+    QCOMPARE(ex->yours()->cycles, 16);
+    QVERIFY2(ex->summary().contains("Yours: 16 cycles") && ex->summary().contains("5 cycles slower than the list scheduler"),
+             qPrintable(ex->summary()));
+    // An instruction moved above one it waits for: not a valid order, and why.
+    int waits = -1;
+    for (int i = 0; i < 6 && waits < 0; ++i)
+      if (!block.deps[static_cast<std::size_t>(i)].empty()) waits = i;
+    QVERIFY(waits > 0);
+    std::vector<int> bad{waits};
+    for (int i = 0; i < 6; ++i)
+      if (i != waits) bad.push_back(i);
+    ex->set_order(bad);
+    QVERIFY(!ex->yours());
+    QVERIFY2(ex->summary().contains("Not a valid order") && ex->summary().contains("which it must wait for"), qPrintable(ex->summary()));
+    QCOMPARE(ex->cycle_table()->rowCount(), 0);
+    // The scheduler's order: 11 cycles, its own table row by row.
+    ex->set_order(block.order);
+    QVERIFY(ex->yours());
+    QCOMPARE(ex->yours()->cycles, 11);
+    QVERIFY2(ex->summary().contains("as fast as the list scheduler"), qPrintable(ex->summary()));
+    auto* theirs = dec->cycle_table();
+    QCOMPARE(ex->cycle_table()->rowCount(), theirs->rowCount());
+    for (int r = 0; r < theirs->rowCount(); ++r)
+      for (int c = 0; c < theirs->columnCount(); ++c) QCOMPARE(ex->cycle_table()->item(r, c)->text(), theirs->item(r, c)->text());
+    // Moving the last instruction one place earlier (Alt+Up) is timed at once.
+    auto* list = ex->findChild<QListWidget*>("schedule-order");
+    QVERIFY(list);
+    list->setCurrentRow(5);
+    ex->move_current(-1);
+    QCOMPARE(list->currentRow(), 4);
+    QCOMPARE(ex->order()[4], block.order[5]);
+    QVERIFY(ex->summary().contains("Yours:") || ex->summary().contains("Not a valid order"));
   }
 };
 

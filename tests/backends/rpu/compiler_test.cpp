@@ -171,6 +171,50 @@ TEST(RpuCompiler, SchedulingReproducesFigure91) {
   EXPECT_NE(schedule_table_text(s, nodes).find("scheduled: 11 cycles; in program order: 16"), std::string::npos);
 }
 
+TEST(RpuCompiler, AnOrderGivenByHandIsTimedLikeTheScheduler) {
+  // Figure 9.1's block again: the scheduler's own order gives its table back; program order gives
+  // the unscheduled length; an order that reads a value before it is computed is refused.
+  enum : Loc { A = 1, B, X, Y, Z, D, E, F };
+  auto node = [](std::vector<Loc> reads, Loc write, int latency) {
+    SchedNode n;
+    n.reads = std::move(reads);
+    n.writes = {write};
+    n.latency = latency;
+    return n;
+  };
+  const std::vector<SchedNode> nodes = {node({A}, X, 3), node({B}, Y, 5), node({X, Y}, Z, 5),
+                                        node({A, B}, D, 5), node({A}, E, 5), node({D, E}, F, 3)};
+  const BlockSchedule s = schedule_block(nodes, test::ieee_machine(), {});
+  std::string why;
+  const auto same = schedule_in_order(s, s.order, &why);
+  ASSERT_TRUE(same) << why;
+  EXPECT_EQ(same->cycles, s.cycles);
+  EXPECT_EQ(same->issue, s.issue);
+  ASSERT_EQ(same->table.size(), s.table.size());
+  for (std::size_t c = 0; c < s.table.size(); ++c) {
+    EXPECT_EQ(same->table[c].candidates, s.table[c].candidates) << "cycle " << c + 1;
+    EXPECT_EQ(same->table[c].became_available, s.table[c].became_available) << "cycle " << c + 1;
+    EXPECT_EQ(same->table[c].issued, s.table[c].issued) << "cycle " << c + 1;
+  }
+  const auto program = schedule_in_order(s, {0, 1, 2, 3, 4, 5}, &why);
+  ASSERT_TRUE(program) << why;
+  EXPECT_EQ(program->cycles, s.unscheduled_cycles);  // 16
+  // 2 4 5 1 6 3: F (6) waits for E until cycle 8 (stalls in 5, 6, 7), Z (3) issues in 9 and is
+  // ready in 14: 13 cycles, where the scheduler, issuing Z before F, needs 11.
+  const auto mine = schedule_in_order(s, {1, 3, 4, 0, 5, 2}, &why);
+  ASSERT_TRUE(mine) << why;
+  EXPECT_EQ(mine->cycles, 13);
+  EXPECT_EQ(mine->issue, (std::vector<int>{4, 1, 9, 2, 3, 8}));
+  int stalls = 0;
+  for (const auto& row : mine->table) stalls += row.issued.empty() && row.cycle < mine->issue[2];
+  EXPECT_EQ(stalls, 3);
+  EXPECT_FALSE(schedule_in_order(s, {2, 0, 1, 3, 4, 5}, &why));  // Z before X and Y
+  EXPECT_NE(why.find("instruction 3 comes before 1"), std::string::npos) << why;
+  EXPECT_FALSE(schedule_in_order(s, {0, 1, 2, 3, 4}, &why));
+  EXPECT_NE(why.find("6 is never issued"), std::string::npos) << why;
+  EXPECT_FALSE(schedule_in_order(s, {0, 1, 2, 3, 4, 4}, &why));
+}
+
 TEST(RpuCompiler, TheVmIssuesFigure91AsTheScheduleDoes) {
   // The compiled fig91 (samples/rpu/schedule_example.sl) on the thesis's machine: every word of
   // the block issues in the cycle the list scheduler gave it, and its last result is ready when
