@@ -421,7 +421,7 @@ void MainWindow::set_dark(bool dark) {
   apply_palette(dark);
   editor_->set_dark(dark);
   open_settings(options_)->setValue("theme/dark", dark);
-  if (studio_->result()) studio_->show_result(studio_->result());  // graphs drawn in the theme's colours
+  if (studio_->result()) studio_->show_result(studio_->result(), studio_->yours_run());  // graphs drawn in the theme's colours
 }
 
 void MainWindow::reset_layout() { restoreState(default_state_); }

@@ -91,6 +91,12 @@ class StudioMarkingTest : public QObject {
     static_cast<QDockWidget*>(w.dock_widget("dock-compare"))->raise();
     QCOMPARE(w.compare()->cell(0, 3), w.compare()->cell(0, 1));
     QCOMPARE(w.compare()->cell(1, 3), w.compare()->cell(1, 1));
+    // A theme change draws the same result again, with your partition.
+    w.set_dark(true);
+    QVERIFY(QTest::qWaitFor([&] { return !w.model()->delivering(); }, 5000));
+    QVERIFY(w.passes()->current_run() && w.passes()->current_run()->algorithm == "yours");
+    QCOMPARE(w.passes()->current_run()->partition.cost, rds->partition.cost);
+    w.set_dark(false);
     // Undo takes the last click back; redo puts it again.
     QVERIFY(w.marking()->marks().can_undo());
     w.marking()->undo();
