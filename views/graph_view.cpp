@@ -75,13 +75,14 @@ class NodeItem : public QGraphicsItem {
     QColor fill = pass_ >= 0 ? pass_color(pass_, dark) : (dark ? QColor(58, 62, 70) : QColor(250, 250, 250));
     if (node_.shared && pass_ < 0) fill = dark ? QColor(90, 94, 104) : QColor(215, 215, 215);
     QColor ink = dark ? QColor(225, 228, 232) : QColor(30, 30, 30);
-    QPen pen(ink, marked_ ? 2.6 : 1.1);
-    if (unfit_) pen = QPen(dark ? QColor(255, 110, 100) : QColor(200, 20, 20), 3.0, Qt::DashLine);  // its pass breaks a limit
-    if (focus_ == 1) pen = QPen(QColor(230, 120, 0), 3.2);
-    else if (focus_ == 2) pen = QPen(QColor(200, 30, 30), 3.2);
-    else if (region_) pen = QPen(QColor(230, 150, 40), 2.0, Qt::DashLine);
-    if (isSelected()) pen = QPen(QColor(30, 120, 230), 3.0);
-    else if (related_) pen = QPen(QColor(60, 150, 240), 2.0);
+    const double thick = bold_ ? 2.2 : 1.0;  // presentation mode: lines a projector shows
+    QPen pen(ink, (marked_ ? 2.6 : 1.1) * thick);
+    if (unfit_) pen = QPen(dark ? QColor(255, 110, 100) : QColor(200, 20, 20), 3.0 * thick, Qt::DashLine);  // its pass breaks a limit
+    if (focus_ == 1) pen = QPen(QColor(230, 120, 0), 3.2 * thick);
+    else if (focus_ == 2) pen = QPen(QColor(200, 30, 30), 3.2 * thick);
+    else if (region_) pen = QPen(QColor(230, 150, 40), 2.0 * thick, Qt::DashLine);
+    if (isSelected()) pen = QPen(QColor(30, 120, 230), 3.0 * thick);
+    else if (related_) pen = QPen(QColor(60, 150, 240), 2.0 * thick);
     p->setPen(pen);
     p->setBrush(fill);
     const double w = node_.width, h = node_.height;
@@ -117,6 +118,7 @@ class NodeItem : public QGraphicsItem {
     p->setPen(text);
     QFont f = p->font();
     f.setPointSizeF(8);
+    f.setBold(bold_);
     p->setFont(f);
     QRectF tr = node_.shape == Shape::Triangle && !recomputed_ ? r.adjusted(0, h * 0.3, 0, 0) : r;
     // A static text is shaped once, not on every paint.
@@ -151,13 +153,14 @@ class NodeItem : public QGraphicsItem {
   }
   int pass_ = -1;
   bool marked_ = false, recomputed_ = false, related_ = false, region_ = false, unfit_ = false;
+  bool bold_ = false;  // presentation mode
   int focus_ = 0;  // 1: the trace event's node; 2: the same, failing
   bool dark_ = false;
   // Repaints the node if its state changed since it was last drawn (an unchanged node costs nothing);
   // with `repaint` false the caller repaints the whole view instead. True if the state changed.
   bool refresh(bool repaint = true) {
     const int key = (pass_ + 1) | marked_ << 16 | recomputed_ << 17 | related_ << 18 | region_ << 19 | focus_ << 20 |
-                    dark_ << 22 | isSelected() << 23 | unfit_ << 24;
+                    dark_ << 22 | isSelected() << 23 | unfit_ << 24 | bold_ << 25;
     if (key == painted_) return false;
     painted_ = key;
     if (repaint) update();
@@ -218,9 +221,10 @@ class EdgeItem : public QGraphicsItem {
     }
     return k;
   }
-  void style(bool dotted, bool highlighted, bool dark) {
+  void style(bool dotted, bool highlighted, bool dark, bool bold) {
     QColor c = highlighted ? QColor(40, 130, 240) : (dark ? QColor(150, 155, 165) : QColor(90, 90, 90));
-    QPen pen(c, highlighted ? 2.0 : 1.0, dotted ? Qt::DotLine : Qt::SolidLine);
+    if (bold && !highlighted) c = dark ? QColor(230, 230, 235) : QColor(20, 20, 20);
+    QPen pen(c, (highlighted ? 2.0 : 1.0) * (bold ? 2.2 : 1.0), dotted ? Qt::DotLine : Qt::SolidLine);
     if (pen == pen_) return;
     pen_ = pen;
     update();
@@ -586,6 +590,7 @@ void GraphView::restyle() {
     it->recomputed_ = recomputed_[i];
     it->marked_ = marked_[i];
     it->unfit_ = unfit[i];
+    it->bold_ = presentation_;
     it->dark_ = dark;
     if (it->refresh(false)) changed.push_back(it);
   }
@@ -601,7 +606,7 @@ void GraphView::restyle() {
   for (auto* e : edges_) {
     // An edge between passes (the user's pass restores the operand's saved value) is dotted.
     bool dotted = run_ && marked_[e->to_] && pass_of_[e->from_] != pass_of_[e->to_];
-    e->style(dotted, selected.count(e->from_) || selected.count(e->to_), dark);
+    e->style(dotted, selected.count(e->from_) || selected.count(e->to_), dark, presentation_);
   }
   apply_filter();
 }
@@ -726,6 +731,12 @@ void GraphView::clear_focus() {
     it->focus_ = 0;
     it->region_ = false;
   }
+  restyle();
+}
+
+void GraphView::set_presentation(bool on) {
+  if (presentation_ == on) return;
+  presentation_ = on;
   restyle();
 }
 

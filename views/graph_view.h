@@ -59,6 +59,9 @@ class GraphView : public QWidget {
   bool shows_minimap() const;               // only when part of the graph is out of view
   // Linked views (the compare panel's three DAGs): zoom and centre, as view_moved() reports them.
   void follow(double scale, QPointF centre);
+  // Presentation mode: lines over twice as thick, labels bold, edges dark.
+  void set_presentation(bool on);
+  bool presentation() const { return presentation_; }
   // Marking (the partition made by hand): a click on a node asks for its mark to change
   // (mark_requested) instead of selecting it.
   void set_marking(bool on);
@@ -121,6 +124,7 @@ class GraphView : public QWidget {
   std::optional<Pending> pending_;  // a result that arrived while the view was hidden
   bool muting_ = false;
   bool fitted_ = true;     // showing the whole graph: refit on resize and on a new layout
+  bool presentation_ = false;
 };
 
 }  // namespace passlab::views

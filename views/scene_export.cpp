@@ -34,7 +34,7 @@ bool export_scene(QGraphicsScene& s, const QString& path, const QString& title, 
     return true;
   }
   QImage img((r.size() * 2).toSize(), QImage::Format_ARGB32);
-  img.fill(s.backgroundBrush().color());
+  img.fill(s.backgroundBrush().style() == Qt::NoBrush ? QColor(Qt::white) : s.backgroundBrush().color());  // a chart's scene has none
   QPainter painter(&img);
   painter.setRenderHint(QPainter::Antialiasing);
   s.render(&painter, QRectF(QPointF(0, 0), r.size() * 2), r);

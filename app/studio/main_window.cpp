@@ -42,6 +42,7 @@
 
 #include "app/studio/main_window_internal.h"
 #include "app/studio/marking.h"
+#include "app/studio/presentation.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "backends/registry/registry.h"
@@ -54,6 +55,7 @@
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
 #include "views/marking_bar.h"
+#include "views/view_export.h"
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
 #include "views/preview_panel.h"
@@ -150,7 +152,9 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
 
   build_docks();
   observe_results();
+  presentation_ = std::make_unique<Presentation>(this);
   build_menus();
+  views::offer_export_everywhere(this);  // every chart and graph: copy, SVG, PNG
 
   connect(editor_, &QsciScintilla::textChanged, this, [this] {
     autosave_dirty_ = true;
@@ -215,6 +219,8 @@ MainWindow::~MainWindow() {
   // visibilityChanged into lambdas that would call this half-destroyed MainWindow (UBSan's
   // "member access ... not of type MainWindow"): cut every child's connections to it first.
   for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
+  // The application's font, palette and cursor are not the window's: give them back.
+  if (presentation_ && presentation_->on()) presentation_->set_on(false);
 }
 
 QString MainWindow::target_name() const { return QString::fromStdString(studio_->target().name); }

@@ -3,6 +3,8 @@
 // status bar, files, themes, autosave and crash recovery.
 #pragma once
 
+#include <memory>
+
 #include <QMainWindow>
 #include <QStringList>
 
@@ -44,6 +46,7 @@ class TracePlayer;
 namespace passlab::studio {
 
 class Marking;
+class Presentation;
 
 struct StudioOptions {
   QString settings_file;     // "" : the user's QSettings; tests pass a temporary file
@@ -81,6 +84,12 @@ class MainWindow : public QMainWindow {
   const partition::CostModel& cost_model() const;
   views::TargetPanel* target_panel() const { return target_panel_; }
   void set_dark(bool dark);
+  // Presentation mode (View ▸ Presentation Mode, F12; app/studio/presentation.h): `current` is the
+  // panel kept on screen (null: the one with the focus).
+  void set_presentation(bool on, QWidget* current = nullptr);
+  bool presentation() const;
+  // The panel with the focus (or the editor) as a picture on the clipboard (Edit ▸ Copy View as Image).
+  void copy_view_image();
   void reset_layout();
   // Autosaved buffers of sessions that did not end cleanly; recover_autosave opens one.
   QStringList pending_recoveries() const;
@@ -173,6 +182,8 @@ class MainWindow : public QMainWindow {
   views::MarkingBar* marking_bar_;     // over the graph tabs while marking
   Marking* marking_;
   QAction* marking_action_ = nullptr;
+  std::unique_ptr<Presentation> presentation_;
+  QAction* presentation_action_ = nullptr;
   QTabWidget* graph_tabs_;
   views::PassesPanel* passes_;
   views::ComparePanel* compare_;

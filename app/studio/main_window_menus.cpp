@@ -39,7 +39,9 @@
 
 #include "app/studio/main_window_internal.h"
 #include "app/studio/marking.h"
+#include "app/studio/presentation.h"
 #include "views/marking_bar.h"
+#include "views/view_export.h"
 #include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "backends/registry/registry.h"
@@ -126,6 +128,7 @@ void MainWindow::build_menus() {
   edit->addAction(tr("&Undo"), editor_, &QsciScintilla::undo)->setShortcut(QKeySequence::Undo);
   edit->addAction(tr("&Redo"), editor_, &QsciScintilla::redo)->setShortcut(QKeySequence::Redo);
   edit->addSeparator();
+  edit->addAction(tr("Copy View as &Image"), this, [this] { copy_view_image(); })->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
   edit->addAction(tr("&Find…"), this, [this] { find_->open(false); })->setShortcut(QKeySequence::Find);
   edit->addAction(tr("&Replace…"), this, [this] { find_->open(true); })->setShortcut(QKeySequence(tr("Ctrl+H")));
   edit->addAction(tr("Find &Next"), this, [this] { find_->find(true); })->setShortcut(QKeySequence::FindNext);
@@ -142,6 +145,13 @@ void MainWindow::build_menus() {
   theme->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
   connect(this, &MainWindow::panels_updated, theme, [this, theme] { theme->setChecked(dark_); });
   view->addAction(tr("&Reset Layout"), this, [this] { reset_layout(); });
+  view->addSeparator();
+  presentation_action_ = view->addAction(tr("&Presentation Mode"), this, [this](bool on) { set_presentation(on); });
+  presentation_action_->setCheckable(true);
+  presentation_action_->setShortcut(QKeySequence(tr("F12")));
+  presentation_action_->setToolTip(tr("For the lecture hall: larger fonts, thicker lines, high contrast, the current panel maximised and a "
+                                      "laser-pointer cursor (F12 again to end it)"));
+  addAction(presentation_action_);  // F12 works wherever the focus is
 
   auto* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(tr("&Compile Now"), service_, &CompileService::compile_now)->setShortcut(QKeySequence(tr("F5")));
@@ -424,6 +434,28 @@ void MainWindow::set_dark(bool dark) {
   if (studio_->result()) studio_->show_result(studio_->result(), studio_->yours_run());  // graphs drawn in the theme's colours
 }
 
-void MainWindow::reset_layout() { restoreState(default_state_); }
+void MainWindow::reset_layout() {
+  if (presentation()) set_presentation(false);
+  restoreState(default_state_);
+}
+
+void MainWindow::set_presentation(bool on, QWidget* current) {
+  presentation_->set_on(on, current);
+  if (presentation_action_) presentation_action_->setChecked(presentation_->on());
+  show_status(on ? tr("Presentation mode: F12 ends it") : QString());
+}
+
+bool MainWindow::presentation() const { return presentation_->on(); }
+
+void MainWindow::copy_view_image() {
+  QWidget* view = editor_;
+  for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget())
+    if (auto* dock = qobject_cast<QDockWidget*>(w); dock && dock->parentWidget() == this) {
+      view = dock->widget();
+      break;
+    }
+  views::copy_image(view);
+  show_status(tr("Copied a picture of %1 to the clipboard").arg(view == editor_ ? tr("the editor") : static_cast<QDockWidget*>(view->parentWidget())->windowTitle()));
+}
 
 }  // namespace passlab::studio

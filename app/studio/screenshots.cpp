@@ -332,6 +332,14 @@ void marking_tour(const Tour& tour) {
   settle(400);
   save(c, "compare_yours");
   c->setFloating(false);
+  // The lecture hall: presentation mode on the graphs.
+  w->set_presentation(true, dock("dock-graphs"));
+  settle(400);
+  w->dag_view()->fit();
+  settle(300);
+  save(w, "presentation");
+  w->set_presentation(false);
+  settle(200);
   w->marking()->set_on(false);
   w->set_target(original_target);
   if (!original.isEmpty()) w->open_file(original);
