@@ -152,7 +152,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
 
   build_docks();
   observe_results();
-  presentation_ = std::make_unique<Presentation>(this);
+  presentation_ = std::make_unique<Presentation>(this, editor_);
   build_menus();
   views::offer_export_everywhere(this);  // every chart and graph: copy, SVG, PNG
 

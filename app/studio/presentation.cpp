@@ -4,11 +4,11 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QPainter>
 #include <QPixmap>
+#include <Qsci/qsciscintilla.h>
 
-#include "app/studio/main_window.h"
-#include "editors/shader_editor.h"
 #include "views/graph_view.h"
 
 namespace passlab::studio {
@@ -64,8 +64,8 @@ void Presentation::set_on(bool on, QWidget* current) {
     big.setPointSizeF(font_.pointSizeF() * kFontScale);
     QApplication::setFont(big);
     QApplication::setPalette(high_contrast(palette_));
-    editor_zoom_ = static_cast<int>(window_->editor()->SendScintilla(QsciScintillaBase::SCI_GETZOOM));
-    window_->editor()->zoomTo(editor_zoom_ + 6);
+    editor_zoom_ = static_cast<int>(editor_->SendScintilla(QsciScintillaBase::SCI_GETZOOM));
+    editor_->zoomTo(editor_zoom_ + 6);
     for (auto* g : graphs) g->set_presentation(true);
     // The current panel maximised: every other dock put away, and the editor too when it is a dock.
     QWidget* keep = current ? current : current_panel();
@@ -81,7 +81,7 @@ void Presentation::set_on(bool on, QWidget* current) {
     QApplication::restoreOverrideCursor();
     QApplication::setFont(font_);
     QApplication::setPalette(palette_);
-    window_->editor()->zoomTo(editor_zoom_);
+    editor_->zoomTo(editor_zoom_);
     for (auto* g : graphs) g->set_presentation(false);
     window_->centralWidget()->show();
     window_->restoreState(state_);

@@ -9,16 +9,15 @@
 #include <QFont>
 #include <QPalette>
 
-namespace passlab::studio {
-class MainWindow;
-}
+class QMainWindow;
+class QsciScintilla;
 class QWidget;
 
 namespace passlab::studio {
 
 class Presentation {
  public:
-  explicit Presentation(MainWindow* window) : window_(window) {}
+  Presentation(QMainWindow* window, QsciScintilla* editor) : window_(window), editor_(editor) {}
   // `current`: the dock (or the editor) to keep on screen; null: the one with the focus.
   void set_on(bool on, QWidget* current = nullptr);
   bool on() const { return on_; }
@@ -26,7 +25,8 @@ class Presentation {
 
  private:
   QWidget* current_panel() const;
-  MainWindow* window_;
+  QMainWindow* window_;
+  QsciScintilla* editor_;
   bool on_ = false;
   QByteArray state_;  // the window's docks as they were
   QFont font_;
