@@ -16,6 +16,22 @@ bool shares(const std::vector<Loc>& a, const std::vector<Loc>& b) {
   return false;
 }
 
+// The rest of the table once everything has issued (`cycle` is the next): results becoming
+// available until the last one; and the block's length, until that last result is ready.
+void finish_table(BlockSchedule& s, const std::vector<int>& ready_at, int cycle) {
+  const int n = static_cast<int>(ready_at.size());
+  int end = 1;
+  for (int i = 0; i < n; ++i) end = std::max(end, ready_at[static_cast<std::size_t>(i)]);
+  for (; cycle <= end; ++cycle) {
+    CycleRow row;
+    row.cycle = cycle;
+    for (int i = 0; i < n; ++i)
+      if (ready_at[static_cast<std::size_t>(i)] == cycle) row.became_available.push_back(i);
+    s.table.push_back(std::move(row));
+  }
+  s.cycles = n ? end - 1 : 0;
+}
+
 }  // namespace
 
 BlockSchedule schedule_block(const std::vector<SchedNode>& nodes, const Machine& m, const ScheduleOptions& options) {
@@ -104,17 +120,7 @@ BlockSchedule schedule_block(const std::vector<SchedNode>& nodes, const Machine&
     s.table.push_back(std::move(row));
     ++cycle;
   }
-  // The rest of the table: results becoming available until the last one.
-  int end = 1;
-  for (int i = 0; i < n; ++i) end = std::max(end, ready_at[static_cast<std::size_t>(i)]);
-  for (; cycle <= end; ++cycle) {
-    CycleRow row;
-    row.cycle = cycle;
-    for (int i = 0; i < n; ++i)
-      if (ready_at[static_cast<std::size_t>(i)] == cycle) row.became_available.push_back(i);
-    s.table.push_back(std::move(row));
-  }
-  s.cycles = n ? end - 1 : 0;
+  finish_table(s, ready_at, cycle);
   return s;
 }
 
@@ -184,16 +190,7 @@ std::optional<BlockSchedule> schedule_in_order(const BlockSchedule& scheduled, c
     s.table.push_back(std::move(row));
     ++cycle;
   }
-  int end = 1;
-  for (int i = 0; i < n; ++i) end = std::max(end, ready_at[static_cast<std::size_t>(i)]);
-  for (; cycle <= end; ++cycle) {
-    CycleRow row;
-    row.cycle = cycle;
-    for (int i = 0; i < n; ++i)
-      if (ready_at[static_cast<std::size_t>(i)] == cycle) row.became_available.push_back(i);
-    s.table.push_back(std::move(row));
-  }
-  s.cycles = n ? end - 1 : 0;
+  finish_table(s, ready_at, cycle);
   return s;
 }
 

@@ -141,8 +141,8 @@ TEST(RpuCompiler, DeadLoopVariablesDisappear) {
   EXPECT_EQ(test::run_function(*p, "f", {f(5)}, test::ieee_machine()).at(0).f[0], 10.0f);
 }
 
-TEST(RpuCompiler, SchedulingReproducesFigure91) {
-  // The thesis's block: 1 add X,A,1  2 dp3 Y,B,B  3 mul Z,X,Y  4 dp3 D,A,B  5 mul E,A,5  6 add F,D,E
+// The thesis's block: 1 add X,A,1  2 dp3 Y,B,B  3 mul Z,X,Y  4 dp3 D,A,B  5 mul E,A,5  6 add F,D,E
+std::vector<SchedNode> figure91_nodes() {
   enum : Loc { A = 1, B, X, Y, Z, D, E, F };
   auto node = [](std::vector<Loc> reads, Loc write, int latency) {
     SchedNode n;
@@ -151,8 +151,11 @@ TEST(RpuCompiler, SchedulingReproducesFigure91) {
     n.latency = latency;
     return n;
   };
-  const std::vector<SchedNode> nodes = {node({A}, X, 3), node({B}, Y, 5), node({X, Y}, Z, 5),
-                                        node({A, B}, D, 5), node({A}, E, 5), node({D, E}, F, 3)};
+  return {node({A}, X, 3), node({B}, Y, 5), node({X, Y}, Z, 5), node({A, B}, D, 5), node({A}, E, 5), node({D, E}, F, 3)};
+}
+
+TEST(RpuCompiler, SchedulingReproducesFigure91) {
+  const std::vector<SchedNode> nodes = figure91_nodes();
   const BlockSchedule s = schedule_block(nodes, test::ieee_machine(), {});
   EXPECT_EQ(s.path, (std::vector<int>{8, 10, 5, 8, 8, 3}));
   EXPECT_EQ(s.successors, (std::vector<int>{1, 1, 0, 1, 1, 0}));
@@ -174,16 +177,7 @@ TEST(RpuCompiler, SchedulingReproducesFigure91) {
 TEST(RpuCompiler, AnOrderGivenByHandIsTimedLikeTheScheduler) {
   // Figure 9.1's block again: the scheduler's own order gives its table back; program order gives
   // the unscheduled length; an order that reads a value before it is computed is refused.
-  enum : Loc { A = 1, B, X, Y, Z, D, E, F };
-  auto node = [](std::vector<Loc> reads, Loc write, int latency) {
-    SchedNode n;
-    n.reads = std::move(reads);
-    n.writes = {write};
-    n.latency = latency;
-    return n;
-  };
-  const std::vector<SchedNode> nodes = {node({A}, X, 3), node({B}, Y, 5), node({X, Y}, Z, 5),
-                                        node({A, B}, D, 5), node({A}, E, 5), node({D, E}, F, 3)};
+  const std::vector<SchedNode> nodes = figure91_nodes();
   const BlockSchedule s = schedule_block(nodes, test::ieee_machine(), {});
   std::string why;
   const auto same = schedule_in_order(s, s.order, &why);
