@@ -125,12 +125,13 @@ QString RpuScheduleExercise::summary() const { return summary_->text(); }
 void RpuScheduleExercise::evaluate() {
   cycles_->setRowCount(0);
   yours_.reset();
+  problem_.clear();
   if (!block_ || block_->text.empty()) {
     summary_->setText(tr("Choose a function and a block with instructions to schedule."));
     return;
   }
-  std::string problem;
-  yours_ = rpu::schedule_in_order(*block_, order(), &problem);
+  yours_ = rpu::schedule_in_order(*block_, order(), &problem_);
+  const std::string& problem = problem_;
   const rpu::BlockSchedule& s = *block_;
   const QString theirs = tr("the list scheduler: %1 cycles, %2 stalls%3 · program order: %4 cycles")
                              .arg(s.cycles)

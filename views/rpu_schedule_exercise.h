@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QWidget>
@@ -34,6 +35,7 @@ class RpuScheduleExercise : public QWidget {
   QTableWidget* cycle_table() const { return cycles_; }
   // The timing of the order shown (nullopt: not a valid order, see summary()).
   const std::optional<rpu::BlockSchedule>& yours() const { return yours_; }
+  const std::string& problem() const { return problem_; }  // why the order shown is not valid
 
  private:
   void fill_list(const std::vector<int>& order);
@@ -41,6 +43,7 @@ class RpuScheduleExercise : public QWidget {
 
   std::optional<rpu::BlockSchedule> block_;
   std::optional<rpu::BlockSchedule> yours_;
+  std::string problem_;
   QListWidget* list_;
   QTableWidget* cycles_;
   QLabel* summary_;

@@ -54,6 +54,7 @@
 #include "views/compare_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/graph_view.h"
+#include "views/lessons_panel.h"
 #include "views/marking_bar.h"
 #include "views/view_export.h"
 #include "views/pass_graph_panel.h"
@@ -155,6 +156,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
   presentation_ = std::make_unique<Presentation>(this, editor_);
   build_menus();
   views::offer_export_everywhere(this);  // every chart and graph: copy, SVG, PNG
+  load_lessons();
 
   connect(editor_, &QsciScintilla::textChanged, this, [this] {
     autosave_dirty_ = true;
@@ -297,6 +299,17 @@ void MainWindow::build_docks() {
   auto* rr = dock(tr("RPU render"), "dock-rpu-render", rpu_render_, Qt::RightDockWidgetArea);
   auto* rd = dock(tr("RPU debugger"), "dock-rpu-debugger", rpu_debugger_, Qt::RightDockWidgetArea);
   auto* rx = dock(tr("RPU compiler decisions"), "dock-rpu-decisions", rpu_decisions_, Qt::BottomDockWidgetArea);
+  // Lessons, at the left of the editor, shown on demand (View ▸ Lessons).
+  lessons_ = new views::LessonsPanel(this);
+  auto* ls = dock(tr("Lessons"), "dock-lessons", lessons_, Qt::LeftDockWidgetArea);
+  ls->hide();
+  connect(lessons_, &views::LessonsPanel::step_shown, this, [this](const session::LessonStep& step) { run_lesson_step(step); });
+  connect(lessons_, &views::LessonsPanel::check_requested, this, [this](const session::LessonQuestion& q, const QString& answer) {
+    lessons_->show_verdict(check_lesson_question(q, answer));
+  });
+  connect(this, &MainWindow::panels_updated, this, [this] { continue_lesson(); });
+  connect(rpu_session_, &views::RpuSession::debugger_changed, this, [this] { continue_lesson(); });
+  connect(rpu_session_, &views::RpuSession::recording_changed, this, [this] { continue_lesson(); });
   splitDockWidget(g, p, Qt::Vertical);
   tabifyDockWidget(p, c);
   tabifyDockWidget(c, pv);

@@ -10,6 +10,7 @@
 
 #include "app/studio/autosave.h"
 #include "app/studio/compile_service.h"
+#include "session/lesson.h"
 
 class QAction;
 class QComboBox;
@@ -38,6 +39,7 @@ class RpuDecisionsPanel;
 class RpuRenderPanel;
 class RpuSession;
 class MarkingBar;
+class LessonsPanel;
 class TargetPanel;
 class TimelinePanel;
 class TracePlayer;
@@ -90,6 +92,12 @@ class MainWindow : public QMainWindow {
   bool presentation() const;
   // The panel with the focus (or the editor) as a picture on the clipboard (Edit ▸ Copy View as Image).
   void copy_view_image();
+  // Lessons (samples/lessons, app/studio/main_window_lessons.cpp): the panel that plays them;
+  // whether the shown step's actions are all done; what went wrong carrying them out (by line).
+  views::LessonsPanel* lessons() const { return lessons_; }
+  bool lesson_idle() const;
+  const QStringList& lesson_problems() const { return lesson_problems_; }
+  session::Verdict check_lesson_question(const session::LessonQuestion& q, const QString& answer);
   void reset_layout();
   // Autosaved buffers of sessions that did not end cleanly; recover_autosave opens one.
   QStringList pending_recoveries() const;
@@ -183,6 +191,15 @@ class MainWindow : public QMainWindow {
   Marking* marking_;
   QAction* marking_action_ = nullptr;
   std::unique_ptr<Presentation> presentation_;
+  views::LessonsPanel* lessons_ = nullptr;
+  std::vector<session::LessonAction> lesson_queue_;  // the step's actions
+  std::size_t lesson_next_ = 0;                      // the next to carry out
+  QStringList lesson_problems_;
+  void load_lessons();
+  void run_lesson_step(const session::LessonStep& step);
+  void continue_lesson();
+  void run_lesson_action(const session::LessonAction& a);
+  bool result_pending() const;  // a compile is running or its result is not on every panel yet
   QAction* presentation_action_ = nullptr;
   QTabWidget* graph_tabs_;
   views::PassesPanel* passes_;

@@ -146,6 +146,11 @@ void MainWindow::build_menus() {
   connect(this, &MainWindow::panels_updated, theme, [this, theme] { theme->setChecked(dark_); });
   view->addAction(tr("&Reset Layout"), this, [this] { reset_layout(); });
   view->addSeparator();
+  auto* lessons = static_cast<QDockWidget*>(dock_widget("dock-lessons"))->toggleViewAction();
+  lessons->setText(tr("&Lessons"));
+  lessons->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+  lessons->setToolTip(tr("Lessons a lecturer can run in class, one per system, step by step with questions the Studio checks"));
+  view->addAction(lessons);
   presentation_action_ = view->addAction(tr("&Presentation Mode"), this, [this](bool on) { set_presentation(on); });
   presentation_action_->setCheckable(true);
   presentation_action_->setShortcut(QKeySequence(tr("F12")));

@@ -28,6 +28,7 @@
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
+#include "views/lessons_panel.h"
 #include "views/studio_model.h"
 #include "views/pass_graph_panel.h"
 #include "views/passes_panel.h"
@@ -341,6 +342,21 @@ void marking_tour(const Tour& tour) {
   w->set_presentation(false);
   settle(200);
   w->marking()->set_on(false);
+  // A lesson: the bowling pin's, at the step where the student partitions it.
+  {
+    auto* lessons = dock("dock-lessons");
+    lessons->resize(520, lessons->height());
+    w->lessons()->open_lesson(0, 5);
+    wait_until([w] { return w->lesson_idle() && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+    w->marking()->start_from("rds");
+    w->lessons()->check();
+    settle(400);
+    w->dag_view()->fit();
+    settle(200);
+    save(w, "lessons");
+    lessons->hide();
+    w->marking()->set_on(false);
+  }
   w->set_target(original_target);
   if (!original.isEmpty()) w->open_file(original);
   wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
