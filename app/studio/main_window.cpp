@@ -366,6 +366,8 @@ void MainWindow::build_docks() {
     const bool marking = a == views::StudioModel::kYours;
     passes_->set_algorithm(a);
     graphs_[0]->set_marking(marking);
+    pass_graph_->pass_view()->set_marking(marking);     // a pass clicked: its root unmarked (merged into its readers)
+    pass_graph_->subgraph_view()->set_marking(marking);  // the pass's part of the DAG, like the DAG view
     marking_bar_->setVisible(marking);
     if (marking_action_) marking_action_->setChecked(marking);
     if (marking) {
@@ -375,6 +377,11 @@ void MainWindow::build_docks() {
     }
   });
   connect(graphs_[0], &views::GraphView::mark_requested, marking_, &Marking::toggle);
+  connect(pass_graph_->subgraph_view(), &views::GraphView::mark_requested, marking_, &Marking::toggle);
+  connect(pass_graph_->pass_view(), &views::GraphView::mark_requested, this, [this](std::uint32_t pass) {
+    const session::AlgorithmRun* run = studio_->run();
+    if (run && pass < run->partition.passes.size()) marking_->toggle(run->partition.passes[pass].root);
+  });
   connect(studio_, &views::StudioModel::yours_run_changed, this, [this](std::shared_ptr<const session::AlgorithmRun> run) {
     passes_->set_extra_run(views::StudioModel::kYours, run);
     timeline_->set_extra_run(views::StudioModel::kYours, run);

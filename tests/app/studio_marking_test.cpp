@@ -18,6 +18,7 @@
 #include "tests/app/studio_test_support.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
+#include "views/pass_graph_panel.h"
 #include "views/marking_bar.h"
 #include "views/passes_panel.h"
 #include "views/studio_model.h"
@@ -113,6 +114,21 @@ class StudioMarkingTest : public QObject {
     QVERIFY(!w.dag_view()->marking());
     QCOMPARE(QString::fromStdString(w.passes()->current_run()->algorithm), QString("rds"));
     QCOMPARE(w.marking()->marks().marks().size(), marks.size() - 1);
+  }
+
+  void clickingAPassInThePassGraphMergesItIntoItsReaders() {
+    MainWindow w(options());
+    QVERIFY(open_pin(w));
+    w.marking()->set_on(true);
+    w.marking()->start_from("rds");
+    const std::size_t marks = w.marking()->marks().marks().size();
+    const std::size_t passes = w.passes()->current_run()->partition.passes.size();
+    w.graph_tabs()->setCurrentIndex(3);
+    QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out() && w.pass_graph()->pass_view()->node_count() > 0; }, 20000));
+    QVERIFY(w.pass_graph()->pass_view()->marking());
+    w.pass_graph()->pass_view()->click_node(0);  // the first pass: a saved value, not the output
+    QCOMPARE(w.marking()->marks().marks().size(), marks - 1);
+    QVERIFY(w.passes()->current_run()->partition.passes.size() < passes);
   }
 
   void marksFollowAnEditAndComeBackWithTheProject() {
