@@ -79,6 +79,18 @@ bool HandMarks::marked(std::uint32_t node) const {
   return std::binary_search(marks_.begin(), marks_.end(), Mark{node, ""}, by_node);
 }
 
+bool HandMarks::set_reason(std::uint32_t node, std::string reason) {
+  auto at = std::lower_bound(marks_.begin(), marks_.end(), Mark{node, ""}, by_node);
+  if (at == marks_.end() || at->node != node) return false;
+  at->reason = std::move(reason);
+  return true;
+}
+
+const std::string* HandMarks::reason(std::uint32_t node) const {
+  auto at = std::lower_bound(marks_.begin(), marks_.end(), Mark{node, ""}, by_node);
+  return at != marks_.end() && at->node == node ? &at->reason : nullptr;
+}
+
 void HandMarks::step(std::vector<Mark> next) {
   undo_.push_back(std::move(marks_));
   redo_.clear();

@@ -24,6 +24,10 @@ class HandMarks {
   // Marks an unmarked operation or unmarks a marked one. False, changing nothing, for a node that
   // is not an operation of `p`, or is its root (the pass that writes the output is always saved).
   bool toggle(const partition::Problem& p, std::uint32_t node);
+  // The student's reason for a mark ("shared by the two labels"), saved with it; false when the
+  // node is not marked. Not a step of its own: it belongs to the mark.
+  bool set_reason(std::uint32_t node, std::string reason);
+  const std::string* reason(std::uint32_t node) const;
   // Replaces every mark (an algorithm's marks, a file's, none): one step, unless nothing changes.
   // The root and what is not an operation of `p` are left out (the root is saved anyway).
   void assign(const partition::Problem& p, std::vector<partition::Mark> marks);

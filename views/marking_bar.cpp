@@ -4,6 +4,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -55,6 +56,20 @@ MarkingBar::MarkingBar(QWidget* parent) : QWidget(parent) {
   hint_ = new QLabel(this);
   hint_->setWordWrap(true);
   hint_->hide();
+  reason_box_ = new QWidget(this);
+  reason_label_ = new QLabel(reason_box_);
+  reason_ = new QLineEdit(reason_box_);
+  reason_->setObjectName("mark-reason");
+  reason_->setPlaceholderText(tr("your reason, saved with the mark (optional)"));
+  reason_->setToolTip(tr("Why this value is worth saving: the marks file and the project keep it with the mark"));
+  auto* rl = new QHBoxLayout(reason_box_);
+  rl->setContentsMargins(0, 0, 0, 0);
+  rl->addWidget(reason_label_);
+  rl->addWidget(reason_, 1);
+  reason_box_->hide();
+  connect(reason_, &QLineEdit::editingFinished, this, [this] {
+    if (reason_node_ >= 0) emit reason_given(static_cast<std::uint32_t>(reason_node_), reason_->text());
+  });
   auto* buttons = new QHBoxLayout;
   buttons->setContentsMargins(0, 0, 0, 0);
   auto* title = new QLabel(tr("<b>Yours</b>"), this);
@@ -70,6 +85,7 @@ MarkingBar::MarkingBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(summary_);
   layout->addWidget(comparison_);
   layout->addWidget(hint_);
+  layout->addWidget(reason_box_);
   set_history(false, false);
 }
 
@@ -81,6 +97,19 @@ void MarkingBar::set_history(bool can_undo, bool can_redo) {
 void MarkingBar::show_hint(const QString& text) {
   hint_->setText(text);
   hint_->setVisible(!text.isEmpty());
+}
+
+void MarkingBar::ask_reason(long node, const QString& label, const QString& reason) {
+  reason_node_ = node;
+  reason_box_->setVisible(node >= 0);
+  if (node < 0) return;
+  reason_label_->setText(tr("Why save n%1 (%2)?").arg(node).arg(label));
+  reason_->setText(reason);
+}
+
+void MarkingBar::set_reason_text(const QString& text) {
+  reason_->setText(text);
+  emit reason_->editingFinished();
 }
 
 QString MarkingBar::summary() const { return summary_->text(); }

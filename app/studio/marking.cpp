@@ -19,6 +19,9 @@ Marking::Marking(views::StudioModel* model, views::MarkingBar* bar, QWidget* win
   connect(bar_, &views::MarkingBar::clear_requested, this, &Marking::clear);
   connect(bar_, &views::MarkingBar::hint_requested, this, &Marking::hint);
   connect(bar_, &views::MarkingBar::done_requested, this, [this] { set_on(false); });
+  connect(bar_, &views::MarkingBar::reason_given, this, [this](std::uint32_t node, const QString& reason) {
+    hand_.set_reason(node, reason.toStdString());
+  });
   // The optimal search's run joins the comparison and the "start from" choices.
   connect(model_, &views::StudioModel::optimal_run_changed, this, [this] { show_bar(); });
 }
@@ -68,6 +71,7 @@ std::shared_ptr<const session::AlgorithmRun> Marking::run_for(const views::Resul
 }
 
 void Marking::publish() {
+  if (bar_->reason_node() >= 0 && !hand_.reason(static_cast<std::uint32_t>(bar_->reason_node()))) bar_->ask_reason(-1, {}, {});
   const session::Snapshot* s = snapshot();
   model_->set_yours_run(s ? std::make_shared<const session::AlgorithmRun>(session::run_marks(*s, hand_.marks())) : nullptr);
   show_bar();
@@ -84,6 +88,11 @@ void Marking::toggle(std::uint32_t node) {
   const session::Snapshot* s = snapshot();
   if (!s || !hand_.toggle(s->problem, node)) return;
   bar_->show_hint({});
+  // Just marked: the bar asks why (the answer is saved with the mark); unmarked: nothing to ask.
+  if (const std::string* why = hand_.reason(node))
+    bar_->ask_reason(node, QString::fromStdString(s->problem.labels[node]), QString::fromStdString(*why));
+  else
+    bar_->ask_reason(-1, {}, {});
   publish();
 }
 

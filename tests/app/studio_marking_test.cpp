@@ -195,6 +195,25 @@ class StudioMarkingTest : public QObject {
     QCOMPARE(w.marking()->marks().marks().size(), n);
   }
 
+  void aReasonTypedForAMarkIsSavedWithIt() {
+    MainWindow w(options());
+    QVERIFY(open_pin(w));
+    w.marking()->set_on(true);
+    const std::uint32_t node = rds_marks(w).front();
+    w.dag_view()->click_node(node);
+    QCOMPARE(w.marking_bar()->reason_node(), static_cast<long>(node));  // the bar asks why
+    w.marking_bar()->set_reason_text("read by both labels");
+    QVERIFY(w.marking()->marks().reason(node));
+    QCOMPARE(*w.marking()->marks().reason(node), std::string("read by both labels"));
+    const QString file = dir_.filePath("reasons.json");
+    QVERIFY(w.export_marks(file));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().contains("\"reason\": \"read by both labels\""));
+    w.dag_view()->click_node(node);  // unmarked: nothing left to ask about
+    QCOMPARE(w.marking_bar()->reason_node(), -1L);
+  }
+
   void aHintNamesOneBetterMark() {
     MainWindow w(options());
     QVERIFY(open_pin(w));

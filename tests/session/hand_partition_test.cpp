@@ -68,6 +68,16 @@ TEST(HandPartition, TogglesUndoAndRedoStepByStep) {
   EXPECT_TRUE(h.marked(a));
   EXPECT_TRUE(h.toggle(p, b));  // a new step ends the redo history
   EXPECT_FALSE(h.can_redo());
+  // Now a is marked and b is not.
+  EXPECT_TRUE(h.set_reason(a, "shared by two users"));
+  EXPECT_FALSE(h.set_reason(b, "not marked"));
+  EXPECT_NE(partition::marks_to_json(h.marks(), p).find("\"reason\": \"shared by two users\""), std::string::npos);
+  EXPECT_TRUE(h.undo());  // back to a and b marked, as before the reason was given
+  ASSERT_TRUE(h.reason(a));
+  EXPECT_EQ(*h.reason(a), "");
+  EXPECT_TRUE(h.redo());
+  ASSERT_TRUE(h.reason(a));
+  EXPECT_EQ(*h.reason(a), "shared by two users");  // the step undone and redone is the one holding it
   h.assign(p, marks_of(*s->run("rds")));
   EXPECT_EQ(h.marks().size(), marks_of(*s->run("rds")).size() - 1);  // all but the root
   EXPECT_TRUE(h.undo());
