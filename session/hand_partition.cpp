@@ -135,6 +135,8 @@ bool HandMarks::redo() {
 }
 
 int HandMarks::follow(const backends::TargetGraph& before, const backends::TargetGraph& now, const partition::Problem& p) {
+  undo_.clear();  // the steps name the old nodes, whatever the marks now
+  redo_.clear();
   if (marks_.empty()) return 0;
   const std::vector<std::uint64_t> old_h = structure(before), new_h = structure(now);
   // The k-th node of a structure before is the k-th of the same structure now.

@@ -50,6 +50,9 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
 }
 
+// An option's number (validated when the lesson was read: whole where it must be, in range).
+double option(const LessonQuestion& q, const std::string& key) { return std::strtod(q.options.at(key).c_str(), nullptr); }
+
 bool is_number(const std::string& s, double* v) {
   if (s.empty()) return false;
   char* end = nullptr;
@@ -154,8 +157,10 @@ std::optional<Lesson> parse_lesson(const std::string& text, const std::string& p
         }
         const std::string value = w[k].substr(eq + 1);
         double number = 0;
-        if (key != "expect" && !is_number(value, &number)) {
-          fail(line, fmt::format("\"{}\" must be a number", key));
+        const bool whole = key == "max-passes" || key == "max-cycles";
+        if (key != "expect" && (!is_number(value, &number) || number < 0 || number > 1e9 ||
+                                (whole && number != std::floor(number)))) {
+          fail(line, fmt::format("\"{}\" must be {} from 0 to 10^9", key, whole ? "a whole number" : "a number"));
           ok = false;
         }
         question.options[key] = value;
@@ -207,17 +212,17 @@ Verdict check_fit(const LessonQuestion& q, const partition::Partition* yours, co
     if (!yours->passes[i].failure.empty())
       return {false, fmt::format("Not yet: pass {} does not fit {} ({}).", i + 1, target.name, yours->passes[i].failure)};
   const int passes = static_cast<int>(yours->passes.size());
-  if (auto it = q.options.find("max-passes"); it != q.options.end() && passes > std::stoi(it->second))
-    return {false, fmt::format("Every pass fits, but in {} passes: at most {} are asked for.", passes, it->second)};
-  if (auto it = q.options.find("max-cost"); it != q.options.end() && yours->cost > std::stod(it->second) + 1e-9)
-    return {false, fmt::format("Every pass fits, at cost {:.2f}: at most {} is asked for.", yours->cost, it->second)};
+  if (q.options.count("max-passes") && passes > option(q, "max-passes"))
+    return {false, fmt::format("Every pass fits, but in {} passes: at most {} are asked for.", passes, q.options.at("max-passes"))};
+  if (q.options.count("max-cost") && yours->cost > option(q, "max-cost") + 1e-9)
+    return {false, fmt::format("Every pass fits, at cost {:.2f}: at most {} is asked for.", yours->cost, q.options.at("max-cost"))};
   return {true, fmt::format("Right: {} passes that all fit {}, at cost {:.2f}.", passes, target.name, yours->cost)};
 }
 
 Verdict check_schedule(const LessonQuestion& q, std::optional<int> cycles, const std::string& problem) {
   if (!cycles) return {false, fmt::format("That order cannot run: {}.", problem)};
-  if (auto it = q.options.find("max-cycles"); it != q.options.end() && *cycles > std::stoi(it->second))
-    return {false, fmt::format("{} cycles: at most {} are asked for. Which instruction waits that need not?", *cycles, it->second)};
+  if (q.options.count("max-cycles") && *cycles > option(q, "max-cycles"))
+    return {false, fmt::format("{} cycles: at most {} are asked for. Which instruction waits that need not?", *cycles, q.options.at("max-cycles"))};
   return {true, fmt::format("Right: {} cycles.", *cycles)};
 }
 
@@ -225,7 +230,7 @@ Verdict check_answer(const LessonQuestion& q, const std::string& answer) {
   const std::string expect = q.options.at("expect");
   double want = 0, got = 0;
   if (is_number(expect, &want)) {
-    const double tolerance = q.options.count("tolerance") ? std::stod(q.options.at("tolerance")) : 0;
+    const double tolerance = q.options.count("tolerance") ? option(q, "tolerance") : 0;
     if (!is_number(trim(answer), &got)) return {false, "A number is asked for."};
     if (std::fabs(got - want) <= tolerance + 1e-9) return {true, "Right."};
     return {false, "Not quite: look again."};

@@ -241,6 +241,7 @@ QString ComparePanel::cell(int row, int column) {
 void ComparePanel::set_yours_run(std::shared_ptr<const session::AlgorithmRun> run) {
   yours_ = std::move(run);
   if (!pending_) refill();
+  else graphs_.back()->set_run(yours_.get());  // never the run it replaces
 }
 
 const session::AlgorithmRun* ComparePanel::run_of(std::size_t c) const {

@@ -32,7 +32,7 @@ MarkingBar::MarkingBar(QWidget* parent) : QWidget(parent) {
     return b;
   };
   undo_ = button(tr("Undo"), tr("Take back the last change of the marks (Ctrl+Alt+Z)"), &MarkingBar::undo_requested);
-  redo_ = button(tr("Redo"), tr("Make the change taken back again (Ctrl+Alt+Y)"), &MarkingBar::redo_requested);
+  redo_ = button(tr("Redo"), tr("Make the change taken back again (Ctrl+Alt+Shift+Z)"), &MarkingBar::redo_requested);
   start_ = new QToolButton(this);
   start_->setText(tr("Start from"));
   start_->setToolTip(tr("Replace your marks with an algorithm's, to change them from there"));
@@ -46,7 +46,7 @@ MarkingBar::MarkingBar(QWidget* parent) : QWidget(parent) {
   auto* import = button(tr("Import…"), tr("Read marks from a marks file (passlab-cli partition --save-marks writes them)"),
                         &MarkingBar::import_requested);
   auto* exp = button(tr("Export…"), tr("Write your marks as a marks file (passlab-cli partition --marks reads it)"), &MarkingBar::export_requested);
-  auto* done = button(tr("Done"), tr("Stop marking: the panels show RDS's partition again (your marks are kept)"), &MarkingBar::done_requested);
+  auto* done = button(tr("Done"), tr("Stop marking: the panels show the partition they showed before (your marks are kept)"), &MarkingBar::done_requested);
   summary_ = new QLabel(this);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setWordWrap(true);

@@ -588,6 +588,7 @@ void MainWindow::on_hover(int position, const QPoint& global) {
 
 void MainWindow::set_rpu_mode(bool on) {
   if (on == rpu_mode_) return;
+  if (presentation()) set_presentation(false);  // it would give back the other perspective's panels
   rpu_mode_ = on;
   if (on) output_action_->setVisible(false);  // the RPU runs the whole shader; Ci is its picture
   const QStringList fragment = {"dock-graphs", "dock-passes", "dock-compare", "dock-preview", "dock-timeline", "dock-target"};

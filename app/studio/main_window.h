@@ -194,6 +194,7 @@ class MainWindow : public QMainWindow {
   views::LessonsPanel* lessons_ = nullptr;
   std::vector<session::LessonAction> lesson_queue_;  // the step's actions
   std::size_t lesson_next_ = 0;                      // the next to carry out
+  bool lesson_running_ = false;                      // continue_lesson is carrying them out
   QStringList lesson_problems_;
   void load_lessons();
   void run_lesson_step(const session::LessonStep& step);

@@ -165,6 +165,7 @@ void MainWindow::set_rpu_scene(const QString& path) {
 }
 
 bool MainWindow::save_project_as(const QString& path) {
+  if (presentation()) set_presentation(false);  // the project keeps the working layout
   Project p;
   p.shader = path_;
   p.lights = QString::fromStdString(service_->request().lights_path);
@@ -360,6 +361,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     e->ignore();
     return;
   }
+  if (presentation()) set_presentation(false);  // the layout saved is the working one
   auto settings = open_settings(options_);
   settings->setValue("window/geometry", saveGeometry());
   settings->setValue("window/state", saveState());

@@ -9,6 +9,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/marking.h"
 #include "app/studio/samples.h"
+#include "core/partition/registry.h"
 #include "views/compare_panel.h"
 #include "views/graph_view.h"
 #include "views/lessons_panel.h"
@@ -52,13 +53,18 @@ bool MainWindow::result_pending() const {
 }
 
 void MainWindow::continue_lesson() {
+  // An action may itself bring a result or a chunk (or a dialog's event loop): the actions after it
+  // run once it is done, from here, not inside it.
+  if (lesson_running_) return;
+  lesson_running_ = true;
   while (lesson_next_ < lesson_queue_.size()) {
-    const session::LessonAction& a = lesson_queue_[lesson_next_];
-    if (needs_result(a.verb) && result_pending()) return;  // panels_updated calls again
-    if (a.verb == "rpu-step" && (!rpu_session_->debugger() || rpu_session_->recording())) return;  // debugger_changed calls again
+    const session::LessonAction a = lesson_queue_[lesson_next_];
+    if (needs_result(a.verb) && result_pending()) break;  // panels_updated calls again
+    if (a.verb == "rpu-step" && (!rpu_session_->debugger() || rpu_session_->recording())) break;  // debugger_changed calls again
     ++lesson_next_;
     run_lesson_action(a);
   }
+  lesson_running_ = false;
 }
 
 void MainWindow::run_lesson_action(const session::LessonAction& a) {
@@ -88,8 +94,8 @@ void MainWindow::run_lesson_action(const session::LessonAction& a) {
     if (arg == views::StudioModel::kYours) marking_->set_on(true);
     else {
       marking_->set_on(false);
+      if (!partition::find_algorithm(arg.toStdString())) return problem(tr("no algorithm %1 (%2, yours)").arg(arg, QString::fromStdString(partition::algorithm_names())));
       studio_->set_algorithm(arg);
-      if (studio_->algorithm() != arg) problem(tr("no algorithm %1").arg(arg));
     }
   } else if (a.verb == "panel") {
     static const std::map<QString, const char*> docks = {

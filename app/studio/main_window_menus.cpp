@@ -432,6 +432,7 @@ void MainWindow::set_cost_model(const QString& spec) {
 }
 
 void MainWindow::set_dark(bool dark) {
+  if (presentation()) set_presentation(false);  // it would give back the other theme's palette
   dark_ = dark;
   apply_palette(dark);
   editor_->set_dark(dark);

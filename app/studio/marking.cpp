@@ -51,7 +51,7 @@ void Marking::set_on(bool on) {
 std::shared_ptr<const session::AlgorithmRun> Marking::run_for(const views::ResultPtr& next) {
   if (!next || !next->snapshot || !next->snapshot->has_dag()) return nullptr;
   const session::Snapshot& now = *next->snapshot;
-  const session::Snapshot* before = snapshot();
+  const session::Snapshot* before = base_.get();
   if (pending_) {
     hand_ = {};
     hand_.assign(now.problem, std::move(*pending_));
@@ -63,6 +63,7 @@ std::shared_ptr<const session::AlgorithmRun> Marking::run_for(const views::Resul
   } else if (before && before != &now) {
     hand_.follow(before->graph(), now.graph(), now.problem);
   }
+  base_ = next->snapshot;
   if (!used_ && hand_.marks().empty()) return nullptr;
   auto run = std::make_shared<const session::AlgorithmRun>(session::run_marks(now, hand_.marks()));
   // The bar shows it once the model has the result (the comparison reads the result's runs).
@@ -73,6 +74,7 @@ std::shared_ptr<const session::AlgorithmRun> Marking::run_for(const views::Resul
 void Marking::publish() {
   if (bar_->reason_node() >= 0 && !hand_.reason(static_cast<std::uint32_t>(bar_->reason_node()))) bar_->ask_reason(-1, {}, {});
   const session::Snapshot* s = snapshot();
+  if (s) base_ = model_->result()->snapshot;
   model_->set_yours_run(s ? std::make_shared<const session::AlgorithmRun>(session::run_marks(*s, hand_.marks())) : nullptr);
   show_bar();
   emit changed();

@@ -61,6 +61,9 @@ class Marking : public QObject {
   views::MarkingBar* bar_;
   QWidget* window_;
   session::HandMarks hand_;
+  // The compile the marks' node ids belong to (the model may show no result for a while: the RPU
+  // target shows none of the fragment pipeline's, and another shader may be opened meanwhile).
+  session::SnapshotPtr base_;
   bool used_ = false;  // marking was on at least once for this shader
   std::optional<std::vector<partition::Mark>> pending_;
   QString previous_algorithm_ = "rds";

@@ -214,6 +214,22 @@ class StudioMarkingTest : public QObject {
     QCOMPARE(w.marking_bar()->reason_node(), -1L);
   }
 
+  void marksDoNotFollowToAnotherShaderOpenedOnTheRpu() {
+    MainWindow w(options());
+    QVERIFY(open_pin(w));
+    w.marking()->set_on(true);
+    w.marking()->start_from("rds");
+    QVERIFY(!w.marking()->marks().marks().empty());
+    w.set_target("RPU");
+    QVERIFY(passlab::studio::wait_for_panels(w, w.shown_generation()));
+    QVERIFY(w.open_file(sample("plastic")));
+    QVERIFY(passlab::studio::wait_for_panels(w, w.shown_generation()));
+    const quint64 rpu = w.shown_generation();
+    w.set_target("PC5");
+    QVERIFY(passlab::studio::wait_for_panels(w, rpu));
+    QVERIFY(w.marking()->marks().marks().empty());  // the pin's node ids mean nothing on plastic
+  }
+
   void aHintNamesOneBetterMark() {
     MainWindow w(options());
     QVERIFY(open_pin(w));

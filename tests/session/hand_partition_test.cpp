@@ -112,6 +112,13 @@ TEST(HandPartition, MarksFollowTheirNodesThroughAnEdit) {
   // The same cuts on the edited shader cost what they cost before.
   EXPECT_DOUBLE_EQ(run_marks(*after, h.marks()).partition.cost, before->run("rds")->partition.cost);
   EXPECT_FALSE(h.can_undo());  // the steps named the old nodes
+  // Even with no marks left: an undo would bring back marks on the old ids.
+  HandMarks cleared;
+  cleared.assign(before->problem, marks_of(*before->run("rds")));
+  cleared.assign(before->problem, {});
+  ASSERT_TRUE(cleared.can_undo());
+  cleared.follow(before->graph(), after->graph(), after->problem);
+  EXPECT_FALSE(cleared.can_undo());
 }
 
 TEST(HandPartition, AHintMakesThePartitionBetter) {

@@ -48,7 +48,10 @@ TEST(Lesson, AMistakeIsReportedAtItsLine) {
   EXPECT_NE(error_at("# T\n## S\n@ target\n").second.find("\"target\" takes at least 1 argument"), std::string::npos);
   EXPECT_NE(error_at("# T\n## S\n? guess\n").second.find("unknown question"), std::string::npos);
   EXPECT_NE(error_at("# T\n## S\n? fit passes=3\n").second.find("key=value"), std::string::npos);
-  EXPECT_NE(error_at("# T\n## S\n? fit max-passes=three\n").second.find("must be a number"), std::string::npos);
+  EXPECT_NE(error_at("# T\n## S\n? fit max-passes=three\n").second.find("must be a whole number"), std::string::npos);
+  EXPECT_NE(error_at("# T\n## S\n? schedule max-cycles=.5\n").second.find("must be a whole number"), std::string::npos);
+  EXPECT_NE(error_at("# T\n## S\n? fit max-passes=99999999999\n").second.find("from 0 to 10^9"), std::string::npos);
+  EXPECT_NE(error_at("# T\n## S\n? answer expect=1 tolerance=-1\n").second.find("must be a number"), std::string::npos);
   EXPECT_NE(error_at("# T\n## S\n? answer\n").second.find("needs expect="), std::string::npos);
   EXPECT_NE(error_at("# T\n## S\n? answer expect=1\n? answer expect=2\n").second.find("one question at most"), std::string::npos);
   EXPECT_EQ(error_at("# T\n@ open x.sl\n## S\n").first, 2u);  // an action before any step
