@@ -80,6 +80,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   chart_->addSeries(series_);
   auto* x = new QBarCategoryAxis;
   x->append(labels);
+  x->setTruncateLabels(false);  // four columns: "Optimal" was cut to "Opti…"
   chart_->addAxis(x, Qt::AlignBottom);
   series_->attachAxis(x);
   y_axis_ = new QValueAxis;
@@ -266,7 +267,8 @@ void ComparePanel::refill() {
     const QString label = column < columns_.size() ? text(columns_[column]->label) : tr("Yours");
     graphs_[column]->set_run(run);
     if (!run) {
-      titles_[column]->set_text(QString("%1 —").arg(label), static_cast<int>(label.size()));
+      titles_[column]->set_text(column < columns_.size() ? QString("%1 —").arg(label) : tr("%1 — Partition ▸ Partition It Yourself (Ctrl+M)").arg(label),
+                                static_cast<int>(label.size()));
       for (auto* set : sets_) set->replace(c, 0);
       continue;
     }

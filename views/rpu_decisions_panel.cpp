@@ -271,7 +271,7 @@ void RpuDecisionsPanel::show_function() {
         std::map<std::uint32_t, int> seen;
         for (const rpu::BlockSchedule& s : it->second.pieces) {
           const int k = ++seen[s.block];
-          piece_->addItem(tr("B%1%2 · %3 instruction(s)").arg(s.block).arg(k > 1 ? tr(" (piece %1)").arg(k) : QString()).arg(s.text.size()));
+          piece_->addItem(tr("B%1%2 · %3").arg(s.block).arg(k > 1 ? tr(" (piece %1)").arg(k) : QString()).arg(s.text.size() == 1 ? tr("1 instruction") : tr("%1 instructions").arg(s.text.size())));
         }
       }
     piece_->setCurrentIndex(piece_->count() ? 0 : -1);
