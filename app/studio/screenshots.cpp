@@ -611,10 +611,11 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     QDir().mkpath(dir);
     w->resize(1600, 1000);
     const Tour tour{w, dir};
-    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "rpu", "sampling" or "marking": only that section
-    const bool only_rpu = only == "rpu", only_sampling = only == "sampling", only_marking = only == "marking";
-    const bool all = !only_rpu && !only_sampling && !only_marking;
-    if (all && !studio_tour(tour)) return;
+    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "studio", "rpu", "sampling" or "marking": only that section
+    const bool only_rpu = only == "rpu", only_sampling = only == "sampling", only_marking = only == "marking",
+               only_studio = only == "studio";
+    const bool all = !only_rpu && !only_sampling && !only_marking && !only_studio;
+    if ((all || only_studio) && !studio_tour(tour)) return;
     if (all || only_marking) marking_tour(tour);
     if (all || only_sampling) sampling_tour(tour);
     if (all || only_rpu) rpu_tour(tour);
