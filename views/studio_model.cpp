@@ -134,20 +134,22 @@ void StudioModel::set_algorithm(const QString& algorithm) {
 }
 
 void StudioModel::set_optimal_run(std::shared_ptr<const session::AlgorithmRun> run) {
-  finish_delivery();
-  const session::AlgorithmRun* before = this->run();
-  retire(std::move(optimal_));
-  optimal_ = std::move(run);
-  emit optimal_run_changed(optimal_);
-  if (this->run() != before) emit run_changed(this->run());
+  replace_run(optimal_, std::move(run), &StudioModel::optimal_run_changed);
 }
 
 void StudioModel::set_yours_run(std::shared_ptr<const session::AlgorithmRun> run) {
+  replace_run(yours_, std::move(run), &StudioModel::yours_run_changed);
+}
+
+// A run the result does not hold, replaced: the old one retired (panels may still draw it), the
+// new one announced, and the partition shown announced if it changed.
+void StudioModel::replace_run(std::shared_ptr<const session::AlgorithmRun>& slot, std::shared_ptr<const session::AlgorithmRun> run,
+                              void (StudioModel::*changed)(std::shared_ptr<const session::AlgorithmRun>)) {
   finish_delivery();
   const session::AlgorithmRun* before = this->run();
-  retire(std::move(yours_));
-  yours_ = std::move(run);
-  emit yours_run_changed(yours_);
+  retire(std::move(slot));
+  slot = std::move(run);
+  emit(this->*changed)(slot);
   if (this->run() != before) emit run_changed(this->run());
 }
 

@@ -120,6 +120,8 @@ class StudioModel : public QObject {
     int piece = 0;
   };
   void deliver(bool to_the_end);
+  void replace_run(std::shared_ptr<const session::AlgorithmRun>& slot, std::shared_ptr<const session::AlgorithmRun> run,
+                   void (StudioModel::*changed)(std::shared_ptr<const session::AlgorithmRun>));
   void retire(std::shared_ptr<const void> old);
 
   std::vector<ResultObserver> observers_;
