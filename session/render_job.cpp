@@ -34,6 +34,7 @@ std::unique_ptr<Built> build_shader(const std::string& path, const std::string& 
   popt.include_paths = req.include_paths;
   popt.defines = req.defines;
   popt.aov = req.aov;
+  popt.all_outputs = req.all_outputs;
   popt.lights_path = lights;
   b->compiled = compile({path, std::nullopt}, popt, &target);
   const driver::Program& program = *b->compiled.program;

@@ -24,6 +24,7 @@ struct RenderRequest {
   std::vector<std::string> include_paths;
   std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE
   std::string aov;               // "": render Ci; else this output parameter of every shader
+  bool all_outputs = false;      // every shader with its output parameters too, each to its own render target
   std::string target = "PC5";    // preset or JSON file
   std::string cost = "15p+5t+i";
   std::string algorithm = "rds"; // a partition::algorithms() name; the single-pass store ignores it

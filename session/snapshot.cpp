@@ -70,6 +70,7 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   popt.include_paths = request.include_paths;
   popt.lights_path = request.lights_path;
   popt.aov = request.aov;
+  popt.all_outputs = request.all_outputs;
   Compiled c = compile({request.path, request.text}, popt, &request.target, cancel);
   s->program = c.program;
   s->fragment_dag = c.dag;
@@ -100,8 +101,8 @@ std::shared_ptr<Snapshot> build_snapshot(const Request& request, const std::atom
   // own backend), so on two cores RDSh beside RDS costs about what RDS alone does. The last one
   // runs on this thread.
   std::vector<const partition::Algorithm*> live;
-  for (const partition::Algorithm& a : partition::algorithms())
-    if (a.every_edit) live.push_back(&a);
+  for (const partition::Algorithm* a : partition::algorithms_for(s->target->target().limits))
+    if (a->every_edit) live.push_back(a);
   std::vector<std::future<AlgorithmRun>> others;
   for (std::size_t i = 0; i + 1 < live.size(); ++i)
     others.push_back(std::async(std::launch::async, [&s, a = live[i]] {

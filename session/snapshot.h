@@ -25,6 +25,7 @@ struct Request {
   std::string lights_path;  // "" : the light setup next to the shader, else the default lights
   std::vector<std::string> include_paths;
   std::string aov;  // "": the fragment programs compute Ci and Oi; else this output parameter
+  bool all_outputs = false;  // Ci and every output parameter, each to its own render target
   partition::TargetDesc target;
   partition::CostModel model;
   bool trace = true;  // record the partitioning traces

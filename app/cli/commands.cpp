@@ -26,6 +26,7 @@ driver::ProgramOptions program_options(const CommonOptions& o) {
   }
   p.lights_path = o.lights;
   p.aov = o.aov;
+  p.all_outputs = o.all_outputs;
   return p;
 }
 

@@ -24,6 +24,7 @@ struct CommonOptions {
   std::vector<std::string> defines;  // NAME or NAME=VALUE
   std::string format = "text";
   std::string aov;  // --aov: an output parameter as the fragment's colour
+  bool all_outputs = false;  // --all-outputs: the colour and every output parameter, each its own render target
 };
 
 // What the compiler is asked for: `o`'s include paths, defines (-D NAME=VALUE), light setup, AOV.

@@ -207,6 +207,9 @@ int main(int argc, char** argv) {
   };
   auto add_aov = [&](CLI::App* sub) {
     sub->add_option("--aov", o.aov, "compile the output parameter NAME (an AOV) as the fragment's colour, instead of Ci and Oi");
+    sub->add_flag("--all-outputs", o.all_outputs,
+                  "compile the colour and every output parameter, each to its own render target (a shader with several outputs)")
+        ->excludes("--aov");
   };
 
   auto* check = app.add_subcommand("check", "check a shader and print its diagnostics");

@@ -33,7 +33,16 @@ nlohmann::json pass_json(const partition::Pass& p, const partition::Problem& pr)
   return {{"root", p.root},          {"root_label", pr.labels[p.root]}, {"members", p.members.size()},
           {"restores", p.restores},  {"operations", r.operations},     {"registers", r.registers},
           {"textures", r.textures},  {"interpolants", r.interpolants}, {"dependent_levels", r.dependent_levels},
-          {"texture_fetches", r.texture_fetches}, {"arithmetic", r.arithmetic}, {"fits", p.failure.empty()}};
+          {"texture_fetches", r.texture_fetches}, {"arithmetic", r.arithmetic}, {"outputs", p.outputs},
+          {"fits", p.failure.empty()}};
+}
+
+// Whether a pass of the partition writes several values (multiple render targets): the exact
+// search, a one-output optimum, is then no bound for it.
+bool several_outputs(const partition::Partition& r) {
+  for (const partition::Pass& p : r.passes)
+    if (p.outputs.size() > 1) return true;
+  return false;
 }
 
 // A pass's entry, with the limit it breaks when it does not fit ("registers: 5 > 4").
@@ -62,7 +71,7 @@ nlohmann::json result_entry(const partition::Partition& r, const partition::Algo
     x["proven_optimal"] = r.proven_optimal;
     x["lower_bound"] = r.lower_bound;
   }
-  if (best && best->valid && r.valid) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
+  if (best && best->valid && r.valid && !several_outputs(r)) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
   if (timing) {
     x["valid_calls"] = r.stats.valid_calls;
     x["valid_generated"] = r.stats.valid_generated;
@@ -88,11 +97,12 @@ nlohmann::json result_entry(const partition::Partition& r, const partition::Algo
 // The text output's table: each partition's cost, passes, restores, fetches, instructions and
 // recomputation, and how far it is from the exact search's `best`.
 void print_table(const std::vector<partition::Partition>& results, const partition::Partition* best, bool timing) {
-  std::cout << fmt::format("{:<9} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",
+  std::cout << fmt::format("{:<11} {:>9} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", "algorithm", "cost", "passes",
                            "restores", "fetches", "instr", "recomputed", "vs optimal", timing ? "         ms" : "");
   for (const auto& r : results) {
     std::string eff = best && best->valid && r.valid ? fmt::format("{:+.1f}%", 100.0 * (r.cost - best->cost) / best->cost) : "";
-    std::cout << fmt::format("{:<9} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", r.algorithm, r.cost,
+    if (best && several_outputs(r)) eff = "not bound";  // the exact search is a one-output optimum
+    std::cout << fmt::format("{:<11} {:>9.2f} {:>7} {:>9} {:>9} {:>8} {:>12} {:>10}{}\n", r.algorithm, r.cost,
                              r.passes.size(), r.restores, r.texture_fetches, r.instructions, r.recomputed, eff,
                              timing ? fmt::format(" {:>10.2f}", r.stats.milliseconds) : "");
   }
@@ -117,8 +127,11 @@ void print_pass_lists(const std::vector<partition::Partition>& results, const st
     for (std::size_t i = 0; i < r.passes.size(); ++i) {
       const auto& p = r.passes[i];
       const auto& s = p.resources;
-      std::cout << fmt::format("  {:>3}  n{:<5} {:<12} o{:<4} r{:<3} t{:<3} v{:<3} R{:<3}{}\n", i + 1, p.root,
+      std::string also;  // a pass of several outputs: the others it writes
+      for (std::size_t k = 0; k + 1 < p.outputs.size(); ++k) also += fmt::format(" +n{}", p.outputs[k]);
+      std::cout << fmt::format("  {:>3}  n{:<5} {:<12} o{:<4} r{:<3} t{:<3} v{:<3} R{:<3}{}{}\n", i + 1, p.root,
                                problem.labels[p.root], s.operations, s.registers, s.textures, s.interpolants, s.restores,
+                               also.empty() ? "" : "  writes" + also + " too",
                                p.failure.empty() ? "" : "  does not fit: " + p.failure);
     }
   }
@@ -167,8 +180,22 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
     algos.push_back(nullptr);
     results.push_back(std::move(yours));
   }
+  // `all`: those the target lists (the multiple-output ones where a pass may write several values).
+  const std::vector<const partition::Algorithm*> listed = partition::algorithms_for(target->limits);
   for (const partition::Algorithm& a : partition::algorithms())
-    if ((po.marks.empty() || po.algo_given) && (po.algo == "all" || a.name == po.algo)) algos.push_back(&a);
+    if ((po.marks.empty() || po.algo_given) &&
+        ((po.algo == "all" && std::find(listed.begin(), listed.end(), &a) != listed.end()) || a.name == po.algo)) {
+      // The exact search bounds sums of linear terms: under a per-pass metric it does not run.
+      if (a.exact && !model->linear()) {
+        if (po.algo == a.name) {
+          std::cerr << fmt::format("passlab-cli: the {} search needs a linear cost model (like 15p+5t+i), not the per-pass metric {}\n",
+                                   a.name, model->name);
+          return kUsage;
+        }
+        continue;
+      }
+      algos.push_back(&a);
+    }
   if (!po.save_marks.empty() && algos.size() != 1) {
     std::cerr << "passlab-cli: --save-marks writes one partition's marks: give --marks or one --algo\n";
     return kUsage;
@@ -221,7 +248,8 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                    {"operations", limit_text(target->limits.operations)},
                    {"registers", limit_text(target->limits.registers)},
                    {"textures", limit_text(target->limits.textures)},
-                   {"interpolants", limit_text(target->limits.interpolants)}};
+                   {"interpolants", limit_text(target->limits.interpolants)},
+                   {"render_targets", limit_text(target->limits.render_targets)}};
     j["cost_model"] = model->name;
     j["dag"] = {{"nodes", problem.is_op.size()}, {"operations", std::count(problem.is_op.begin(), problem.is_op.end(), 1)}};
     nlohmann::json rs = nlohmann::json::array();
@@ -250,6 +278,9 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
                            limit_text(target->limits.operations), limit_text(target->limits.registers),
                            limit_text(target->limits.textures), limit_text(target->limits.interpolants), model->name);
   print_table(results, best, po.timing);
+  if (best && std::any_of(results.begin(), results.end(), several_outputs))
+    std::cout << fmt::format("\n{} is the cheapest partition of one output per pass: passes of several render targets are not "
+                             "bounded by it\n", best->algorithm);
   print_pass_lists(results, algos, *target, problem);
   return all_ok ? kOk : kDiagnostics;
 }

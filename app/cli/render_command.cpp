@@ -41,6 +41,7 @@ bool render_request(const CommonOptions& o, const RenderCliOptions& r, session::
   req.include_paths = o.include_paths;
   req.defines = program_options(o).defines;
   req.aov = o.aov;
+  req.all_outputs = o.all_outputs;
   req.target = r.target;
   req.cost = r.cost;
   req.algorithm = r.algo;

@@ -78,6 +78,7 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
           case Op::Convert: v = kid(0); break;
           case Op::MakeTriple: v = hull(hull(kid(0), kid(1)), kid(2)); break;
           case Op::Output: v = hull(kid(0), kid(1)); break;
+          case Op::Outputs: v = kid(0); break;
           case Op::Builtin:
             switch (static_cast<Builtin>(n.aux)) {
               case Builtin::Abs: {

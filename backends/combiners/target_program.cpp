@@ -202,6 +202,7 @@ class CombinerProgram : public backends::TargetProgram {
   partition::Pass whole_pass() const {
     partition::Pass p;
     p.root = d_.root;
+    p.outputs = {d_.root};
     for (const dag::Node& n : d_.nodes)
       if (n.kind == dag::NodeKind::Operation || n.kind == dag::NodeKind::Texture) p.members.push_back(n.id);
     return p;

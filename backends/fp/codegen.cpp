@@ -37,12 +37,14 @@ void PassWorkspace::prepare(std::size_t n) {
     level.assign(n, -1);
     last_use.assign(n, 0);
     interp_seen.assign(n, 0);
+    output.assign(n, 0);
     epoch = 0;
   }
   if (++epoch == 0) {  // wrapped: clear and start again
     std::fill(stamp.begin(), stamp.end(), 0);
     std::fill(done.begin(), done.end(), 0);
     std::fill(interp_seen.begin(), interp_seen.end(), 0);
+    std::fill(output.begin(), output.end(), 0);
     epoch = 1;
   }
 }
@@ -94,8 +96,9 @@ void compute_needs(const PassNeeds& pn, TNodeId root, const std::vector<TNodeId>
   }
 }
 
-// The schedule: depth first from the root, needier operands first; restores before first use.
-void schedule_pass(const PassNeeds& pn, TNodeId root, PassProgram& p) {
+// The schedule: depth first from each output in id order, needier operands first; restores
+// before first use.
+void schedule_pass(const PassNeeds& pn, const TNodeId* roots, std::size_t count, PassProgram& p) {
   const TargetDag& t = pn.t;
   PassWorkspace& w = pn.w;
   const std::uint32_t e = pn.e;
@@ -116,6 +119,9 @@ void schedule_pass(const PassNeeds& pn, TNodeId root, PassProgram& p) {
       for (std::size_t y = x; y > 0 && need_of(o[y]) > need_of(o[y - 1]); --y) std::swap(o[y], o[y - 1]);
     w.stack.push_back({n, begin, begin});
   };
+  for (std::size_t k = 0; k < count; ++k) {
+  const TNodeId root = roots[k];
+  if (w.done[root] == e) continue;  // computed for an earlier output, which reads it
   enter(root);
   w.done[root] = e;
   while (!w.stack.empty()) {
@@ -137,7 +143,7 @@ void schedule_pass(const PassNeeds& pn, TNodeId root, PassProgram& p) {
     order.resize(f.begin);
     w.stack.pop_back();
   }
-
+  }
 }
 
 // The first operation under `x` (x included) that the pass restores rather than computes
@@ -159,20 +165,29 @@ std::optional<TNodeId> restored_in_cone(const TargetDag& t, TNodeId x, const Pas
 
 void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
                    const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& w, PassProgram& p) {
+  p.outputs.assign(1, root);
+  generate_pass(t, p.outputs, members, limits, restore_uses_interpolant, w, p);
+}
+
+void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, const std::vector<TNodeId>& members,
+                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& w, PassProgram& p) {
   w.prepare(t.size());
   const std::uint32_t e = w.epoch;
+  const TNodeId root = outputs.back();
+  if (&outputs != &p.outputs) p.outputs = outputs;
   p.root = root;
+  p.copied_out.assign(outputs.size(), 0);
   p.schedule.clear();
   p.is_restore.clear();
   p.interpolants.clear();
   p.textures.clear();
   p.resources = partition::Resources{};
   for (TNodeId m : members) w.stamp[m] = e;
-  w.stamp[root] = e;
+  for (TNodeId o : outputs) w.stamp[o] = w.output[o] = e;
 
   const PassNeeds pn{t, w, e};
   compute_needs(pn, root, members);
-  schedule_pass(pn, root, p);
+  schedule_pass(pn, p.outputs.data(), p.outputs.size(), p);
 
   // Liveness over the schedule and allocation with a free list (lowest register first).
   for (std::size_t i = 0; i < p.schedule.size(); ++i) w.last_use[p.schedule[i]] = 0;
@@ -181,6 +196,10 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
     for (TNodeId c : t.operand_nodes(p.schedule[i]))
       if (is_op(t, c)) w.last_use[c] = static_cast<std::uint32_t>(i);
   }
+  // An output no member reads writes its render target directly; one a member reads is computed
+  // into a temporary and copied out.
+  auto direct = [&](TNodeId n) { return w.output[n] == e && w.last_use[n] == 0; };
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) p.copied_out[k] = !direct(p.outputs[k]);
   w.free_regs.clear();
   w.names.clear();
   int next_reg = 0, live = 0, peak = 0;
@@ -208,7 +227,8 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
       }
     }
     live -= dying;
-    if (n != root) {
+    const bool to_output = !p.is_restore[i] && direct(n);
+    if (!to_output) {
       int reg;
       if (!w.free_regs.empty()) {
         auto lowest = std::min_element(w.free_regs.begin(), w.free_regs.end());
@@ -221,7 +241,7 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
       p.reg[i] = reg;
       ++live;
     }
-    peak = std::max(peak, live + dying - (n != root ? 1 : 0));  // operands still held while reading
+    peak = std::max(peak, live + dying - (!to_output ? 1 : 0));  // operands still held while reading
     peak = std::max(peak, live);
     if (p.is_restore[i]) {
       ++r.restores;
@@ -249,6 +269,8 @@ void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>&
       w.level[n] = dep;
     }
   }
+  for (char c : p.copied_out) r.arithmetic += c ? 1 : 0;
+  r.outputs = static_cast<int>(p.outputs.size());
   r.operations = r.arithmetic + r.texture_fetches;
   r.registers = peak;
   r.textures = static_cast<int>(w.names.size()) + r.restores;
@@ -290,6 +312,17 @@ partition::Problem make_problem(const TargetDag& t) {
       case TKind::Constant: pr.labels[n.id] = "const"; break;
     }
   }
+  if (!t.outputs.empty()) {  // several outputs: a pseudo-root over them, after every node
+    const auto root = static_cast<partition::NodeId>(t.size());
+    pr.graph.root = root;
+    pr.graph.children.push_back(t.outputs);
+    pr.is_op.push_back(0);
+    pr.labels.push_back("outputs");
+    pr.texture.push_back(-1);
+    pr.is_interpolant.push_back(0);
+    if (!pr.inline_operands.empty()) pr.inline_operands.push_back(0);
+    pr.pseudo_root = true;
+  }
   return pr;
 }
 
@@ -305,6 +338,13 @@ partition::Check FpBackend::valid(partition::NodeId root, const std::vector<part
   partition::Check c{program_.failure.empty(), program_.resources, program_.failure};
   if (target_.limits.registers != partition::kUnlimited) c.member_registers = member_registers(root, members);
   return c;
+}
+
+partition::Check FpBackend::valid_outputs(const std::vector<partition::NodeId>& outputs, const std::vector<partition::NodeId>& members) {
+  if (outputs.size() == 1) return valid(outputs.front(), members);
+  ++calls_;
+  generate_pass(t_, outputs, members, target_.limits, target_.restore_uses_interpolant, ws_, program_);
+  return partition::Check{program_.failure.empty(), program_.resources, program_.failure};
 }
 
 // A floor on the registers of any pass P that holds `members` (the subregion S of `root`, just
@@ -379,8 +419,17 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
       out += "OPTION NV_fragment_program;\n";
       break;
     }
-  out += fmt::format("# pass {} of {}: computes n{} ({})\n", ctx.pass_index + 1, ctx.pass_count, p.root,
-                     t.node(p.root).kind == TKind::Texture ? "TEX" : to_string(t.node(p.root).op));
+  const bool several = p.outputs.size() > 1;
+  if (several) out += "OPTION ARB_draw_buffers;\n";
+  auto op_name = [&](TNodeId n) { return t.node(n).kind == TKind::Texture ? std::string("TEX") : std::string(to_string(t.node(n).op)); };
+  if (!several) {
+    out += fmt::format("# pass {} of {}: computes n{} ({})\n", ctx.pass_index + 1, ctx.pass_count, p.root, op_name(p.root));
+  } else {
+    out += fmt::format("# pass {} of {}: computes", ctx.pass_index + 1, ctx.pass_count);
+    for (std::size_t k = 0; k < p.outputs.size(); ++k)
+      out += fmt::format("{} n{} ({}) to result.color[{}]", k ? "," : "", p.outputs[k], op_name(p.outputs[k]), k);
+    out += '\n';
+  }
   const auto& r = p.resources;
   out += fmt::format("# {} instructions ({} texture fetches, {} restores), {} temporaries, {} texture units, {} interpolants\n",
                      r.operations, r.texture_fetches, r.restores, r.registers, r.textures, r.interpolants);
@@ -424,10 +473,18 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
     else base = fmt::format("r{}", reg_of.at(o.node));
     return (o.negate ? "-" : "") + base + o.swizzle.text();
   };
+  auto output_index = [&](TNodeId n) -> int {
+    auto it = std::find(p.outputs.begin(), p.outputs.end(), n);
+    return it == p.outputs.end() ? -1 : static_cast<int>(it - p.outputs.begin());
+  };
+  auto result = [&](int k) { return several ? fmt::format("result.color[{}]", k) : std::string("result.color"); };
   for (std::size_t i = 0; i < p.schedule.size(); ++i) {
     TNodeId n = p.schedule[i];
     const TNode& node = t.node(n);
-    std::string dst = n == p.root ? "result.color" : fmt::format("r{}", reg_of.at(n));
+    const int k = p.is_restore[i] ? -1 : output_index(n);
+    std::string dst = p.reg[i] < 0 ? result(k) : fmt::format("r{}", reg_of.at(n));
+    // An output a member reads too: copied to its render target after it is computed.
+    const std::string copy = k >= 0 && p.reg[i] >= 0 ? fmt::format("MOV {}, r{};\n", result(k), reg_of.at(n)) : std::string();
     if (p.is_restore[i]) {
       auto tex = ctx.saved_texture.find(n);
       auto by = ctx.saved_by_pass.find(n);
@@ -441,6 +498,7 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
       const char* target = node.dims == 1 ? "1D" : node.dims == 2 ? "2D" : "3D";
       out += fmt::format("TEX {}, {}, texture[{}], {};  # {}\n", dst, name(node.src[0]), units.at(node.name), target,
                          node.name == "$noise" ? "noise" : node.name);
+      out += copy;
       continue;
     }
     std::string line = fmt::format("{}{} {}", to_string(node.op), node.saturate ? "_SAT" : "", dst);
@@ -448,6 +506,7 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
     out += line + ";";
     if (!node.spans.empty()) out += fmt::format("  # line {}", node.spans.front().line);
     out += '\n';
+    out += copy;
   }
   out += "END\n";
   return out;

@@ -14,10 +14,14 @@
 namespace passlab::fp {
 
 struct PassProgram {
-  TNodeId root = 0;
+  TNodeId root = 0;                       // the last of `outputs`
+  // The values the pass writes, in id order, output k to result.color[k] (one: result.color). An
+  // output that a member reads too is computed into a temporary and copied out (a MOV, counted).
+  std::vector<TNodeId> outputs;
+  std::vector<char> copied_out;           // parallel to outputs: the MOV above
   std::vector<TNodeId> schedule;          // restores and member instructions, in issue order
   std::vector<char> is_restore;           // parallel to schedule
-  std::vector<int> reg;                   // parallel to schedule: the temporary written (-1: the output)
+  std::vector<int> reg;                   // parallel to schedule: the temporary written (-1: an output)
   std::vector<TNodeId> interpolants;      // distinct interpolant leaves read, in first-use order
   std::vector<std::string> textures;      // distinct texture names sampled, in first-use order
   partition::Resources resources;
@@ -30,6 +34,7 @@ struct PassWorkspace {
   std::vector<int> need, reg, level;
   std::vector<std::uint32_t> last_use;
   std::vector<std::uint32_t> interp_seen;
+  std::vector<std::uint32_t> output;  // == epoch: an output of the pass being generated
   std::uint32_t epoch = 0;
   // The depth-first walk: a member, where its ordered operands start in `order`, the next one.
   struct Frame {
@@ -51,6 +56,10 @@ PassProgram generate_pass(const TargetDag& t, TNodeId root, const std::vector<TN
 // The same into `out`, whose buffers are reused (VALID runs thousands of times per search).
 void generate_pass(const TargetDag& t, TNodeId root, const std::vector<TNodeId>& members,
                    const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& ws, PassProgram& out);
+// A pass writing several values (multiple render targets): `outputs` in id order, `members` the
+// union of their subregions. Each output is scheduled depth first in id order.
+void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, const std::vector<TNodeId>& members,
+                   const partition::Limits& limits, bool restore_uses_interpolant, PassWorkspace& ws, PassProgram& out);
 
 // What a listing needs to know about the other passes: where saved values live.
 struct ListingContext {
@@ -67,6 +76,7 @@ class FpBackend : public partition::Backend {
  public:
   FpBackend(const TargetDag& t, const partition::TargetDesc& target);
   partition::Check valid(partition::NodeId root, const std::vector<partition::NodeId>& members) override;
+  partition::Check valid_outputs(const std::vector<partition::NodeId>& outputs, const std::vector<partition::NodeId>& members) override;
   const partition::Limits& limits() const override { return target_.limits; }
   const TargetDag& dag() const { return t_; }
   const partition::TargetDesc& target() const { return target_; }

@@ -66,10 +66,12 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
       r.error = e.what();
       return r;
     }
-    for (std::size_t l = 0; l < lanes; ++l) saved[l][pass.root] = values[l][pass.root];
+    for (std::size_t l = 0; l < lanes; ++l)
+      for (TNodeId o : pass.outputs) saved[l][o] = values[l][o];
   }
+  r.saved = saved[0];
   r.ok = !part.passes.empty();
-  if (r.ok) r.output = saved[0][part.passes.back().root];
+  if (r.ok) r.output = saved[0].count(t.root) ? saved[0][t.root] : saved[0][part.passes.back().root];
   else r.error = "the partition has no passes";
   return r;
 }

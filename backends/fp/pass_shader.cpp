@@ -20,18 +20,23 @@ PassShader::PassShader(const TargetDag& t, const dag::FragmentDag& d, const ir::
   std::vector<TNodeId> all;
   for (const TNode& n : t.nodes)
     if (t.is_operation(n.id)) all.push_back(n.id);
-  build({all}, {t.root}, {});
+  // A shader of several outputs: one pass writing them all, the others than the colour each to a
+  // buffer of its own.
+  std::map<TNodeId, int> aov_buffers;
+  for (TNodeId o : t.outputs)
+    if (o != t.root) aov_buffers.emplace(o, static_cast<int>(aov_buffers.size()));
+  build({all}, {t.outputs.empty() ? std::vector<TNodeId>{t.root} : t.outputs}, aov_buffers);
+  buffers_ = static_cast<int>(aov_buffers.size());
 }
 
 PassShader::PassShader(const TargetDag& t, const dag::FragmentDag& d, const partition::Partition& part, const ir::EvalContext& ctx)
     : t_(t), d_(d), ctx_(ctx) {
-  std::vector<std::vector<TNodeId>> members;
-  std::vector<TNodeId> roots;
+  std::vector<std::vector<TNodeId>> members, outputs;
   for (const auto& p : part.passes) {
     members.push_back(p.members);
-    roots.push_back(p.root);
+    outputs.push_back(p.outputs.empty() ? std::vector<TNodeId>{p.root} : p.outputs);
   }
-  build(members, roots, part.texture);
+  build(members, outputs, part.texture);
   buffers_ = part.intermediate_textures;
 }
 
@@ -102,9 +107,11 @@ std::pair<std::vector<TNodeId>, std::vector<TNodeId>> PassShader::quad_cone(TNod
   return r;
 }
 
-void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
+void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const std::vector<std::vector<TNodeId>>& outputs,
                        const std::map<TNodeId, int>& texture) {
   std::map<TNodeId, int> leaf_index, constant_index;
+  std::vector<TNodeId> roots;
+  for (const auto& o : outputs) roots.insert(roots.end(), o.begin(), o.end());
   const std::vector<std::uint8_t> needed = components_needed(roots);
   for (std::size_t p = 0; p < members.size(); ++p) {
     Program prog;
@@ -229,15 +236,19 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
       ins.dst = free.back();
       free.pop_back();
       for (const Operand& o : n.src)
-        if (reg.count(o.node) && last_use[o.node] == i && o.node != roots[p]) {
+        if (reg.count(o.node) && last_use[o.node] == i &&
+            std::find(outputs[p].begin(), outputs[p].end(), o.node) == outputs[p].end()) {
           free.push_back(reg[o.node]);
           reg.erase(o.node);
         }
       reg[n.id] = ins.dst;
       prog.code.push_back(ins);
     }
-    prog.result = reg.count(roots[p]) ? reg[roots[p]] : 0;
-    prog.saves = p + 1 < members.size() && texture.count(roots[p]) ? texture.at(roots[p]) : -1;
+    for (TNodeId o : outputs[p]) {
+      prog.results.push_back(reg.count(o) ? reg[o] : 0);
+      const bool colour = p + 1 == members.size() && o == t_.root;  // the last pass's colour
+      prog.saves.push_back(!colour && texture.count(o) ? texture.at(o) : -1);
+    }
     programs_.push_back(std::move(prog));
   }
   // The nodes the image lookups' coordinates depend on, in operand order.
@@ -496,8 +507,11 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
         if (mask & (1u << comp))
           for (int i = 0; i < lanes; ++i) r[comp][i] = saturate(r[comp][i]);
   }
-  const float* result = regs + static_cast<std::size_t>(prog.result) * 4 * B;
-  for (int comp = 0; comp < 4; ++comp) std::copy(result + comp * B, result + comp * B + n, out + comp * B);
+  for (std::size_t k = 0; k < prog.results.size(); ++k) {
+    const float* result = regs + static_cast<std::size_t>(prog.results[k]) * 4 * B;
+    float* to = out + k * 4 * B;
+    for (int comp = 0; comp < 4; ++comp) std::copy(result + comp * B, result + comp * B + n, to + comp * B);
+  }
 }
 
 std::string PassShader::glsl(int pass, const std::function<bool(const std::string&)>& has_image,
@@ -609,7 +623,12 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
   for (int k = 0; k < interpolants(); ++k) out += fmt::format("in vec4 v{};\n", k);
   for (std::size_t r = 0; r < prog.restores.size(); ++r) out += fmt::format("uniform sampler2D restore{};\n", r);
   out += "uniform sampler3D noise_lattice;\n" + uniforms;
-  out += "layout(location = 0) out vec4 result;\n" + procedurals;
+  // One value: `result`; several (multiple render targets): value k to location k, `result<k>`.
+  const bool several = prog.results.size() > 1;
+  if (!several) out += "layout(location = 0) out vec4 result;\n";
+  else
+    for (std::size_t k = 0; k < prog.results.size(); ++k) out += fmt::format("layout(location = {0}) out vec4 result{0};\n", k);
+  out += procedurals;
   out += "void main() {\n";
   if (registers > 0) {
     out += "  vec4";
@@ -617,7 +636,9 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
     out += ";\n";
   }
   out += body;
-  out += fmt::format("  result = r{};\n}}\n", prog.result);
+  for (std::size_t k = 0; k < prog.results.size(); ++k)
+    out += several ? fmt::format("  result{} = r{};\n", k, prog.results[k]) : fmt::format("  result = r{};\n", prog.results[k]);
+  out += "}\n";
   return out;
 }
 

@@ -38,7 +38,9 @@ class PassShader : public sim::FragmentShader {
   }
   int buffers() const override { return buffers_; }
   const std::vector<int>& restores(int pass) const override { return programs_[static_cast<std::size_t>(pass)].restores; }
-  int saves(int pass) const override { return programs_[static_cast<std::size_t>(pass)].saves; }
+  int saves(int pass) const override { return programs_[static_cast<std::size_t>(pass)].saves.front(); }
+  int outputs(int pass) const override { return static_cast<int>(programs_[static_cast<std::size_t>(pass)].results.size()); }
+  int saves(int pass, int k) const override { return programs_[static_cast<std::size_t>(pass)].saves[static_cast<std::size_t>(k)]; }
   void run(int pass, int n, const float* const* in, const float* const* restored, float* out,
            std::vector<float>& scratch) const override;
 
@@ -47,7 +49,7 @@ class PassShader : public sim::FragmentShader {
   // noise texture as `uniform sampler3D noise_lattice` (32^3, linear filtering, repeat), textures
   // the sampler has images for (has_image) as `uniform sampler2D image<i>` with (*images)[i]
   // their names; other names are the procedural stand-ins, computed in the shader. The value
-  // goes to `out vec4 result`.
+  // goes to `out vec4 result` (a pass of several values: value k to `result<k>` at location k).
   std::string glsl(int pass, const std::function<bool(const std::string&)>& has_image, std::vector<std::string>* images) const;
 
   // Instructions of a pass (for tests and statistics).
@@ -81,9 +83,9 @@ class PassShader : public sim::FragmentShader {
   struct Program {
     std::vector<Instruction> code;
     int registers = 0;
-    int result = 0;  // the register holding the root's value
+    std::vector<int> results;  // the registers holding the outputs' values, in output order
     std::vector<int> restores;
-    int saves = -1;
+    std::vector<int> saves;    // per output: the buffer it goes to (-1: the last pass's colour)
     std::vector<std::uint8_t> interpolant_mask;  // per interpolant: the components read
     void reads_interpolant(int k, unsigned components) {
       if (interpolant_mask.size() <= static_cast<std::size_t>(k)) interpolant_mask.resize(static_cast<std::size_t>(k) + 1, 0);
@@ -102,7 +104,7 @@ class PassShader : public sim::FragmentShader {
   // The members (`member`) under x, x included, that a DDX or DDY of x recomputes for the quad
   // partner, in operand order; and the DDX and DDY among them, whose values the partner shares.
   std::pair<std::vector<TNodeId>, std::vector<TNodeId>> quad_cone(TNodeId x, const std::vector<char>& member) const;
-  void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<TNodeId>& roots,
+  void build(const std::vector<std::vector<TNodeId>>& members, const std::vector<std::vector<TNodeId>>& outputs,
              const std::map<TNodeId, int>& texture);
 
   const TargetDag& t_;

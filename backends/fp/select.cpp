@@ -51,11 +51,23 @@ class Selector {
       current_ = &n;
       refs[n.id] = select(n, refs);
     }
-    // The root must be an instruction: it writes the pass output.
-    Operand root = refs[d_.root];
-    if (nodes_[root.node].kind != TKind::Instruction || !root.swizzle.is_identity() || root.negate)
-      root = emit(Opcode::MOV, {root}, 4);
-    TargetDag t = finish(root.node);
+    // Each output must be an instruction: it writes a pass output. A shader with several outputs
+    // (ir::Op::Outputs) writes each, the colour first; outputs that select to one node are one.
+    auto written = [&](Operand o) {
+      if (nodes_[o.node].kind != TKind::Instruction || !o.swizzle.is_identity() || o.negate) o = emit(Opcode::MOV, {o}, 4);
+      return o.node;
+    };
+    const Node& top = d_.node(d_.root);
+    std::vector<TNodeId> roots;
+    if (top.kind == dag::NodeKind::Operation && top.op == Op::Outputs) {
+      for (dag::NodeId c : top.children) {
+        const TNodeId r = written(refs[c]);
+        if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+      }
+    } else {
+      roots.push_back(written(refs[d_.root]));
+    }
+    TargetDag t = finish(roots);
     t.derivatives = derivatives_;
     return t;
   }
@@ -278,6 +290,7 @@ class Selector {
       // Ci's RGB and Oi in alpha, chosen by CMP: an LRP by (0, 0, 0, 1) let Ci's unused fourth lane
       // through as 0 * w, and NaN there made alpha NaN (a generated program found it).
       case Op::Output: return emit(Opcode::CMP, {constant({1, 1, 1, -1}, 4), splat(kid(1), 0), kid(0)}, 4);
+      case Op::Outputs: return kid(0);  // the root of several outputs: each is written (run())
       case Op::Builtin: return builtin(n, refs);
       default: break;
     }
@@ -532,13 +545,16 @@ class Selector {
     return result;
   }
 
-  TargetDag finish(TNodeId root) {
-    // Keep what the root reaches, renumbered in postorder.
+  TargetDag finish(const std::vector<TNodeId>& roots) {
+    // Keep what the roots reach, renumbered in postorder (each root's in turn).
     TargetDag out;
     std::vector<TNodeId> remap(nodes_.size(), static_cast<TNodeId>(-1));
-    std::vector<std::pair<TNodeId, std::size_t>> stack{{root, 0}};
+    std::vector<std::pair<TNodeId, std::size_t>> stack;
     std::vector<char> seen(nodes_.size(), 0);
+    for (TNodeId root : roots) {
+    if (seen[root]) continue;
     seen[root] = 1;
+    stack.push_back({root, 0});
     while (!stack.empty()) {
       auto& [id, next] = stack.back();
       const TNode& n = nodes_[id];
@@ -560,7 +576,10 @@ class Selector {
       out.nodes.push_back(std::move(copy));
       stack.pop_back();
     }
-    out.root = remap[root];
+    }
+    out.root = remap[roots.front()];
+    if (roots.size() > 1)
+      for (TNodeId r : roots) out.outputs.push_back(remap[r]);
     return out;
   }
 

@@ -48,7 +48,10 @@ struct TNode {
 // Nodes are in postorder from the root: operands before users.
 struct TargetDag {
   std::vector<TNode> nodes;
-  TNodeId root = 0;
+  TNodeId root = 0;  // the colour
+  // A shader with several outputs (ir::Op::Outputs): the values written, each to its own render
+  // target, the colour (root) first; empty: the root alone.
+  std::vector<TNodeId> outputs;
   // How the target takes screen-space differences: on a quad target, a fragment's neighbours
   // right and below are its quad partners (one pixel right or left, below or above).
   partition::Derivatives derivatives = partition::Derivatives::Interpolants;

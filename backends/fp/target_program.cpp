@@ -43,6 +43,12 @@ std::vector<std::string> check_partition(const partition::Problem& problem, FpBa
     if (!run.ok) problems.push_back("execution: " + run.error);
     else if (std::memcmp(run.output.data(), whole[t.root].data(), sizeof(Vec4)) != 0)
       problems.push_back(fmt::format("execution: fragment {} differs from the single-pass result", seed));
+    else
+      for (const auto& [node, value] : run.saved)  // every saved value, those of passes of several outputs too
+        if (std::memcmp(value.data(), whole[node].data(), sizeof(Vec4)) != 0) {
+          problems.push_back(fmt::format("execution: fragment {}: the value saved for n{} differs from the single pass's", seed, node));
+          break;
+        }
   }
   return problems;
 }
@@ -53,20 +59,31 @@ std::vector<std::string> pass_listings(const TargetDag& t, const partition::Part
                                   std::vector<std::vector<std::uint32_t>>* line_nodes) {
   ListingContext lc;
   lc.pass_count = static_cast<int>(part.passes.size());
-  for (std::size_t i = 0; i < part.passes.size(); ++i) lc.saved_by_pass[part.passes[i].root] = static_cast<int>(i);
+  for (std::size_t i = 0; i < part.passes.size(); ++i)
+    for (TNodeId o : part.passes[i].outputs) lc.saved_by_pass[o] = static_cast<int>(i);
   for (const auto& [n, tex] : part.texture) lc.saved_texture[n] = tex;
   std::vector<std::string> out;
   for (std::size_t i = 0; i < part.passes.size(); ++i) {
     lc.pass_index = static_cast<int>(i);
-    PassProgram prog = generate_pass(t, part.passes[i].root, part.passes[i].members, target.limits,
-                                             target.restore_uses_interpolant);
+    PassWorkspace ws;
+    PassProgram prog;
+    const std::vector<TNodeId>& outputs = part.passes[i].outputs.empty() ? std::vector<TNodeId>{part.passes[i].root} : part.passes[i].outputs;
+    generate_pass(t, outputs, part.passes[i].members, target.limits, target.restore_uses_interpolant, ws, prog);
     out.push_back(listing(t, prog, lc));
     if (line_nodes) {
-      // The schedule's instructions are the listing's last lines before END, in issue order.
+      // The schedule's instructions are the listing's last lines before END, in issue order, each
+      // output a member reads followed by its copy to its render target.
       std::size_t lines = static_cast<std::size_t>(std::count(out.back().begin(), out.back().end(), '\n'));
       std::vector<std::uint32_t> map(lines, kNoNode);
-      std::size_t first = lines - 1 - prog.schedule.size();
-      for (std::size_t k = 0; k < prog.schedule.size(); ++k) map[first + k] = prog.schedule[k];
+      std::size_t copies = 0;
+      for (char c : prog.copied_out) copies += c ? 1 : 0;
+      std::size_t line = lines - 1 - prog.schedule.size() - copies;
+      for (std::size_t k = 0; k < prog.schedule.size(); ++k) {
+        map[line++] = prog.schedule[k];
+        if (prog.is_restore[k]) continue;
+        auto o = std::find(prog.outputs.begin(), prog.outputs.end(), prog.schedule[k]);
+        if (o != prog.outputs.end() && prog.copied_out[static_cast<std::size_t>(o - prog.outputs.begin())]) map[line++] = prog.schedule[k];
+      }
       line_nodes->push_back(std::move(map));
     }
   }
@@ -101,6 +118,14 @@ class FpProgram : public backends::TargetProgram {
       }
       g.deps = n.deps;
       g.spans = n.spans;
+      graph_.nodes.push_back(std::move(g));
+    }
+    if (!t_.outputs.empty()) {  // the partition problem's pseudo-root (make_problem), drawn over the outputs
+      backends::GraphNode g;
+      g.kind = backends::GraphNode::Kind::Instruction;
+      g.label = "outputs";
+      g.deps = t_.outputs;
+      graph_.root = static_cast<std::uint32_t>(graph_.nodes.size());
       graph_.nodes.push_back(std::move(g));
     }
   }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "backends/target/target_program.h"
 
+#include <algorithm>
+
 namespace passlab::backends {
 
 std::vector<std::vector<PassFile>> TargetProgram::listing_files(const partition::Partition& part) const {
@@ -19,7 +21,7 @@ Timeline TargetProgram::timeline(const partition::Partition& part, const partiti
     tp.resources = p.resources;
     tp.members = p.members;
     tp.failure = p.failure;
-    tp.cost = model.cost(1, p.resources.texture_fetches, p.resources.arithmetic);
+    tp.cost = model.pass_cost(p.resources.texture_fetches, p.resources.arithmetic, static_cast<int>(std::max<std::size_t>(1, p.outputs.size())));
     t.passes.push_back(std::move(tp));
   }
   return t;

@@ -210,6 +210,24 @@ class Flattener {
       oi = constant(Value::triple(ir::BaseType::Color, 1, 1, 1));
     }
     NodeId root = b_.operation(Op::Output, ir::BaseType::Color, 0, {node(ci, ret->span), node(oi, ret->span)}, ret->span);
+    if (options_.all_outputs && options_.aov.empty()) {
+      // Every output parameter that has a picture, opaque, after the colour: one root over them.
+      std::vector<NodeId> outputs{root};
+      const Sym opaque = constant(Value::triple(ir::BaseType::Color, 1, 1, 1));
+      for (std::size_t k = 2; k < fn_.result_names.size() && k < ret->args.size(); ++k) {
+        Sym v = merge_values(exits, [&](const Arrival& a) { return a.env[fn_.terminator(a.from)->args[k]]; }, ret->span);
+        const ir::BaseType type = type_of(v);
+        if (v.rows || v.strings || type == ir::BaseType::String || type == ir::BaseType::Matrix || type == ir::BaseType::Bool) {
+          sink_.warning("aov-type", shader_span(),
+                        "output parameter '" + fn_.result_names[k] + "' is not a float or a colour-like triple, so no render target takes it");
+          continue;
+        }
+        const Sym colour = op(Op::Convert, ir::BaseType::Color, 0, {v}, ret->span);
+        const NodeId written = b_.operation(Op::Output, ir::BaseType::Color, 0, {node(colour, ret->span), node(opaque, ret->span)}, ret->span);
+        if (std::find(outputs.begin(), outputs.end(), written) == outputs.end()) outputs.push_back(written);
+      }
+      if (outputs.size() > 1) root = b_.operation(Op::Outputs, ir::BaseType::Color, 0, outputs, ret->span);
+    }
     return b_.finish(root, m_.shader_name);
   }
 

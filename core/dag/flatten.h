@@ -25,6 +25,12 @@ struct FlattenOptions {
   // "": the fragment's colour is Ci and Oi. Else the output parameter of that name (an AOV, which a
   // renderer writes to its own image) is the colour, opaque: its program, partitioned and rendered.
   std::string aov;
+  // The colour (Ci and Oi) and every output parameter that is a float or a colour-like triple,
+  // each an RGBA of its own (an AOV opaque, as with `aov`), under an ir::Op::Outputs root: a
+  // shader with several outputs, which passes of several render targets write. Output parameters
+  // of other types are left out with a warning; a shader without output parameters keeps its one
+  // output. Not with `aov`.
+  bool all_outputs = false;
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

@@ -25,6 +25,7 @@ struct ProgramOptions {
   // "": the fragment programs compute Ci and Oi; else this output parameter (an AOV) as the colour
   // (dag::FlattenOptions::aov).
   std::string aov;
+  bool all_outputs = false;  // the colour and every output parameter (dag::FlattenOptions::all_outputs)
 };
 
 struct Program {

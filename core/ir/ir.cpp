@@ -50,6 +50,7 @@ const char* to_string(Op op) {
     case Op::Extract: return "extract";
     case Op::Phi: return "phi";
     case Op::Output: return "output";
+    case Op::Outputs: return "outputs";
     case Op::ScreenDiff: return "screendiff";
     case Op::Neighbour: return "neighbour";
     case Op::Br: return "br";

@@ -52,6 +52,9 @@ enum class Op : std::uint8_t {
   Extract,      // aux = element of a Call's tuple
   Phi,          // args[i] flows in from the block's preds[i]
   Output,       // FragmentDag root only: (Ci, Oi) -> the RGBA a fragment writes (Ci, Oi's first channel)
+  Outputs,      // FragmentDag root only, of a shader with several outputs (its colour and output
+                // parameters, each to its own render target): args are the RGBA values written, the
+                // colour first; its value is the colour's
   ScreenDiff,   // FragmentDag only: args[0] one pixel to the right (aux 0) or below (aux 1) minus
                 // here, what derivatives are made of (dag/flatten.cpp, the formulas of
                 // ir/derivatives.h); a constant's is 0. With a second operand, args[0]'s value

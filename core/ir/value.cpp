@@ -526,6 +526,7 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
       r.f[3] = a[1]->f[0];
       return r;
     }
+    case Op::Outputs: return *a[0];                  // the colour, the first output
     case Op::ScreenDiff: return Value::zero(type);  // of a constant (others need the neighbours: dag::evaluate)
     case Op::Neighbour: return *a[0];                // of a constant (likewise)
     case Op::Builtin: return builtin(static_cast<Builtin>(aux), type, a, ctx);

@@ -24,6 +24,13 @@ Partition rdsh(const Problem& p, Backend& backend, const AlgorithmOptions& optio
 // Subdivides for k MR nodes.
 Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& options);
 
+// RDS, then greedy pass merging of its passes for multiple render targets (merge.h).
+Partition rds_merge(const Problem& p, Backend& backend, const AlgorithmOptions& options);
+
+// MRDS (Foley, Houston and Hanrahan 2004): RDS whose trials are priced after pass merging, with
+// its own RECOMPUTE and MERGE (mrds.cpp). 2k Subdivides and 2k mergings for k MR nodes.
+Partition mrds(const Problem& p, Backend& backend, const AlgorithmOptions& options);
+
 struct OptimalOptions {
   double budget_seconds = 60;
   std::function<void(double fraction_done, double best, double bound)> progress;  // may be empty

@@ -18,6 +18,10 @@ class MemoBackend : public Backend {
  public:
   explicit MemoBackend(Backend& inner, std::size_t capacity = 1 << 20);
   Check valid(NodeId root, const std::vector<NodeId>& members) override { return answer(root, members); }
+  // Passes of several outputs are rare (pass merging asks about each pair once): not remembered.
+  Check valid_outputs(const std::vector<NodeId>& outputs, const std::vector<NodeId>& members) override {
+    return outputs.size() == 1 ? answer(outputs.front(), members) : inner_.valid_outputs(outputs, members);
+  }
   // The same answer by reference, valid until the next question (no copy of its failure text).
   const Check& answer(NodeId root, const std::vector<NodeId>& members);
   const Limits& limits() const override { return inner_.limits(); }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace passlab::partition {
@@ -65,8 +66,6 @@ std::vector<NodeId> subregion(const Problem& p, NodeId n, const std::vector<char
   return out;
 }
 
-namespace {
-
 std::vector<NodeId> restores_of(const Problem& p, const std::vector<NodeId>& members, const std::vector<char>& marked) {
   std::vector<NodeId> out;
   for (NodeId m : members)
@@ -75,6 +74,38 @@ std::vector<NodeId> restores_of(const Problem& p, const std::vector<NodeId>& mem
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::vector<NodeId> subregion_of_outputs(const Problem& p, const std::vector<NodeId>& outputs, const std::vector<char>& marked) {
+  if (outputs.size() == 1) return subregion(p, outputs.front(), marked);
+  std::vector<NodeId> all;
+  for (NodeId o : outputs) {
+    std::vector<NodeId> s = subregion(p, o, marked);
+    all.insert(all.end(), s.begin(), s.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+Check valid_pass(Backend& backend, const std::vector<NodeId>& outputs, const std::vector<NodeId>& members) {
+  return outputs.size() == 1 ? backend.valid(outputs.front(), members) : backend.valid_outputs(outputs, members);
+}
+
+namespace {
+
+// The root, and with a pseudo-root (Problem::pseudo_root) the outputs under it, are saved.
+void mark_outputs(const Problem& p, std::vector<char>& marked) {
+  marked[p.graph.root] = 1;
+  if (p.pseudo_root)
+    for (NodeId o : p.graph.children[p.graph.root]) marked[o] = 1;
+}
+
+bool is_output(const Problem& p, NodeId n) {
+  if (n == p.graph.root) return true;
+  if (!p.pseudo_root) return false;
+  const auto& outs = p.graph.children[p.graph.root];
+  return std::find(outs.begin(), outs.end(), n) != outs.end();
 }
 
 // Unmarks the saved values no pass restores, until there are none: with Problem::inline_operands
@@ -93,7 +124,7 @@ void drop_unread(const Problem& p, std::vector<char>& marked) {
       for (NodeId r : restores_of(p, members, marked)) read[r] = 1;
     }
     for (NodeId n = 0; n < marked.size(); ++n)
-      if (marked[n] && n != p.graph.root && !read[n]) {
+      if (marked[n] && !is_output(p, n) && !read[n]) {
         marked[n] = 0;
         again = true;
       }
@@ -104,9 +135,10 @@ void drop_unread(const Problem& p, std::vector<char>& marked) {
 
 double marking_cost(const Problem& p, Backend& backend, const std::vector<char>& marked_in, const CostModel& model) {
   std::vector<char> marked = marked_in;
-  marked[p.graph.root] = 1;
+  mark_outputs(p, marked);
   drop_unread(p, marked);
   int passes = 0, fetches = 0, instructions = 0;
+  double total = 0;  // a per-pass metric's sum
   std::vector<char> seen(marked.size(), 0);
   std::vector<NodeId> members;
   for (NodeId n = 0; n < marked.size(); ++n) {
@@ -117,14 +149,20 @@ double marking_cost(const Problem& p, Backend& backend, const std::vector<char>&
     ++passes;
     fetches += c.resources.texture_fetches;
     instructions += c.resources.arithmetic;
+    if (!model.linear()) total += model.pass_cost(c.resources.texture_fetches, c.resources.arithmetic, 1);
   }
-  return model.cost(passes, fetches, instructions);
+  return model.linear() ? model.cost(passes, fetches, instructions) : total;
 }
 
 Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model) {
+  return make_partition(p, backend, std::move(marked), model, {});
+}
+
+Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model,
+                         const std::vector<std::vector<NodeId>>& groups) {
   Partition part;
   marked.resize(p.graph.children.size(), 0);
-  marked[p.graph.root] = 1;
+  mark_outputs(p, marked);
   // Only operations reachable from the root can head passes.
   std::vector<char> reach(marked.size(), 0);
   for (NodeId n : subregion(p, p.graph.root, std::vector<char>(marked.size(), 0))) reach[n] = 1;
@@ -133,36 +171,103 @@ Partition make_partition(const Problem& p, Backend& backend, std::vector<char> m
   drop_unread(p, marked);
   part.marked = marked;
   part.valid = true;
-  std::map<NodeId, int> computed_in;
-  for (NodeId n = 0; n < marked.size(); ++n) {
-    if (!marked[n]) continue;
-    Pass pass;
-    pass.root = n;
-    pass.members = subregion(p, n, marked);
+  // The passes' outputs: the groups' marked values, then every other marked value alone.
+  std::vector<int> group_of(marked.size(), -1);
+  std::vector<std::vector<NodeId>> outputs;
+  for (const std::vector<NodeId>& g : groups) {
+    std::vector<NodeId> out;
+    for (NodeId n : g)
+      if (n < marked.size() && marked[n] && group_of[n] < 0) out.push_back(n);
+    if (out.empty()) continue;
+    std::sort(out.begin(), out.end());
+    for (NodeId n : out) group_of[n] = static_cast<int>(outputs.size());
+    outputs.push_back(std::move(out));
+  }
+  for (NodeId n = 0; n < marked.size(); ++n)
+    if (marked[n] && group_of[n] < 0) {
+      group_of[n] = static_cast<int>(outputs.size());
+      outputs.push_back({n});
+    }
+  std::vector<Pass> passes(outputs.size());
+  for (std::size_t g = 0; g < outputs.size(); ++g) {
+    Pass& pass = passes[g];
+    pass.outputs = outputs[g];
+    pass.root = pass.outputs.back();
+    pass.members = subregion_of_outputs(p, pass.outputs, marked);
     pass.restores = restores_of(p, pass.members, marked);
-    Check c = backend.valid(n, pass.members);
+  }
+  // An executable order: a pass after those whose values it restores; among the ready ones, the
+  // one whose last output has the lowest id (the output's pass is then last, its root being the
+  // highest id). Single-output passes come out in root order, as the RDS paper orders them. With a
+  // pseudo-root, the pass writing the colour (its first operand), which no pass reads, goes last.
+  const NodeId shown = p.pseudo_root ? p.graph.children[p.graph.root].front() : p.graph.root;
+  auto key = [&](std::size_t g) {
+    const bool last = std::binary_search(passes[g].outputs.begin(), passes[g].outputs.end(), shown);
+    return std::make_pair(static_cast<NodeId>(last), passes[g].root);
+  };
+  std::vector<int> waiting(passes.size(), 0);
+  std::vector<std::vector<int>> readers(passes.size());
+  for (std::size_t g = 0; g < passes.size(); ++g) {
+    std::set<int> from;
+    for (NodeId r : passes[g].restores) from.insert(group_of[r]);
+    for (int f : from) {
+      readers[static_cast<std::size_t>(f)].push_back(static_cast<int>(g));
+      ++waiting[g];
+    }
+  }
+  std::set<std::pair<std::pair<NodeId, NodeId>, int>> ready;
+  for (std::size_t g = 0; g < passes.size(); ++g)
+    if (!waiting[g]) ready.insert({key(g), static_cast<int>(g)});
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int g = ready.begin()->second;
+    ready.erase(ready.begin());
+    order.push_back(g);
+    for (int r : readers[static_cast<std::size_t>(g)])
+      if (--waiting[static_cast<std::size_t>(r)] == 0) ready.insert({key(static_cast<std::size_t>(r)), r});
+  }
+  const bool cycle = order.size() != passes.size();
+  if (cycle) {  // not executable: id order, and said so
+    order.clear();
+    std::vector<std::pair<NodeId, int>> by_root;
+    for (std::size_t g = 0; g < passes.size(); ++g) by_root.push_back({passes[g].root, static_cast<int>(g)});
+    std::sort(by_root.begin(), by_root.end());
+    for (const auto& [root, g] : by_root) order.push_back(g);
+  }
+  std::map<NodeId, int> computed_in;
+  double total = 0;
+  for (int g : order) {
+    Pass pass = std::move(passes[static_cast<std::size_t>(g)]);
+    Check c = valid_pass(backend, pass.outputs, pass.members);
     pass.resources = c.resources;
     pass.failure = c.failure;
-    part.valid = part.valid && c.ok;
+    if (c.ok && cycle) pass.failure = "cycle: the passes merged with this one read each other's values";
+    part.valid = part.valid && c.ok && !cycle;
     part.texture_fetches += c.resources.texture_fetches;
     part.restores += c.resources.restores;
     part.instructions += c.resources.arithmetic;
+    total += model.pass_cost(c.resources.texture_fetches, c.resources.arithmetic, static_cast<int>(pass.outputs.size()));
     for (NodeId m : pass.members) ++computed_in[m];
     part.passes.push_back(std::move(pass));
   }
   for (const auto& [n, k] : computed_in) part.recomputed += k - 1;
-  part.cost = model.cost(static_cast<int>(part.passes.size()), part.texture_fetches, part.instructions);
+  part.cost = model.linear() ? model.cost(static_cast<int>(part.passes.size()), part.texture_fetches, part.instructions) : total;
   if (!part.valid) part.cost = std::numeric_limits<double>::infinity();
 
   // Lifetimes of saved values in pass indices, then colouring.
   std::map<NodeId, int> pass_of;
-  for (std::size_t i = 0; i < part.passes.size(); ++i) pass_of[part.passes[i].root] = static_cast<int>(i);
+  for (std::size_t i = 0; i < part.passes.size(); ++i)
+    for (NodeId o : part.passes[i].outputs) pass_of[o] = static_cast<int>(i);
   std::map<NodeId, std::pair<int, int>> life;
   for (std::size_t i = 0; i < part.passes.size(); ++i)
     for (NodeId r : part.passes[i].restores) {
       auto& l = life.try_emplace(r, pass_of[r], pass_of[r]).first->second;
       l.second = std::max(l.second, static_cast<int>(i));
     }
+  // A shader's outputs besides the colour are kept to the end (the renderer's pictures of them).
+  if (p.pseudo_root)
+    for (NodeId o : p.graph.children[p.graph.root])
+      if (o != shown && pass_of.count(o)) life[o] = {pass_of[o], static_cast<int>(part.passes.size()) - 1};
   std::vector<NodeId> values;
   std::vector<std::pair<int, int>> spans;
   for (const auto& [n, l] : life) {

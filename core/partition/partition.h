@@ -21,8 +21,11 @@ void subregion(const Problem& p, NodeId n, const std::vector<char>& marked, std:
                std::vector<NodeId>& out);
 
 struct Pass {
-  NodeId root = 0;
-  std::vector<NodeId> members;   // the subregion, recomputed nodes included
+  NodeId root = 0;               // the last of `outputs`
+  // The saved values the pass writes, in id order, each to its own render target: {root} but in a
+  // partition whose passes were merged (multiple render targets, merge.h).
+  std::vector<NodeId> outputs;
+  std::vector<NodeId> members;   // the subregion (the union of the outputs'), recomputed nodes included
   std::vector<NodeId> restores;  // marked operations the members read
   Resources resources;
   std::string failure;           // VALID's reason when the pass does not fit
@@ -42,7 +45,7 @@ struct SearchStats {
 struct Partition {
   std::string algorithm;
   std::vector<char> marked;        // one entry per DAG node
-  std::vector<Pass> passes;        // in an executable order (operands' passes first)
+  std::vector<Pass> passes;        // in an executable order (operands' passes first; the output's last)
   std::map<NodeId, int> texture;   // saved value -> intermediate texture (graph colouring)
   int intermediate_textures = 0;
   bool valid = false;              // every pass fits
@@ -61,6 +64,20 @@ struct Partition {
 // A marked value no pass restores (its readers all compute it: Problem::inline_operands) is
 // unmarked first, here and in marking_cost.
 Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model);
+// The same with passes of several outputs (multiple render targets): each group is the marked
+// values one pass writes; a marked value in no group has a pass of its own. A group's pass
+// computes the union of its outputs' subregions (a value they share, once). Groups that read each
+// other's values in a cycle cannot be ordered: the partition is then not valid, its passes in id
+// order with the failure "cycle".
+Partition make_partition(const Problem& p, Backend& backend, std::vector<char> marked, const CostModel& model,
+                         const std::vector<std::vector<NodeId>>& groups);
+
+// The marked operations each operation of `members` reads without computing it (sorted).
+std::vector<NodeId> restores_of(const Problem& p, const std::vector<NodeId>& members, const std::vector<char>& marked);
+// The union of the subregions of `outputs` (sorted).
+std::vector<NodeId> subregion_of_outputs(const Problem& p, const std::vector<NodeId>& outputs, const std::vector<char>& marked);
+// VALID of a pass writing `outputs`: Backend::valid for one, Backend::valid_outputs for more.
+Check valid_pass(Backend& backend, const std::vector<NodeId>& outputs, const std::vector<NodeId>& members);
 
 // The cost of a marking without the texture assignment (what searches compare); +inf if a pass
 // does not fit.

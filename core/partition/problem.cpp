@@ -2,6 +2,8 @@
 // The partitioning problem as the algorithms see it, and the backend's default heuristics.
 #include "core/partition/problem.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
 
@@ -34,6 +36,14 @@ std::size_t Backend::merge(const std::vector<Resources>& candidates) const {
   for (std::size_t i = 1; i < candidates.size(); ++i)
     if (key(candidates[i]) < key(candidates[best])) best = i;
   return best;
+}
+
+Check Backend::valid_outputs(const std::vector<NodeId>& outputs, const std::vector<NodeId>& members) {
+  if (outputs.size() == 1) return valid(outputs.front(), members);
+  Check c;
+  c.resources.outputs = static_cast<int>(outputs.size());
+  c.failure = fmt::format("render_targets: {} > 1", outputs.size());
+  return c;
 }
 
 }  // namespace passlab::partition

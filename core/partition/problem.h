@@ -26,6 +26,11 @@ struct Problem {
   // backend's DDX and DDY: the quad partner outside the triangle has no value saved by an earlier
   // pass, so the value a difference takes must be computed next to it.
   std::vector<char> inline_operands;
+  // A shader with several outputs (Foley et al. 2004's pseudo-root): the root is not an operation
+  // but stands for the outputs, its operands, which are always saved (each written by a pass to a
+  // render target of its own, as the root is otherwise); it heads no pass and costs nothing.
+  // VALID is never asked about it: its subregion fits exactly when every output is marked.
+  bool pseudo_root = false;
 };
 
 // VALID's answer: the pass's resources, or why it does not fit.
@@ -49,6 +54,10 @@ class Backend {
   // every operation they read that is not a member restored from a saved texture? Decided by
   // generating and allocating the pass. Not constant time: linear in the members.
   virtual Check valid(NodeId root, const std::vector<NodeId>& members) = 0;
+  // VALID for a pass that writes several saved values, each to its own render target (multiple
+  // render targets): `outputs` in id order, `members` the union of their subregions (sorted).
+  // The default takes one output: more break "render_targets" (a backend without MRT).
+  virtual Check valid_outputs(const std::vector<NodeId>& outputs, const std::vector<NodeId>& members);
   virtual const Limits& limits() const = 0;
   // The paper's heuristic: recompute when every resource is below half its limit.
   virtual bool recompute(const Resources& r) const;

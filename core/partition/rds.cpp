@@ -13,11 +13,16 @@
 
 #include "core/partition/algorithms.h"
 #include "core/partition/memo.h"
+#include "core/partition/rds_search.h"
 #include "core/partition/subdivide.h"
 
 namespace passlab::partition {
 
 Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& options) {
+  return rds_search(p, backend, options, nullptr);
+}
+
+Partition rds_search(const Problem& p, Backend& backend, const AlgorithmOptions& options, const TrialCost& trial_cost) {
   auto start = std::chrono::steady_clock::now();
   MemoBackend memo(backend);
   Subdivider s(p, memo, options.trace);
@@ -25,7 +30,7 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
   long cost_calls = 0;
   auto cost_of = [&](const std::vector<char>& marks) {
     ++cost_calls;
-    return marking_cost(p, memo, marks, options.model);
+    return trial_cost ? trial_cost(memo, marks) : marking_cost(p, memo, marks, options.model);
   };
   // Every trial is a complete partition (one with a pass that does not fit costs infinity); the
   // cheapest one seen is kept (never worse than the paper's last trial, and never worse than

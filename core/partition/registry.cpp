@@ -13,12 +13,20 @@ Partition run_rdsh(const Problem& p, Backend& backend, const RunRequest& r) { re
 
 Partition run_rds(const Problem& p, Backend& backend, const RunRequest& r) { return rds(p, backend, r.options); }
 
+Partition run_rds_merge(const Problem& p, Backend& backend, const RunRequest& r) { return rds_merge(p, backend, r.options); }
+
+Partition run_mrds(const Problem& p, Backend& backend, const RunRequest& r) { return mrds(p, backend, r.options); }
+
 // The search starts from the cheapest valid partition it is given; given none, from the cheapest
 // of the every-edit heuristics' (on a tie, the one listed first).
 Partition run_optimal(const Problem& p, Backend& backend, const RunRequest& r) {
   Partition seed;
   seed.cost = std::numeric_limits<double>::infinity();
+  // Only one-output partitions: the search's (one with passes merged for several render targets
+  // would be an incumbent no marking can reach, and prune every one).
   auto consider = [&seed](const Partition& q) {
+    for (const Pass& pass : q.passes)
+      if (pass.outputs.size() > 1) return;
     if (q.valid && q.cost < seed.cost) seed = q;
   };
   if (r.known.empty()) {
@@ -26,9 +34,28 @@ Partition run_optimal(const Problem& p, Backend& backend, const RunRequest& r) {
     quiet.options = r.options;
     quiet.options.trace = nullptr;
     for (const Algorithm& a : algorithms())
-      if (a.every_edit) consider(a.run(p, backend, quiet));
+      if (a.every_edit && !a.multiple_outputs) consider(a.run(p, backend, quiet));
   } else {
     for (const Partition& q : r.known) consider(q);
+  }
+  if (p.pseudo_root) {
+    // A one-output search: a shader of several outputs is MRDS's problem (Foley et al. 2004).
+    Partition out = std::isfinite(seed.cost) ? seed : Partition{};
+    out.algorithm = "Optimal (not run: it partitions shaders of one output)";
+    out.proven_optimal = false;
+    out.lower_bound = 0;
+    out.stats = {};
+    return out;
+  }
+  if (!r.options.model.linear()) {
+    // The search's bounds are sums of linear terms: under a per-pass metric it has nothing to
+    // prove with. It says so rather than search (the best known partition, marked unproven).
+    Partition out = std::isfinite(seed.cost) ? seed : Partition{};
+    out.algorithm = "Optimal (not run: its bounds need a linear cost model)";
+    out.proven_optimal = false;
+    out.lower_bound = 0;
+    out.stats = {};
+    return out;
   }
   OptimalOptions search = r.search;
   if (std::isfinite(seed.cost)) search.incumbent = &seed;
@@ -40,6 +67,10 @@ const Algorithm kAlgorithms[] = {
      true, true, false, run_rdsh},
     {"rds", "RDS", "recursive dominator split: decides save or recompute for each multiply-referenced node (3.5)",
      true, true, false, run_rds},
+    {"rds+merge", "RDS + merge", "RDS, then greedy merging of independent passes into passes of several render targets",
+     true, false, false, run_rds_merge, true},
+    {"mrds", "MRDS", "RDS pricing each trial after pass merging, for several render targets per pass (Foley et al. 2004)",
+     true, true, false, run_mrds, true},
     {"optimal", "Optimal", "exact search over markings within a time budget; proves optimality or bounds the gap",
      false, false, true, run_optimal},
 };
@@ -47,6 +78,13 @@ const Algorithm kAlgorithms[] = {
 }  // namespace
 
 std::span<const Algorithm> algorithms() { return kAlgorithms; }
+
+std::vector<const Algorithm*> algorithms_for(const Limits& limits) {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& a : kAlgorithms)
+    if (!a.multiple_outputs || limits.render_targets != 1) out.push_back(&a);
+  return out;
+}
 
 const Algorithm* find_algorithm(std::string_view name) {
   for (const Algorithm& a : kAlgorithms)

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/partition/algorithms.h"
 
@@ -31,10 +32,15 @@ struct Algorithm {
   bool traces = true;
   bool exact = false;  // proves optimality when it finishes: the others are measured against it
   Partition (*run)(const Problem&, Backend&, const RunRequest&) = nullptr;
+  // Writes several render targets per pass: listed (in Compare, the algorithm boxes, `--algo
+  // all`) only for targets whose passes may (Limits::render_targets other than 1).
+  bool multiple_outputs = false;
 };
 
 // In the order columns and `--algo all` list them: the heuristics first, then the searches.
 std::span<const Algorithm> algorithms();
+// Those a target with `limits` lists: all but the multiple-output ones where a pass writes one.
+std::vector<const Algorithm*> algorithms_for(const Limits& limits);
 const Algorithm* find_algorithm(std::string_view name);  // null for an unknown name
 // The names joined by `separator`, for help texts ("rdsh, rds, optimal").
 std::string algorithm_names(std::string_view separator = ", ");

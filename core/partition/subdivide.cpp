@@ -45,7 +45,13 @@ Subdivider::Subdivider(const Problem& p, MemoBackend& backend, TraceSink* trace)
 
 const Check& Subdivider::check(NodeId root, const std::vector<NodeId>& members) {
   ++valid_calls_;
-  const Check& c = backend_.answer(root, members);
+  // The pseudo-root of a shader with several outputs fits, at no cost, when every output is saved.
+  if (p_.pseudo_root && root == p_.graph.root) {
+    pseudo_ = Check{};
+    pseudo_.ok = members.size() == 1;
+    if (!pseudo_.ok) pseudo_.failure = "outputs: each output of the shader is written by a pass";
+  }
+  const Check& c = p_.pseudo_root && root == p_.graph.root ? pseudo_ : backend_.answer(root, members);
   if (trace_ && trace_->enabled()) {
     TraceEvent e;
     e.kind = EventKind::ValidCheck;
@@ -89,6 +95,8 @@ std::vector<char> Subdivider::run(const std::vector<Fixed>& fixed) {
     if (fixed[n] == Fixed::Save) mark(n, Why::FixedSave);
   subdivide(pdt_.root);
   mark(p_.graph.root, Why::OutputLastPass);
+  if (p_.pseudo_root)
+    for (NodeId o : p_.graph.children[p_.graph.root]) mark(o, Why::OutputLastPass);
   return marked_;
 }
 

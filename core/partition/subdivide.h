@@ -57,6 +57,7 @@ class Subdivider {
   std::vector<Resources> fits_;
   const std::vector<NodeId>& region(NodeId n);  // subregion(n) under the current marks, reused buffer
   const std::vector<Fixed>* fixed_ = nullptr;
+  Check pseudo_;  // check()'s answer for a pseudo-root (Problem::pseudo_root)
   long subdivide_calls_ = 0;
   long runs_ = 0;
   long valid_calls_ = 0;

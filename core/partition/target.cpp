@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -63,12 +64,13 @@ struct LimitField {
   int Limits::*limit;
   int Resources::*used;
 };
-constexpr std::array<LimitField, 5> kLimitFields = {{
+constexpr std::array<LimitField, 6> kLimitFields = {{
     {"operations", &Limits::operations, &Resources::operations},
     {"registers", &Limits::registers, &Resources::registers},
     {"textures", &Limits::textures, &Resources::textures},
     {"interpolants", &Limits::interpolants, &Resources::interpolants},
     {"dependent_levels", &Limits::dependent_levels, &Resources::dependent_levels},
+    {"render_targets", &Limits::render_targets, &Resources::outputs},
 }};
 
 bool parse_limits(const json& j, Report& r, Limits* out) {
@@ -161,6 +163,7 @@ std::string target_to_json(const TargetDesc& t) {
   limits["textures"] = limit(t.limits.textures);
   limits["interpolants"] = limit(t.limits.interpolants);
   limits["dependent_levels"] = limit(t.limits.dependent_levels);
+  if (t.limits.render_targets != 1) limits["render_targets"] = limit(t.limits.render_targets);
   nlohmann::ordered_json j;
   j["name"] = t.name;
   j["description"] = t.description;
@@ -306,7 +309,19 @@ std::optional<TargetDesc> load_target(const std::string& name_or_path, lang::Dia
 }
 
 double CostModel::cost(int passes, int texture_fetches, int instructions) const {
+  if (metric) return passes > 0 ? pass_cost(texture_fetches, instructions, 1) + (passes - 1) * pass_cost(0, 0, 1) : 0;
   return per_pass * passes + per_texture * texture_fetches + per_instruction * instructions;
+}
+
+double CostModel::pass_cost(int texture_fetches, int arithmetic, int outputs) const {
+  if (!metric) return per_pass + per_texture * texture_fetches + per_instruction * arithmetic;
+  const PassMetric& m = *metric;
+  const double issue = arithmetic + texture_fetches;
+  const double fetch = m.texture_issue * texture_fetches;
+  const double average = std::floor((std::max(issue, fetch) + issue + fetch) / 2);
+  const int o = std::max(outputs, 1);
+  const double write = o == 1 ? m.single_output : m.per_output_write * o;
+  return std::max(average, write) + m.per_pass + m.per_output * o;
 }
 
 std::optional<CostModel> parse_cost_model(const std::string& spec, lang::Diagnostics* diagnostics) {
@@ -319,6 +334,33 @@ std::optional<CostModel> parse_cost_model(const std::string& spec, lang::Diagnos
   }
   const std::string named = lower(whole);
   if (named == "measured" || named == "radeon8500") return parse_cost_model("15.7p+1.36t+i", &r.d);
+  if (named == "mrds" || named.rfind("mrds:", 0) == 0) {
+    CostModel m;
+    m.name = "mrds";
+    m.metric = PassMetric{};
+    if (named.size() > 4) {
+      std::array<double*, 5> slots = {&m.metric->texture_issue, &m.metric->single_output, &m.metric->per_output_write,
+                                      &m.metric->per_pass, &m.metric->per_output};
+      const std::string list = named.substr(5);
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < slots.size(); ++k) {
+        const std::size_t slash = k + 1 < slots.size() ? list.find('/', at) : list.size();
+        const std::string number = trim(list.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
+        double v = 0;
+        auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+        if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || v < 0 || slash == std::string::npos) {
+          fail(fmt::format("bad per-pass metric '{}': expected mrds:A/B/C/D/E, five non-negative numbers "
+                           "(texture issue, one output's write, each output's write of several, per pass, per output)",
+                           whole));
+          return std::nullopt;
+        }
+        *slots[k] = v;
+        at = slash + 1;
+      }
+      m.name = "mrds:" + list;
+    }
+    return m;
+  }
 
   std::array<std::optional<double>, 3> coef;  // p, t, i
   std::size_t start = 0;

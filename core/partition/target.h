@@ -19,6 +19,9 @@ struct Limits {
   int textures = kUnlimited;      // distinct texture units (each restored value takes one)
   int interpolants = kUnlimited;  // distinct vertex-to-fragment interpolants
   int dependent_levels = kUnlimited;  // levels of dependent texturing
+  // Render targets a pass may write (multiple render targets, MRT). Unlike the others, a target
+  // file that leaves it out means 1, as every pipeline before MRT had; null means unlimited.
+  int render_targets = 1;
 };
 
 // What one pass uses (filled by a backend's VALID).
@@ -31,6 +34,7 @@ struct Resources {
   int texture_fetches = 0;   // TEX instructions, restores included
   int restores = 0;
   int arithmetic = 0;        // non-texture instructions
+  int outputs = 0;           // render targets written (0: a backend that does not count them, one)
 
   friend bool operator==(const Resources&, const Resources&) = default;
 };
@@ -79,14 +83,35 @@ std::string target_to_json(const TargetDesc& t);
 std::vector<std::string> preset_targets();  // sorted names of the files in resources/targets
 std::string targets_dir();                   // where presets are looked up (core/paths/data_dir.h)
 
-// cost = per_pass * passes + per_texture * texture fetches + per_instruction * other instructions
+// The per-pass metric of the MRDS implementation (Foley, Houston and Hanrahan, "Efficient
+// Partitioning of Fragment Shaders for Multiple-Output Hardware", Graphics Hardware 2004), its
+// constants as data. For a pass of a arithmetic and t texture instructions writing o outputs:
+//   issue = a + t, fetch = texture_issue * t, average = floor((max(issue, fetch) + issue + fetch) / 2),
+//   write = single_output if o == 1 else per_output_write * o,
+//   cost = max(average, write) + per_pass + per_output * o.
+// Not linear: a pass's cost depends on its own mix, so searches that bound sums of linear terms
+// (the optimal search, annealing) do not take it.
+struct PassMetric {
+  double texture_issue = 8, single_output = 6, per_output_write = 18, per_pass = 9, per_output = 1;
+  friend bool operator==(const PassMetric&, const PassMetric&) = default;
+};
+
+// cost = per_pass * passes + per_texture * texture fetches + per_instruction * other instructions,
+// or, with a per-pass metric, the sum of the metric over the passes.
 struct CostModel {
   std::string name;  // "15p+5t+i"
   double per_pass = 15, per_texture = 5, per_instruction = 1;
+  std::optional<PassMetric> metric;  // set: the per-pass metric above instead of the linear terms
+  bool linear() const { return !metric; }
+  // A linear model's cost of totals (a per-pass metric: the totals as one pass of one output).
   double cost(int passes, int texture_fetches, int instructions) const;
+  // One pass's cost.
+  double pass_cost(int texture_fetches, int arithmetic, int outputs) const;
 };
 
-// Parses "15p+5t+i", "15.7p + 1.36t + i", "t+i", or a preset name ("measured" = 15.7p+1.36t+i).
+// Parses "15p+5t+i", "15.7p + 1.36t + i", "t+i", or a preset name ("measured" = 15.7p+1.36t+i;
+// "mrds", the per-pass metric above with its published constants; "mrds:8/6/18/9/1" gives the
+// constants in the order texture_issue/single_output/per_output_write/per_pass/per_output).
 // Problems are diagnostics with code "cost-model" (a spec has no file, only its text).
 std::optional<CostModel> parse_cost_model(const std::string& spec, lang::Diagnostics* diagnostics);
 std::vector<CostModel> paper_cost_models();  // 15p+5t+i, 5p+3t+i, 3p+2t+i, p+t+i, t+i, 15.7p+1.36t+i

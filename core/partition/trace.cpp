@@ -200,7 +200,8 @@ void Trace::push(const TraceEvent& e, NodeSpot at, std::string_view words, std::
   p.wide = e.cost_save != 0 || e.cost_recompute != 0 || e.kept > 0xffff || e.candidates > 0xffff || e.pass < -0x8000 ||
            e.pass > 0x7fff || e.stage < -0x8000 || e.stage > 0x7fff || !small(r.operations) || !small(r.registers) ||
            !small(r.textures) || !small(r.interpolants) || !small(r.dependent_levels) || !small(r.texture_fetches) ||
-           !small(r.restores) || !small(r.arithmetic);
+           !small(r.restores) || !small(r.arithmetic) || r.outputs < 0 || r.outputs > 1;
+  p.one_output = r.outputs == 1;
   if (p.wide) {
     p.user = static_cast<std::uint32_t>(wide_.size());
     TraceEvent& w = wide_.emplace_back(e);
@@ -211,7 +212,7 @@ void Trace::push(const TraceEvent& e, NodeSpot at, std::string_view words, std::
   }
 }
 
-static_assert(sizeof(Resources) == 8 * sizeof(int), "Trace::push and unpack list every count of Resources");
+static_assert(sizeof(Resources) == 9 * sizeof(int), "Trace::push and unpack list every count of Resources");
 
 TraceEvent Trace::unpack(const detail::PackedEvent& p) const {
   if (p.wide) return wide_[p.user];
@@ -231,6 +232,7 @@ TraceEvent Trace::unpack(const detail::PackedEvent& p) const {
   Resources& r = e.resources;
   int* counts[8] = {&r.operations, &r.registers, &r.textures, &r.interpolants, &r.dependent_levels, &r.texture_fetches, &r.restores, &r.arithmetic};
   for (int i = 0; i < 8; ++i) *counts[i] = p.resources[i];
+  r.outputs = p.one_output ? 1 : 0;
   return e;
 }
 

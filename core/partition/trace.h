@@ -72,8 +72,9 @@ namespace detail {
 struct PackedEvent {
   EventKind kind;
   Why why;
-  bool ok;
-  bool wide;
+  bool ok : 1;
+  bool wide : 1;
+  bool one_output : 1;  // Resources::outputs is 1 (0 otherwise; more makes the event wide)
   std::uint32_t nodes_chunk, nodes_at, nodes_size;
   std::int32_t text;
   std::uint32_t user;

@@ -729,7 +729,9 @@ class DecoupledRenderer {
         else std::copy_n(b.corners.data() + static_cast<std::size_t>(run.triangle) * per_run, per_run, slot);
       }
     }
-    out.resize(4 * kBatch);
+    int most = 1;
+    for (int p = 0; p < passes; ++p) most = std::max(most, sh.outputs(p));
+    out.resize(static_cast<std::size_t>(most) * 4 * kBatch);
     in_ptr.resize(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;
     for (int p = 0; p < passes; ++p) {
@@ -746,7 +748,7 @@ class DecoupledRenderer {
           for (int comp = 0; comp < 4; ++comp)
             if (mask & (1u << comp)) components.push_back(i * 4 + comp);
       }
-      const int saves = sh.saves(p);
+      const int outputs = sh.outputs(p);
       for (std::size_t at = 0; at < n_runs; at += kBatch) {
         const int n = static_cast<int>(std::min<std::size_t>(kBatch, n_runs - at));
         for (int j = 0; j < n; ++j) {
@@ -784,10 +786,14 @@ class DecoupledRenderer {
           }
         }
         sh.run(p, n, in_ptr.data(), rest_ptr.data(), out.data(), scratch);
-        for (int j = 0; j < n; ++j) {
-          float* dst = saves >= 0 ? buffers[static_cast<std::size_t>(saves)].data() + (at + static_cast<std::size_t>(j)) * 4
-                                  : values_.data() + (from + at + static_cast<std::size_t>(j)) * 4;
-          for (int comp = 0; comp < 4; ++comp) dst[comp] = out[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)];
+        for (int k = 0; k < outputs; ++k) {  // each value to its own buffer (multiple render targets)
+          const int saves = sh.saves(p, k);
+          const float* value = out.data() + static_cast<std::size_t>(k) * 4 * kBatch;
+          for (int j = 0; j < n; ++j) {
+            float* dst = saves >= 0 ? buffers[static_cast<std::size_t>(saves)].data() + (at + static_cast<std::size_t>(j)) * 4
+                                    : values_.data() + (from + at + static_cast<std::size_t>(j)) * 4;
+            for (int comp = 0; comp < 4; ++comp) dst[comp] = value[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)];
+          }
         }
       }
     }

@@ -335,12 +335,28 @@ class Renderer {
   long store_results(const Batch& b, int p, const Fragment* frags, const std::uint32_t* list, int n, const float* out, std::uint32_t begin,
                      const std::map<std::uint32_t, int>& layer_of) {
     const bool last = p == b.shader->passes() - 1;
-    const int saves = b.shader->saves(p);
+    const int outputs = b.shader->outputs(p);
+    // The last pass's value that is the colour; its others (a shader's other outputs) go to buffers.
+    int colour = 0;
+    if (last)
+      for (int k = 0; k < outputs; ++k)
+        if (b.shader->saves(p, k) < 0) {
+          colour = k;
+          break;
+        }
+    const float* shown = out + static_cast<std::size_t>(colour) * 4 * kBatch;
     long written = 0;
+    // Value k of fragment j to its buffer (multiple render targets: each value to its own).
+    auto save = [&](int k, int j, const Fragment& f, std::uint32_t index) {
+      const float* value = out + static_cast<std::size_t>(k) * 4 * kBatch;
+      float* dst = buffers_[static_cast<std::size_t>(b.shader->saves(p, k))].data() + slot(f, index, begin) * 4;
+      for (int comp = 0; comp < 4; ++comp) dst[comp] = value[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)];
+      ++written;
+    };
     for (int j = 0; j < n; ++j) {
       const std::uint32_t index = list[j];
       const Fragment& f = frags[index];
-      const float v[4] = {out[j], out[kBatch + j], out[2 * kBatch + j], out[3 * kBatch + j]};
+      const float v[4] = {shown[j], shown[kBatch + j], shown[2 * kBatch + j], shown[3 * kBatch + j]};
       if (RenderCapture* c = opt_.capture) {
         if (c->pass_images) std::copy(v, v + 4, c->passes[static_cast<std::size_t>(p)].at(f.x, f.y));
         if (f.x == probe_x_ && f.y == probe_y_) {
@@ -359,13 +375,13 @@ class Renderer {
           if (!passing) continue;
           if (p == 0 && b.opaque[f.triangle]) write_depth(b, f, passing);
         }
-        float* dst = buffers_[static_cast<std::size_t>(saves)].data() + slot(f, index, begin) * 4;
-        std::copy(v, v + 4, dst);
-        ++written;
+        for (int k = 0; k < outputs; ++k) save(k, j, f, index);
         continue;
       }
       const unsigned passing = depth_mask(b, f, opt_.storage == Storage::RenderToTexture ? p : 0);
       if (!passing) continue;
+      for (int k = 0; k < outputs; ++k)  // the shader's other outputs, where its colour is drawn
+        if (k != colour) save(k, j, f, index);
       if (b.opaque[f.triangle] && (opt_.storage != Storage::RenderToTexture || p == 0)) write_depth(b, f, passing);
       // The colour goes to each sample that passed (one shading per pixel, as multisampling does).
       const std::size_t first_sample = (static_cast<std::size_t>(f.y) * target_.width + f.x) * target_.samples;
@@ -445,7 +461,7 @@ class Renderer {
       thread_local std::vector<const float*> in_ptr, rest_ptr;
       grow(in, static_cast<std::size_t>(k) * 4 * kBatch);
       grow(rest, restores.size() * 4 * kBatch);
-      grow(out, 4 * kBatch);
+      grow(out, static_cast<std::size_t>(sh.outputs(p)) * 4 * kBatch);
       in_ptr.resize(static_cast<std::size_t>(k));
       rest_ptr.resize(restores.size());
       for (int i = 0; i < k; ++i) in_ptr[static_cast<std::size_t>(i)] = in.data() + static_cast<std::size_t>(i) * 4 * kBatch;

@@ -45,6 +45,11 @@ class FragmentShader {
   virtual int buffers() const = 0;
   virtual const std::vector<int>& restores(int pass) const = 0;
   virtual int saves(int pass) const = 0;
+  // Values the pass writes, each to its own buffer (multiple render targets): run() writes value k
+  // at out + k * 4 * kBatch, to buffer saves(pass, k). saves(pass, 0) is saves(pass). The last pass
+  // writes one value, the colour.
+  virtual int outputs(int /*pass*/) const { return 1; }
+  virtual int saves(int pass, int k) const { return k == 0 ? saves(pass) : -1; }
   // Runs `pass` on n <= kBatch fragments: in[k] is interpolant k, restored[r] the value of
   // restores(pass)[r]; writes the pass's value to out. `scratch` is the caller's, one per thread.
   virtual void run(int pass, int n, const float* const* in, const float* const* restored, float* out,

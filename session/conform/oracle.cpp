@@ -287,11 +287,16 @@ std::vector<Rgba> run_fragments(const sim::FragmentShader& sh, const std::vector
     for (int pass = 0; pass < sh.passes(); ++pass) {
       std::vector<const float*> restored;
       for (int r : sh.restores(pass)) restored.push_back(buffers.at(static_cast<std::size_t>(r)).data());
-      std::vector<float> value(4 * sim::kBatch, 0.0f);
+      // Value k of a pass of several outputs (multiple render targets) to buffer saves(pass, k).
+      const int outputs = sh.outputs(pass);
+      std::vector<float> value(static_cast<std::size_t>(outputs) * 4 * sim::kBatch, 0.0f);
       sh.run(pass, n, in_ptr.data(), restored.data(), value.data(), scratch);
-      const int s = sh.saves(pass);
-      if (s >= 0) buffers.at(static_cast<std::size_t>(s)) = value;
-      else result = value;
+      for (int k = 0; k < outputs; ++k) {
+        const auto from = value.begin() + static_cast<std::ptrdiff_t>(k) * 4 * sim::kBatch;
+        const int s = sh.saves(pass, k);
+        if (s >= 0) buffers.at(static_cast<std::size_t>(s)).assign(from, from + 4 * sim::kBatch);
+        else result.assign(from, from + 4 * sim::kBatch);
+      }
     }
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < 4; ++c) out[first + static_cast<std::size_t>(i)][static_cast<std::size_t>(c)] = result[static_cast<std::size_t>(c) * sim::kBatch + static_cast<std::size_t>(i)];
@@ -469,16 +474,17 @@ struct Oracle::State {
         lang::Diagnostics ignored;
         machine = combiners::parse_machine(t, &ignored);
       }
-      // Every registered algorithm, each search starting from the partitions above it.
+      // Every algorithm the target lists, each search starting from the partitions above it.
+      const std::vector<const partition::Algorithm*> listed = partition::algorithms_for(t.limits);
       std::vector<partition::Partition> parts;
-      parts.reserve(partition::algorithms().size());
-      for (const partition::Algorithm& a : partition::algorithms()) {
+      parts.reserve(listed.size());
+      for (const partition::Algorithm* a : listed) {
         partition::RunRequest r;
         r.options.model = model;
         r.search.budget_seconds = options.optimal_budget;
         r.search.table_bytes = std::size_t{16} << 20;
         r.known = parts;
-        parts.push_back(a.run(program->problem(), *backend, r));
+        parts.push_back(a->run(program->problem(), *backend, r));
       }
       // The whole program in one pass, where it fits: the renders of the partitions must equal it.
       std::optional<sim::Image> single;
@@ -850,6 +856,12 @@ Oracle::Oracle(OracleOptions options) : s_(std::make_unique<State>()) {
   if (auto d = partition::load_target("PC5", &problems)) {
     d->name = "PC5-quad";
     d->derivatives = partition::Derivatives::Quad;
+    s_->fp_targets.push_back(*d);
+  }
+  // A small target of four render targets, so that RDS + merge and MRDS merge passes (MRT).
+  if (auto d = partition::load_target("PC5", &problems)) {
+    d->name = "PC5-mrt4";
+    d->limits.render_targets = 4;
     s_->fp_targets.push_back(*d);
   }
   for (const char* t : {"geforce1", "geforce3"})

@@ -291,7 +291,7 @@ TEST(Cli, PartitionEvaluatesAPartitionGivenByHand) {
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("yours: does not fit PC5"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("does not fit: operations: 9 > 6"), std::string::npos) << bad.out;
-  EXPECT_NE(bad.out.find("RDS          503.00"), std::string::npos) << bad.out;  // --algo runs beside it
+  EXPECT_NE(bad.out.find("RDS            503.00"), std::string::npos) << bad.out;  // --algo runs beside it
 
   const std::string wrong = (dir / "wrong.json").string();
   std::ofstream(wrong) << "{\"marks\": [\n  14,\n  999\n]}";

@@ -247,6 +247,11 @@ std::optional<sim::Image> GlRenderer::render(const sim::Scene& scene, const std:
     std::map<int, GLuint> buffers;  // intermediate buffer -> its texture now
     for (int p = 0; p < shader.passes(); ++p) {
       const bool last = p == shader.passes() - 1;
+      if (shader.outputs(p) > 1) {  // one framebuffer attachment per pass here
+        if (error) *error = "passes of several render targets (RDS + merge, MRDS) are not drawn with OpenGL yet";
+        cleanup();
+        return std::nullopt;
+      }
       std::vector<std::string> images;
       const std::string fs = shader.glsl(p, [&](const std::string& n) { return textures.has(n); }, &images);
       auto key = std::make_pair(vertex_shader(k), fs);

@@ -298,6 +298,101 @@ TEST(FpMatrices, AKnownMatrixTransformsAPointComputedPerFragment) {
   }
 }
 
+// Passes of several render targets: every value a pass writes, and the colour, are what the
+// single pass computes for them, bit for bit; the listing writes result.color[k].
+void expect_executes(const Compiled& c, const partition::Problem& problem, fp::FpBackend& backend, const partition::Partition& part,
+                     const partition::CostModel& model) {
+  SCOPED_TRACE(part.algorithm);
+  ASSERT_TRUE(part.valid);
+  auto problems = partition::validate(problem, backend, part, model);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const ir::FragmentInputs in = ir::random_fragment(seed);
+    const std::vector<fp::Vec4> whole = fp::evaluate_all(*c.target, *c.dag, in, c.ctx);
+    fp::ExecutionResult run = fp::run_passes(*c.target, *c.dag, part, in, c.ctx);
+    ASSERT_TRUE(run.ok) << run.error;
+    ASSERT_EQ(std::memcmp(run.output.data(), whole[c.target->root].data(), sizeof(fp::Vec4)), 0) << seed;
+    for (const auto& [node, value] : run.saved) ASSERT_EQ(std::memcmp(value.data(), whole[node].data(), sizeof(fp::Vec4)), 0) << "n" << node;
+  }
+}
+
+TEST(FpMrt, MergedPassesOfWoodOnAFourTargetPresetExecuteAndListEveryOutput) {
+  Compiled c = compile("wood");
+  ASSERT_TRUE(c.target);
+  const partition::Problem problem = fp::make_problem(*c.target);
+  lang::Diagnostics e;
+  const partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
+  auto target = partition::load_target("ps_2_0_mrt4", &e);
+  ASSERT_TRUE(target) << e.text();
+  fp::FpBackend backend(*c.target, *target);
+  const partition::Partition rds = partition::rds(problem, backend, {model, nullptr});
+  for (const partition::Partition& part : {partition::rds_merge(problem, backend, {model, nullptr}), partition::mrds(problem, backend, {model, nullptr})}) {
+    expect_executes(c, problem, backend, part, model);
+    EXPECT_LT(part.passes.size(), rds.passes.size()) << part.algorithm;
+    EXPECT_LT(part.cost, rds.cost) << part.algorithm;
+    bool several = false;
+    for (const partition::Pass& pass : part.passes) {
+      EXPECT_LE(pass.outputs.size(), 4u);
+      if (pass.outputs.size() < 2) continue;
+      several = true;
+      fp::PassWorkspace ws;
+      fp::PassProgram prog;
+      fp::generate_pass(*c.target, pass.outputs, pass.members, target->limits, target->restore_uses_interpolant, ws, prog);
+      EXPECT_EQ(prog.resources, pass.resources);
+      const std::string text = fp::listing(*c.target, prog, {});
+      EXPECT_NE(text.find("OPTION ARB_draw_buffers;"), std::string::npos);
+      for (std::size_t k = 0; k < pass.outputs.size(); ++k)
+        EXPECT_NE(text.find("result.color[" + std::to_string(k) + "]"), std::string::npos) << text;
+    }
+    EXPECT_TRUE(several) << part.algorithm << " merged no passes";
+  }
+}
+
+// A shader with several outputs (its colour and output parameters, --all-outputs): each output is
+// written by a pass, on one render target a pass each at least, on four fewer passes.
+TEST(FpMrt, AShaderOfSeveralOutputsWritesEachOfThem) {
+  auto prog = test::compile_sample("plastic_aovs");
+  ASSERT_TRUE(prog->ok());
+  lang::DiagnosticList sink;
+  dag::FlattenOptions fo;
+  fo.all_outputs = true;
+  Compiled c;
+  c.dag = dag::flatten(*prog->module, prog->binding, sink, fo);
+  ASSERT_TRUE(c.dag);
+  EXPECT_EQ(c.dag->node(c.dag->root).op, ir::Op::Outputs);
+  lang::Diagnostic refused;
+  c.target = fp::select(*c.dag, &refused);
+  ASSERT_TRUE(c.target) << refused.message;
+  c.ctx.spaces = prog->binding.spaces;
+  c.prog = std::move(prog);
+  ASSERT_EQ(c.target->outputs.size(), 5u);  // the colour and four output parameters
+  EXPECT_EQ(c.target->outputs.front(), c.target->root);
+  const partition::Problem problem = fp::make_problem(*c.target);
+  EXPECT_TRUE(problem.pseudo_root);
+  lang::Diagnostics e;
+  const partition::CostModel model = *partition::parse_cost_model("15p+5t+i", &e);
+  std::size_t one_target_passes = 0;
+  for (const char* name : {"PC6", "PC8", "ps_2_0_mrt4"}) {
+    SCOPED_TRACE(name);
+    auto target = partition::load_target(name, &e);
+    ASSERT_TRUE(target) << e.text();
+    fp::FpBackend backend(*c.target, *target);
+    const partition::Partition part = target->limits.render_targets == 1 ? partition::rds(problem, backend, {model, nullptr})
+                                                                         : partition::mrds(problem, backend, {model, nullptr});
+    expect_executes(c, problem, backend, part, model);
+    std::set<fp::TNodeId> written;
+    for (const partition::Pass& pass : part.passes) written.insert(pass.outputs.begin(), pass.outputs.end());
+    for (fp::TNodeId o : c.target->outputs) EXPECT_TRUE(written.count(o)) << "n" << o;
+    EXPECT_TRUE(std::count(part.passes.back().outputs.begin(), part.passes.back().outputs.end(), c.target->root)) << "the colour's pass is last";
+    if (target->limits.render_targets == 1) {
+      EXPECT_GE(part.passes.size(), 5u);
+      if (std::string(name) == "PC8") one_target_passes = part.passes.size();
+    } else {
+      EXPECT_LT(part.passes.size(), one_target_passes);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Samples, FpSample, ::testing::ValuesIn(test::sample_surfaces()),
                          [](const auto& info) { return info.param; });
 

@@ -26,7 +26,7 @@ TEST(Registry, NamesAreUniqueAndFound) {
     EXPECT_FALSE(a.summary.empty());
     EXPECT_NE(a.run, nullptr);
   }
-  EXPECT_EQ(algorithm_names(), "rdsh, rds, optimal");
+  EXPECT_EQ(algorithm_names(), "rdsh, rds, rds+merge, mrds, optimal");
   EXPECT_EQ(find_algorithm("RDS"), nullptr);  // names are exact: projects and --algo say "rds"
   EXPECT_EQ(find_algorithm("all"), nullptr);
   ASSERT_NE(find_algorithm(kDefaultAlgorithm), nullptr);

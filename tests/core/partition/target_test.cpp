@@ -433,7 +433,7 @@ CostModel parse_ok(const std::string& spec) {
   lang::Diagnostics error;
   auto m = parse_cost_model(spec, &error);
   EXPECT_TRUE(m) << spec << ": " << error.text();
-  return m.value_or(CostModel{"<failed>", -1, -1, -1});
+  return m.value_or(CostModel{"<failed>", -1, -1, -1, std::nullopt});
 }
 
 std::string parse_bad(const std::string& spec) {
