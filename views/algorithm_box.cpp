@@ -4,8 +4,11 @@
 
 #include <string_view>
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QObject>
+#include <QStandardItemModel>
 
 #include "core/partition/registry.h"
 
@@ -31,6 +34,22 @@ void fill_algorithm_box(QComboBox* box, AlgorithmBox which) {
   }
   const int i = box->findData(text(partition::kDefaultAlgorithm));
   if (i >= 0) box->setCurrentIndex(i);
+}
+
+void enable_algorithms(QComboBox* box, const partition::Limits& limits) {
+  auto* model = qobject_cast<QStandardItemModel*>(box->model());
+  if (!model) return;
+  const std::vector<const partition::Algorithm*> listed = partition::algorithms_for(limits);
+  for (int i = 0; i < box->count(); ++i) {
+    const partition::Algorithm* a = partition::find_algorithm(box->itemData(i).toString().toStdString());
+    if (!a) continue;  // "yours", "rpu"
+    const bool on = std::find(listed.begin(), listed.end(), a) != listed.end();
+    if (QStandardItem* item = model->item(i)) item->setEnabled(on);
+  }
+  if (QStandardItem* current = model->item(box->currentIndex()); current && !current->isEnabled()) {
+    const int i = box->findData(text(partition::kDefaultAlgorithm));
+    if (i >= 0) box->setCurrentIndex(i);
+  }
 }
 
 QString algorithm_label(const QString& name) {

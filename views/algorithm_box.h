@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include "core/partition/target.h"
+
 class QComboBox;
 
 namespace passlab::views {
@@ -18,6 +20,11 @@ enum class AlgorithmBox {
 // selects partition::kDefaultAlgorithm. With All, the last item is "Yours" (data "yours"): the
 // partition the user marks by hand (session/hand_partition.h).
 void fill_algorithm_box(QComboBox* box, AlgorithmBox which = AlgorithmBox::All);
+
+// Enables the items of the algorithms `limits` list (partition::algorithms_for): the multiple-
+// output ones only where a pass may write several render targets. A disabled current item gives
+// way to partition::kDefaultAlgorithm (a change of the box's current index, as the user's would be).
+void enable_algorithms(QComboBox* box, const partition::Limits& limits);
 
 // An algorithm's label for a name ("rds" -> "RDS", "yours" -> "Yours"); the name itself when it is
 // not registered.

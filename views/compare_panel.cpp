@@ -34,6 +34,14 @@ namespace {
 
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
+// Whether a pass writes several values (multiple render targets): the exact search, a one-output
+// optimum, does not bound such a partition.
+bool several_outputs(const partition::Partition& p) {
+  for (const partition::Pass& pass : p.passes)
+    if (pass.outputs.size() > 1) return true;
+  return false;
+}
+
 }  // namespace
 
 ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
@@ -43,6 +51,8 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   QStringList labels;
   for (const auto* a : columns_) labels << text(a->label);
   labels << tr("Yours");
+  labels_ = labels;
+  shown_.assign(static_cast<std::size_t>(n), 1);
   auto* graphs = new QWidget(this);
   auto* grid = new QGridLayout(graphs);
   grid->setContentsMargins(0, 0, 0, 0);
@@ -83,6 +93,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   x->setTruncateLabels(false);  // four columns: "Optimal" was cut to "Opti…"
   chart_->addAxis(x, Qt::AlignBottom);
   series_->attachAxis(x);
+  x_axis_ = x;
   y_axis_ = new QValueAxis;
   chart_->addAxis(y_axis_, Qt::AlignLeft);
   series_->attachAxis(y_axis_);
@@ -142,6 +153,27 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(controls);
   layout->addWidget(optimal_status_);
   layout->addWidget(split, 1);
+  show_columns(false);
+}
+
+void ComparePanel::show_columns(bool several_outputs) {
+  if (several_outputs_ == static_cast<int>(several_outputs)) return;
+  several_outputs_ = several_outputs;
+  QStringList categories;
+  for (std::size_t c = 0; c < shown_.size(); ++c) {
+    shown_[c] = c == columns_.size() || !columns_[c]->multiple_outputs || several_outputs;
+    titles_[c]->setVisible(shown_[c]);
+    graphs_[c]->setVisible(shown_[c]);
+    table_->setColumnHidden(static_cast<int>(c), !shown_[c]);
+    if (shown_[c]) categories << labels_[static_cast<int>(c)];
+  }
+  // The bars follow the shown columns (a bar per category).
+  x_axis_->clear();
+  x_axis_->append(categories);
+  for (QBarSet* set : sets_) {
+    set->remove(0, set->count());
+    for (int i = 0; i < categories.size(); ++i) *set << 0;
+  }
 }
 
 double ComparePanel::budget_seconds() const { return budget_->value(); }
@@ -158,7 +190,11 @@ void ComparePanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<
   graphs_.back()->set_run(nullptr);
   optimal_.reset();
   yours_.reset();
-  optimal_status_->setText(tr("The optimal search runs on demand."));
+  const bool several = snapshot_ && snapshot_->request.target.limits.render_targets != 1;
+  show_columns(several);
+  optimal_status_->setText(several ? tr("The optimal search runs on demand. It finds the cheapest partition whose passes write one value each: "
+                                        "it is not a bound for RDS + merge and MRDS, whose passes write several render targets.")
+                                   : tr("The optimal search runs on demand."));
   progress_->setValue(0);
   pending_ = true;
   next_piece_ = 0;
@@ -235,8 +271,13 @@ void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun>
 
 QString ComparePanel::cell(int row, int column) {
   apply_pending();
-  auto* item = table_->item(row, column);
-  return item ? item->text() : QString();
+  int shown = -1;
+  for (std::size_t c = 0; c < shown_.size(); ++c)
+    if (shown_[c] && ++shown == column) {
+      auto* item = table_->item(row, static_cast<int>(c));
+      return item ? item->text() : QString();
+    }
+  return QString();
 }
 
 void ComparePanel::set_yours_run(std::shared_ptr<const session::AlgorithmRun> run) {
@@ -261,15 +302,18 @@ void ComparePanel::refill() {
   table_->clearContents();
   double top = 0;
   const partition::CostModel model = snapshot_ ? snapshot_->request.model : partition::CostModel{};
+  int bar = -1;  // the column's bar: the shown columns', in order
   for (std::size_t column = 0; column < graphs_.size(); ++column) {
     const int c = static_cast<int>(column);
+    if (!shown_[column]) continue;
+    ++bar;
     const auto* run = run_of(column);
     const QString label = column < columns_.size() ? text(columns_[column]->label) : tr("Yours");
     graphs_[column]->set_run(run);
     if (!run) {
       titles_[column]->set_text(column < columns_.size() ? QString("%1 —").arg(label) : tr("%1 — Partition ▸ Partition It Yourself (Ctrl+M)").arg(label),
                                 static_cast<int>(label.size()));
-      for (auto* set : sets_) set->replace(c, 0);
+      for (auto* set : sets_) set->replace(bar, 0);
       continue;
     }
     const auto& p = run->partition;
@@ -289,8 +333,9 @@ void ComparePanel::refill() {
                       QString::number(p.texture_fetches),
                       QString::number(p.instructions),
                       QString::number(p.stats.milliseconds, 'f', 2),
-                      best && p.valid ? QString("%1%2%").arg(p.cost >= best->cost ? "+" : "").arg(100.0 * (p.cost - best->cost) / best->cost, 0, 'f', 1)
-                                      : QString("—"),
+                      several_outputs(p) ? tr("not bounded")  // the search is a one-output optimum
+                      : best && p.valid ? QString("%1%2%").arg(p.cost >= best->cost ? "+" : "").arg(100.0 * (p.cost - best->cost) / best->cost, 0, 'f', 1)
+                                        : QString("—"),
                       !p.valid ? (unfit == 1 ? tr("1 pass does not fit") : tr("%1 passes do not fit").arg(unfit))
                       : run->problems.empty() ? tr("valid, executes") : QString::fromStdString(run->problems.front())};
     for (int r = 0; r < cells.size(); ++r) {
@@ -298,9 +343,12 @@ void ComparePanel::refill() {
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(r, c, item);
     }
-    const double parts[4] = {model.per_pass * static_cast<double>(p.passes.size()), model.per_texture * p.restores,
-                             model.per_texture * (p.texture_fetches - p.restores), model.per_instruction * p.instructions};
-    for (int k = 0; k < 4; ++k) sets_[k]->replace(c, p.valid ? parts[k] : 0);  // no bar for passes that do not fit
+    // A per-pass metric has no parts: its whole cost is one.
+    const double parts[4] = {model.linear() ? model.per_pass * static_cast<double>(p.passes.size()) : p.cost,
+                             model.linear() ? model.per_texture * p.restores : 0,
+                             model.linear() ? model.per_texture * (p.texture_fetches - p.restores) : 0,
+                             model.linear() ? model.per_instruction * p.instructions : 0};
+    for (int k = 0; k < 4; ++k) sets_[k]->replace(bar, p.valid ? parts[k] : 0);  // no bar for passes that do not fit
     if (p.valid) top = std::max(top, parts[0] + parts[1] + parts[2] + parts[3]);
   }
   y_axis_->setTitleText(tr("cost (%1)").arg(QString::fromStdString(model.name)));

@@ -18,6 +18,7 @@ class QCheckBox;
 class QChart;
 class QStackedBarSeries;
 class QValueAxis;
+class QBarCategoryAxis;
 class QChartView;
 class QDoubleSpinBox;
 class QLabel;
@@ -52,7 +53,8 @@ class ComparePanel : public QWidget {
   // The partition made by hand (the last column, "Yours"; null: none yet).
   void set_yours_run(std::shared_ptr<const session::AlgorithmRun> run);
   double budget_seconds() const;
-  // The table's text for cell (metric row, algorithm column), for tests.
+  // The table's text for cell (metric row, column), for tests: the column-th of those shown (the
+  // multiple-output algorithms' only on a target of several render targets).
   QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
   // Column i's DAG, in the registry's order (0 RDSh, 1 RDS, 2 optimal), then 3 yours.
@@ -64,6 +66,9 @@ class ComparePanel : public QWidget {
 
  private:
   void refill();
+  // Shows the multiple-output algorithms' columns only for a target whose passes may write several
+  // render targets (partition::algorithms_for).
+  void show_columns(bool several_outputs);
   bool apply_piece();
   void apply_pending();
   void showEvent(QShowEvent* e) override;
@@ -81,6 +86,10 @@ class ComparePanel : public QWidget {
   QChart* chart_;
   QStackedBarSeries* series_;
   QBarSet* sets_[4];
+  QBarCategoryAxis* x_axis_;
+  QStringList labels_;       // every column's
+  std::vector<char> shown_;  // per column (the partition made by hand's last)
+  int several_outputs_ = -1;  // show_columns()'s last argument (-1: not called)
   QValueAxis* y_axis_;
   bool chart_dark_ = false, chart_themed_ = false;
   bool pending_ = false;  // a result not yet shown (the panel is hidden, or it is shown piece by piece)

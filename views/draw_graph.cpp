@@ -122,12 +122,13 @@ DrawGraph make_pass_graph(const session::Snapshot& s, const partition::Partition
   if (n == 0) return g;
   // Which pass saves each marked value: the one it is the root of.
   std::map<partition::NodeId, int> saved_by;
-  for (std::size_t p = 0; p < n; ++p) saved_by[part.passes[p].root] = static_cast<int>(p);
+  for (std::size_t p = 0; p < n; ++p)
+    for (partition::NodeId o : part.passes[p].outputs) saved_by[o] = static_cast<int>(p);
   std::vector<double> cost(n);
   double most = 0;
   for (std::size_t p = 0; p < n; ++p) {
     const auto& r = part.passes[p].resources;
-    cost[p] = s.request.model.cost(1, r.texture_fetches, r.arithmetic);
+    cost[p] = s.request.model.pass_cost(r.texture_fetches, r.arithmetic, static_cast<int>(std::max<std::size_t>(1, part.passes[p].outputs.size())));
     most = std::max(most, cost[p]);
   }
   g.index_of.assign(n, -1);
@@ -139,7 +140,9 @@ DrawGraph make_pass_graph(const session::Snapshot& s, const partition::Partition
     d.label = fmt::format("P{}", k + 1);
     d.kind = "pass";
     d.shape = Shape::Square;
-    const std::string root = pass.root < s.problem.labels.size() ? s.problem.labels[pass.root] : std::string("?");
+    std::string root = pass.root < s.problem.labels.size() ? s.problem.labels[pass.root] : std::string("?");
+    for (std::size_t o = 0; o + 1 < pass.outputs.size(); ++o)  // a pass of several render targets
+      root += fmt::format(", n{} {}", pass.outputs[o], pass.outputs[o] < s.problem.labels.size() ? s.problem.labels[pass.outputs[o]] : "?");
     d.detail = fmt::format(
         "pass {} of {}: computes n{} {}{}\ncost {:.2f} ({}): {} instructions, {} texture fetches ({} restores), {} nodes\n"
         "registers {}, textures {}, interpolants {}{}",

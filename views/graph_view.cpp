@@ -569,8 +569,8 @@ void GraphView::restyle() {
         if (pass_of_[i] >= 0) recomputed_[i] = 1;
         else pass_of_[i] = static_cast<int>(p);
       }
-      auto root = part.passes[p].root;
-      if (root < graph_->index_of.size() && graph_->index_of[root] >= 0) {
+      for (auto root : part.passes[p].outputs) {  // every value the pass writes (several: MRT)
+        if (root >= graph_->index_of.size() || graph_->index_of[root] < 0) continue;
         int i = graph_->index_of[root];
         marked_[i] = 1;
         unfit[i] = !part.passes[p].failure.empty();  // a partition made by hand: a pass that does not fit

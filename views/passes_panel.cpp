@@ -84,6 +84,7 @@ void PassesPanel::set_algorithm(const QString& algorithm) {
 void PassesPanel::show_snapshot(session::SnapshotPtr snapshot) {
   snapshot_ = std::move(snapshot);
   extras_.clear();
+  if (snapshot_) enable_algorithms(algorithm_, snapshot_->request.target.limits);
   refill();
 }
 
@@ -141,7 +142,10 @@ void PassesPanel::refill() {
     const auto& p = part.passes[static_cast<std::size_t>(i)];
     const auto& r = p.resources;
     const QString cells[] = {QString::number(i + 1),
-                             QString("n%1 %2").arg(p.root).arg(QString::fromStdString(snapshot_->problem.labels[p.root])),
+                             QString("n%1 %2%3")
+                                 .arg(p.root)
+                                 .arg(QString::fromStdString(snapshot_->problem.labels[p.root]))
+                                 .arg(p.outputs.size() > 1 ? tr(" (+%n more output(s))", "", static_cast<int>(p.outputs.size()) - 1) : QString()),
                              limit_text(r.operations, lim.operations),
                              limit_text(r.registers, lim.registers),
                              limit_text(r.textures, lim.textures),

@@ -147,6 +147,7 @@ void TimelinePanel::show_snapshot(session::SnapshotPtr snapshot) {
   const bool same_shader = snapshot_ && snapshot && snapshot_->request.path == snapshot->request.path;
   snapshot_ = std::move(snapshot);
   extras_.clear();
+  if (snapshot_) enable_algorithms(algorithm_, snapshot_->request.target.limits);
   if (!same_shader) {
     // Node ids of another shader mean nothing here.
     pass_ = 0;

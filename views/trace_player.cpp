@@ -154,6 +154,10 @@ void TracePlayer::show_snapshot(session::SnapshotPtr snapshot) {
       fill_algorithm_box(algorithm_, AlgorithmBox::Traced);
     }
   }
+  if (snapshot_ && !rpu) {
+    QSignalBlocker block(algorithm_);
+    enable_algorithms(algorithm_, snapshot_->request.target.limits);
+  }
   reload(false);
 }
 

@@ -93,6 +93,7 @@ bool MainWindow::open_file(const QString& path) {
   r.lights_path.clear();  // the light setup beside the shader, unless a project names another
   r.rpu.scene.clear();     // the sample scene that uses it
   r.aov.clear();           // its Ci, whatever output the last shader showed
+  r.all_outputs = false;
   service_->set_request(r);
   request_changed();
   add_recent(path_);
@@ -170,7 +171,7 @@ bool MainWindow::save_project_as(const QString& path) {
   p.shader = path_;
   p.lights = QString::fromStdString(service_->request().lights_path);
   p.rpu_scene = QString::fromStdString(service_->request().rpu.scene);
-  p.aov = QString::fromStdString(service_->request().aov);
+  p.aov = service_->request().all_outputs ? QString(kAllOutputs) : QString::fromStdString(service_->request().aov);
   p.target = studio_->target();
   if (!target_panel_->edited()) p.target_reference = QString::fromStdString(studio_->target().source.empty() ? studio_->target().name : studio_->target().source);
   p.cost_model = QString::fromStdString(studio_->cost_model().name);
@@ -224,7 +225,8 @@ bool MainWindow::open_project(const QString& path) {
   if (!p->rpu_scene.isEmpty()) set_rpu_scene(p->rpu_scene);
   if (!p->aov.isEmpty()) {  // (a shader that has no such output compiles Ci: see show_outputs)
     session::Request r = service_->request();
-    r.aov = p->aov.toStdString();
+    r.all_outputs = p->aov == QLatin1String(kAllOutputs);
+    r.aov = r.all_outputs ? std::string() : p->aov.toStdString();
     service_->set_request(r);
     request_changed();
   }

@@ -303,8 +303,10 @@ void MainWindow::build_toolbar(QAction* open) {
   output_action_->setVisible(false);
   connect(output_box_, &QComboBox::currentIndexChanged, this, [this] {
     session::Request r = service_->request();
-    r.aov = output_box_->currentData().toString().toStdString();
-    if (r.aov == service_->request().aov) return;
+    const QString data = output_box_->currentData().toString();
+    r.all_outputs = data == QLatin1String(kAllOutputs);
+    r.aov = r.all_outputs ? std::string() : data.toStdString();
+    if (r.aov == service_->request().aov && r.all_outputs == service_->request().all_outputs) return;
     service_->set_request(r);
     if (!path_.isEmpty()) {
       set_stale(true);
@@ -323,13 +325,23 @@ void MainWindow::show_outputs(const driver::Program& program) {
   QStringList outputs;
   const std::vector<std::string>& results = program.module->shader().result_names;
   for (std::size_t k = 2; k < results.size(); ++k) outputs << QString::fromStdString(results[k]);
-  const QString chosen = QString::fromStdString(service_->request().aov);
+  const QString chosen = service_->request().all_outputs ? QString(kAllOutputs) : QString::fromStdString(service_->request().aov);
   QStringList listed;
-  for (int i = 1; i < output_box_->count(); ++i) listed << output_box_->itemData(i).toString();
-  if (listed != outputs) {
+  for (int i = 1; i < output_box_->count(); ++i)
+    if (output_box_->itemData(i).toString() != QLatin1String(kAllOutputs)) listed << output_box_->itemData(i).toString();
+  if (listed != outputs || (outputs.isEmpty() != (output_box_->count() == 1))) {
     QSignalBlocker block(output_box_);
     while (output_box_->count() > 1) output_box_->removeItem(1);
     for (const QString& o : outputs) output_box_->addItem(tr("AOV %1").arg(o), o);
+    // Every output at once: a shader of several outputs, each written to a render target of its
+    // own (what MRDS partitions for).
+    if (!outputs.isEmpty()) {
+      output_box_->addItem(tr("All outputs"), QString(kAllOutputs));
+      output_box_->setItemData(output_box_->count() - 1,
+                               tr("Ci and every output parameter, each written to a render target of its own: a shader of several outputs, "
+                                  "which passes of several render targets (RDS + merge, MRDS) write together"),
+                               Qt::ToolTipRole);
+    }
   }
   output_action_->setVisible(!outputs.isEmpty());
   const int at = chosen.isEmpty() ? 0 : output_box_->findData(chosen);

@@ -15,10 +15,14 @@
 
 namespace passlab::studio {
 
+// Project::aov (the project file's "output") when Ci and every output parameter are compiled, each
+// to its own render target (session::Request::all_outputs); the output box's item data for it.
+inline constexpr char kAllOutputs[] = "*";
+
 struct Project {
   QString shader;                          // absolute after load; "" none
   QString lights;                          // absolute; "" : the light setup beside the shader
-  QString aov;                             // the output parameter compiled instead of Ci; "" Ci
+  QString aov;                             // the output parameter compiled instead of Ci; "" Ci; kAllOutputs every one
   QString rpu_scene;                       // absolute; "" : the sample scene that uses the shader
   std::optional<partition::TargetDesc> target;
   QString target_reference;                // a preset name or an absolute target file path, "" inline only

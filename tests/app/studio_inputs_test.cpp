@@ -3,6 +3,7 @@
 // is listed at its place and not applied, what a target cannot run is underlined at its source,
 // and the Output box compiles a shader's output parameter (an AOV) instead of Ci.
 #include <algorithm>
+#include <set>
 
 #include <QAction>
 #include <QComboBox>
@@ -99,8 +100,9 @@ class StudioInputsTest : public QObject {
     auto* box = w.findChild<QComboBox*>("output-box");
     auto* shown = w.findChild<QAction*>("output-action");  // the box's place in the toolbar
     QVERIFY(box && shown && shown->isVisible());
-    QCOMPARE(box->count(), 3);
+    QCOMPARE(box->count(), 4);  // Ci, the two output parameters, all of them at once
     QCOMPARE(box->itemData(1).toString(), QString("mask"));
+    QCOMPARE(box->itemText(3), QString("All outputs"));
     auto reads_cs = [](const passlab::dag::FragmentDag& d) {
       return std::any_of(d.nodes.begin(), d.nodes.end(), [](const passlab::dag::Node& n) { return n.name == "Cs"; });
     };
@@ -111,6 +113,32 @@ class StudioInputsTest : public QObject {
     QCOMPARE(w.result()->snapshot->request.aov, std::string("mask"));
     QVERIFY(!reads_cs(*w.result()->snapshot->fragment_dag));  // mask's program, not Ci's
     QVERIFY(!w.result()->snapshot->runs.empty() && w.result()->snapshot->runs[0].partition.valid);
+    // Every output at once: a shader of three outputs under one root, each saved by a pass.
+    {
+      const quint64 at = w.shown_generation();
+      box->setCurrentIndex(3);
+      QVERIFY(wait_for_panels(w, at));
+      const auto& snap = *w.result()->snapshot;
+      QVERIFY(snap.request.all_outputs);
+      QCOMPARE(snap.fragment_dag->node(snap.fragment_dag->root).op, passlab::ir::Op::Outputs);
+      QVERIFY(snap.problem.pseudo_root);
+      const auto* rds = snap.run("rds");
+      QVERIFY(rds && rds->partition.valid && rds->problems.empty());
+      std::set<std::uint32_t> written;
+      for (const auto& pass : rds->partition.passes) written.insert(pass.outputs.begin(), pass.outputs.end());
+      for (std::uint32_t o : snap.problem.graph.children[snap.problem.graph.root]) QVERIFY(written.count(o));
+      const QString all_project = dir_.filePath("all.passlab");
+      QVERIFY(w.save_project_as(all_project));
+      MainWindow again(options());
+      QVERIFY(again.open_project(all_project));
+      again.show();
+      QVERIFY(wait_for_panels(again));
+      QVERIFY(again.result()->snapshot->request.all_outputs);
+      QCOMPARE(again.findChild<QComboBox*>("output-box")->currentText(), QString("All outputs"));
+      const quint64 back = w.shown_generation();
+      box->setCurrentIndex(1);
+      QVERIFY(wait_for_panels(w, back));
+    }
     // A project keeps the choice.
     const QString project = dir_.filePath("aov.passlab");
     QVERIFY(w.save_project_as(project));
