@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
             ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
           }
           if (name == "mrds") mrds_ms = median(ms);
-          if (a->exact && part.algorithm.find("not run") != std::string::npos) {
+          if (a->exact && !part.not_run.empty()) {
             cells.push_back(problem.pseudo_root ? "(one output only)" : "(linear models only)");
             continue;
           }

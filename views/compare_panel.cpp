@@ -253,7 +253,11 @@ void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun>
   cancel_->setEnabled(false);
   run_->setEnabled(snapshot_ && snapshot_->has_dag());
   optimal_ = std::move(run);
-  if (optimal_) {
+  if (optimal_ && !optimal_->partition.not_run.empty()) {
+    progress_->setValue(1000);
+    optimal_status_->setText(tr("The optimal search did not run: %1. Its column shows the best partition it was given.")
+                                 .arg(QString::fromStdString(optimal_->partition.not_run)));
+  } else if (optimal_) {
     const auto& p = optimal_->partition;
     progress_->setValue(1000);
     optimal_status_->setText((cancelled ? tr("Cancelled. ") : QString()) +
@@ -267,6 +271,13 @@ void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun>
     optimal_status_->setText(tr("The optimal search was cancelled."));
   }
   refill();
+}
+
+GraphView* ComparePanel::graph(int i) const {
+  int shown = -1;
+  for (std::size_t c = 0; c < shown_.size(); ++c)
+    if (shown_[c] && ++shown == i) return graphs_[c];
+  return nullptr;
 }
 
 QString ComparePanel::cell(int row, int column) {
@@ -297,7 +308,7 @@ void ComparePanel::refill() {
   // The others are measured against the exact search's partition once it has one.
   const partition::Partition* best = nullptr;
   for (std::size_t c = 0; c < columns_.size(); ++c)
-    if (const auto* run = run_of(c); run && columns_[c]->exact && run->partition.valid) best = &run->partition;
+    if (const auto* run = run_of(c); run && columns_[c]->exact && run->partition.valid && run->partition.not_run.empty()) best = &run->partition;
   const auto exact = [&](std::size_t c) { return c < columns_.size() && columns_[c]->exact; };
   table_->clearContents();
   double top = 0;
@@ -323,7 +334,10 @@ void ComparePanel::refill() {
                                             .arg(label)
                                             .arg(p.cost, 0, 'f', 2)
                                             .arg(p.passes.size())
-                                            .arg(exact(column) ? (p.proven_optimal ? tr(" (proven)") : tr(" (best within budget)")) : "")
+                                            .arg(!exact(column) ? QString()
+                                                 : !p.not_run.empty() ? tr(" (not run)")
+                                                 : p.proven_optimal    ? tr(" (proven)")
+                                                                       : tr(" (best within budget)"))
                                       : tr("%1: %2 passes, %3 do not fit").arg(label).arg(p.passes.size()).arg(unfit),
                               static_cast<int>(label.size()));
     QStringList cells{p.valid ? QString::number(p.cost, 'f', 2) : tr("does not fit"),

@@ -57,8 +57,9 @@ class ComparePanel : public QWidget {
   // multiple-output algorithms' only on a target of several render targets).
   QString cell(int row, int column);
   QTableWidget* table() const { return table_; }
-  // Column i's DAG, in the registry's order (0 RDSh, 1 RDS, 2 optimal), then 3 yours.
-  GraphView* graph(int i) const { return graphs_[static_cast<std::size_t>(i)]; }
+  // The i-th shown column's DAG (as cell() counts columns: on a target of one render target 0 RDSh,
+  // 1 RDS, 2 the optimal search, 3 yours).
+  GraphView* graph(int i) const;
 
  signals:
   void optimal_requested(double budget_seconds);

@@ -70,6 +70,7 @@ nlohmann::json result_entry(const partition::Partition& r, const partition::Algo
   if (exact) {
     x["proven_optimal"] = r.proven_optimal;
     x["lower_bound"] = r.lower_bound;
+    if (!r.not_run.empty()) x["not_run"] = r.not_run;
   }
   if (best && best->valid && r.valid && !several_outputs(r)) x["over_optimal_percent"] = 100.0 * (r.cost - best->cost) / best->cost;
   if (timing) {
@@ -117,7 +118,9 @@ void print_pass_lists(const std::vector<partition::Partition>& results, const st
     const bool exact = algos[k] && algos[k]->exact;
     if (!algos[k] && !r.valid)
       std::cout << fmt::format("\nyours: does not fit {}: the passes marked below break a limit\n", target.name);
-    if (exact && !r.valid)
+    if (exact && !r.not_run.empty())
+      std::cout << fmt::format("\n{}: {}; its row is the best partition above it\n", r.algorithm, r.not_run);
+    else if (exact && !r.valid)
       std::cout << fmt::format("\n{}: no partition fits {}: some operation does not fit a pass of its own (below)\n", r.algorithm, target.name);
     else if (exact)
       std::cout << (r.proven_optimal ? fmt::format("\n{}: proven optimal\n", r.algorithm)
@@ -219,7 +222,7 @@ int run_partition(const CommonOptions& o, const PartitionOptions& po) {
   // The others are measured against the exact search's partition.
   const partition::Partition* best = nullptr;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (algos[i] && algos[i]->exact) best = &results[i];
+    if (algos[i] && algos[i]->exact && results[i].not_run.empty()) best = &results[i];
   if (std::string why; !po.save_marks.empty() &&
                        !paths::write_atomically(po.save_marks, partition::marks_to_json(partition::marks_of(results.front()), problem), &why)) {
     std::cerr << "passlab-cli: " << why << '\n';

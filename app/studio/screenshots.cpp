@@ -24,6 +24,7 @@
 
 #include "app/studio/main_window.h"
 #include "app/studio/marking.h"
+#include "app/studio/project.h"
 #include "app/studio/samples.h"
 #include "editors/shader_editor.h"
 #include "views/compare_panel.h"
@@ -362,6 +363,62 @@ void marking_tour(const Tour& tour) {
   wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
 }
 
+// Multiple render targets: Wood on a four-target preset in Compare (RDS, RDS + merge, MRDS and
+// the one-output optimum, which is no bound there), MRDS's passes with a listing that writes
+// several render targets, and a shader of several outputs (All outputs) in the DAG view.
+void mrt_tour(const Tour& tour) {
+  MainWindow* w = tour.w;
+  auto save = [&tour](QWidget* widget, const QString& name) { tour.save(widget, name); };
+  auto dock = [&tour](const char* name) { return tour.dock(name); };
+  auto settled = [w] { return w->result() && w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
+  const QString original = w->file_path(), original_target = w->target_name();
+  w->set_target("ps_2_0_mrt4");
+  w->open_file(samples_path("shaders/wood.sl"));
+  if (!wait_for(settled, 60000, "Wood on ps_2_0_mrt4")) return;
+  auto* c = dock("dock-compare");
+  c->setFloating(true);
+  c->resize(1700, 950);
+  emit w->compare()->optimal_requested(10);
+  wait_until([w] { return w->compare()->optimal_run() != nullptr; }, 40000);
+  settle(600);
+  save(c, "compare_mrt");
+  c->setFloating(false);
+  dock("dock-passes");
+  w->passes()->set_algorithm("mrds");
+  settle(300);
+  if (const auto* run = w->model()->run())
+    for (std::size_t p = 0; p < run->partition.passes.size(); ++p)
+      if (run->partition.passes[p].outputs.size() > 1) {
+        w->passes()->table()->setCurrentCell(static_cast<int>(p), 0);  // shows its listing
+        break;
+      }
+  w->dag_view()->fit();
+  settle(500);
+  save(w, "passes_mrt");
+  // A shader of several outputs: its colour and four output parameters under one root.
+  w->set_target("PC6_mrt4");
+  w->open_file(samples_path("shaders/plastic_aovs.sl"));
+  if (!wait_for(settled, 60000, "plastic_aovs")) return;
+  if (auto* box = w->findChild<QComboBox*>("output-box"); box && box->findData(QString(kAllOutputs)) >= 0) {
+    const quint64 before = w->shown_generation();
+    box->setCurrentIndex(box->findData(QString(kAllOutputs)));
+    wait_until([w, before] { return w->shown_generation() > before && w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 30000);
+  }
+  w->passes()->set_algorithm("mrds");
+  auto* g = dock("dock-graphs");
+  g->setFloating(true);
+  g->resize(1300, 850);
+  settle(300);
+  w->dag_view()->fit();
+  settle(400);
+  save(g, "all_outputs_dag");
+  g->setFloating(false);
+  w->passes()->set_algorithm("rds");
+  w->set_target(original_target);
+  if (!original.isEmpty()) w->open_file(original);
+  wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
+}
+
 // The Sampling view: wood.sl under the defocus scene's lens by decoupled sampling, a
 // defocused pixel's samples and shading points, the heat map of where shading went, the sweeps,
 // and plastic.sl under a light that moves while the shutter is open.
@@ -611,12 +668,13 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     QDir().mkpath(dir);
     w->resize(1600, 1000);
     const Tour tour{w, dir};
-    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "studio", "rpu", "sampling" or "marking": only that section
+    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "studio", "rpu", "sampling", "marking" or "mrt": only that section
     const bool only_rpu = only == "rpu", only_sampling = only == "sampling", only_marking = only == "marking",
-               only_studio = only == "studio";
-    const bool all = !only_rpu && !only_sampling && !only_marking && !only_studio;
+               only_studio = only == "studio", only_mrt = only == "mrt";
+    const bool all = !only_rpu && !only_sampling && !only_marking && !only_studio && !only_mrt;
     if ((all || only_studio) && !studio_tour(tour)) return;
     if (all || only_marking) marking_tour(tour);
+    if (all || only_mrt) mrt_tour(tour);
     if (all || only_sampling) sampling_tour(tour);
     if (all || only_rpu) rpu_tour(tour);
     w->editor()->setModified(false);

@@ -31,6 +31,7 @@ class Merger {
     out.marked = single.marked;
     marks_ = single.marked;
     producer_.assign(marks_.size(), -1);
+    colour_ = p_.pseudo_root ? p_.graph.children[p_.graph.root].front() : p_.graph.root;
     for (const Pass& pass : single.passes) {
       Group g;
       g.outputs = pass.outputs;
@@ -40,6 +41,7 @@ class Merger {
       g.check.resources = pass.resources;
       g.cost = cost_of(g);
       for (NodeId o : g.outputs) producer_[o] = static_cast<int>(groups_.size());
+      parent_.push_back(static_cast<int>(groups_.size()));
       groups_.push_back(std::move(g));
     }
     if (!single.valid || backend_.limits().render_targets == 1) {  // nothing can merge
@@ -59,8 +61,9 @@ class Merger {
       }
     std::sort(candidates.begin(), candidates.end());
     for (const auto& [negative, ra, rb, a0, b0] : candidates) {
-      const int a = producer_[ra], b = producer_[rb];
-      if (a < 0 || b < 0 || a == b) continue;
+      // The passes that hold the pair's now (a pass merged earlier holds both, or one of them).
+      const int a = find(a0), b = find(b0);
+      if (a == b) continue;
       Group m;
       if (!mergeable(a, b, m) || groups_[static_cast<std::size_t>(a)].cost + groups_[static_cast<std::size_t>(b)].cost - m.cost < 0) continue;
       apply(a, b, std::move(m));
@@ -83,8 +86,8 @@ class Merger {
     return model_.pass_cost(r.texture_fetches, r.arithmetic, static_cast<int>(g.outputs.size()));
   }
 
-  // Whether group `to` reads, directly or through other passes, what `from` writes, by a path
-  // of at least two edges when `direct` is not allowed.
+  // Whether group `to` reads what `from` writes through another pass (a path of the pass graph of
+  // at least two edges).
   bool reads_through_another(int from, int to) const {
     // The passes that read `from`'s values, but `to`; then everything they lead to.
     std::vector<char> seen(groups_.size(), 0);
@@ -105,6 +108,10 @@ class Merger {
         }
     }
     return false;
+  }
+  int find(int g) {
+    while (parent_[static_cast<std::size_t>(g)] != g) g = parent_[static_cast<std::size_t>(g)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(g)])];
+    return g;
   }
   bool reads(int reader, int writer) const {
     for (NodeId r : groups_[static_cast<std::size_t>(reader)].restores)
@@ -134,6 +141,14 @@ class Merger {
       else dropped_.push_back(o);
     }
     if (m.outputs.empty()) return false;
+    // The pass that writes the colour stays the last: it may write a shader's other outputs, but no
+    // value a later pass reads.
+    if (std::binary_search(m.outputs.begin(), m.outputs.end(), colour_))
+      for (NodeId o : m.outputs)
+        for (std::size_t g = 0; g < groups_.size(); ++g)
+          if (groups_[g].alive && static_cast<int>(g) != a && static_cast<int>(g) != b &&
+              std::binary_search(groups_[g].restores.begin(), groups_[g].restores.end(), o))
+            return false;
     for (NodeId d : dropped_) marks_[d] = 0;
     m.members = subregion_of_outputs(p_, m.outputs, marks_);
     m.restores = restores_of(p_, m.members, marks_);
@@ -152,6 +167,7 @@ class Merger {
     for (NodeId o : m.outputs) producer_[o] = a;
     groups_[static_cast<std::size_t>(a)] = std::move(m);
     groups_[static_cast<std::size_t>(b)].alive = false;
+    parent_[static_cast<std::size_t>(b)] = a;
   }
 
   const Problem& p_;
@@ -160,6 +176,8 @@ class Merger {
   std::vector<Group> groups_;
   std::vector<char> marks_;
   std::vector<int> producer_;     // saved value -> the group writing it
+  std::vector<int> parent_;       // a group merged into another: that one (union-find)
+  NodeId colour_ = 0;             // the value the last pass writes (the root, or a pseudo-root's first)
   std::vector<NodeId> dropped_;  // mergeable()'s values made inline
 };
 

@@ -464,6 +464,16 @@ inline int Search::forced_marks(std::size_t i) {
 }  // namespace optimal_detail
 
 Partition optimal(const Problem& p, Backend& backend, const AlgorithmOptions& options, const OptimalOptions& search) {
+  if (p.pseudo_root || !options.model.linear()) {  // one output, linear sums: what its bounds are for
+    Partition out = search.incumbent ? *search.incumbent : Partition{};
+    out.algorithm = "Optimal (not run)";
+    out.not_run = p.pseudo_root ? "the optimal search partitions shaders of one output"
+                                : "the optimal search's bounds need a linear cost model";
+    out.proven_optimal = false;
+    out.lower_bound = 0;
+    out.stats = {};
+    return out;
+  }
   MemoBackend memo(backend);
   Partition part = optimal_detail::Search(p, memo, options, search).run();
   part.stats.valid_generated = memo.misses();

@@ -189,12 +189,39 @@ Partition make_partition(const Problem& p, Backend& backend, std::vector<char> m
       outputs.push_back({n});
     }
   std::vector<Pass> passes(outputs.size());
-  for (std::size_t g = 0; g < outputs.size(); ++g) {
-    Pass& pass = passes[g];
-    pass.outputs = outputs[g];
-    pass.root = pass.outputs.back();
-    pass.members = subregion_of_outputs(p, pass.outputs, marked);
-    pass.restores = restores_of(p, pass.members, marked);
+  auto build = [&] {
+    for (std::size_t g = 0; g < outputs.size(); ++g) {
+      Pass& pass = passes[g];
+      pass.outputs = outputs[g];
+      pass.root = pass.outputs.back();
+      pass.members = subregion_of_outputs(p, pass.outputs, marked);
+      pass.restores = restores_of(p, pass.members, marked);
+    }
+  };
+  build();
+  // A value a group writes that no other pass reads, and that is not the shader's, is computed
+  // inline in its pass and not saved (as pass merging leaves it).
+  if (!groups.empty()) {
+    std::vector<char> read_elsewhere(marked.size(), 0);
+    for (const Pass& pass : passes)
+      for (NodeId r : pass.restores) read_elsewhere[r] = 1;
+    bool dropped = false;
+    for (std::vector<NodeId>& out : outputs) {
+      if (out.size() < 2) continue;
+      std::vector<NodeId> kept;
+      for (NodeId o : out)
+        if (read_elsewhere[o] || is_output(p, o)) kept.push_back(o);
+      if (kept.empty()) kept.push_back(out.back());
+      if (kept.size() == out.size()) continue;
+      for (NodeId o : out)
+        if (!std::binary_search(kept.begin(), kept.end(), o)) marked[o] = 0;
+      out = std::move(kept);
+      dropped = true;
+    }
+    if (dropped) {
+      part.marked = marked;
+      build();
+    }
   }
   // An executable order: a pass after those whose values it restores; among the ready ones, the
   // one whose last output has the lowest id (the output's pass is then last, its root being the
@@ -251,6 +278,17 @@ Partition make_partition(const Problem& p, Backend& backend, std::vector<char> m
     part.passes.push_back(std::move(pass));
   }
   for (const auto& [n, k] : computed_in) part.recomputed += k - 1;
+  // The colour's pass must be the last (the renderer blends its value): a pass merged with it may
+  // write the shader's other outputs, but nothing a later pass reads.
+  if (p.pseudo_root && !part.passes.empty()) {
+    const std::vector<NodeId>& last = part.passes.back().outputs;
+    if (!std::binary_search(last.begin(), last.end(), shown)) {
+      part.valid = false;
+      for (Pass& pass : part.passes)
+        if (std::binary_search(pass.outputs.begin(), pass.outputs.end(), shown) && pass.failure.empty())
+          pass.failure = "order: a later pass reads a value this pass writes, so the pass of the colour is not the last";
+    }
+  }
   part.cost = model.linear() ? model.cost(static_cast<int>(part.passes.size()), part.texture_fetches, part.instructions) : total;
   if (!part.valid) part.cost = std::numeric_limits<double>::infinity();
 

@@ -55,6 +55,9 @@ struct Partition {
   int recomputed = 0;              // operations computed in more than one pass (extra copies)
   double cost = 0;
   bool proven_optimal = false;     // optimal search: the best is proven
+  // A search that declined the problem says why (a per-pass metric, a shader of several outputs);
+  // its passes are then the best partition it was given, neither searched nor proven.
+  std::string not_run;
   double lower_bound = 0;          // optimal search: no partition is cheaper than this
   SearchStats stats;
 };

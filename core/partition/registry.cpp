@@ -41,7 +41,8 @@ Partition run_optimal(const Problem& p, Backend& backend, const RunRequest& r) {
   if (p.pseudo_root) {
     // A one-output search: a shader of several outputs is MRDS's problem (Foley et al. 2004).
     Partition out = std::isfinite(seed.cost) ? seed : Partition{};
-    out.algorithm = "Optimal (not run: it partitions shaders of one output)";
+    out.algorithm = "Optimal (not run)";
+    out.not_run = "the optimal search partitions shaders of one output";
     out.proven_optimal = false;
     out.lower_bound = 0;
     out.stats = {};
@@ -51,7 +52,8 @@ Partition run_optimal(const Problem& p, Backend& backend, const RunRequest& r) {
     // The search's bounds are sums of linear terms: under a per-pass metric it has nothing to
     // prove with. It says so rather than search (the best known partition, marked unproven).
     Partition out = std::isfinite(seed.cost) ? seed : Partition{};
-    out.algorithm = "Optimal (not run: its bounds need a linear cost model)";
+    out.algorithm = "Optimal (not run)";
+    out.not_run = "the optimal search's bounds need a linear cost model";
     out.proven_optimal = false;
     out.lower_bound = 0;
     out.stats = {};

@@ -163,6 +163,11 @@ void Subdivider::merge_region(NodeId t) {
 }
 
 void Subdivider::merge_node(NodeId n) {
+  if (p_.pseudo_root && n == p_.graph.root) {  // it fits only with every output saved: no subsets to try
+    for (NodeId c : p_.graph.children[n])
+      if (p_.is_op[c]) mark(c, Why::CannotJoinUser, n);
+    return;
+  }
   std::vector<NodeId>& kids = kids_;
   kids.clear();
   for (NodeId c : p_.graph.children[n])

@@ -91,6 +91,9 @@ bool parse_limits(const json& j, Report& r, Limits* out) {
       out->*(field->limit) = kUnlimited;
       continue;
     }
+    if (key == "render_targets" && value.is_number_integer() && value.get<std::int64_t>() < 1)
+      return r.fail(key, fmt::format("\"limits.render_targets\" must be at least 1 (a pass writes its value), or null for unlimited, got {}",
+                                     value.dump()));
     if (!value.is_number_integer())
       return r.fail(key, fmt::format("\"limits.{}\" must be a non-negative integer or null (unlimited), got {}", key, value.dump()));
     if (value.is_number_unsigned()) {

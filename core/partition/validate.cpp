@@ -78,6 +78,10 @@ std::vector<std::string> validate(const Problem& p, Backend& backend, const Part
       auto& l = life.try_emplace(r, pass_of[r], pass_of[r]).first->second;
       l.second = std::max(l.second, static_cast<int>(i));
     }
+  // A shader's outputs besides the colour are kept, each in its texture, to the end.
+  if (p.pseudo_root)
+    for (NodeId o : p.graph.children[p.graph.root])
+      if (o != colour && pass_of.count(o)) life[o] = {pass_of[o], static_cast<int>(part.passes.size()) - 1};
   for (const auto& [a, la] : life) {
     auto ta = part.texture.find(a);
     if (ta == part.texture.end()) {

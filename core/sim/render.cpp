@@ -348,8 +348,10 @@ class Renderer {
     long written = 0;
     // Value k of fragment j to its buffer (multiple render targets: each value to its own).
     auto save = [&](int k, int j, const Fragment& f, std::uint32_t index) {
+      const int buffer = b.shader->saves(p, k);
+      if (buffer < 0) return;  // (a partition that fails its checks: no buffer holds it)
       const float* value = out + static_cast<std::size_t>(k) * 4 * kBatch;
-      float* dst = buffers_[static_cast<std::size_t>(b.shader->saves(p, k))].data() + slot(f, index, begin) * 4;
+      float* dst = buffers_[static_cast<std::size_t>(buffer)].data() + slot(f, index, begin) * 4;
       for (int comp = 0; comp < 4; ++comp) dst[comp] = value[static_cast<std::size_t>(comp) * kBatch + static_cast<std::size_t>(j)];
       ++written;
     };
