@@ -167,9 +167,11 @@ void ComparePanel::show_columns(bool several_outputs) {
     table_->setColumnHidden(static_cast<int>(c), !shown_[c]);
     if (shown_[c]) categories << labels_[static_cast<int>(c)];
   }
-  // The bars follow the shown columns (a bar per category).
+  // The bars follow the shown columns (a bar per category); six labels slant so that they do not
+  // run into each other.
   x_axis_->clear();
   x_axis_->append(categories);
+  x_axis_->setLabelsAngle(categories.size() > 4 ? -30 : 0);
   for (QBarSet* set : sets_) {
     set->remove(0, set->count());
     for (int i = 0; i < categories.size(); ++i) *set << 0;
@@ -192,9 +194,7 @@ void ComparePanel::show_snapshot(session::SnapshotPtr snapshot, std::shared_ptr<
   yours_.reset();
   const bool several = snapshot_ && snapshot_->request.target.limits.render_targets != 1;
   show_columns(several);
-  optimal_status_->setText(several ? tr("The optimal search runs on demand. It finds the cheapest partition whose passes write one value each: "
-                                        "it is not a bound for RDS + merge and MRDS, whose passes write several render targets.")
-                                   : tr("The optimal search runs on demand."));
+  optimal_status_->setText(tr("The optimal search runs on demand.") + not_a_bound());
   progress_->setValue(0);
   pending_ = true;
   next_piece_ = 0;
@@ -256,7 +256,8 @@ void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun>
   if (optimal_ && !optimal_->partition.not_run.empty()) {
     progress_->setValue(1000);
     optimal_status_->setText(tr("The optimal search did not run: %1. Its column shows the best partition it was given.")
-                                 .arg(QString::fromStdString(optimal_->partition.not_run)));
+                                 .arg(QString::fromStdString(optimal_->partition.not_run)) +
+                             not_a_bound());
   } else if (optimal_) {
     const auto& p = optimal_->partition;
     progress_->setValue(1000);
@@ -266,11 +267,18 @@ void ComparePanel::optimal_finished(std::shared_ptr<const session::AlgorithmRun>
                                  : tr("Best within budget: cost %1; no partition costs less than %2 (gap %3%).")
                                        .arg(p.cost, 0, 'f', 2)
                                        .arg(p.lower_bound, 0, 'f', 2)
-                                       .arg(100.0 * (p.cost - p.lower_bound) / p.cost, 0, 'f', 1)));
+                                       .arg(100.0 * (p.cost - p.lower_bound) / p.cost, 0, 'f', 1)) +
+                             not_a_bound());
   } else {
     optimal_status_->setText(tr("The optimal search was cancelled."));
   }
   refill();
+}
+
+QString ComparePanel::not_a_bound() const {
+  if (several_outputs_ != 1) return QString();
+  return tr(" It is the cheapest partition whose passes write one value each: no bound for RDS + merge and MRDS, whose passes "
+            "write several render targets.");
 }
 
 GraphView* ComparePanel::graph(int i) const {

@@ -70,6 +70,8 @@ class ComparePanel : public QWidget {
   // Shows the multiple-output algorithms' columns only for a target whose passes may write several
   // render targets (partition::algorithms_for).
   void show_columns(bool several_outputs);
+  // On a target of several render targets, a sentence saying the optimal search is no bound there.
+  QString not_a_bound() const;
   bool apply_piece();
   void apply_pending();
   void showEvent(QShowEvent* e) override;

@@ -145,7 +145,9 @@ void PassesPanel::refill() {
                              QString("n%1 %2%3")
                                  .arg(p.root)
                                  .arg(QString::fromStdString(snapshot_->problem.labels[p.root]))
-                                 .arg(p.outputs.size() > 1 ? tr(" (+%n more output(s))", "", static_cast<int>(p.outputs.size()) - 1) : QString()),
+                                 .arg(p.outputs.size() == 2   ? tr(" (+1 more output)")
+                                      : p.outputs.size() > 2 ? tr(" (+%1 more outputs)").arg(p.outputs.size() - 1)
+                                                             : QString()),
                              limit_text(r.operations, lim.operations),
                              limit_text(r.registers, lim.registers),
                              limit_text(r.textures, lim.textures),

@@ -310,7 +310,7 @@ void MainWindow::build_toolbar(QAction* open) {
     service_->set_request(r);
     if (!path_.isEmpty()) {
       set_stale(true);
-      service_->compile_now();
+      service_->relayout();  // another output is another DAG: laid out afresh, not from this one's places
     }
   });
   bar->addSeparator();

@@ -7,6 +7,7 @@
 #include "core/partition/merge.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 
@@ -49,6 +50,11 @@ class Merger {
       out.cost = single.valid ? single.cost : std::numeric_limits<double>::infinity();
       return out;
     }
+    shader_output_.assign(marks_.size(), 0);
+    shader_output_[p_.graph.root] = 1;
+    if (p_.pseudo_root)
+      for (NodeId o : p_.graph.children[p_.graph.root]) shader_output_[o] = 1;
+    index_graph();
     // Score every pair once.
     std::vector<std::tuple<double, NodeId, NodeId, int, int>> candidates;  // -score, roots, groups
     for (std::size_t a = 0; a < groups_.size(); ++a)
@@ -86,57 +92,95 @@ class Merger {
     return model_.pass_cost(r.texture_fetches, r.arithmetic, static_cast<int>(g.outputs.size()));
   }
 
-  // Whether group `to` reads what `from` writes through another pass (a path of the pass graph of
-  // at least two edges).
-  bool reads_through_another(int from, int to) const {
-    // The passes that read `from`'s values, but `to`; then everything they lead to.
-    std::vector<char> seen(groups_.size(), 0);
-    std::vector<int> stack;
-    for (std::size_t g = 0; g < groups_.size(); ++g)
-      if (groups_[g].alive && static_cast<int>(g) != to && static_cast<int>(g) != from && reads(static_cast<int>(g), from)) {
-        seen[g] = 1;
-        stack.push_back(static_cast<int>(g));
+  // The pass graph as it stands, for the questions a pair asks (recomputed after each merge):
+  // which passes read each saved value, and for each pass the passes that read its values through
+  // another pass (a path of at least two edges), as bits. Linear in the restores plus P^2/64 words
+  // per pass for P passes.
+  void index_graph() {
+    readers_.assign(marks_.size(), {});
+    const std::size_t n = groups_.size(), words = (n + 63) / 64;
+    std::vector<std::vector<int>> succ(n);
+    for (std::size_t g = 0; g < n; ++g) {
+      if (!groups_[g].alive) continue;
+      for (NodeId r : groups_[g].restores) {
+        readers_[r].push_back(static_cast<int>(g));
+        const int w = producer_[r];
+        if (w >= 0 && static_cast<std::size_t>(w) != g &&
+            std::find(succ[static_cast<std::size_t>(w)].begin(), succ[static_cast<std::size_t>(w)].end(), static_cast<int>(g)) ==
+                succ[static_cast<std::size_t>(w)].end())
+          succ[static_cast<std::size_t>(w)].push_back(static_cast<int>(g));
       }
-    while (!stack.empty()) {
-      const int g = stack.back();
-      stack.pop_back();
-      if (g == to) return true;
-      for (std::size_t h = 0; h < groups_.size(); ++h)
-        if (groups_[h].alive && !seen[h] && reads(static_cast<int>(h), g)) {
-          seen[h] = 1;
-          stack.push_back(static_cast<int>(h));
-        }
     }
+    // desc[g]: every pass g leads to; through[g]: those it leads to through another.
+    std::vector<std::vector<std::uint64_t>> desc(n, std::vector<std::uint64_t>(words, 0));
+    through_.assign(n, std::vector<std::uint64_t>(words, 0));
+    std::vector<char> done(n, 0);
+    std::vector<std::pair<int, std::size_t>> stack;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (done[s] || !groups_[s].alive) continue;
+      stack.push_back({static_cast<int>(s), 0});
+      while (!stack.empty()) {  // depth first: a pass after the passes it leads to
+        auto& [g, next] = stack.back();
+        const auto& kids = succ[static_cast<std::size_t>(g)];
+        if (next < kids.size()) {
+          const int h = kids[next++];
+          if (!done[static_cast<std::size_t>(h)]) stack.push_back({h, 0});
+          continue;
+        }
+        auto& d = desc[static_cast<std::size_t>(g)];
+        auto& t = through_[static_cast<std::size_t>(g)];
+        for (int h : kids) {
+          const auto& dh = desc[static_cast<std::size_t>(h)];
+          for (std::size_t w = 0; w < words; ++w) {
+            d[w] |= dh[w];
+            t[w] |= dh[w];
+          }
+          d[static_cast<std::size_t>(h) / 64] |= std::uint64_t{1} << (static_cast<std::size_t>(h) % 64);
+        }
+        done[static_cast<std::size_t>(g)] = 1;
+        stack.pop_back();
+      }
+    }
+  }
+  // Whether pass `to` reads what `from` writes through another pass.
+  bool reads_through_another(int from, int to) const {
+    return through_[static_cast<std::size_t>(from)][static_cast<std::size_t>(to) / 64] >> (static_cast<std::size_t>(to) % 64) & 1u;
+  }
+  // Whether a pass other than a and b reads value o.
+  bool read_by_another(NodeId o, int a, int b) const {
+    for (int g : readers_[o])
+      if (g != a && g != b) return true;
     return false;
   }
   int find(int g) {
     while (parent_[static_cast<std::size_t>(g)] != g) g = parent_[static_cast<std::size_t>(g)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(g)])];
     return g;
   }
-  bool reads(int reader, int writer) const {
-    for (NodeId r : groups_[static_cast<std::size_t>(reader)].restores)
-      if (producer_[r] == writer) return true;
-    return false;
-  }
-
   // The pass merging a and b, in `m`, when they may merge and it fits.
   bool mergeable(int a, int b, Group& m) {
     if (reads_through_another(a, b) || reads_through_another(b, a)) return false;
     const Group& ga = groups_[static_cast<std::size_t>(a)];
     const Group& gb = groups_[static_cast<std::size_t>(b)];
+    // A pass that cannot fit, known without VALID: more members than the operation limit (each
+    // member is at least one instruction; so are the fp backend's and the tests'); below, more
+    // values than render targets.
+    const Limits& l = backend_.limits();
+    if (l.operations != kUnlimited) {
+      std::size_t common = 0;
+      for (auto x = ga.members.begin(), y = gb.members.begin(); x != ga.members.end() && y != gb.members.end();) {
+        if (*x < *y) ++x;
+        else if (*y < *x) ++y;
+        else ++common, ++x, ++y;
+      }
+      if (ga.members.size() + gb.members.size() - common > static_cast<std::size_t>(l.operations)) return false;
+    }
     std::vector<NodeId> all = ga.outputs;
     all.insert(all.end(), gb.outputs.begin(), gb.outputs.end());
     std::sort(all.begin(), all.end());
     // A value only the merged pass reads is not saved any more.
     dropped_.clear();
     for (NodeId o : all) {
-      bool read_outside = o == p_.graph.root || (p_.pseudo_root && std::find(p_.graph.children[p_.graph.root].begin(),
-                                                                               p_.graph.children[p_.graph.root].end(), o) !=
-                                                                         p_.graph.children[p_.graph.root].end());
-      for (std::size_t g = 0; g < groups_.size() && !read_outside; ++g)
-        if (groups_[g].alive && static_cast<int>(g) != a && static_cast<int>(g) != b &&
-            std::binary_search(groups_[g].restores.begin(), groups_[g].restores.end(), o))
-          read_outside = true;
+      const bool read_outside = shader_output_[o] || read_by_another(o, a, b);
       if (read_outside) m.outputs.push_back(o);
       else dropped_.push_back(o);
     }
@@ -145,10 +189,8 @@ class Merger {
     // value a later pass reads.
     if (std::binary_search(m.outputs.begin(), m.outputs.end(), colour_))
       for (NodeId o : m.outputs)
-        for (std::size_t g = 0; g < groups_.size(); ++g)
-          if (groups_[g].alive && static_cast<int>(g) != a && static_cast<int>(g) != b &&
-              std::binary_search(groups_[g].restores.begin(), groups_[g].restores.end(), o))
-            return false;
+        if (read_by_another(o, a, b)) return false;
+    if (l.render_targets != kUnlimited && static_cast<int>(m.outputs.size()) > l.render_targets) return false;
     for (NodeId d : dropped_) marks_[d] = 0;
     m.members = subregion_of_outputs(p_, m.outputs, marks_);
     m.restores = restores_of(p_, m.members, marks_);
@@ -168,6 +210,7 @@ class Merger {
     groups_[static_cast<std::size_t>(a)] = std::move(m);
     groups_[static_cast<std::size_t>(b)].alive = false;
     parent_[static_cast<std::size_t>(b)] = a;
+    index_graph();
   }
 
   const Problem& p_;
@@ -179,6 +222,9 @@ class Merger {
   std::vector<int> parent_;       // a group merged into another: that one (union-find)
   NodeId colour_ = 0;             // the value the last pass writes (the root, or a pseudo-root's first)
   std::vector<NodeId> dropped_;  // mergeable()'s values made inline
+  std::vector<char> shader_output_;                  // per node: the root, or a pseudo-root's operand
+  std::vector<std::vector<int>> readers_;            // per saved value: the passes restoring it
+  std::vector<std::vector<std::uint64_t>> through_;  // per pass: the passes it reaches through another
 };
 
 }  // namespace
