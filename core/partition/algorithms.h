@@ -28,7 +28,10 @@ Partition rds(const Problem& p, Backend& backend, const AlgorithmOptions& option
 Partition rds_merge(const Problem& p, Backend& backend, const AlgorithmOptions& options);
 
 // MRDS (Foley, Houston and Hanrahan 2004): RDS whose trials are priced after pass merging, with
-// its own RECOMPUTE and MERGE (mrds.cpp). 2k Subdivides and 2k mergings for k MR nodes.
+// its own RECOMPUTE and MERGE (mrds.cpp). 2k Subdivides and 2k mergings for k MR nodes; a trial of
+// more than kMrdsTrialPasses marks is priced without merging (merging is quadratic in the passes),
+// and the result is merged in any case.
+inline constexpr long kMrdsTrialPasses = 128;
 Partition mrds(const Problem& p, Backend& backend, const AlgorithmOptions& options);
 
 struct OptimalOptions {
