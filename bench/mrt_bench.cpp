@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/table_bench.h"
 #include "backends/registry/registry.h"
 #include "core/partition/registry.h"
 #include "session/pipeline.h"
@@ -28,21 +29,8 @@ using namespace passlab;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string machine() {
-  std::ifstream cpu("/proc/cpuinfo");
-  std::string line, model = "unknown CPU";
-  int cores = 0;
-  while (std::getline(cpu, line)) {
-    if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = line.substr(line.find(':') + 2);
-    if (line.rfind("processor", 0) == 0) ++cores;
-  }
-  return fmt::format("{} ({} cores)", model, cores);
-}
+using bench::machine;
+using bench::median;
 
 constexpr const char* kBegin = "<!-- mrt_bench: begin -->";
 constexpr const char* kEnd = "<!-- mrt_bench: end -->";

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/table_bench.h"
 #include "backends/fp/codegen.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
@@ -37,21 +38,8 @@ struct Row {
   long rdsh_valid, rds_valid, rds_subdivides;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string machine() {
-  std::ifstream cpu("/proc/cpuinfo");
-  std::string line, model = "unknown CPU";
-  int cores = 0;
-  while (std::getline(cpu, line)) {
-    if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = line.substr(line.find(':') + 2);
-    if (line.rfind("processor", 0) == 0) ++cores;
-  }
-  return fmt::format("{} ({} cores)", model, cores);
-}
+using bench::machine;
+using bench::median;
 
 }  // namespace
 

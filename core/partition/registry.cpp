@@ -38,27 +38,7 @@ Partition run_optimal(const Problem& p, Backend& backend, const RunRequest& r) {
   } else {
     for (const Partition& q : r.known) consider(q);
   }
-  if (p.pseudo_root) {
-    // A one-output search: a shader of several outputs is MRDS's problem (Foley et al. 2004).
-    Partition out = std::isfinite(seed.cost) ? seed : Partition{};
-    out.algorithm = "Optimal (not run)";
-    out.not_run = "the optimal search partitions shaders of one output";
-    out.proven_optimal = false;
-    out.lower_bound = 0;
-    out.stats = {};
-    return out;
-  }
-  if (!r.options.model.linear()) {
-    // The search's bounds are sums of linear terms: under a per-pass metric it has nothing to
-    // prove with. It says so rather than search (the best known partition, marked unproven).
-    Partition out = std::isfinite(seed.cost) ? seed : Partition{};
-    out.algorithm = "Optimal (not run)";
-    out.not_run = "the optimal search's bounds need a linear cost model";
-    out.proven_optimal = false;
-    out.lower_bound = 0;
-    out.stats = {};
-    return out;
-  }
+  // (On a pseudo-root or a per-pass metric the search declines, giving back the seed: optimal().)
   OptimalOptions search = r.search;
   if (std::isfinite(seed.cost)) search.incumbent = &seed;
   return optimal(p, backend, r.options, search);
