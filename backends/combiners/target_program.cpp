@@ -257,6 +257,15 @@ backends::Backend registration() {
       sink.error("target", {}, problems.summary());
       return nullptr;
     }
+    // The combiners' final stage writes one colour: a shader of several outputs (--all-outputs)
+    // needs render targets the GeForces do not have.
+    if (d.node(d.root).kind == dag::NodeKind::Operation && d.node(d.root).op == ir::Op::Outputs) {
+      sink.error("several-outputs", d.node(d.root).spans.empty() ? lang::Span{} : d.node(d.root).spans.front(),
+                 fmt::format("the register combiners write one colour, and this shader has {} outputs (its output parameters "
+                             "compiled too): compile its colour alone, or choose a target of the fp backend",
+                             d.node(d.root).children.size()));
+      return nullptr;
+    }
     return std::make_unique<CombinerProgram>(d, target, std::move(*m));
   };
   return b;

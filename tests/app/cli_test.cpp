@@ -258,6 +258,16 @@ TEST(Cli, AnOutputParameterIsCompiledInsteadOfCiWhenAsked) {
   CliRun bad = cli("report --aov nope " + file.string(), true);
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.out.find("'nope' is not an output parameter of this shader (its outputs: tint) [unknown-aov]"), std::string::npos) << bad.out;
+  // --all-outputs: Ci and tint, each to its own render target; a pass each on one render target,
+  // one pass of two on four; the register combiners, which write one colour, say so.
+  const CliRun one = cli("partition --target PC5 --algo rds --all-outputs " + file.string());
+  EXPECT_EQ(one.code, 0) << one.out;
+  const CliRun four = cli("partition --target ps_2_0_mrt4 --algo mrds --all-outputs --format json " + file.string());
+  EXPECT_EQ(four.code, 0) << four.out;
+  EXPECT_NE(four.out.find("\"outputs\": ["), std::string::npos) << four.out;
+  CliRun combiners = cli("partition --target geforce3 --all-outputs " + file.string(), true);
+  EXPECT_NE(combiners.code, 0);
+  EXPECT_NE(combiners.out.find("the register combiners write one colour, and this shader has 2 outputs"), std::string::npos) << combiners.out;
   std::filesystem::remove(file);
 }
 
