@@ -3,10 +3,12 @@
 #include "backends/combiners/backend.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "backends/combiners/tables.h"
 #include "core/dag/export.h"
 
 namespace passlab::combiners {
@@ -100,6 +102,27 @@ CompiledPartition compile_partition(const dag::FragmentDag& d, const std::vector
     }
   }
   return cp;
+}
+
+std::vector<char> unclamped_nodes(const dag::FragmentDag& d, const CompiledPartition& cp) {
+  std::vector<char> exact(d.size(), 0);
+  for (const CompileResult& r : cp.passes) mark_unclamped(r.program.units, exact);
+  for (const CompileResult& r : cp.passes)
+    for (const PassInput& in : r.program.inputs)
+      if (in.cls == InputClass::Interpolant && in.reg >= 0 && in.node < exact.size()) exact[in.node] = 0;
+  return exact;
+}
+
+bool clamping_changes_nothing(const dag::FragmentDag& d, const std::vector<ir::Value>& all, const std::vector<ir::Value>& clamped, bool every_step) {
+  if (every_step)
+    for (const dag::Node& n : d.nodes) {
+      if (n.kind != dag::NodeKind::Operation || n.type == ir::BaseType::Bool || n.id == d.root) continue;
+      for (int k = 0; k < std::max(1, lang::component_count(n.type)); ++k)
+        if (!(std::fabs(all[n.id].f[static_cast<std::size_t>(k)] - clamped[n.id].f[static_cast<std::size_t>(k)]) <= 1e-6f)) return false;
+    }
+  for (std::size_t k = 0; k < 4; ++k)
+    if (!(std::fabs(std::clamp(all[d.root].f[k], 0.0f, 1.0f) - std::clamp(clamped[d.root].f[k], 0.0f, 1.0f)) <= 1e-6f)) return false;
+  return true;
 }
 
 namespace {

@@ -52,6 +52,19 @@ struct CompiledPartition {
 CompiledPartition compile_partition(const dag::FragmentDag& d, const std::vector<Interval>& ranges, const Machine& m,
                                     const partition::Partition& part, bool trace = false);
 
+// What the passes use without the registers' clamp, by FragmentDag id (tables.h's
+// mark_unclamped), less the interpolants some pass loads into a register (those are clamped):
+// for dag::evaluate_all_clamped, which then models the passes.
+std::vector<char> unclamped_nodes(const dag::FragmentDag& d, const CompiledPartition& cp);
+
+// Whether the registers' [-1, 1] changes nothing on a fragment: `clamped` (the shader evaluated
+// with every value clamped as it is produced, but the unclamped_nodes) gives the colour `all`
+// gives. There the combiners reproduce the reference; elsewhere they clamp by design. With
+// `every_step`, no operation's value may change either: the combiners compute some steps inside
+// an input mapping (expand(x) = 2x - 1 never clamps 2x), so where a step's clamp changes a value
+// the clamped evaluation is not quite the hardware's, even when the colour comes out the same.
+bool clamping_changes_nothing(const dag::FragmentDag& d, const std::vector<ir::Value>& all, const std::vector<ir::Value>& clamped, bool every_step);
+
 // Runs the passes on one fragment: each pass's RGBA is what later passes restore. Returns the last
 // pass's RGBA. `src` supplies interpolants and textures; restores are filled here.
 Rgba run_passes(const CompiledPartition& cp, const partition::Partition& part, const Machine& m, FragmentSource& src,

@@ -51,7 +51,7 @@ partition::Resources resources_of(const Program& p, const Machine& m) {
   for (const TextureUnit& u : p.units) {
     if (u.nodes.empty() && u.op == UnitOp::Texture2D && u.texture.empty()) continue;  // an idle unit before a pass-through
     ++units;
-    if (u.op != UnitOp::PassThrough && u.op != UnitOp::DotProduct) ++fetches;
+    if (u.op != UnitOp::PassThrough && u.op != UnitOp::DotProduct && u.op != UnitOp::CubeDot) ++fetches;
     if (u.op == UnitOp::Restore) ++restores;
   }
   r.textures = units;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,15 @@ enum class UnitOp : std::uint8_t {
   PassThrough,       // GeForce3: the interpolated coordinates themselves, clamped to [0, 1]
   DotProduct,        // GeForce3: s = coords . expand(previous unit), for the next unit
   DotProductTexture2D,  // GeForce3: (s of the unit before, coords . expand(previous)) into a 2D texture
+  Table1D,           // a generated function table looked up at an interpolated value (tables.h)
+  DependentAR,       // GeForce3: a function table looked up at (alpha, red) of the previous unit
+  DependentGB,       // GeForce3: ... at (green, blue)
+  CubeDot,           // GeForce3: dot_product_cube_map_1of3/2of3: coords . expand(previous), for the 3of3 unit
+  DotProductCubeMap, // GeForce3: the third dot product, then the normalisation cube map at the three
 };
 const char* to_string(UnitOp op);
+
+struct FunctionTable;
 
 struct TextureUnit {
   UnitOp op = UnitOp::Texture2D;
@@ -55,9 +63,13 @@ struct TextureUnit {
   std::vector<dag::NodeId> nodes;      // the FragmentDag nodes whose values this unit delivers
   int previous = -1;                   // dependent operations: the unit whose result they read
   bool expand_previous = false;        // dot products read it as expand() (a signed normal)
+  int component = 0;                   // CubeDot: 0 for the 1of3 unit, 1 for the 2of3 unit
   dag::NodeId restored = 0;            // Restore: the saved node
-  Encoding encoding = Encoding::Unsigned;  // Restore: how it was saved
+  Encoding encoding = Encoding::Unsigned;  // Restore: how it was saved; a table: how its texels hold the value
+  std::shared_ptr<const FunctionTable> table;  // Table1D and the dependent lookups: the function
 };
+// Whether the unit's RGB (and alpha) hold (x + 1) / 2, read back through expand().
+bool biased_result(const TextureUnit& u);
 
 // A value entering the top of the combiner pipeline (§6): an interpolant, a constant, or a
 // texture unit's result.

@@ -2,6 +2,8 @@
 // Writes compiled passes as nvparse programs and JSON.
 #include "backends/combiners/listing.h"
 
+#include "backends/combiners/tables.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,12 @@ std::string node_name(const dag::FragmentDag* d, dag::NodeId id) {
   const dag::Node& n = d->node(id);
   if (!n.name.empty()) return fmt::format("n{} {}", id, n.name == "$noise" ? "noise" : n.name);
   return fmt::format("n{}", id);
+}
+
+// The operand of a one-operand node (normalize's vector), or the node itself.
+dag::NodeId d_child(const dag::FragmentDag* d, dag::NodeId id) {
+  if (!d || id >= d->size() || d->node(id).children.empty()) return id;
+  return d->node(id).children.front();
 }
 
 std::string usage_suffix(Usage u, bool rgb_portion) {
@@ -38,6 +46,27 @@ std::string unit_comment(const TextureUnit& u, int index, const ListingContext& 
       what = fmt::format("t = {} . {}(tex{}); texture \"{}\" at (s, t)", u.coords.empty() ? "?" : node_name(ctx.dag, u.coords[0]),
                          u.expand_previous ? "expand" : "", u.previous, u.texture);
       break;
+    case UnitOp::CubeDot:
+      what = fmt::format("{} = ({}) . {}(tex{}), constant texture coordinates", u.component == 0 ? "s" : "t",
+                         u.component == 0 ? "1, 0, 0" : "0, 1, 0", u.expand_previous ? "expand" : "", u.previous);
+      break;
+    case UnitOp::DotProductCubeMap:
+      what = fmt::format("r = (0, 0, 1) . {}(tex{}); normalisation cube map at (s, t, r): normalize({})", u.expand_previous ? "expand" : "",
+                         u.previous, node_name(ctx.dag, u.nodes.empty() ? 0 : d_child(ctx.dag, u.nodes.front())));
+      break;
+    case UnitOp::Table1D:
+    case UnitOp::DependentAR:
+    case UnitOp::DependentGB:
+      if (u.table) {
+        const FunctionTable& t = *u.table;
+        what = fmt::format("{}, x = {}", describe(t), node_name(ctx.dag, t.argument));
+        if (t.index == TableIndex::Coordinate) {
+          const auto [scale, offset] = texture_matrix(t);
+          what += fmt::format("; texture matrix s = {:.6g} x + {:.6g}", scale, offset);
+        }
+        break;
+      }
+      [[fallthrough]];
     default: {
       std::string coords;
       for (std::size_t k = 0; k < u.coords.size(); ++k) coords += (k ? ", " : "") + node_name(ctx.dag, u.coords[k]);
@@ -67,7 +96,11 @@ std::string unit_summary(const TextureUnit& u) {
   switch (u.op) {
     case UnitOp::Restore: return "restore";
     case UnitOp::CubeNormalize: return "cube map (normalize)";
+    case UnitOp::DotProductCubeMap: return "dot-product cube map (normalize)";
     case UnitOp::PassThrough: return "pass-through";
+    case UnitOp::Table1D: case UnitOp::DependentAR: case UnitOp::DependentGB:
+      if (u.table) return std::string(to_string(u.op)) + " table of " + u.table->text;
+      [[fallthrough]];
     default: return std::string(to_string(u.op)) + (u.texture.empty() ? "" : " " + (u.texture == "$noise" ? std::string("noise") : u.texture));
   }
 }
@@ -100,6 +133,13 @@ std::string ts_program(const Program& p, const Machine& m, const ListingContext&
       case UnitOp::PassThrough: op = "pass_through();"; break;
       case UnitOp::DotProduct: op = fmt::format("dot_product_2d_1of2({}tex{}{});", t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : ""); break;
       case UnitOp::DotProductTexture2D: op = fmt::format("dot_product_2d_2of2({}tex{}{});", t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : ""); break;
+      case UnitOp::Table1D: op = "texture_1d();"; break;
+      case UnitOp::CubeDot:
+        op = fmt::format("dot_product_cube_map_{}of3({}tex{}{});", t.component + 1, t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : "");
+        break;
+      case UnitOp::DotProductCubeMap: op = fmt::format("dot_product_cube_map_3of3({}tex{}{});", t.expand_previous ? "expand(" : "", t.previous, t.expand_previous ? ")" : ""); break;
+      case UnitOp::DependentAR: op = fmt::format("dependent_ar(tex{});", t.previous); break;
+      case UnitOp::DependentGB: op = fmt::format("dependent_gb(tex{});", t.previous); break;
     }
     out += fmt::format("{:<36}// {}\n", op, unit_comment(t, u, ctx));
   }
@@ -200,6 +240,26 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
     x["coords"] = c;
     if (u.previous >= 0) x["previous"] = u.previous, x["expand_previous"] = u.expand_previous;
     if (u.op == UnitOp::Restore) x["restored"] = u.restored, x["encoding"] = u.encoding == Encoding::Biased ? "biased" : "unsigned";
+    if (u.table) {
+      const FunctionTable& t = *u.table;
+      J tj;
+      tj["function"] = t.text;
+      tj["node"] = t.node;
+      tj["argument"] = t.argument;
+      tj["index"] = t.index == TableIndex::Dependent ? "dependent" : "coordinate";
+      if (t.index == TableIndex::Dependent) {
+        tj["channel"] = std::string(1, "rgba"[t.channel]);
+        tj["argument_encoding"] = t.argument_encoding == Encoding::Biased ? "biased" : "unsigned";
+      } else {
+        tj["domain"] = {t.domain.lo, t.domain.hi};
+        tj["periodic"] = t.periodic;
+      }
+      tj["texels"] = t.size;
+      tj["filter"] = t.linear ? "linear" : "nearest";
+      tj["encoding"] = t.encoding == Encoding::Biased ? "biased" : "unsigned";
+      tj["max_error"] = t.max_error;
+      x["table"] = tj;
+    }
     units.push_back(x);
   }
   j["texture_units"] = units;

@@ -63,10 +63,32 @@ dag::FragmentDag lower(const dag::FragmentDag& d) {
           unit[r] = is_unit(nn);
           break;
         }
-        case Builtin::Normalize:
-          if (is_unit(kid(0))) r = kid(0);
-          else lowered = false;
+        case Builtin::Normalize: {
+          const Interval v = range[n.children[0]];
+          const float most = std::max(std::fabs(v.lo), std::fabs(v.hi));
+          if (is_unit(kid(0))) {
+            r = kid(0);
+          } else if (d.node(n.children[0]).kind != dag::NodeKind::Interpolant && std::isfinite(most) && most > 1.0f && most <= 64.0f) {
+            // The direction of a vector the registers cannot hold (a sum of unit vectors): the
+            // same direction scaled into [-1, 1] by a power of two, which the combiners compute
+            // exactly (an output scale) and a pass can save.
+            // A sum or difference is scaled term by term, so no step of it leaves the range.
+            const float scale = std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(most))));
+            const dag::Node& v0 = d.node(n.children[0]);
+            dag::NodeId scaled;
+            if (v0.kind == dag::NodeKind::Operation && (v0.op == Op::Add || v0.op == Op::Sub) && v0.children.size() == 2) {
+              const dag::NodeId a = memo.at(v0.children[0]), c = memo.at(v0.children[1]);
+              scaled = op(v0.op, type_of(kid(0)), {op(Op::Mul, type_of(a), {a, scalar(scale)}), op(Op::Mul, type_of(c), {c, scalar(scale)})});
+            } else {
+              scaled = op(Op::Mul, type_of(kid(0)), {kid(0), scalar(scale)});
+            }
+            r = b.operation(Op::Builtin, n.type, n.aux, {scaled}, span);
+            unit[r] = true;
+          } else {
+            lowered = false;
+          }
           break;
+        }
         case Builtin::Reflect: {  // I - 2 dot(N, I) N
           const dag::NodeId i = kid(0), nn = kid(1);
           const dag::NodeId twice = op(Op::Mul, ir::BaseType::Float, {scalar(2), op(Op::Dot, ir::BaseType::Float, {nn, i})});

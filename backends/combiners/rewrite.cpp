@@ -293,8 +293,7 @@ class Rewriter {
     in.unit = unit;
     in.node = h_.units[static_cast<std::size_t>(unit)].nodes.front();
     in.triple = true;
-    in.biased = h_.units[static_cast<std::size_t>(unit)].op == UnitOp::CubeNormalize ||
-                (h_.units[static_cast<std::size_t>(unit)].op == UnitOp::Restore && h_.units[static_cast<std::size_t>(unit)].encoding == Encoding::Biased);
+    in.biased = biased_result(h_.units[static_cast<std::size_t>(unit)]);
     h_.inputs.push_back(in);
     const int k = static_cast<int>(h_.inputs.size() - 1);
     unit_input_[unit] = k;
@@ -328,7 +327,7 @@ class Rewriter {
       const TextureUnit& u = h_.units[static_cast<std::size_t>(it->second)];
       const int in = unit_input(it->second);
       const bool biased = h_.inputs[static_cast<std::size_t>(in)].biased;
-      if (u.op == UnitOp::Restore) {
+      if (u.op == UnitOp::Restore || u.table) {  // a table's scalar fills all four channels
         if (part == Part::Rgb) return expand_if(biased, input(in, Part::Rgb, id), id);
         return expand_if(biased, input(in, Part::Alpha, id), id);
       }

@@ -2,6 +2,8 @@
 // Executes combiner programs fragment by fragment, as the extension specifications define it.
 #include "backends/combiners/simulate.h"
 
+#include "backends/combiners/tables.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -53,6 +55,24 @@ Rgba unit_result(const Program& p, const TextureUnit& u, std::size_t index, cons
     case UnitOp::Restore: return src.restored(u.restored);
     case UnitOp::PassThrough: return {0, 0, 0, 0};  // its register is loaded with the interpolants
     case UnitOp::DotProduct: return {0, 0, 0, 0};
+    case UnitOp::CubeDot: return {0, 0, 0, 0};  // a dot product for the unit after: no colour
+    case UnitOp::DotProductCubeMap: {
+      // (dot_1of3, dot_2of3, dot_3of3) of the texture coordinates (1,0,0), (0,1,0), (0,0,1) with
+      // expand(previous): the saved vector itself, normalised by the cube map.
+      const Rgba& prev = done.at(static_cast<std::size_t>(u.previous));
+      std::array<float, 3> v{};
+      for (std::size_t k = 0; k < 3; ++k) v[k] = u.expand_previous ? 2.0f * prev[k] - 1.0f : prev[k];
+      const float len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      const float inv = len > 0 ? 1.0f / len : 0.0f;
+      return q8({(v[0] * inv + 1) * 0.5f, (v[1] * inv + 1) * 0.5f, (v[2] * inv + 1) * 0.5f, 1.0f});
+    }
+    case UnitOp::Table1D: return u.table ? table_lookup(*u.table, src.value(u.coords.at(0))[0], o.hardware_precision) : Rgba{0, 0, 0, 0};
+    case UnitOp::DependentAR:
+    case UnitOp::DependentGB: {
+      if (!u.table) return {0, 0, 0, 0};
+      const Rgba& prev = done.at(static_cast<std::size_t>(u.previous));
+      return table_lookup(*u.table, prev[static_cast<std::size_t>(u.table->channel)], o.hardware_precision);
+    }
     case UnitOp::DotProductTexture2D: {
       const Rgba& prev = done.at(static_cast<std::size_t>(u.previous));
       auto dot = [&](dag::NodeId id) {

@@ -13,6 +13,7 @@
 
 #include "backends/combiners/backend.h"
 #include "backends/combiners/listing.h"
+#include "backends/combiners/tables.h"
 #include "backends/combiners/lower.h"
 #include "backends/combiners/pass_shader.h"
 #include "backends/combiners/timeline.h"
@@ -58,11 +59,14 @@ class CombinerProgram : public backends::TargetProgram {
     // reference does not, by design).
     ir::EvalContext ctx;
     ctx.spaces = binding.spaces;
+    const std::vector<char> exact = unclamped_nodes(d_, cp);
     int compared = 0;
     for (std::uint64_t seed = 1; seed <= 400 && compared < 32 && problems.empty(); ++seed) {
       const ir::FragmentInputs in = ir::random_fragment(seed);
       const std::vector<ir::Value> all = dag::evaluate_all(d_, in, ctx);
-      if (!unclamped(in, ctx, all)) continue;
+      // Exact where no step's clamp changes a value (clamping_changes_nothing says why the colour
+      // alone is not enough).
+      if (!clamping_changes_nothing(d_, all, dag::evaluate_all_clamped(d_, in, ctx, -1.0f, 1.0f, &exact), true)) continue;
       ++compared;
       Reference src(d_, in, ctx);
       const Rgba got = run_passes(cp, part, machine_, src);
@@ -191,14 +195,6 @@ class CombinerProgram : public backends::TargetProgram {
     std::vector<ir::Value> vertex_;
   };
 
-  // Whether the registers' [-1, 1] changes nothing on this fragment (then the hardware must
-  // reproduce the reference; elsewhere it clamps by design).
-  bool unclamped(const ir::FragmentInputs& in, const ir::EvalContext& ctx, const std::vector<ir::Value>& all) const {
-    const std::vector<ir::Value> c = dag::evaluate_all_clamped(d_, in, ctx, -1.0f, 1.0f);
-    for (std::size_t k = 0; k < 4; ++k)
-      if (!(std::fabs(std::clamp(all[d_.root].f[k], 0.0f, 1.0f) - std::clamp(c[d_.root].f[k], 0.0f, 1.0f)) <= 1e-6f)) return false;
-    return true;
-  }
   partition::Pass whole_pass() const {
     partition::Pass p;
     p.root = d_.root;

@@ -7,11 +7,14 @@
 // lookup (or its expand()) is DOT_PRODUCT + DOT_PRODUCT_TEXTURE_2D reading X's unit. Anything
 // else with computed coordinates is a dependent lookup the machine cannot do in one pass.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "backends/combiners/stages.h"
+#include "backends/combiners/tables.h"
+#include "core/dag/export.h"
 #include "core/lang/stdlib.h"
 
 namespace passlab::combiners {
@@ -26,11 +29,24 @@ const char* to_string(UnitOp op) {
     case UnitOp::PassThrough: return "pass_through";
     case UnitOp::DotProduct: return "dot_product_2d_1of2";
     case UnitOp::DotProductTexture2D: return "dot_product_2d_2of2";
+    case UnitOp::Table1D: return "texture_1d";
+    case UnitOp::DependentAR: return "dependent_ar";
+    case UnitOp::DependentGB: return "dependent_gb";
+    case UnitOp::CubeDot: return "dot_product_cube_map";
+    case UnitOp::DotProductCubeMap: return "dot_product_cube_map_3of3";
   }
   return "?";
 }
 
 Encoding saved_encoding(const Interval& range) { return range.clamped().nonnegative() ? Encoding::Unsigned : Encoding::Biased; }
+
+bool biased_result(const TextureUnit& u) {
+  switch (u.op) {
+    case UnitOp::CubeNormalize: case UnitOp::DotProductCubeMap: return true;
+    case UnitOp::Restore: case UnitOp::Table1D: case UnitOp::DependentAR: case UnitOp::DependentGB: return u.encoding == Encoding::Biased;
+    default: return false;
+  }
+}
 
 namespace {
 
@@ -132,8 +148,197 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
     u.encoding = saved_encoding((*pass.ranges)[r]);
     add_unit(std::move(u), u.encoding == Encoding::Biased ? "saved as (x+1)/2" : "saved as it is");
   }
+  // The unit delivering a node's value, or -1.
+  auto unit_of = [&](dag::NodeId id) {
+    for (std::size_t u = 0; u < h.units.size(); ++u)
+      if (h.units[u].op != UnitOp::DotProduct && std::find(h.units[u].nodes.begin(), h.units[u].nodes.end(), id) != h.units[u].nodes.end())
+        return static_cast<int>(u);
+    return -1;
+  };
+  auto what = [&](dag::NodeId id) {
+    const dag::Node& n = d.node(id);
+    if (n.kind == dag::NodeKind::Texture) return std::string("noise()");
+    if (n.op == ir::Op::Div) return std::string("a division by a value computed per fragment");
+    if (n.op == ir::Op::Builtin) return fmt::format("{}()", lang::to_string(static_cast<lang::Builtin>(n.aux)));
+    return fmt::format("'{}'", dag::label(n));
+  };
+  // The argument values a table of an interpolant covers: one period, where the function is not
+  // constant, or the interpolant's interval; false when none of them is bounded.
+  auto coordinate_domain = [&](const std::vector<dag::Node>& expr, std::size_t slot, dag::NodeId a, Interval* domain, bool* periodic) {
+    Interval r = (*pass.ranges)[a], flat;
+    if (table_saturation(expr, slot, &flat)) r = {std::max(r.lo, flat.lo), std::min(r.hi, flat.hi)};
+    if (const float period = table_period(expr, slot); period > 0) {
+      *periodic = true;
+      *domain = {0.0f, period};
+      return true;
+    }
+    *periodic = false;
+    if (!(std::isfinite(r.lo) && std::isfinite(r.hi) && r.lo <= r.hi)) return false;
+    *domain = r;
+    return true;
+  };
+  // A function the combiners cannot compute, as a table of the one value it is a function of.
+  auto table_unit = [&](dag::NodeId id) {
+    const dag::Node& n = d.node(id);
+    TableExpression e;
+    auto enters = [&](dag::NodeId c) { return !member[c] || unit_of(c) >= 0; };
+    if (!table_expression(d, id, enters, e))
+      return fail("unsupported", fmt::format("{} cannot be a table lookup: {}", what(id), e.why), id);
+    if (e.arguments.size() != 1) {
+      std::string names;
+      for (std::size_t k = 0; k < e.arguments.size() && k < 3; ++k) names += (k ? ", " : "") + dag::label(d.node(e.arguments[k]));
+      if (e.arguments.size() > 3) names += ", ...";
+      return fail("table-argument",
+                  fmt::format("{} of a value computed from {} values in this pass ({}): {} computes it as a table lookup, which takes one "
+                              "argument from a texture or an interpolant (an earlier pass can save that value)",
+                              what(id), e.arguments.size(), names, m.name),
+                  id);
+    }
+    const dag::NodeId a = e.arguments.front();
+    const dag::Node& an = d.node(a);
+    if (lang::is_triple(an.type))
+      return fail("table-argument",
+                  fmt::format("{} of the vector {}: {}'s tables take one number (compute a component or a dot product first)", what(id),
+                              dag::label(an), m.name),
+                  id);
+    auto t = std::make_shared<FunctionTable>();
+    t->expr = std::move(e.expr);
+    t->origin = std::move(e.origin);
+    t->slot = e.slots.front();
+    t->node = id;
+    t->argument = a;
+    t->text = table_text(t->expr, t->slot);
+    t->triple = lang::is_triple(n.type);
+    TextureUnit u;
+    u.nodes = {id};
+    std::string why;
+    if (an.kind == dag::NodeKind::Interpolant) {
+      t->index = TableIndex::Coordinate;
+      if (!coordinate_domain(t->expr, t->slot, a, &t->domain, &t->periodic)) {
+        return fail("table-argument",
+                    fmt::format("{} of {}, which may take any value: a table covers a bounded or periodic argument (bound it per vertex, "
+                                "e.g. with clamp())",
+                                what(id), dag::label(an)),
+                    id);
+      }
+      u.op = UnitOp::Table1D;
+      u.coords = {a};
+      u.coord_sizes = {1};
+      why = "a table looked up at the interpolated " + dag::label(an);
+    } else if (const int src = unit_of(a); src >= 0) {
+      if (!m.texture_shaders)
+        return fail("unsupported",
+                    fmt::format("{} of a value from a texture needs a dependent texture read, which {} lacks (no texture shaders): only "
+                                "functions of interpolated values are tables there",
+                                what(id), m.name),
+                    id);
+      const TextureUnit& p = h.units[static_cast<std::size_t>(src)];
+      t->index = TableIndex::Dependent;
+      t->channel = p.op == UnitOp::Restore || p.table ? 3 : static_cast<int>(an.kind == dag::NodeKind::Texture ? an.aux : 3);
+      t->argument_encoding = biased_result(p) ? Encoding::Biased : Encoding::Unsigned;
+      u.op = t->dependent_gb() ? UnitOp::DependentGB : UnitOp::DependentAR;
+      u.previous = src;
+      why = fmt::format("a table looked up at tex{}'s {}", src, "rgba"[t->channel]);
+    } else {
+      return fail("table-argument", fmt::format("{} of {}, which reaches this pass neither from a texture nor interpolated", what(id), dag::label(an)), id);
+    }
+    build_table(*t);
+    u.encoding = t->encoding;
+    u.table = t;
+    add_unit(std::move(u), why + "; " + describe(*t));
+    return true;
+  };
+  // A function only other tables of the pass read is folded into them: one lookup of the
+  // composition (smoothstep(a, b, mod(x, 1)) of x) rather than a chain of dependent lookups, and
+  // exact where the chain would round in between. Readers are found through conditions.
+  std::vector<std::vector<dag::NodeId>> readers(d.size());
+  for (dag::NodeId p : pass.members) {
+    std::vector<dag::NodeId> stack(d.node(p).children.begin(), d.node(p).children.end());
+    while (!stack.empty()) {
+      const dag::NodeId c = stack.back();
+      stack.pop_back();
+      const dag::Node& cn = d.node(c);
+      if (cn.kind == dag::NodeKind::Operation && cn.type == ir::BaseType::Bool) {
+        stack.insert(stack.end(), cn.children.begin(), cn.children.end());
+      } else if (std::find(readers[c].begin(), readers[c].end(), p) == readers[c].end()) {
+        readers[c].push_back(p);
+      }
+    }
+  }
+  std::vector<char> table_only(d.size(), 0), tabled(d.size(), 0);
+  for (dag::NodeId x : pass.members) tabled[x] = needs_table(d, x);
+  // A function of an interpolant that is neither bounded nor periodic may become so a step or two
+  // up: x - floor(x) (the fract idiom) repeats though floor(x) does not. Then that reader is the
+  // table (of the same interpolant), and what it reads is folded into it.
+  for (dag::NodeId x : pass.members) {
+    if (!tabled[x]) continue;
+    auto enters = [&](dag::NodeId c) { return !member[c] || d.node(c).kind == dag::NodeKind::Texture; };
+    TableExpression e;
+    Interval dom;
+    bool periodic = false;
+    if (!table_expression(d, x, enters, e) || e.arguments.size() != 1 || d.node(e.arguments[0]).kind != dag::NodeKind::Interpolant ||
+        coordinate_domain(e.expr, e.slots[0], e.arguments[0], &dom, &periodic))
+      continue;
+    dag::NodeId cur = x;
+    for (int step = 0; step < 4 && readers[cur].size() == 1; ++step) {
+      const dag::NodeId p = readers[cur][0];
+      if (!member[p] || tabled[p]) break;
+      TableExpression up;
+      if (table_expression(d, p, enters, up) && up.arguments == e.arguments &&
+          coordinate_domain(up.expr, up.slots[0], up.arguments[0], &dom, &periodic)) {
+        tabled[p] = 1;
+        break;
+      }
+      cur = p;
+    }
+  }
+  for (auto it = pass.members.rbegin(); it != pass.members.rend(); ++it) {  // readers before what they read
+    const dag::NodeId x = *it;
+    if (x == pass.root || readers[x].empty() || d.node(x).kind == dag::NodeKind::Texture) continue;
+    table_only[x] = std::all_of(readers[x].begin(), readers[x].end(), [&](dag::NodeId p) { return member[p] && (tabled[p] || table_only[p]); });
+  }
   for (dag::NodeId id : pass.members) {
     const dag::Node& n = d.node(id);
+    if (tabled[id]) {
+      if (table_only[id]) continue;  // folded into the tables that read it
+      if (!table_unit(id)) return false;
+      continue;
+    }
+    if (n.kind == dag::NodeKind::Operation && n.op == ir::Op::Builtin && n.aux == static_cast<std::uint32_t>(lang::Builtin::Normalize) &&
+        n.children.size() == 1 && d.node(n.children[0]).kind != dag::NodeKind::Interpolant) {
+      // GeForce3: a vector from a texture (a saved one) normalised by three texture-shader dot
+      // products with the constant coordinates (1,0,0), (0,1,0), (0,0,1) and the cube map.
+      const dag::NodeId a = n.children[0];
+      const int src = unit_of(a);
+      if (!m.texture_shaders)
+        return fail("unsupported",
+                    fmt::format("normalize() of a vector computed per fragment: {} normalises only interpolated vectors (through a "
+                                "normalisation cube map; it has no texture shaders to index one with a saved vector)",
+                                m.name),
+                    id);
+      if (src < 0 || !lang::is_triple(d.node(a).type))
+        return fail("table-argument",
+                    fmt::format("normalize() of a vector computed in this pass: {} normalises a vector from a texture (three "
+                                "texture-shader dot products index the cube map), so an earlier pass must save it",
+                                m.name),
+                    id);
+      const bool expand = biased_result(h.units[static_cast<std::size_t>(src)]);
+      for (int k = 0; k < 2; ++k) {
+        TextureUnit dot;
+        dot.op = UnitOp::CubeDot;
+        dot.previous = src;
+        dot.expand_previous = expand;
+        dot.component = k;
+        add_unit(std::move(dot), k == 0 ? "s = (1,0,0) . the saved vector" : "t = (0,1,0) . the saved vector");
+      }
+      TextureUnit u;
+      u.op = UnitOp::DotProductCubeMap;
+      u.previous = src;
+      u.expand_previous = expand;
+      u.nodes = {id};
+      add_unit(std::move(u), "r = (0,0,1) . the saved vector; the normalisation cube map at (s, t, r)");
+      continue;
+    }
     if (n.kind == dag::NodeKind::Operation && n.op == ir::Op::Builtin && n.aux == static_cast<std::uint32_t>(lang::Builtin::Normalize) &&
         n.children.size() == 1 && d.node(n.children[0]).kind == dag::NodeKind::Interpolant) {
       const auto key = std::make_pair(std::string("$normalize"), n.children);
@@ -217,9 +422,16 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
                             m.texture_shaders ? " or through its texture-shader patterns" : ""),
                 id);
   }
-  if (static_cast<int>(h.units.size()) > m.texture_units)
-    return fail("texture-units", fmt::format("texture units: {} > {}", h.units.size(), m.texture_units),
-                h.units[static_cast<std::size_t>(m.texture_units)].nodes.front());
+  if (static_cast<int>(h.units.size()) > m.texture_units) {
+    // Where: the first unit over the limit that delivers a value (a cube map's dot products deliver none).
+    dag::NodeId at = pass.root;
+    for (std::size_t u = static_cast<std::size_t>(m.texture_units); u < h.units.size(); ++u)
+      if (!h.units[u].nodes.empty()) {
+        at = h.units[u].nodes.front();
+        break;
+      }
+    return fail("texture-units", fmt::format("texture units: {} > {}", h.units.size(), m.texture_units), at);
+  }
   return true;
 }
 

@@ -365,7 +365,7 @@ bool has_differences(const std::vector<Node>& nodes) { return std::any_of(nodes.
 // differences it feeds are the only ones of their cones, dag/neighbour_values.cpp).
 std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
                                  const std::vector<ir::Value>* vertex_values, const float* range = nullptr,
-                                 const Neighbourhood* next = nullptr) {
+                                 const Neighbourhood* next = nullptr, const std::vector<char>* exact = nullptr) {
   std::vector<ir::Value> vals(nodes.size());
   const bool lockstep = next && has_differences(nodes);
   std::vector<ir::Value> right(lockstep ? nodes.size() : 0), below(lockstep ? nodes.size() : 0);
@@ -373,7 +373,8 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
     if (range && n.id > 0) {  // the value before this one as a fixed-range datapath keeps it
       ir::Value& v = vals[n.id - 1];
       const Node& p = nodes[n.id - 1];
-      if (p.kind != NodeKind::Constant && v.type != ir::BaseType::Bool && v.type != ir::BaseType::String)
+      const bool kept = exact && p.id < exact->size() && (*exact)[p.id];
+      if (p.kind != NodeKind::Constant && v.type != ir::BaseType::Bool && v.type != ir::BaseType::String && !kept)
         for (int i = 0; i < std::max(1, lang::component_count(v.type)); ++i) v.f[static_cast<std::size_t>(i)] = std::clamp(v.f[static_cast<std::size_t>(i)], range[0], range[1]);
     }
     vals[n.id] = node_value(n, vals, in, ctx, vertex_values, lockstep ? &right : nullptr, lockstep ? &below : nullptr);
@@ -420,10 +421,10 @@ std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentIn
 }
 
 std::vector<ir::Value> evaluate_all_clamped(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, float lo,
-                                            float hi) {
+                                            float hi, const std::vector<char>* exact) {
   std::vector<ir::Value> outputs = vertex_outputs(dag, in, ctx);
   const float range[2] = {lo, hi};
-  std::vector<ir::Value> v = run_nodes(dag.nodes, in, ctx, &outputs, range);
+  std::vector<ir::Value> v = run_nodes(dag.nodes, in, ctx, &outputs, range, nullptr, exact);
   if (!v.empty() && dag.nodes.back().kind != NodeKind::Constant && v.back().type != ir::BaseType::Bool)
     for (int i = 0; i < std::max(1, lang::component_count(v.back().type)); ++i) v.back().f[static_cast<std::size_t>(i)] = std::clamp(v.back().f[static_cast<std::size_t>(i)], lo, hi);
   return v;

@@ -77,9 +77,10 @@ std::vector<ir::Value> evaluate_all(const FragmentDag& dag, const ir::FragmentIn
                                     const ir::Neighbours* next = nullptr);
 // The same on a fixed-range datapath: every value an interpolant, lookup or operation produces
 // is clamped to [lo, hi] (constants as written). Where the root agrees with evaluate_all, no
-// clamp changed the result.
+// clamp changed the result. Nodes `exact` marks (by id) keep their values: a datapath that
+// computes them without a step of fixed range (a register-combiner function table) does not clamp them.
 std::vector<ir::Value> evaluate_all_clamped(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx, float lo,
-                                            float hi);
+                                            float hi, const std::vector<char>* exact = nullptr);
 
 // The values of the computed interpolants at one fragment (what the vertex program delivers).
 std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx);

@@ -319,6 +319,7 @@ class Generator {
   std::string cfloat(int depth, bool unit) {
     if (depth <= 0 || chance(0.25f)) return cleaf_float(unit);
     const int d = depth - 1;
+    if (chance(0.12f)) return ctable(d, unit);
     switch (below(unit ? 9 : 12)) {
       case 0: case 1: return fmt::format("({} * {})", cfloat(d, unit), cfloat(d, unit));
       case 2: return fmt::format("({} * 0.5 + {} * 0.5)", cfloat(d, unit), cfloat(d, unit));
@@ -331,6 +332,24 @@ class Generator {
       case 9: return fmt::format("({} - {})", cfloat(d, true), cfloat(d, true));
       case 10: return fmt::format("(-{})", cfloat(d, false));
       default: return fmt::format("({} . {})", unit_vector(), unit_vector());
+    }
+  }
+  // What the combiners compute as function tables (backends/combiners/tables.h): functions of one
+  // value, in range, which the partitioner must make a texture (saved by an earlier pass, a
+  // lookup, or interpolated) before the lookup; and normalize() of a computed vector (a cube map
+  // indexed by three texture-shader dot products).
+  std::string ctable(int d, bool unit) {
+    switch (below(unit ? 6 : 8)) {
+      case 0: return fmt::format("sqrt({})", cfloat(d, true));
+      case 1: return fmt::format("smoothstep({}, {}, {})", number(0.1f + 0.3f * std::round(rng_.uniform() * 10) / 10),
+                                 number(0.5f + 0.4f * std::round(rng_.uniform() * 10) / 10), cfloat(d, false));
+      case 2: return fmt::format("pow({}, {})", cfloat(d, true), number(0.3f + std::round(rng_.uniform() * 40) / 10));
+      case 3: return fmt::format("mod({} * {}, 1)", cfloat(d, true), number(static_cast<float>(1 + below(4))));
+      case 4: return fmt::format("(0.25 / (1 + {}))", cfloat(d, true));
+      case 5: return fmt::format("spline({}, {}, {}, {}, {})", cfloat(d, true), number(0.2f + 0.6f * rng_.uniform()), number(0.2f + 0.6f * rng_.uniform()),
+                                 number(0.2f + 0.6f * rng_.uniform()), number(0.2f + 0.6f * rng_.uniform()));
+      case 6: return fmt::format("sin({} * {})", number(static_cast<float>(1 + below(6))), cfloat(d, false));
+      default: return fmt::format("(normalize({} + {}) . {})", unit_vector(), unit_vector(), unit_vector());
     }
   }
   std::string ccolor(int depth, bool unit) {

@@ -312,13 +312,20 @@ TEST(Stage2, SelectIsAMuxOnAControlComparedWithOneHalf) {
 }
 
 TEST(Stage2, UnsupportedOperationsNameThemselves) {
+  // GeForce3 looks sqrt() of a texel up in a table (a dependent read); GeForce1 cannot, and says so.
   One sq = compile("Ci = sqrt(float texture(\"a\", s, t)); Oi = 1;");
-  ASSERT_FALSE(sq.result.ok);
-  EXPECT_EQ(sq.result.failure.constraint, "unsupported");
-  EXPECT_THAT(sq.result.failure.message, HasSubstr("sqrt"));
+  ASSERT_TRUE(sq.result.ok) << sq.result.failure.message;
+  EXPECT_EQ(sq.result.program.units.back().op, UnitOp::DependentAR);
+  One sq1 = compile("Ci = sqrt(float texture(\"a\", s, t)); Oi = 1;", "geforce1");
+  ASSERT_FALSE(sq1.result.ok);
+  EXPECT_EQ(sq1.result.failure.constraint, "unsupported");
+  EXPECT_THAT(sq1.result.failure.message, HasSubstr("sqrt"));
+  EXPECT_THAT(sq1.result.failure.message, HasSubstr("dependent texture read"));
+  // A quotient of two values is a function of two: no one-argument table computes it.
   One dv = compile("Ci = Cs / float texture(\"a\", s, t); Oi = 1;");
   ASSERT_FALSE(dv.result.ok);
-  EXPECT_THAT(dv.result.failure.message, HasSubstr("divide"));
+  EXPECT_THAT(dv.result.failure.message, HasSubstr("division"));
+  EXPECT_THAT(dv.result.failure.message, HasSubstr("2 values"));
 }
 
 // ---- stage 3: partial combiners ---------------------------------------------------------------

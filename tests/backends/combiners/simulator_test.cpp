@@ -19,6 +19,7 @@
 #include "core/partition/validate.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/nvparse_check.h"
+#include "backends/combiners/tables.h"
 #include "tests/backends/combiners/support.h"
 
 namespace passlab::combiners {
@@ -114,15 +115,25 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
       EXPECT_TRUE(problems.empty()) << c.sample.shader << " pass " << i + 1 << " (" << f.extension << "):\n" << to_text(problems) << f.text;
     }
 
+  // What function tables compute without the registers' clamp (tables.h).
+  const std::vector<char> exact = unclamped_nodes(d, cp);
   std::vector<ir::FragmentInputs> fragments = test::scene_fragments(c.sample.scene, 1000, 7);
   for (std::uint64_t seed = 1; seed <= 1000; ++seed) fragments.push_back(ir::random_fragment(seed));
-  int in_range = 0, exact_bad = 0, precise_bad = 0;
+  // The shaders written for the combiners keep every error within 16/255; the RenderMan samples'
+  // hard edges (toon's step() and its 0.04-wide smoothsteps, read through 8-bit saved values)
+  // move by up to a step of the value they threshold, so there a few fragments near an edge flip.
+  const bool written_for_combiners = c.sample.shader.rfind("combiners/", 0) == 0;
+  int in_range = 0, every_step_count = 0, exact_bad = 0, precise_bad = 0, over = 0;
   float worst = 0;
   double sum = 0;
   for (std::size_t i = 0; i < fragments.size(); ++i) {
     const std::vector<ir::Value> all = dag::evaluate_all(d, fragments[i], s.ctx);
-    if (!test::clamping_changes_nothing(d, fragments[i], s.ctx, all)) continue;
+    if (!test::clamping_changes_nothing(d, fragments[i], s.ctx, all, &exact)) continue;
     ++in_range;
+    // Exact in float where no step leaves the range; where only the colour is unchanged by the
+    // clamps, the precision statistics below hold.
+    const bool every_step = test::clamping_changes_nothing(d, fragments[i], s.ctx, all, &exact, true);
+    every_step_count += every_step;
     test::ReferenceSource src(d, fragments[i], s.ctx);
     const Rgba got = run_passes(cp, part, m, src);
     SimOptions hw;
@@ -133,8 +144,9 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
       const float e = std::fabs(got[static_cast<std::size_t>(k)] - want), p = std::fabs(low[static_cast<std::size_t>(k)] - want);
       worst = std::max(worst, p);
       sum += p;
-      if (e > 1e-4f && ++exact_bad <= 3) ADD_FAILURE() << c.sample.shader << " fragment " << i << " channel " << k << ": " << got[static_cast<std::size_t>(k)] << ", reference " << want;
-      if (p > 16.0f / 255 && ++precise_bad <= 3)
+      if (every_step && e > 1e-4f && ++exact_bad <= 3) ADD_FAILURE() << c.sample.shader << " fragment " << i << " channel " << k << ": " << got[static_cast<std::size_t>(k)] << ", reference " << want;
+      if (p > 16.0f / 255) ++over;
+      if (p > 16.0f / 255 && written_for_combiners && ++precise_bad <= 3)
         ADD_FAILURE() << c.sample.shader << " fragment " << i << " channel " << k << " in the hardware's precision: " << low[static_cast<std::size_t>(k)] << ", reference " << want;
     }
   }
@@ -143,12 +155,14 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
   // 2/255 on average.
   if (in_range) {
     EXPECT_LE(sum / (4.0 * in_range), 2.0 / 255) << c.sample.shader;
+    EXPECT_LE(over, in_range * 4 / 100) << c.sample.shader << ": channels over 16/255";  // at most 1% of them
   }
-  std::printf("%s on %s: %d fragments where clamping changes nothing; hardware precision: worst %.1f/255, mean %.2f/255\n", c.sample.shader.c_str(),
-              c.machine.c_str(), in_range, worst * 255, in_range ? sum / (4.0 * in_range) * 255 : 0.0);
+  std::printf("%s on %s: %d fragments where clamping changes nothing (%d where it changes no step); hardware precision: worst %.1f/255, "
+              "mean %.2f/255, %d channels over 16/255\n",
+              c.sample.shader.c_str(), c.machine.c_str(), in_range, every_step_count, worst * 255, in_range ? sum / (4.0 * in_range) * 255 : 0.0, over);
   // The shaders written for the combiners keep their values in range on their own scenes.
-  if (c.sample.shader.rfind("combiners/", 0) == 0) {
-    EXPECT_GE(in_range, 500) << c.sample.shader;
+  if (written_for_combiners) {
+    EXPECT_GE(every_step_count, 500) << c.sample.shader;
   }
   RecordProperty("in_range", in_range);
   RecordProperty("worst_hardware_error", static_cast<int>(worst * 255 + 0.5f));

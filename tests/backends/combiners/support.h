@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/combiners/backend.h"
 #include "backends/combiners/compiler.h"
 #include "backends/combiners/simulate.h"
 #include "core/dag/flatten.h"
@@ -142,17 +143,10 @@ inline std::vector<ir::FragmentInputs> scene_fragments(const std::string& scene_
   return out;
 }
 
-// Whether the registers' [-1, 1] changes nothing on this fragment: the shader evaluated with
-// every value clamped as it is produced gives the reference's colour. There the combiners must
-// reproduce the reference; elsewhere they clamp by design.
+// Whether the registers' [-1, 1] changes nothing on this fragment (combiners::clamping_changes_nothing).
 inline bool clamping_changes_nothing(const dag::FragmentDag& d, const ir::FragmentInputs& in, const ir::EvalContext& ctx,
-                                     const std::vector<ir::Value>& all) {
-  const std::vector<ir::Value> c = dag::evaluate_all_clamped(d, in, ctx, -1.0f, 1.0f);
-  for (int k = 0; k < 4; ++k) {
-    const float a = std::clamp(all[d.root].f[static_cast<std::size_t>(k)], 0.0f, 1.0f), b = std::clamp(c[d.root].f[static_cast<std::size_t>(k)], 0.0f, 1.0f);
-    if (!(std::fabs(a - b) <= 1e-6f)) return false;
-  }
-  return true;
+                                     const std::vector<ir::Value>& all, const std::vector<char>* exact = nullptr, bool every_step = false) {
+  return combiners::clamping_changes_nothing(d, all, dag::evaluate_all_clamped(d, in, ctx, -1.0f, 1.0f, exact), every_step);
 }
 
 }  // namespace passlab::test
