@@ -64,6 +64,11 @@ struct TextureUnit {
   int previous = -1;                   // dependent operations: the unit whose result they read
   bool expand_previous = false;        // dot products read it as expand() (a signed normal)
   int component = 0;                   // CubeDot: 0 for the 1of3 unit, 1 for the 2of3 unit
+  // A projective lookup (GL divides s, t, r by q): the coordinates are coords / q, and
+  // `quotients` the FragmentDag divisions the unit computes so.
+  dag::NodeId q = 0;
+  bool projective = false;
+  std::vector<dag::NodeId> quotients;
   dag::NodeId restored = 0;            // Restore: the saved node
   Encoding encoding = Encoding::Unsigned;  // Restore: how it was saved; a table: how its texels hold the value
   std::shared_ptr<const FunctionTable> table;  // Table1D and the dependent lookups: the function

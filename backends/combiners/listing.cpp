@@ -71,6 +71,7 @@ std::string unit_comment(const TextureUnit& u, int index, const ListingContext& 
       std::string coords;
       for (std::size_t k = 0; k < u.coords.size(); ++k) coords += (k ? ", " : "") + node_name(ctx.dag, u.coords[k]);
       what = fmt::format("{} at ({})", u.texture == "$noise" ? std::string("the noise lattice") : "texture \"" + u.texture + "\"", coords);
+      if (u.projective) what += fmt::format(" / {}: projective, q = {} (glTexCoord4 with q; the unit divides)", node_name(ctx.dag, u.q), node_name(ctx.dag, u.q));
     }
   }
   return fmt::format("unit {}: {}", index, what);

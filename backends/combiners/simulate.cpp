@@ -44,6 +44,10 @@ Rgba unit_result(const Program& p, const TextureUnit& u, std::size_t index, cons
         const int comps = k < u.coord_sizes.size() ? u.coord_sizes[k] : 1;
         for (int i = 0; i < comps && n < 3; ++i) c[n++] = v[static_cast<std::size_t>(i)];
       }
+      if (u.projective) {  // GL divides s, t and r by q
+        const float q = src.value(u.q)[0];
+        for (int i = 0; i < n; ++i) c[i] /= q;
+      }
       return q8(src.sample(u.texture, want, c));
     }
     case UnitOp::CubeNormalize: {

@@ -353,6 +353,11 @@ void mark_unclamped(const std::vector<TextureUnit>& units, std::vector<char>& ex
     if (u.op != UnitOp::PassThrough)  // texture coordinates are floats (a pass-through clamps them)
       for (dag::NodeId c : u.coords)
         if (c < exact.size()) exact[c] = 1;
+    if (u.projective) {  // and so are q and the quotients the unit makes
+      if (u.q < exact.size()) exact[u.q] = 1;
+      for (dag::NodeId c : u.quotients)
+        if (c < exact.size()) exact[c] = 1;
+    }
     if (!u.table) continue;
     const FunctionTable& t = *u.table;
     for (std::size_t i = 0; i < t.origin.size(); ++i) {

@@ -265,8 +265,37 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
       }
     }
   }
+  // Projective lookups: texture(name, a / q, b / q) with a, b and q interpolated is GL's lookup
+  // at (a, b, q), the unit dividing (projected slides, shadow maps). Divisions only such lookups
+  // read are theirs.
+  std::map<dag::NodeId, dag::NodeId> projective;  // texture node -> q
+  for (dag::NodeId id : pass.members) {
+    const dag::Node& n = d.node(id);
+    if (n.kind != dag::NodeKind::Texture || n.children.empty()) continue;
+    dag::NodeId q = 0;
+    bool ok = true;
+    for (std::size_t k = 0; k < n.children.size() && ok; ++k) {
+      const dag::Node& c = d.node(n.children[k]);
+      ok = member[c.id] && c.kind == dag::NodeKind::Operation && c.op == ir::Op::Div && c.children.size() == 2 && c.type == ir::BaseType::Float &&
+           is_leaf(d.node(c.children[0])) && d.node(c.children[1]).kind == dag::NodeKind::Interpolant &&
+           d.node(c.children[1]).type == ir::BaseType::Float && (k == 0 || c.children[1] == q);
+      if (ok) q = c.children[1];
+    }
+    if (ok) projective[id] = q;
+  }
+  std::vector<char> quotient(d.size(), 0);
+  for (const auto& [tex, q] : projective)
+    for (dag::NodeId c : d.node(tex).children)
+      quotient[c] = c != pass.root && std::all_of(readers[c].begin(), readers[c].end(), [&](dag::NodeId p) { return projective.count(p) > 0; });
+  for (auto it = projective.begin(); it != projective.end();) {  // a division others read too is computed, not projected
+    const auto& kids = d.node(it->first).children;
+    it = std::all_of(kids.begin(), kids.end(), [&](dag::NodeId c) { return quotient[c] != 0; }) ? std::next(it) : projective.erase(it);
+  }
+  std::fill(quotient.begin(), quotient.end(), 0);
+  for (const auto& [tex, q] : projective)
+    for (dag::NodeId c : d.node(tex).children) quotient[c] = 1;
   std::vector<char> table_only(d.size(), 0), tabled(d.size(), 0);
-  for (dag::NodeId x : pass.members) tabled[x] = needs_table(d, x);
+  for (dag::NodeId x : pass.members) tabled[x] = needs_table(d, x) && !quotient[x];
   // A function of an interpolant that is neither bounded nor periodic may become so a step or two
   // up: x - floor(x) (the fract idiom) repeats though floor(x) does not. Then that reader is the
   // table (of the same interpolant), and what it reads is folded into it.
@@ -299,6 +328,30 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
   }
   for (dag::NodeId id : pass.members) {
     const dag::Node& n = d.node(id);
+    if (quotient[id]) continue;  // a projective lookup's unit divides
+    if (auto p = projective.find(id); p != projective.end()) {
+      const auto key = std::make_pair(n.name, n.children);
+      if (auto it = by_key.find(key); it != by_key.end()) {
+        h.units[static_cast<std::size_t>(it->second)].nodes.push_back(id);
+        continue;
+      }
+      TextureUnit u;
+      const int dims = static_cast<int>(n.children.size());
+      u.op = dims <= 1 ? UnitOp::Texture1D : dims == 2 ? UnitOp::Texture2D : UnitOp::Texture3D;
+      u.texture = n.name;
+      for (dag::NodeId c : n.children) {
+        u.coords.push_back(d.node(c).children[0]);
+        u.coord_sizes.push_back(1);
+      }
+      u.projective = true;
+      u.q = p->second;
+      u.quotients = n.children;
+      u.nodes = {id};
+      if (u.op == UnitOp::Texture3D && !m.texture_3d)
+        return fail("unsupported", fmt::format("{} has no 3D textures ('{}' is looked up at 3 coordinates)", m.name, n.name), id);
+      by_key[key] = add_unit(std::move(u), "a projective lookup: the unit divides the interpolated coordinates by q");
+      continue;
+    }
     if (tabled[id]) {
       if (table_only[id]) continue;  // folded into the tables that read it
       if (!table_unit(id)) return false;

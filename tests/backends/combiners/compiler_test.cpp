@@ -209,6 +209,32 @@ TEST(Stage1, GeForce3DotProductTexture2D) {
   EXPECT_EQ(g1.result.failure.constraint, "dependent-texture");
 }
 
+TEST(Stage1, AProjectiveLookupDividesInTheUnit) {
+  // texture(name, a / q, b / q) of interpolants is GL's projective lookup (a projector's slide):
+  // the unit divides, on either card, and no combiner computes the quotients.
+  const char* body = "float q = 2 + s; Ci = color texture(\"slide\", t / q, (1 - s) / q); Oi = 1;";
+  for (const char* m : {"geforce1", "geforce3"}) {
+    One o = compile(body, m);
+    ASSERT_TRUE(o.result.ok) << m << ": " << o.result.failure.message;
+    const auto& u = o.result.program.units;
+    ASSERT_EQ(u.size(), 1u) << m;
+    EXPECT_EQ(u[0].op, UnitOp::Texture2D);
+    EXPECT_TRUE(u[0].projective);
+    EXPECT_EQ(u[0].quotients.size(), 2u);
+    EXPECT_THAT(ts_program(o.result.program, test::machine("geforce3")), HasSubstr("projective"));
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {  // the simulator divides as the unit does
+      const ir::FragmentInputs in = ir::random_fragment(seed);
+      const ir::Value want = dag::evaluate(o.lowered, in, o.shader.ctx);
+      test::ReferenceSource src(o.lowered, in, o.shader.ctx);
+      const Rgba got = simulate(o.result.program, test::machine(m), src);
+      for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(got[k], std::clamp(want.f[k], 0.0f, 1.0f), 1e-5f) << m << " seed " << seed;
+    }
+  }
+  // A quotient something else reads too is computed, so it is no projective lookup.
+  One shared = compile("float q = 2 + s; float a = t / q; Ci = color texture(\"slide\", a, a) * a; Oi = 1;");
+  EXPECT_FALSE(shared.result.ok);
+}
+
 TEST(Stage1, MoreLookupsThanUnitsNamesTheConstraint) {
   One o = compile("Ci = color texture(\"a\", s, t) * color texture(\"b\", s, t) * color texture(\"c\", s, t); Oi = 1;", "geforce1");
   ASSERT_FALSE(o.result.ok);
