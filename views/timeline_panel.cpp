@@ -4,6 +4,8 @@
 // snapshot's Timeline, which the pipeline built; nothing is compiled on the UI thread).
 #include "views/timeline_panel.h"
 
+#include <QFontMetricsF>
+
 #include <algorithm>
 #include <cmath>
 
@@ -223,6 +225,14 @@ QStringList TimelinePanel::unit_labels(int stage, bool rgb) const {
   return out;
 }
 
+QStringList TimelinePanel::texture_unit_text() const {
+  QStringList out;
+  const backends::Timeline* t = timeline();
+  if (!t || pass_ >= static_cast<int>(t->passes.size())) return out;
+  for (const std::string& u : t->passes[static_cast<std::size_t>(pass_)].texture_units) out << QString::fromStdString(u);
+  return out;
+}
+
 void TimelinePanel::fit() {
   const QRectF r = scene_->itemsBoundingRect().adjusted(-8, -8, 8, 8);
   if (r.isEmpty()) return;
@@ -367,7 +377,13 @@ double TimelinePanel::draw_pass_header(const backends::Timeline& t, const backen
 void TimelinePanel::draw_stages(const backends::TimelinePass& p, double top) {
   const int stages = static_cast<int>(p.stages.size());
   StageLayout g;
-  g.x_stage = g.x0 + 210 + kGap;  // the texture units' column is 210 wide
+  // The texture units' column: 210 wide, or as wide as its widest line (a function table says
+  // what it computes, and at what error).
+  double units_w = 210;
+  const QFontMetricsF metrics(style_.mono);
+  for (std::size_t u = 0; u < p.texture_units.size(); ++u)
+    units_w = std::max(units_w, metrics.horizontalAdvance(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u]))) + 24);
+  g.x_stage = g.x0 + units_w + kGap;
   g.stages = stages;
   g.x_final = g.x_stage + stages * kStageWidth;
   stage_columns_ = stages;

@@ -43,6 +43,7 @@ class TimelinePanel : public QWidget {
   int lit_units() const { return lit_; }
   int frame_stage() const { return frame_stage_; }  // the stage the trace player's step concerns, or -1
   QStringList unit_labels(int stage, bool rgb) const;
+  QStringList texture_unit_text() const;  // the open pass's texture units, as drawn
   bool export_file(const QString& path, QString* error) const;
   void fit();
 

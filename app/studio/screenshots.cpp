@@ -366,6 +366,44 @@ void marking_tour(const Tour& tour) {
 // Multiple render targets: Wood on a four-target preset in Compare (RDS, RDS + merge, MRDS and
 // the one-output optimum, which is no bound there), MRDS's passes with a listing that writes
 // several render targets, and a shader of several outputs (All outputs) in the DAG view.
+// Function tables on GeForce3 (docs/combiners.md): plastic in ten passes, the timeline opened on
+// a pass whose texture units look functions up (a table at a saved value, a cube map at a saved
+// vector), and its listing.
+void tables_tour(const Tour& tour) {
+  MainWindow* w = tour.w;
+  auto settled = [w] { return w->result() && w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
+  const QString original = w->file_path(), original_target = w->target_name();
+  w->open_file(samples_path("shaders/plastic.sl"));
+  w->set_target("geforce3");
+  if (!wait_for(settled, 60000, "plastic on geforce3")) return;
+  auto* tl = tour.dock("dock-timeline");
+  tl->setFloating(true);
+  tl->resize(1600, 820);
+  wait_until([w] { return w->timeline()->stage_columns() > 0; }, 10000);
+  // The first pass with a table, and the first with a dot-product cube map.
+  const auto* run = w->model()->run();
+  int table = -1, cube = -1;
+  for (int p = 0; run && p < static_cast<int>(run->partition.passes.size()); ++p) {
+    w->timeline()->select_pass(p);
+    settle(100);
+    const QString all = w->timeline()->texture_unit_text().join('\n');
+    if (table < 0 && all.contains("table")) table = p;
+    if (cube < 0 && all.contains("cube_map_3of3")) cube = p;
+  }
+  for (const auto& [pass, name] : {std::pair{table, "timeline_tables"}, std::pair{cube, "timeline_cube_dot"}}) {
+    if (pass < 0) continue;
+    w->timeline()->select_pass(pass);
+    settle(300);
+    w->timeline()->fit();
+    settle(200);
+    tour.save(tl, name);
+  }
+  tl->setFloating(false);
+  w->open_file(original);
+  w->set_target(original_target);
+  wait_until(settled, 20000);
+}
+
 void mrt_tour(const Tour& tour) {
   MainWindow* w = tour.w;
   auto save = [&tour](QWidget* widget, const QString& name) { tour.save(widget, name); };
@@ -668,13 +706,14 @@ void take_screenshots(MainWindow* w, const QString& dir) {
     QDir().mkpath(dir);
     w->resize(1600, 1000);
     const Tour tour{w, dir};
-    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "studio", "rpu", "sampling", "marking" or "mrt": only that section
+    const QByteArray only = qgetenv("PASSLAB_SHOTS");  // "studio", "rpu", "sampling", "marking", "mrt" or "tables": only that section
     const bool only_rpu = only == "rpu", only_sampling = only == "sampling", only_marking = only == "marking",
-               only_studio = only == "studio", only_mrt = only == "mrt";
-    const bool all = !only_rpu && !only_sampling && !only_marking && !only_studio && !only_mrt;
+               only_studio = only == "studio", only_mrt = only == "mrt", only_tables = only == "tables";
+    const bool all = !only_rpu && !only_sampling && !only_marking && !only_studio && !only_mrt && !only_tables;
     if ((all || only_studio) && !studio_tour(tour)) return;
     if (all || only_marking) marking_tour(tour);
     if (all || only_mrt) mrt_tour(tour);
+    if (all || only_tables) tables_tour(tour);
     if (all || only_sampling) sampling_tour(tour);
     if (all || only_rpu) rpu_tour(tour);
     w->editor()->setModified(false);

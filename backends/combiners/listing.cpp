@@ -97,11 +97,16 @@ std::string unit_summary(const TextureUnit& u) {
   switch (u.op) {
     case UnitOp::Restore: return "restore";
     case UnitOp::CubeNormalize: return "cube map (normalize)";
-    case UnitOp::DotProductCubeMap: return "dot-product cube map (normalize)";
+    case UnitOp::DotProductCubeMap: return fmt::format("dot_product_cube_map_3of3(tex{}): normalize", u.previous);
     case UnitOp::PassThrough: return "pass-through";
     case UnitOp::Table1D: case UnitOp::DependentAR: case UnitOp::DependentGB:
-      if (u.table) return std::string(to_string(u.op)) + " table of " + u.table->text;
+      if (u.table) {
+        const FunctionTable& t = *u.table;
+        const std::string how = u.op == UnitOp::Table1D ? "texture_1d" : fmt::format("{}(tex{})", to_string(u.op), u.previous);
+        return fmt::format("{} table {}  [{} texels, error {:.1f}/255]", how, t.text, t.size, t.max_error * 255.0f);
+      }
       [[fallthrough]];
+    case UnitOp::CubeDot: return fmt::format("dot_product_cube_map_{}of3(tex{})", u.component + 1, u.previous);
     default: return std::string(to_string(u.op)) + (u.texture.empty() ? "" : " " + (u.texture == "$noise" ? std::string("noise") : u.texture));
   }
 }
