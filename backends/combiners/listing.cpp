@@ -147,7 +147,7 @@ std::string ts_program(const Program& p, const Machine& m, const ListingContext&
       case UnitOp::DependentAR: op = fmt::format("dependent_ar(tex{});", t.previous); break;
       case UnitOp::DependentGB: op = fmt::format("dependent_gb(tex{});", t.previous); break;
     }
-    out += fmt::format("{:<36}// {}\n", op, unit_comment(t, u, ctx));
+    out += fmt::format("{:<36}{}// {}\n", op, op.size() >= 36 ? " " : "", unit_comment(t, u, ctx));
   }
   return out;
 }
