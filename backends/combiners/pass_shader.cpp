@@ -57,8 +57,10 @@ PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& pa
     const Program& prog = cp.passes[p].program;
     for (const PassInput& in : prog.inputs)
       if (in.cls == InputClass::Interpolant) per_pass[p].push_back(in.node);
-    for (const TextureUnit& u : prog.units)
+    for (const TextureUnit& u : prog.units) {
       for (dag::NodeId c : u.coords) per_pass[p].push_back(c);
+      if (u.projective) per_pass[p].push_back(u.q);  // the unit divides by it
+    }
     for (dag::NodeId id : per_pass[p]) leaves_.push_back(id);
   }
   std::sort(leaves_.begin(), leaves_.end());

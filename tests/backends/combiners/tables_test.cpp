@@ -15,9 +15,11 @@
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
 #include "backends/combiners/nvparse_check.h"
+#include "backends/combiners/pass_shader.h"
 #include "backends/combiners/tables.h"
 #include "core/partition/algorithms.h"
 #include "tests/backends/combiners/support.h"
+#include "tests/support/batches.h"
 
 namespace passlab::combiners {
 namespace {
@@ -216,6 +218,44 @@ TEST(Tables, TheFilterAndTextureMatrixPutTheTexelsWhereTheFunctionIs) {
   EXPECT_TRUE(j->table->periodic);
   EXPECT_FALSE(j->table->linear);
   EXPECT_LE(j->table->max_error, 1.0f / 255);  // half a texel of a unit slope, no jump error
+}
+
+TEST(Tables, TheRenderersShaderGivesEveryUnitWhatItReads) {
+  // The renderer's batches carry only the interpolants a pass reads: a table's coordinate, a
+  // projective lookup's q. Through them the passes compute what the simulator computes per fragment.
+  const std::string source =
+      "surface t() { float q = 2 + s; color slide = color texture(\"slide\", t / q, (1 - s) / q);"
+      " float x = normalize(N) . normalize(I); vector H = normalize(normalize(N) - normalize(I));"
+      " Ci = slide * smoothstep(.2, .8, mod(s * 4, 1)) * (.5 + .5 * sin(6.2832 * x)) + .2 * color(.5 + .5 * xcomp(H), .5, .5); Oi = 1; }";
+  test::CombinerShader s = test::combiner_shader(source);
+  ASSERT_TRUE(s.dag);
+  const dag::FragmentDag d = lower(*s.dag);
+  const std::vector<Interval> ranges = intervals(d);
+  const Machine& m = test::machine("geforce3");
+  const auto target = partition::load_target("geforce3", nullptr);
+  CombinerBackend backend(d, *target, m);
+  const partition::Partition part = partition::rds(make_problem(d), backend, {});
+  ASSERT_TRUE(part.valid);
+  const CompiledPartition cp = compile_partition(d, ranges, m, part);
+  ASSERT_TRUE(cp.ok) << cp.failure;
+  bool projective = false, coordinate = false, dependent = false, cube = false;
+  for (const CompileResult& r : cp.passes)
+    for (const TextureUnit& u : r.program.units) {
+      projective = projective || u.projective;
+      coordinate = coordinate || u.op == UnitOp::Table1D;
+      dependent = dependent || u.op == UnitOp::DependentAR;
+      cube = cube || u.op == UnitOp::DotProductCubeMap;
+    }
+  EXPECT_TRUE(projective && coordinate && dependent && cube);
+  std::vector<ir::FragmentInputs> frags;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) frags.push_back(ir::random_fragment(seed));
+  const PassShader shader(d, part, cp, m, s.ctx, {});
+  const std::vector<std::array<float, 4>> got = test::run_batches(shader, frags);
+  for (std::size_t i = 0; i < frags.size(); ++i) {
+    test::ReferenceSource src(d, frags[i], s.ctx);
+    const Rgba want = run_passes(cp, part, m, src);
+    for (std::size_t k = 0; k < 4; ++k) ASSERT_NEAR(got[i][k], want[k], 1e-5f) << "fragment " << i + 1 << " channel " << k;
+  }
 }
 
 TEST(Tables, WhereATableCannotServeTheCompilerSaysWhy) {

@@ -10,6 +10,7 @@
 #include "backends/fp/pass_shader.h"
 #include "core/dag/flatten.h"
 #include "core/partition/algorithms.h"
+#include "tests/support/batches.h"
 #include "tests/support/samples.h"
 
 namespace passlab {
@@ -19,51 +20,7 @@ constexpr int B = sim::kBatch;
 
 class PassShaderSample : public ::testing::TestWithParam<std::string> {};
 
-// Runs every pass of `shader` over `frags`, kBatch at a time, and returns each fragment's colour.
-std::vector<fp::Vec4> run_batches(const fp::PassShader& shader, const std::vector<ir::FragmentInputs>& frags) {
-  const int k = shader.interpolants();
-  std::vector<fp::Vec4> result(frags.size());
-  std::vector<std::vector<float>> buffers(static_cast<std::size_t>(shader.buffers()), std::vector<float>(frags.size() * 4));
-  std::vector<float> scratch, corner(static_cast<std::size_t>(k) * 4);
-  for (std::size_t at = 0; at < frags.size(); at += B) {
-    const int n = static_cast<int>(std::min<std::size_t>(B, frags.size() - at));
-    std::vector<std::vector<float>> values;
-    for (int j = 0; j < n; ++j) {
-      shader.corner(frags[at + static_cast<std::size_t>(j)], corner.data());
-      values.push_back(corner);
-    }
-    for (int p = 0; p < shader.passes(); ++p) {
-      // Only the interpolant components the pass reads are given; the others, and the lanes past
-      // n, hold junk, as they may in the renderer.
-      std::vector<float> in(static_cast<std::size_t>(k) * 4 * B, 1e30f);
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < k; ++i)
-          for (int c = 0; c < 4; ++c)
-            if (shader.interpolant_mask(p, i) & (1u << c))
-              in[(static_cast<std::size_t>(i) * 4 + static_cast<std::size_t>(c)) * B + static_cast<std::size_t>(j)] = values[static_cast<std::size_t>(j)][static_cast<std::size_t>(i * 4 + c)];
-      std::vector<const float*> in_ptr;
-      for (int i = 0; i < k; ++i) in_ptr.push_back(in.data() + static_cast<std::size_t>(i) * 4 * B);
-      const auto& restores = shader.restores(p);
-      std::vector<float> rest(restores.size() * 4 * B, -7.0f), out(4 * B);
-      std::vector<const float*> rest_ptr;
-      for (std::size_t r = 0; r < restores.size(); ++r) {
-        for (int j = 0; j < n; ++j)
-          for (int c = 0; c < 4; ++c)
-            rest[(r * 4 + static_cast<std::size_t>(c)) * B + static_cast<std::size_t>(j)] =
-                buffers[static_cast<std::size_t>(restores[r])][(at + static_cast<std::size_t>(j)) * 4 + static_cast<std::size_t>(c)];
-        rest_ptr.push_back(rest.data() + r * 4 * B);
-      }
-      shader.run(p, n, in_ptr.data(), rest_ptr.data(), out.data(), scratch);
-      for (int j = 0; j < n; ++j)
-        for (int c = 0; c < 4; ++c) {
-          const float v = out[static_cast<std::size_t>(c) * B + static_cast<std::size_t>(j)];
-          if (shader.saves(p) >= 0) buffers[static_cast<std::size_t>(shader.saves(p))][(at + static_cast<std::size_t>(j)) * 4 + static_cast<std::size_t>(c)] = v;
-          if (p + 1 == shader.passes()) result[at + static_cast<std::size_t>(j)][static_cast<std::size_t>(c)] = v;
-        }
-    }
-  }
-  return result;
-}
+std::vector<fp::Vec4> run_batches(const fp::PassShader& shader, const std::vector<ir::FragmentInputs>& frags) { return test::run_batches(shader, frags); }
 
 TEST_P(PassShaderSample, BatchesComputeTheBitsOfTheReferenceEvaluator) {
   auto prog = test::compile_sample(GetParam());
