@@ -107,9 +107,15 @@ CompiledPartition compile_partition(const dag::FragmentDag& d, const std::vector
 std::vector<char> unclamped_nodes(const dag::FragmentDag& d, const CompiledPartition& cp) {
   std::vector<char> exact(d.size(), 0);
   for (const CompileResult& r : cp.passes) mark_unclamped(r.program.units, exact);
-  for (const CompileResult& r : cp.passes)
+  for (const CompileResult& r : cp.passes) {
     for (const PassInput& in : r.program.inputs)
       if (in.cls == InputClass::Interpolant && in.reg >= 0 && in.node < exact.size()) exact[in.node] = 0;
+    // A value a combiner also computes (for another reader) is a register's, and clamped.
+    for (HId i : r.program.hdag.topological()) {
+      const HNode& h = r.program.hdag[i];
+      if (h.has_origin && h.op != HOp::Input && h.op != HOp::Const && h.origin < exact.size()) exact[h.origin] = 0;
+    }
+  }
   return exact;
 }
 

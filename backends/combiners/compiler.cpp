@@ -109,8 +109,14 @@ CompileResult compile_pass(const PassSpec& pass, const Machine& m, const Compile
   }
   p.hdag = std::move(h);
   out.resources = resources_of(p, m);
+  // What a register clamps: values the combiners compute (a table's steps and a unit's
+  // coordinates are not clamped; tables.h).
+  std::vector<char> computed(pass.dag->size(), 0);
+  for (HId i : p.hdag.topological())
+    if (p.hdag[i].has_origin && p.hdag[i].op != HOp::Input && p.hdag[i].origin < computed.size()) computed[p.hdag[i].origin] = 1;
   for (dag::NodeId id : pass.members)
-    if (!(*pass.ranges)[id].within(-1.0f, 1.0f) && pass.dag->node(id).type != ir::BaseType::Bool && !clamp_is_harmless(*pass.dag, *pass.ranges, id))
+    if (computed[id] && !(*pass.ranges)[id].within(-1.0f, 1.0f) && pass.dag->node(id).type != ir::BaseType::Bool &&
+        !clamp_is_harmless(*pass.dag, *pass.ranges, id))
       out.clamped.push_back(id);
   out.ok = true;
   return out;

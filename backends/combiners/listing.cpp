@@ -105,7 +105,7 @@ std::string unit_summary(const TextureUnit& u) {
         const std::string how = u.op == UnitOp::Table1D ? "texture_1d" : fmt::format("{}(tex{})", to_string(u.op), u.previous);
         return fmt::format("{} table {}  [{} texels, error {:.1f}/255]", how, t.text, t.size, t.max_error * 255.0f);
       }
-      [[fallthrough]];
+      return std::string(to_string(u.op));
     case UnitOp::CubeDot: return fmt::format("dot_product_cube_map_{}of3(tex{})", u.component + 1, u.previous);
     default: return std::string(to_string(u.op)) + (u.texture.empty() ? "" : " " + (u.texture == "$noise" ? std::string("noise") : u.texture));
   }
@@ -245,9 +245,12 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
     for (dag::NodeId id : u.coords) c.push_back(id);
     x["coords"] = c;
     if (u.previous >= 0) x["previous"] = u.previous, x["expand_previous"] = u.expand_previous;
+    if (u.op == UnitOp::CubeDot) x["op"] = fmt::format("dot_product_cube_map_{}of3", u.component + 1);
+    if (u.projective) x["projective"] = true, x["q"] = u.q;
     if (u.op == UnitOp::Restore) x["restored"] = u.restored, x["encoding"] = u.encoding == Encoding::Biased ? "biased" : "unsigned";
     if (u.table) {
       const FunctionTable& t = *u.table;
+      x["op"] = u.op == UnitOp::Table1D ? "texture_1d_table" : to_string(u.op);
       J tj;
       tj["function"] = t.text;
       tj["node"] = t.node;
@@ -261,6 +264,8 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
         tj["periodic"] = t.periodic;
       }
       tj["texels"] = t.size;
+      tj["layout"] = table_layout(t);
+      tj["wrap"] = t.periodic ? "repeat" : "clamp_to_edge";
       tj["filter"] = t.linear ? "linear" : "nearest";
       tj["encoding"] = t.encoding == Encoding::Biased ? "biased" : "unsigned";
       tj["max_error"] = t.max_error;

@@ -5,6 +5,7 @@
 #include "backends/combiners/intervals.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "core/lang/stdlib.h"
@@ -72,17 +73,22 @@ dag::FragmentDag lower(const dag::FragmentDag& d) {
             // The direction of a vector the registers cannot hold (a sum of unit vectors): the
             // same direction scaled into [-1, 1] by a power of two, which the combiners compute
             // exactly (an output scale) and a pass can save.
-            // A sum or difference is scaled term by term, so no step of it leaves the range.
+            // Sums, differences and negations are scaled term by term (a + b + c as a/4 + b/4 +
+            // c/4), so no step of the vector leaves the range.
             const float scale = std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(most))));
-            const dag::Node& v0 = d.node(n.children[0]);
-            dag::NodeId scaled;
-            if (v0.kind == dag::NodeKind::Operation && (v0.op == Op::Add || v0.op == Op::Sub) && v0.children.size() == 2) {
-              const dag::NodeId a = memo.at(v0.children[0]), c = memo.at(v0.children[1]);
-              scaled = op(v0.op, type_of(kid(0)), {op(Op::Mul, type_of(a), {a, scalar(scale)}), op(Op::Mul, type_of(c), {c, scalar(scale)})});
-            } else {
-              scaled = op(Op::Mul, type_of(kid(0)), {kid(0), scalar(scale)});
-            }
-            r = b.operation(Op::Builtin, n.type, n.aux, {scaled}, span);
+            std::function<dag::NodeId(dag::NodeId, int)> scaled = [&](dag::NodeId v, int depth) -> dag::NodeId {
+              const dag::Node vn = b.node(v);  // a copy: building nodes moves the builder's
+              if (depth < 8 && vn.kind == dag::NodeKind::Operation && (vn.op == Op::Add || vn.op == Op::Sub) && vn.children.size() == 2) {
+                const dag::NodeId x = scaled(vn.children[0], depth + 1), y = scaled(vn.children[1], depth + 1);
+                return op(vn.op, vn.type, {x, y});
+              }
+              if (depth < 8 && vn.kind == dag::NodeKind::Operation && vn.op == Op::Neg && vn.children.size() == 1) {
+                const dag::NodeId x = scaled(vn.children[0], depth + 1);
+                return op(Op::Neg, vn.type, {x});
+              }
+              return op(Op::Mul, vn.type, {v, scalar(scale)});
+            };
+            r = b.operation(Op::Builtin, n.type, n.aux, {scaled(kid(0), 0)}, span);
             unit[r] = true;
           } else {
             lowered = false;

@@ -125,8 +125,8 @@ std::string table_text(const std::vector<dag::Node>& expr, std::size_t slot) {
         case ir::Op::Le: text[i] = infix("<="); break;
         case ir::Op::Gt: text[i] = infix(">"); break;
         case ir::Op::Ge: text[i] = infix(">="); break;
-        case ir::Op::Neg: text[i] = "-" + join(0); break;
-        case ir::Op::Convert: text[i] = join(0); break;
+        case ir::Op::Neg: text[i] = "-" + args.at(0); break;
+        case ir::Op::Convert: text[i] = args.at(0); break;
         case ir::Op::Select: text[i] = args.size() == 3 ? fmt::format("({} ? {} : {})", args[0], args[1], args[2]) : "select(" + join(0) + ")"; break;
         case ir::Op::Builtin: text[i] = std::string(lang::to_string(static_cast<lang::Builtin>(n.aux))) + "(" + join(0) + ")"; break;
         default: text[i] = dag::label(n) + "(" + join(0) + ")"; break;
@@ -290,7 +290,8 @@ std::array<float, 3> table_value(const FunctionTable& t, float x) {
 std::array<float, 4> table_lookup(const FunctionTable& t, float coord, bool hardware) {
   if (t.index == TableIndex::Dependent) {
     if (!hardware) return texel(t, table_value(t, decode(std::clamp(coord, 0.0f, 1.0f), t.argument_encoding)));
-    const int k = std::clamp(static_cast<int>(std::floor(coord * static_cast<float>(t.size))), 0, t.size - 1);
+    const float c = std::isfinite(coord) ? std::clamp(coord, 0.0f, 1.0f) : 0.0f;
+    const int k = std::clamp(static_cast<int>(std::floor(c * static_cast<float>(t.size))), 0, t.size - 1);
     return t.texels[static_cast<std::size_t>(k)];
   }
   if (!hardware) {
@@ -300,7 +301,9 @@ std::array<float, 4> table_lookup(const FunctionTable& t, float coord, bool hard
   }
   // The texture matrix, then GL's sampling: GL_REPEAT or GL_CLAMP_TO_EDGE, nearest or linear.
   const auto [scale, offset] = texture_matrix(t);
-  const float n = static_cast<float>(t.size), s = scale * coord + offset;
+  const float n = static_cast<float>(t.size);
+  float s = scale * coord + offset;
+  if (!std::isfinite(s)) s = 0;  // an undefined coordinate reads the first texel
   auto wrap = [&](long i) {
     if (t.periodic) return static_cast<int>(((i % t.size) + t.size) % t.size);
     return static_cast<int>(std::clamp(i, 0L, static_cast<long>(t.size - 1)));
@@ -439,14 +442,20 @@ void build_table(FunctionTable& t) {
   if (nearest.max_error < t.max_error || (nearest.max_error == t.max_error && nearest.error_share < t.error_share)) t = std::move(nearest);
 }
 
+std::string table_layout(const FunctionTable& t) {
+  const bool by_t = t.index == TableIndex::Dependent && (t.channel == 0 || t.channel == 2);
+  return by_t ? fmt::format("1x{}", t.size) : fmt::format("{}x1", t.size);
+}
+
 std::string describe(const FunctionTable& t) {
   std::string where;
   if (t.index == TableIndex::Dependent) {
-    where = fmt::format("{} texels, one per 8-bit value of x{}", t.size, t.argument_encoding == Encoding::Biased ? " (stored (x+1)/2)" : "");
+    where = fmt::format("{} texels, one per 8-bit value of x{} (x the previous unit's {}: {}), nearest, clamped to edge", t.size,
+                        t.argument_encoding == Encoding::Biased ? " (stored (x+1)/2)" : "", "rgba"[t.channel], table_layout(t));
   } else if (t.periodic) {
     where = fmt::format("{} texels over one period of x, [{:g}, {:g}), repeating, {}", t.size, t.domain.lo, t.domain.hi, t.linear ? "linear" : "nearest");
   } else {
-    where = fmt::format("{} texels over x in [{:g}, {:g}], {}", t.size, t.domain.lo, t.domain.hi, t.linear ? "linear" : "nearest");
+    where = fmt::format("{} texels over x in [{:g}, {:g}], clamped to edge, {}", t.size, t.domain.lo, t.domain.hi, t.linear ? "linear" : "nearest");
   }
   std::string err = fmt::format("max error {:.2g}/255", t.max_error * 255.0f);
   if (t.error_share > 0) err += fmt::format(" ({:.2g}% of the domain over 2/255)", 100.0f * t.error_share);

@@ -102,6 +102,10 @@ bool table_saturation(const std::vector<dag::Node>& expr, std::size_t slot, Inte
 // Builds the texels and measures the error (after expr, slot, index and domain are set).
 void build_table(FunctionTable& t);
 
+// The texture's shape: "256x1" (indexed by s: a coordinate table, or a dependent one whose argument
+// is the previous unit's alpha or green) or "1x256" (indexed by t: its red or blue).
+std::string table_layout(const FunctionTable& t);
+
 // "table of sqrt(x) on [0, 1], 256 texels nearest, max error 0.5/255".
 std::string describe(const FunctionTable& t);
 

@@ -166,14 +166,20 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
   // constant, or the interpolant's interval; false when none of them is bounded.
   auto coordinate_domain = [&](const std::vector<dag::Node>& expr, std::size_t slot, dag::NodeId a, Interval* domain, bool* periodic) {
     Interval r = (*pass.ranges)[a], flat;
-    if (table_saturation(expr, slot, &flat)) r = {std::max(r.lo, flat.lo), std::min(r.hi, flat.hi)};
-    if (const float period = table_period(expr, slot); period > 0) {
+    if (table_saturation(expr, slot, &flat)) {
+      const Interval both{std::max(r.lo, flat.lo), std::min(r.hi, flat.hi)};
+      // Disjoint: the function is constant wherever the argument can be; one texel holds it.
+      r = both.lo <= both.hi ? both : r.hi < flat.lo ? Interval::point(flat.lo) : Interval::point(flat.hi);
+    }
+    const bool bounded = std::isfinite(r.lo) && std::isfinite(r.hi) && r.lo <= r.hi;
+    // One period, unless the argument's own bounds are narrower (sin(s) of s in [0, 1]).
+    if (const float period = table_period(expr, slot); period > 0 && !(bounded && r.hi - r.lo < period)) {
       *periodic = true;
       *domain = {0.0f, period};
       return true;
     }
     *periodic = false;
-    if (!(std::isfinite(r.lo) && std::isfinite(r.hi) && r.lo <= r.hi)) return false;
+    if (!bounded) return false;
     *domain = r;
     return true;
   };

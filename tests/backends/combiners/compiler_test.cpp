@@ -233,6 +233,7 @@ TEST(Stage1, AProjectiveLookupDividesInTheUnit) {
   // A quotient something else reads too is computed, so it is no projective lookup.
   One shared = compile("float q = 2 + s; float a = t / q; Ci = color texture(\"slide\", a, a) * a; Oi = 1;");
   EXPECT_FALSE(shared.result.ok);
+  EXPECT_EQ(shared.result.failure.constraint, "table-argument");  // a quotient of two values, computed
 }
 
 TEST(Stage1, MoreLookupsThanUnitsNamesTheConstraint) {

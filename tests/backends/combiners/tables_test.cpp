@@ -182,6 +182,10 @@ TEST(Tables, AFunctionOfAFunctionIsOneTable) {
   ASSERT_NE(u, nullptr);
   EXPECT_TRUE(u->table->triple);
   EXPECT_THAT(u->table->text, HasSubstr("spline(sqrt(x)"));
+  // A float lookup is its red: dependent_ar reads it as t, so the table is a column.
+  EXPECT_EQ(u->table->channel, 0);
+  EXPECT_EQ(table_layout(*u->table), "1x256");
+  EXPECT_THAT(describe(*u->table), HasSubstr("the previous unit's r: 1x256"));
   EXPECT_GE(o.checked, 900);
   EXPECT_EQ(o.exact_bad, 0);
   // In the hardware's precision the texel itself has 8 bits: near 0, where sqrt is steepest, half
@@ -256,6 +260,33 @@ TEST(Tables, TheRenderersShaderGivesEveryUnitWhatItReads) {
     const Rgba want = run_passes(cp, part, m, src);
     for (std::size_t k = 0; k < 4; ++k) ASSERT_NEAR(got[i][k], want[k], 1e-5f) << "fragment " << i + 1 << " channel " << k;
   }
+}
+
+TEST(Tables, AStepATableAndACombinerBothReadIsClampedForTheCombiner) {
+  // x = 3 t is folded into sin(x)'s table (never clamped there) and read by a combiner too
+  // (clamped in its register): where 3 t > 1 the colour is not the reference's, so the check
+  // must not hold the passes to it, and the compiler warns of that clamp, not of the table's.
+  const std::string source = "surface t() { float x = 3 * float texture(\"marks\", s, t); Ci = color(.5 + .5 * sin(x), .25 * x, 0); Oi = 1; }";
+  const Outcome o = run(source, "geforce3");
+  ASSERT_TRUE(o.valid) << o.failure;
+  EXPECT_NE(find(o, UnitOp::DependentAR), nullptr);
+  EXPECT_EQ(o.exact_bad, 0);
+  EXPECT_GE(o.checked, 100);
+  test::CombinerShader s = test::combiner_shader(source);
+  ASSERT_TRUE(s.dag);
+  const dag::FragmentDag d = lower(*s.dag);
+  const std::vector<Interval> ranges = intervals(d);
+  const CompileResult one = compile_single(d, ranges, test::machine("geforce3"), {});
+  ASSERT_TRUE(one.ok) << one.failure.message;
+  ASSERT_EQ(one.clamped.size(), 1u);  // 3 t, which the combiner computes
+  EXPECT_EQ(d.node(one.clamped[0]).op, ir::Op::Mul);
+  // Only inside the table, 3 t is never clamped: no warning.
+  test::CombinerShader s2 = test::combiner_shader("surface t() { Ci = .5 + .5 * sin(3 * float texture(\"marks\", s, t)); Oi = 1; }");
+  ASSERT_TRUE(s2.dag);
+  const dag::FragmentDag d2 = lower(*s2.dag);
+  const CompileResult two = compile_single(d2, intervals(d2), test::machine("geforce3"), {});
+  ASSERT_TRUE(two.ok) << two.failure.message;
+  EXPECT_TRUE(two.clamped.empty());
 }
 
 TEST(Tables, WhereATableCannotServeTheCompilerSaysWhy) {
