@@ -14,6 +14,7 @@
 
 #include "session/conform/reference_shader.h"
 #include "backends/registry/registry.h"
+#include "backends/combiners/backend.h"
 #include "backends/combiners/lower.h"
 #include "backends/combiners/machine.h"
 #include "backends/combiners/nvparse_check.h"
@@ -531,6 +532,11 @@ struct Oracle::State {
             }
           rep.checks.push_back(std::move(k));
         }
+        // What the passes compute without the registers' clamp: a function table's steps, texture
+        // coordinates (backends/combiners/tables.h). Those may leave [-1, 1] on a compared fragment.
+        std::vector<char> unclamped;
+        if (combiners && machine)
+          unclamped = combiners::unclamped_nodes(*lowered, combiners::compile_partition(*lowered, combiners::intervals(*lowered), *machine, part));
         for (int hw = 0; hw < (combiners ? 2 : 1); ++hw) {
           Check k{combiners ? fmt::format("{} {}", name, hw ? "hardware" : "float") : name};
           backends::ShaderOptions so;
@@ -545,7 +551,7 @@ struct Oracle::State {
           const std::vector<Rgba> got = run_fragments(*sh, c.cases);
           for (std::size_t i = 0; i < c.cases.size(); ++i) {
             Case& cs = c.cases[i];
-            if (!cs.defined || !cs.dag_defined || (combiners && clamped(*lowered, cs, c.ctx))) {
+            if (!cs.defined || !cs.dag_defined || (combiners && clamped(*lowered, cs, c.ctx, unclamped))) {
               ++k.undefined;
               continue;
             }
@@ -565,9 +571,10 @@ struct Oracle::State {
 
   // Whether the combiners' registers ([-1, 1]) may clamp on this fragment: some value of the
   // (lowered) DAG lies outside [-1, 1], an operation's or an interpolant's the program reads as it
-  // is (one read only through normalize() is a cube-map lookup). There the hardware clamps by
-  // design and the reference does not; elsewhere it must reproduce the reference.
-  static bool clamped(const dag::FragmentDag& lowered, const Case& cs, const ir::EvalContext& ctx) {
+  // is (one read only through normalize() is a cube-map lookup; `unclamped` marks the others the
+  // passes never clamp: a function table's steps, texture coordinates). There the hardware clamps
+  // by design and the reference does not; elsewhere it must reproduce the reference.
+  static bool clamped(const dag::FragmentDag& lowered, const Case& cs, const ir::EvalContext& ctx, const std::vector<char>& unclamped) {
     const std::vector<ir::Value> all = dag::evaluate_all(lowered, cs.in, ctx, &cs.next);
     std::vector<char> only_normalized(lowered.size(), 1);
     for (const dag::Node& n : lowered.nodes) {
@@ -578,6 +585,7 @@ struct Oracle::State {
     for (const dag::Node& n : lowered.nodes) {
       if (n.kind == dag::NodeKind::Constant || n.id == lowered.root || n.type == ir::BaseType::Bool || n.type == ir::BaseType::String) continue;
       if (n.kind == dag::NodeKind::Interpolant && only_normalized[n.id]) continue;
+      if (n.id < unclamped.size() && unclamped[n.id]) continue;
       const ir::Value& v = all[n.id];
       for (int k = 0; k < std::max(1, lang::component_count(v.type)); ++k)
         if (!(std::fabs(v.f[static_cast<std::size_t>(k)]) <= 1.0f + 1e-6f)) return true;
