@@ -3,6 +3,7 @@
 #include "backends/combiners/pass_shader.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/ir/value.h"
 #include "core/lang/types.h"
@@ -14,9 +15,15 @@ namespace {
 // One fragment of a batch: interpolants from the batch's arrays, restores from the buffers.
 class BatchFragment : public FragmentSource {
  public:
-  BatchFragment(const std::vector<dag::NodeId>& leaves, const float* const* in, const std::vector<dag::NodeId>& restored_nodes,
-                const float* const* restored, int i, const ir::EvalContext& ctx)
-      : leaves_(leaves), in_(in), restored_nodes_(restored_nodes), restored_(restored), i_(i), ctx_(ctx) {}
+  BatchFragment(const std::vector<dag::NodeId>& leaves, const std::vector<dag::NodeId>& colours, const float* const* in,
+                const std::vector<dag::NodeId>& restored_nodes, const float* const* restored, int i, const ir::EvalContext& ctx)
+      : leaves_(leaves), colours_(colours), in_(in), restored_nodes_(restored_nodes), restored_(restored), i_(i), ctx_(ctx) {}
+  std::optional<std::array<float, 3>> vertex_colour(dag::NodeId node) const override {
+    const auto it = std::lower_bound(colours_.begin(), colours_.end(), node);
+    if (it == colours_.end() || *it != node) return std::nullopt;
+    const float* v = in_[leaves_.size() + static_cast<std::size_t>(it - colours_.begin())];
+    return std::array<float, 3>{v[i_], v[sim::kBatch + i_], v[2 * sim::kBatch + i_]};
+  }
   std::array<float, 3> value(dag::NodeId node) const override {
     const auto it = std::lower_bound(leaves_.begin(), leaves_.end(), node);
     const auto k = static_cast<std::size_t>(it - leaves_.begin());
@@ -39,6 +46,7 @@ class BatchFragment : public FragmentSource {
 
  private:
   const std::vector<dag::NodeId>& leaves_;
+  const std::vector<dag::NodeId>& colours_;
   const float* const* in_;
   const std::vector<dag::NodeId>& restored_nodes_;
   const float* const* restored_;
@@ -52,11 +60,19 @@ PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& pa
                        const ir::EvalContext& ctx, SimOptions options)
     : d_(d), cp_(cp), m_(m), ctx_(ctx), options_(options) {
   // Every leaf any pass reads: interpolated values and texture coordinates.
-  std::vector<std::vector<dag::NodeId>> per_pass(cp.passes.size());
+  std::vector<std::vector<dag::NodeId>> per_pass(cp.passes.size()), colour_per_pass(cp.passes.size());
+  std::map<dag::NodeId, bool> colour_bias;
   for (std::size_t p = 0; p < cp.passes.size(); ++p) {
     const Program& prog = cp.passes[p].program;
-    for (const PassInput& in : prog.inputs)
-      if (in.cls == InputClass::Interpolant) per_pass[p].push_back(in.node);
+    for (const PassInput& in : prog.inputs) {
+      if (in.cls != InputClass::Interpolant) continue;
+      if (in.reg >= 0 && m.registers[static_cast<std::size_t>(in.reg)].texture_unit < 0) {
+        colour_per_pass[p].push_back(in.node);
+        colour_bias[in.node] = in.biased;
+      } else {
+        per_pass[p].push_back(in.node);
+      }
+    }
     for (const TextureUnit& u : prog.units) {
       for (dag::NodeId c : u.coords) per_pass[p].push_back(c);
       if (u.projective) per_pass[p].push_back(u.q);  // the unit divides by it
@@ -65,12 +81,21 @@ PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& pa
   }
   std::sort(leaves_.begin(), leaves_.end());
   leaves_.erase(std::unique(leaves_.begin(), leaves_.end()), leaves_.end());
-  reads_.assign(cp.passes.size(), std::vector<std::uint8_t>(leaves_.size(), 0));
-  for (std::size_t p = 0; p < cp.passes.size(); ++p)
+  for (const auto& [id, biased] : colour_bias) {
+    colours_.push_back(id);
+    colour_biased_.push_back(biased ? 1 : 0);
+  }
+  reads_.assign(cp.passes.size(), std::vector<std::uint8_t>(leaves_.size() + colours_.size(), 0));
+  for (std::size_t p = 0; p < cp.passes.size(); ++p) {
     for (dag::NodeId id : per_pass[p]) {
       const auto k = static_cast<std::size_t>(std::lower_bound(leaves_.begin(), leaves_.end(), id) - leaves_.begin());
       reads_[p][k] = lang::is_triple(d.node(id).type) ? 0x7 : 0x1;
     }
+    for (dag::NodeId id : colour_per_pass[p]) {
+      const auto k = leaves_.size() + static_cast<std::size_t>(std::lower_bound(colours_.begin(), colours_.end(), id) - colours_.begin());
+      reads_[p][k] = lang::is_triple(d.node(id).type) ? 0x7 : 0x1;
+    }
+  }
   // Intermediate buffers: the partition's texture assignment.
   buffers_ = part.intermediate_textures;
   for (std::size_t p = 0; p < part.passes.size(); ++p) {
@@ -101,6 +126,14 @@ void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
     const ir::Value v = dag::interpolant_value(d_, leaves_[k], in, vertex);
     for (int c = 0; c < 4; ++c) o[c] = v.f[static_cast<std::size_t>(c)];
   }
+  for (std::size_t j = 0; j < colours_.size(); ++j) {  // GL clamps a vertex's colours, then interpolates
+    const ir::Value v = dag::interpolant_value(d_, colours_[j], in, vertex);
+    float* o = out + (leaves_.size() + j) * 4;
+    for (int c = 0; c < 4; ++c) {
+      const float x = v.f[static_cast<std::size_t>(c)];
+      o[c] = std::clamp(colour_biased_[j] ? (x + 1.0f) * 0.5f : x, 0.0f, 1.0f);
+    }
+  }
 }
 
 unsigned PassShader::interpolant_mask(int pass, int k) const {
@@ -110,7 +143,7 @@ unsigned PassShader::interpolant_mask(int pass, int k) const {
 void PassShader::run(int pass, int n, const float* const* in, const float* const* restored, float* out, std::vector<float>&) const {
   const Program& prog = cp_.passes[static_cast<std::size_t>(pass)].program;
   for (int i = 0; i < n; ++i) {
-    BatchFragment f(leaves_, in, restore_nodes_[static_cast<std::size_t>(pass)], restored, i, ctx_);
+    BatchFragment f(leaves_, colours_, in, restore_nodes_[static_cast<std::size_t>(pass)], restored, i, ctx_);
     const Rgba c = simulate(prog, m_, f, options_);
     for (int comp = 0; comp < 4; ++comp) out[comp * sim::kBatch + i] = c[static_cast<std::size_t>(comp)];
   }

@@ -18,7 +18,7 @@ class PassShader : public sim::FragmentShader {
              const ir::EvalContext& ctx, SimOptions options = {});
 
   int passes() const override { return static_cast<int>(cp_.passes.size()); }
-  int interpolants() const override { return static_cast<int>(leaves_.size()); }
+  int interpolants() const override { return static_cast<int>(leaves_.size() + colours_.size()); }
   void corner(const ir::FragmentInputs& in, float* out) const override;
   unsigned interpolant_mask(int pass, int k) const override;
   int buffers() const override { return buffers_; }
@@ -33,7 +33,11 @@ class PassShader : public sim::FragmentShader {
   ir::EvalContext ctx_;
   SimOptions options_;
   std::vector<dag::NodeId> leaves_;                 // interpolant and constant nodes the passes read, in interpolant order
-  std::vector<std::vector<std::uint8_t>> reads_;    // per pass, per leaf: components read
+  // Colour interpolants (V0, V1), after the leaves: clamped to [0, 1] at each corner (biased
+  // first where `colour_biased_`), as GL clamps vertex colours before it interpolates them.
+  std::vector<dag::NodeId> colours_;
+  std::vector<char> colour_biased_;
+  std::vector<std::vector<std::uint8_t>> reads_;    // per pass, per leaf then colour: components read
   std::vector<std::vector<int>> restores_;          // per pass: buffers read, in the order of restore_nodes_
   std::vector<std::vector<dag::NodeId>> restore_nodes_;
   std::vector<int> saves_;

@@ -110,9 +110,11 @@ RegisterFile load_registers(const Program& p, const Machine& m, const FragmentSo
     if (in.reg < 0 || in.cls == InputClass::Texture) continue;
     Rgba& reg = r[static_cast<std::size_t>(in.reg)];
     if (in.cls == InputClass::Interpolant) {
-      std::array<float, 3> v = src.value(in.node);
+      const bool colour = m.registers[static_cast<std::size_t>(in.reg)].texture_unit < 0;  // else a pass-through
+      const std::optional<std::array<float, 3>> at_vertices = colour ? src.vertex_colour(in.node) : std::nullopt;
+      std::array<float, 3> v = at_vertices ? *at_vertices : src.value(in.node);
       for (float& x : v) {
-        if (in.biased) x = (x + 1.0f) * 0.5f;
+        if (in.biased && !at_vertices) x = (x + 1.0f) * 0.5f;
         x = o.hardware_precision ? quantize(x, 0.0f) : std::clamp(x, 0.0f, 1.0f);  // colours clamp to [0, 1]
       }
       if (in.in_blue) reg[2] = v[0];

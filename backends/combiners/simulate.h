@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ class FragmentSource {
   virtual Rgba sample(const std::string& texture, int dims, const float* coords) const = 0;
   // What an earlier pass wrote for the saved node `node` (its framebuffer RGBA, encoded).
   virtual Rgba restored(dag::NodeId node) const = 0;
+  // A colour interpolant (V0, V1) as the rasterizer delivers it: GL clamps a vertex's colours to
+  // [0, 1] (after the vertex stage's (x + 1)/2 for a signed value) and then interpolates. Empty:
+  // the source has only the interpolated value, which the simulator biases and clamps itself (the
+  // same wherever the vertices' values are in range).
+  virtual std::optional<std::array<float, 3>> vertex_colour(dag::NodeId) const { return std::nullopt; }
 };
 
 using RegisterFile = std::vector<Rgba>;  // one per machine register

@@ -19,6 +19,7 @@
 #include "core/partition/validate.h"
 #include "backends/combiners/listing.h"
 #include "backends/combiners/nvparse_check.h"
+#include "backends/combiners/pass_shader.h"
 #include "backends/combiners/tables.h"
 #include "tests/backends/combiners/support.h"
 
@@ -169,6 +170,54 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, Multipass, ::testing::ValuesIn(cases()), name_of);
+
+}  // namespace
+}  // namespace passlab::combiners
+
+namespace passlab::combiners {
+namespace {
+
+TEST(Simulator, ColoursAreClampedAtTheVerticesThenInterpolated) {
+  // GL clamps a vertex's primary and secondary colours to [0, 1] before it interpolates them: a
+  // signed colour interpolant is biased to (x + 1)/2 and clamped at each corner. Between corners
+  // of 2s - 1/2 at s = 0 and s = 1 (biased 0.25 and 1.25, clamped to 1), the middle reads
+  // (0.25 + 1)/2 = 0.625, expanded 0.25; clamping after interpolating would give 0.5.
+  test::CombinerShader s = test::combiner_shader("surface t() { Ci = color(2 * s - .5); Oi = 1; }");
+  ASSERT_TRUE(s.dag);
+  const dag::FragmentDag d = lower(*s.dag);
+  const std::vector<Interval> ranges = intervals(d);
+  const Machine& m = test::machine("geforce3");
+  const auto target = partition::load_target("geforce3", nullptr);
+  CombinerBackend backend(d, *target, m);
+  const partition::Partition part = partition::rds(make_problem(d), backend, {});
+  ASSERT_TRUE(part.valid);
+  ASSERT_EQ(part.passes.size(), 1u);
+  const CompiledPartition cp = compile_partition(d, ranges, m, part);
+  ASSERT_TRUE(cp.ok) << cp.failure;
+  bool colour = false;
+  for (const PassInput& in : cp.passes[0].program.inputs)
+    colour = colour || (in.cls == InputClass::Interpolant && in.reg >= 0 && in.biased && m.registers[static_cast<std::size_t>(in.reg)].texture_unit < 0);
+  ASSERT_TRUE(colour) << "2s - 1/2 should ride in a colour register, biased";
+  const PassShader shader(d, part, cp, m, s.ctx, {});
+  ir::FragmentInputs a = ir::random_fragment(1), b = a;
+  a[lang::Global::s] = ir::Value::scalar(0.0f);
+  b[lang::Global::s] = ir::Value::scalar(1.0f);
+  const std::size_t k = static_cast<std::size_t>(shader.interpolants());
+  std::vector<float> ca(k * 4), cb(k * 4);
+  shader.corner(a, ca.data());
+  shader.corner(b, cb.data());
+  constexpr std::size_t B = sim::kBatch;
+  std::vector<float> in(k * 4 * B, 0.0f);
+  std::vector<const float*> ptr;
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t c = 0; c < 4; ++c) in[(i * 4 + c) * B] = 0.5f * (ca[i * 4 + c] + cb[i * 4 + c]);  // the middle of the edge
+    ptr.push_back(in.data() + i * 4 * B);
+  }
+  std::vector<float> out(4 * B), scratch;
+  shader.run(0, 1, ptr.data(), nullptr, out.data(), scratch);
+  EXPECT_NEAR(out[0], 0.25f, 1e-5f);
+  EXPECT_NEAR(out[B], 0.25f, 1e-5f);
+}
 
 }  // namespace
 }  // namespace passlab::combiners
