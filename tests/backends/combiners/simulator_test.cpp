@@ -182,18 +182,15 @@ TEST(Simulator, ColoursAreClampedAtTheVerticesThenInterpolated) {
   // signed colour interpolant is biased to (x + 1)/2 and clamped at each corner. Between corners
   // of 2s - 1/2 at s = 0 and s = 1 (biased 0.25 and 1.25, clamped to 1), the middle reads
   // (0.25 + 1)/2 = 0.625, expanded 0.25; clamping after interpolating would give 0.5.
-  test::CombinerShader s = test::combiner_shader("surface t() { Ci = color(2 * s - .5); Oi = 1; }");
-  ASSERT_TRUE(s.dag);
-  const dag::FragmentDag d = lower(*s.dag);
-  const std::vector<Interval> ranges = intervals(d);
+  const auto c = test::combiner_partition("surface t() { Ci = color(2 * s - .5); Oi = 1; }", "geforce3");
+  ASSERT_TRUE(c && c->part.valid);
+  ASSERT_EQ(c->part.passes.size(), 1u);
+  ASSERT_TRUE(c->compiled.ok) << c->compiled.failure;
   const Machine& m = test::machine("geforce3");
-  const auto target = partition::load_target("geforce3", nullptr);
-  CombinerBackend backend(d, *target, m);
-  const partition::Partition part = partition::rds(make_problem(d), backend, {});
-  ASSERT_TRUE(part.valid);
-  ASSERT_EQ(part.passes.size(), 1u);
-  const CompiledPartition cp = compile_partition(d, ranges, m, part);
-  ASSERT_TRUE(cp.ok) << cp.failure;
+  const dag::FragmentDag& d = c->lowered;
+  const partition::Partition& part = c->part;
+  const CompiledPartition& cp = c->compiled;
+  const test::CombinerShader& s = c->shader;
   bool colour = false;
   for (const PassInput& in : cp.passes[0].program.inputs)
     colour = colour || (in.cls == InputClass::Interpolant && in.reg >= 0 && in.biased && m.registers[static_cast<std::size_t>(in.reg)].texture_unit < 0);

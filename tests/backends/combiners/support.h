@@ -12,6 +12,8 @@
 
 #include "backends/combiners/backend.h"
 #include "backends/combiners/compiler.h"
+#include "backends/combiners/lower.h"
+#include "core/partition/algorithms.h"
 #include "backends/combiners/simulate.h"
 #include "core/dag/flatten.h"
 #include "core/driver/program.h"
@@ -141,6 +143,28 @@ inline std::vector<ir::FragmentInputs> scene_fragments(const std::string& scene_
     out.push_back(sim::corner_globals(o, m, o.to_camera.point(m.p), ng));
   }
   return out;
+}
+
+// A shader from text, lowered, partitioned by RDS on a machine and compiled pass by pass (held
+// together: the backend and the passes point into the DAG).
+struct CombinerPartition {
+  CombinerShader shader;
+  dag::FragmentDag lowered;
+  std::vector<combiners::Interval> ranges;
+  partition::Partition part;
+  combiners::CompiledPartition compiled;
+};
+inline std::unique_ptr<CombinerPartition> combiner_partition(const std::string& source, const std::string& machine_name) {
+  auto c = std::make_unique<CombinerPartition>();
+  c->shader = combiner_shader(source);
+  if (!c->shader.dag) return nullptr;
+  c->lowered = combiners::lower(*c->shader.dag);
+  c->ranges = combiners::intervals(c->lowered);
+  const auto target = partition::load_target(machine_name, nullptr);
+  combiners::CombinerBackend backend(c->lowered, *target, machine(machine_name));
+  c->part = partition::rds(combiners::make_problem(c->lowered), backend, {});
+  if (c->part.valid) c->compiled = combiners::compile_partition(c->lowered, c->ranges, machine(machine_name), c->part);
+  return c;
 }
 
 // Whether the registers' [-1, 1] changes nothing on this fragment (combiners::clamping_changes_nothing).

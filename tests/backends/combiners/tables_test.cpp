@@ -38,21 +38,18 @@ struct Outcome {
 
 Outcome run(const std::string& source, const std::string& machine) {
   Outcome out;
-  test::CombinerShader s = test::combiner_shader(source);
-  if (!s.dag) return out;
-  const dag::FragmentDag d = lower(*s.dag);
-  const std::vector<Interval> ranges = intervals(d);
+  const auto c = test::combiner_partition(source, machine);
+  if (!c) return out;
+  const test::CombinerShader& s = c->shader;
+  const dag::FragmentDag& d = c->lowered;
   const Machine& m = test::machine(machine);
-  const auto target = partition::load_target(machine, nullptr);
-  const partition::Problem problem = make_problem(d);
-  CombinerBackend backend(d, *target, m);
-  const partition::Partition part = partition::rds(problem, backend, {});
+  const partition::Partition& part = c->part;
   out.valid = part.valid;
   out.passes = static_cast<int>(part.passes.size());
   for (const partition::Pass& p : part.passes)
     if (!p.failure.empty()) out.failure += p.failure + "\n";
   if (!part.valid) return out;
-  const CompiledPartition cp = compile_partition(d, ranges, m, part);
+  const CompiledPartition& cp = c->compiled;
   EXPECT_TRUE(cp.ok) << cp.failure;
   if (!cp.ok) return out;
   const std::vector<char> exact = unclamped_nodes(d, cp);
@@ -231,17 +228,14 @@ TEST(Tables, TheRenderersShaderGivesEveryUnitWhatItReads) {
       "surface t() { float q = 2 + s; color slide = color texture(\"slide\", t / q, (1 - s) / q);"
       " float x = normalize(N) . normalize(I); vector H = normalize(normalize(N) - normalize(I));"
       " Ci = slide * smoothstep(.2, .8, mod(s * 4, 1)) * (.5 + .5 * sin(6.2832 * x)) + .2 * color(.5 + .5 * xcomp(H), .5, .5); Oi = 1; }";
-  test::CombinerShader s = test::combiner_shader(source);
-  ASSERT_TRUE(s.dag);
-  const dag::FragmentDag d = lower(*s.dag);
-  const std::vector<Interval> ranges = intervals(d);
+  const auto c = test::combiner_partition(source, "geforce3");
+  ASSERT_TRUE(c && c->part.valid);
+  ASSERT_TRUE(c->compiled.ok) << c->compiled.failure;
   const Machine& m = test::machine("geforce3");
-  const auto target = partition::load_target("geforce3", nullptr);
-  CombinerBackend backend(d, *target, m);
-  const partition::Partition part = partition::rds(make_problem(d), backend, {});
-  ASSERT_TRUE(part.valid);
-  const CompiledPartition cp = compile_partition(d, ranges, m, part);
-  ASSERT_TRUE(cp.ok) << cp.failure;
+  const dag::FragmentDag& d = c->lowered;
+  const partition::Partition& part = c->part;
+  const CompiledPartition& cp = c->compiled;
+  const test::CombinerShader& s = c->shader;
   bool projective = false, coordinate = false, dependent = false, cube = false;
   for (const CompileResult& r : cp.passes)
     for (const TextureUnit& u : r.program.units) {
