@@ -66,7 +66,14 @@ class Rewriter {
       if (!ok_) return false;
       const bool triple = h_[v].part == Part::Rgb;
       HId saved = v;
-      if (saved_encoding((*p_.ranges)[p_.root]) == Encoding::Biased) {
+      const bool expanded_input = h_[v].op == HOp::InMap && static_cast<InMap>(h_[v].map) == InMap::ExpandNormal && !h_[v].kids.empty() &&
+                                  h_[h_[v].kids[0]].op == HOp::Input;
+      if (saved_encoding((*p_.ranges)[p_.root]) == Encoding::Biased && expanded_input) {
+        // A texel that already holds (x + 1) / 2 (a cube map's, a restore's, a table's): saved as
+        // it is, by the final combiner alone.
+        saved = h_[v].kids[0];
+        event(CEvent::Rewrite, p_.root, "encode", "saved as (x+1)/2: the texel already holds it");
+      } else if (saved_encoding((*p_.ranges)[p_.root]) == Encoding::Biased) {
         // (x + 1) / 2 into an 8-bit texture: one FULL combiner (x * 1 + 1 * 1, scaled by 1/2).
         saved = node(HOp::OutMap, h_[v].part, {node(HOp::Add, h_[v].part, {v, constant(h_[v].part, 1.0f)}, p_.root)}, p_.root,
                      static_cast<std::uint8_t>(OutMap::ScaleHalf));

@@ -143,6 +143,25 @@ TEST(Tables, ANormalizeOfASavedVectorIsACubeMapOfThreeDotProducts) {
   EXPECT_THAT(g1.failure, HasSubstr("no texture shaders"));
 }
 
+TEST(Tables, APassThatSavesANormalisedVectorSavesItsTexelAsItIs) {
+  // The cube map's texel already holds (n + 1)/2, the encoding a signed vector is saved in: the
+  // pass that saves H is the final combiner alone, no general stage re-encoding it.
+  const auto c = test::combiner_partition(
+      "surface t() { vector H = normalize(normalize(N) - normalize(I)); Ci = color(pow(max(0, H . normalize(N)), 7.3)); Oi = 1; }", "geforce3");
+  ASSERT_TRUE(c && c->part.valid);
+  ASSERT_TRUE(c->compiled.ok) << c->compiled.failure;
+  bool saved = false;
+  for (std::size_t p = 0; p < c->part.passes.size(); ++p) {
+    const Program& prog = c->compiled.passes[p].program;
+    const dag::Node& root = c->lowered.node(c->part.passes[p].root);
+    if (!prog.writes_intermediate || root.op != ir::Op::Builtin || root.aux != static_cast<std::uint32_t>(lang::Builtin::Normalize)) continue;
+    saved = true;
+    EXPECT_TRUE(prog.stages.empty()) << "pass " << p + 1 << " has " << prog.stages.size() << " stages";
+    EXPECT_EQ(prog.encoding, Encoding::Biased);
+  }
+  EXPECT_TRUE(saved);
+}
+
 TEST(Tables, APeriodicFunctionOfAnInterpolantIsATableOnBothCards) {
   // smoothstep of mod(4 s, 1): one table of the composition, looked up at the interpolated 4 s
   // with GL_REPEAT over one period; GeForce1 can do it (no dependent read).
