@@ -300,7 +300,9 @@ void TimelinePanel::draw() {
   draw_overview(*t, total);
   const auto& p = t->passes[static_cast<std::size_t>(pass_)];
   const double y = draw_pass_header(*t, p, 48);
-  if (!t->combiners || p.stages.empty()) {
+  // A pass that does not fit has nothing to open; one of no general stage (a texel saved as it is)
+  // still has its texture units and final combiner.
+  if (!t->combiners || (p.stages.empty() && !p.failure.empty()) || (p.stages.empty() && p.final_rgb.empty())) {
     if (!t->combiners) text(tr("This target has no combiner stages: the pass's instructions are in the Passes panel."), 0, y, font());
     return;
   }
@@ -417,8 +419,10 @@ void TimelinePanel::draw_stages(const backends::TimelinePass& p, double top) {
     h->setRotation(-90);
     h->setPos(g.x_stage - 20, ry + rh / 2 + w / 2);
   };
-  row_header(tr("RGB"), rgb_y, rgb_h);
-  row_header(tr("ALPHA"), alpha_y, alpha_h);
+  if (stages > 0) {  // with no general stage, the final combiner's two lines say which is which
+    row_header(tr("RGB"), rgb_y, rgb_h);
+    row_header(tr("ALPHA"), alpha_y, alpha_h);
+  }
   for (std::size_t u = 0; u < p.texture_units.size(); ++u)
     text(QString("T%1  %2").arg(u).arg(QString::fromStdString(p.texture_units[u])), g.x0, rgb_y + static_cast<double>(u) * kUnitHeight, style_.mono);
   for (int s = 0; s < stages; ++s) {
