@@ -16,8 +16,6 @@
 namespace passlab {
 namespace {
 
-constexpr int B = sim::kBatch;
-
 class PassShaderSample : public ::testing::TestWithParam<std::string> {};
 
 std::vector<fp::Vec4> run_batches(const fp::PassShader& shader, const std::vector<ir::FragmentInputs>& frags) { return test::run_batches(shader, frags); }
