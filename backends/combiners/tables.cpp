@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -445,6 +446,26 @@ void build_table(FunctionTable& t) {
 std::string table_layout(const FunctionTable& t) {
   const bool by_t = t.index == TableIndex::Dependent && (t.channel == 0 || t.channel == 2);
   return by_t ? fmt::format("1x{}", t.size) : fmt::format("{}x1", t.size);
+}
+
+std::shared_ptr<const FunctionTable> built_table(FunctionTable t) {
+  // The key: everything build_table reads, and the ids the table names.
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", t.slot, t.node, t.argument, t.triple, static_cast<int>(t.index), t.channel,
+                                static_cast<int>(t.argument_encoding), t.domain.lo, t.domain.hi, t.periodic, t.text, t.expr.size());
+  for (const dag::Node& n : t.expr) {
+    key += fmt::format("{},{},{},{},{},", static_cast<int>(n.kind), static_cast<int>(n.op), static_cast<int>(n.type), n.aux, n.name);
+    for (float v : n.value) key += fmt::format("{},", v);
+    for (dag::NodeId c : n.children) key += fmt::format("c{},", c);
+    key += ';';
+  }
+  for (dag::NodeId o : t.origin) key += fmt::format("{},", o);
+  thread_local std::map<std::string, std::shared_ptr<const FunctionTable>> cache;
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() >= 512) cache.clear();
+  build_table(t);
+  auto built = std::make_shared<const FunctionTable>(std::move(t));
+  cache.emplace(std::move(key), built);
+  return built;
 }
 
 std::string describe(const FunctionTable& t) {

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +102,9 @@ bool table_saturation(const std::vector<dag::Node>& expr, std::size_t slot, Inte
 
 // Builds the texels and measures the error (after expr, slot, index and domain are set).
 void build_table(FunctionTable& t);
+// The same, remembered: VALID compiles a pass many times while the partitioner searches, and the
+// same table recurs (a per-thread cache of the last few hundred tables built).
+std::shared_ptr<const FunctionTable> built_table(FunctionTable t);
 
 // The texture's shape: "256x1" (indexed by s: a coordinate table, or a dependent one whose argument
 // is the previous unit's alpha or green) or "1x256" (indexed by t: its red or blue).

@@ -248,10 +248,11 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
     } else {
       return fail("table-argument", fmt::format("{} of {}, which reaches this pass neither from a texture nor interpolated", what(id), dag::label(an)), id);
     }
-    build_table(*t);
-    u.encoding = t->encoding;
-    u.table = t;
-    add_unit(std::move(u), why + "; " + describe(*t));
+    const std::shared_ptr<const FunctionTable> built = built_table(std::move(*t));
+    u.encoding = built->encoding;
+    u.table = built;
+    const FunctionTable* const tp = built.get();
+    add_unit(std::move(u), why + "; " + describe(*tp));
     return true;
   };
   // A function only other tables of the pass read is folded into them: one lookup of the
