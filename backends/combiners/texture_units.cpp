@@ -207,20 +207,20 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
                   fmt::format("{} of the vector {}: {}'s tables take one number (compute a component or a dot product first)", what(id),
                               dag::label(an), m.name),
                   id);
-    auto t = std::make_shared<FunctionTable>();
-    t->expr = std::move(e.expr);
-    t->origin = std::move(e.origin);
-    t->slot = e.slots.front();
-    t->node = id;
-    t->argument = a;
-    t->text = table_text(t->expr, t->slot);
-    t->triple = lang::is_triple(n.type);
+    FunctionTable table;
+    table.expr = std::move(e.expr);
+    table.origin = std::move(e.origin);
+    table.slot = e.slots.front();
+    table.node = id;
+    table.argument = a;
+    table.text = table_text(table.expr, table.slot);
+    table.triple = lang::is_triple(n.type);
     TextureUnit u;
     u.nodes = {id};
     std::string why;
     if (an.kind == dag::NodeKind::Interpolant) {
-      t->index = TableIndex::Coordinate;
-      if (!coordinate_domain(t->expr, t->slot, a, &t->domain, &t->periodic)) {
+      table.index = TableIndex::Coordinate;
+      if (!coordinate_domain(table.expr, table.slot, a, &table.domain, &table.periodic)) {
         return fail("table-argument",
                     fmt::format("{} of {}, which may take any value: a table covers a bounded or periodic argument (bound it per vertex, "
                                 "e.g. with clamp())",
@@ -239,27 +239,29 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
                                 what(id), m.name),
                     id);
       const TextureUnit& p = h.units[static_cast<std::size_t>(src)];
-      t->index = TableIndex::Dependent;
-      t->channel = p.op == UnitOp::Restore || p.table ? 3 : static_cast<int>(an.kind == dag::NodeKind::Texture ? an.aux : 3);
-      t->argument_encoding = biased_result(p) ? Encoding::Biased : Encoding::Unsigned;
-      u.op = t->dependent_gb() ? UnitOp::DependentGB : UnitOp::DependentAR;
+      table.index = TableIndex::Dependent;
+      table.channel = p.op == UnitOp::Restore || p.table ? 3 : static_cast<int>(an.kind == dag::NodeKind::Texture ? an.aux : 3);
+      table.argument_encoding = biased_result(p) ? Encoding::Biased : Encoding::Unsigned;
+      u.op = table.dependent_gb() ? UnitOp::DependentGB : UnitOp::DependentAR;
       u.previous = src;
-      why = fmt::format("a table looked up at tex{}'s {}", src, "rgba"[t->channel]);
+      why = fmt::format("a table looked up at tex{}'s {}", src, "rgba"[table.channel]);
     } else {
       return fail("table-argument", fmt::format("{} of {}, which reaches this pass neither from a texture nor interpolated", what(id), dag::label(an)), id);
     }
-    const std::shared_ptr<const FunctionTable> built = built_table(std::move(*t));
-    u.encoding = built->encoding;
-    u.table = built;
-    const FunctionTable* const tp = built.get();
-    add_unit(std::move(u), why + "; " + describe(*tp));
+    u.table = built_table(std::move(table));
+    u.encoding = u.table->encoding;
+    why += "; " + describe(*u.table);
+    add_unit(std::move(u), why);
     return true;
   };
   // A function only other tables of the pass read is folded into them: one lookup of the
   // composition (smoothstep(a, b, mod(x, 1)) of x) rather than a chain of dependent lookups, and
   // exact where the chain would round in between. Readers are found through conditions.
-  std::vector<std::vector<dag::NodeId>> readers(d.size());
-  for (dag::NodeId p : pass.members) {
+  // (Only a pass with a table or a lookup needs its readers; VALID compiles passes often.)
+  const bool lookups = std::any_of(pass.members.begin(), pass.members.end(),
+                                   [&](dag::NodeId x) { return d.node(x).kind == dag::NodeKind::Texture || needs_table(d, x); });
+  std::vector<std::vector<dag::NodeId>> readers(lookups ? d.size() : 0);
+  for (dag::NodeId p : lookups ? pass.members : std::vector<dag::NodeId>{}) {
     std::vector<dag::NodeId> stack(d.node(p).children.begin(), d.node(p).children.end());
     while (!stack.empty()) {
       const dag::NodeId c = stack.back();
@@ -328,7 +330,7 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
       cur = p;
     }
   }
-  for (auto it = pass.members.rbegin(); it != pass.members.rend(); ++it) {  // readers before what they read
+  for (auto it = pass.members.rbegin(); lookups && it != pass.members.rend(); ++it) {  // readers before what they read
     const dag::NodeId x = *it;
     if (x == pass.root || readers[x].empty() || d.node(x).kind == dag::NodeKind::Texture) continue;
     table_only[x] = std::all_of(readers[x].begin(), readers[x].end(), [&](dag::NodeId p) { return member[p] && (tabled[p] || table_only[p]); });
