@@ -430,6 +430,8 @@ void TimelinePanel::draw_stages(const backends::TimelinePass& p, double top) {
     draw_portion(p.stages[static_cast<std::size_t>(s)].alpha, g.column_x(s), alpha_y, alpha_h);
   }
   text("out.rgb = " + QString::fromStdString(p.final_rgb), g.x_final, rgb_y + 4, style_.mono);
+  if (!p.final_product.empty())
+    text("final_product = " + QString::fromStdString(p.final_product), g.x_final, rgb_y + 22, style_.mono);
   text("out.a = " + QString::fromStdString(p.final_alpha), g.x_final, alpha_y + 4, style_.mono);
   draw_lanes(p, g, lanes_y);
 }

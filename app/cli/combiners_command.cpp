@@ -54,6 +54,8 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
   combiners::CompileOptions co;
   co.trace = c.trace || !c.emit.empty();
   co.exact_schedule = c.exact;
+  co.final_arithmetic = !c.paper;
+  co.reassociate = !c.paper;
   const combiners::CompileResult r = combiners::compile_single(d, ranges, *machine, co);
 
   // Diagnostics: the constraint at its source line; the values the hardware will clamp.

@@ -106,6 +106,7 @@ struct CombinersCliOptions {
   std::string emit;     // folder for the hardware DAG, the trace, the programs (pass.ts, pass.rc) and JSON
   std::string output;   // the !!RC1.0 program (its !!TS1.0 program beside it as .ts)
   bool exact = false;   // schedule the stages by exhaustive search (the fewest stages)
+  bool paper = false;   // as Mark & Proudfoot's compiler: out.rgb = D, products in the source's order
 };
 int run_combiners(const CommonOptions& o, const CombinersCliOptions& c);
 

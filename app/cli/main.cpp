@@ -260,6 +260,8 @@ int main(int argc, char** argv) {
   comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the programs (pass.ts, pass.rc) and their JSON into this folder");
   comb->add_option("-o,--output", co.output, "write the !!RC1.0 program here (and its !!TS1.0 program, if any, beside it as .ts)");
   comb->add_flag("--exact", co.exact, "schedule the stages by exhaustive search (the fewest stages) instead of greedily");
+  comb->add_flag("--paper", co.paper,
+                 "compile as Mark & Proudfoot's compiler: the final combiner only chooses registers (out.rgb = D), products in the source's order");
 
   NvparseCliOptions nv;
   auto* nvparse = app.add_subcommand("nvparse", "check !!RC1.0 and !!TS1.0 programs as nvparse() would load them (one program per file)");

@@ -18,6 +18,26 @@ float mul0(float a, float b) {  // 0 * inf is 0 for bounds
   return a * b;
 }
 
+// x * x: never negative.
+Interval square(Interval x) {
+  const float a = mul0(x.lo, x.lo), b = mul0(x.hi, x.hi);
+  return {x.lo <= 0.0f && x.hi >= 0.0f ? 0.0f : std::min(a, b), std::max(a, b)};
+}
+
+// Whether nodes a and b compute the same value: one node, or the same operation of the same
+// operands (the per-vertex program repeats a subexpression, as in L . L).
+bool same_value(const std::vector<dag::Node>& nodes, dag::NodeId a, dag::NodeId b, int depth = 0) {
+  if (a == b) return true;
+  if (depth > 8 || a >= nodes.size() || b >= nodes.size()) return false;
+  const dag::Node &x = nodes[a], &y = nodes[b];
+  if (x.kind != y.kind || x.op != y.op || x.aux != y.aux || x.type != y.type || x.name != y.name || x.value != y.value ||
+      x.children.size() != y.children.size() || x.kind == dag::NodeKind::Texture)
+    return false;
+  for (std::size_t i = 0; i < x.children.size(); ++i)
+    if (!same_value(nodes, x.children[i], y.children[i], depth + 1)) return false;
+  return true;
+}
+
 }  // namespace
 
 Interval Interval::clamped() const { return {std::clamp(lo, -1.0f, 1.0f), std::clamp(hi, -1.0f, 1.0f)}; }
@@ -39,6 +59,7 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
   using lang::Builtin;
   std::vector<Interval> r(nodes.size());
   const Interval any{};
+  auto same_kids = [&](const dag::Node& n) { return n.children.size() == 2 && same_value(nodes, n.children[0], n.children[1]); };
   for (const dag::Node& n : nodes) {
     auto kid = [&](std::size_t i) { return i < n.children.size() ? r[n.children[i]] : any; };
     Interval v = any;
@@ -56,14 +77,15 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
           case Op::Neg: v = -kid(0); break;
           case Op::Add: v = kid(0) + kid(1); break;
           case Op::Sub: v = kid(0) + -kid(1); break;
-          case Op::Mul: v = kid(0) * kid(1); break;
+          case Op::Mul: v = same_kids(n) ? square(kid(0)) : kid(0) * kid(1); break;
           case Op::Div: {
-            const Interval d = kid(1);
-            if (d.lo > 0.0f || d.hi < 0.0f) v = kid(0) * Interval{std::min(1.0f / d.lo, 1.0f / d.hi), std::max(1.0f / d.lo, 1.0f / d.hi)};
+            const Interval x = kid(0), d = kid(1);
+            if (d.lo > 0.0f || d.hi < 0.0f) v = x * Interval{std::min(1.0f / d.lo, 1.0f / d.hi), std::max(1.0f / d.lo, 1.0f / d.hi)};
+            else if (d.lo >= 0.0f) v = {x.lo >= 0.0f ? 0.0f : -kInf, x.hi <= 0.0f ? 0.0f : kInf};  // the sign survives x / d, d >= 0
             break;
           }
           case Op::Dot: {
-            const Interval p = kid(0) * kid(1);
+            const Interval p = same_kids(n) ? square(kid(0)) : kid(0) * kid(1);
             v = p + p + p;
             break;
           }
@@ -140,6 +162,7 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
               case Builtin::Xcomp: case Builtin::Ycomp: case Builtin::Zcomp: case Builtin::Comp: v = kid(0); break;
               case Builtin::Length: case Builtin::Distance: v = {0.0f, kInf}; break;
               case Builtin::Noise: v = Interval::unit(); break;
+              case Builtin::PerVertex: v = kid(0); break;
               default: break;
             }
             break;

@@ -88,9 +88,30 @@ std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion) {
 }
 
 std::string rc_final_variable(const Variable& v, const Machine& m, bool rgb) {
+  if (v.reg == kFinalProduct) return "final_product";
   const RegisterDesc& r = m.registers[static_cast<std::size_t>(v.reg)];
   const std::string reg = r.zero ? std::string("zero") : r.rc + usage_suffix(v.usage, rgb);
   return v.map == InMap::UnsignedInvert ? "unsigned_invert(" + reg + ")" : reg;
+}
+
+namespace {
+bool reads_zero(const Variable& v, const Machine& m) {
+  return v.reg >= 0 && m.registers[static_cast<std::size_t>(v.reg)].zero && v.map != InMap::UnsignedInvert;
+}
+}  // namespace
+
+std::string rc_final_rgb(const FinalCombiner& f, const Machine& m) {
+  auto var = [&](const Variable& v) { return rc_final_variable(v, m, true); };
+  if (!f.arithmetic) return var(f.d);
+  // nvparse's forms: lerp(A, B, C) [+ D], A * B [+ D], D.
+  const std::string d = reads_zero(f.d, m) ? "" : " + " + var(f.d);
+  if (reads_zero(f.a, m)) return reads_zero(f.c, m) ? var(f.d) : fmt::format("lerp(zero, zero, {}){}", var(f.c), d);
+  if (reads_zero(f.c, m)) return fmt::format("{} * {}{}", var(f.a), var(f.b), d);
+  return fmt::format("lerp({}, {}, {}){}", var(f.a), var(f.b), var(f.c), d);
+}
+
+std::string rc_final_product(const FinalCombiner& f, const Machine& m) {
+  return rc_final_variable(f.e, m, true) + " * " + rc_final_variable(f.f, m, true);
 }
 
 std::string unit_summary(const TextureUnit& u) {
@@ -205,9 +226,9 @@ std::string rc_program(const Program& p, const Machine& m, const ListingContext&
     }
     out += "}\n";
   }
-  auto final_var = [&](const Variable& v, bool rgb) { return rc_final_variable(v, m, rgb); };
-  out += fmt::format("out.rgb = {};\n", final_var(p.final.d, true));
-  out += fmt::format("out.a = {};\n", final_var(p.final.g, false));
+  if (p.final.e_times_f_used) out += fmt::format("final_product = {};\n", rc_final_product(p.final, m));
+  out += fmt::format("out.rgb = {};\n", rc_final_rgb(p.final, m));
+  out += fmt::format("out.a = {};\n", rc_final_variable(p.final.g, m, false));
   return out;
 }
 
@@ -228,7 +249,7 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
   using J = nlohmann::ordered_json;
   auto var = [&](const Variable& v) {
     J j;
-    j["register"] = m.registers[static_cast<std::size_t>(v.reg)].name;
+    j["register"] = v.reg == kFinalProduct ? std::string("E*F") : m.registers[static_cast<std::size_t>(v.reg)].name;
     j["usage"] = v.usage == Usage::Rgb ? "rgb" : v.usage == Usage::Alpha ? "alpha" : "blue";
     j["mapping"] = gl_name(v.map);
     return j;
@@ -321,7 +342,12 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m) {
   fin["b"] = var(p.final.b);
   fin["c"] = var(p.final.c);
   fin["d"] = var(p.final.d);
+  if (p.final.e_times_f_used) {
+    fin["e"] = var(p.final.e);
+    fin["f"] = var(p.final.f);
+  }
   fin["g"] = var(p.final.g);
+  fin["rgb"] = rc_final_rgb(p.final, m);
   j["final"] = fin;
   if (p.writes_intermediate) j["saved"] = {{"encoding", p.encoding == Encoding::Biased ? "biased" : "unsigned"}, {"scalar", p.saved_scalar}};
   return j;

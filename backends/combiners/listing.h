@@ -38,6 +38,10 @@ nlohmann::ordered_json to_json(const Program& p, const Machine& m);
 std::string rc_variable(const Variable& v, const Machine& m, bool rgb_portion);
 // A final combiner variable: "spare0.rgb", "unsigned_invert(zero)".
 std::string rc_final_variable(const Variable& v, const Machine& m, bool rgb);
+// The final combiner's RGB in nvparse's form: "spare0.rgb", "tex1 * spare0 + final_product",
+// "lerp(tex2.a, tex0, tex1)"; and its E x F: "col0 * const0".
+std::string rc_final_rgb(const FinalCombiner& f, const Machine& m);
+std::string rc_final_product(const FinalCombiner& f, const Machine& m);
 // "texture_2d pinnormals": what a texture unit does, in a few words.
 std::string unit_summary(const TextureUnit& u);
 

@@ -17,8 +17,11 @@ namespace passlab::combiners {
 // What a combiner variable (A-D, or the final combiner's A-G) reads.
 enum class Usage : std::uint8_t { Rgb, Alpha, Blue };  // RGB portion: Rgb, or Alpha (TRIPLE); ALPHA portion: Alpha or Blue
 
+// The final combiner's E x F product (nvparse's final_product), which its A-D may read.
+constexpr int kFinalProduct = -2;
+
 struct Variable {
-  int reg = -1;  // machine register index; -1: zero
+  int reg = -1;  // machine register index; -1: zero; kFinalProduct: E x F (final combiner only)
   Usage usage = Usage::Rgb;
   InMap map = InMap::SignedIdentity;
   friend bool operator==(const Variable&, const Variable&) = default;
@@ -44,15 +47,17 @@ struct Stage {
 struct FinalCombiner {
   Variable a, b, c, d, e, f, g;
   bool e_times_f_used = false;
+  bool arithmetic = false;  // A, B and C compute something (else out.rgb = D, as in the paper)
 };
 
 // The kinds of partial combiner (§5): what stage 3 forms and stage 5 places.
-enum class PcKind : std::uint8_t { FullRgb, HalfRgb, FullAlpha, HalfAlpha, FinalRgb, FinalAlpha };
+// FinalProduct is the final combiner's E x F (its a and b), which FinalRgb's variables read.
+enum class PcKind : std::uint8_t { FullRgb, HalfRgb, FullAlpha, HalfAlpha, FinalRgb, FinalAlpha, FinalProduct };
 const char* to_string(PcKind k);
 inline bool is_full(PcKind k) { return k == PcKind::FullRgb || k == PcKind::FullAlpha; }
-inline bool is_final(PcKind k) { return k == PcKind::FinalRgb || k == PcKind::FinalAlpha; }
+inline bool is_final(PcKind k) { return k == PcKind::FinalRgb || k == PcKind::FinalAlpha || k == PcKind::FinalProduct; }
 inline Part part_of(PcKind k) {
-  return k == PcKind::FullRgb || k == PcKind::HalfRgb || k == PcKind::FinalRgb ? Part::Rgb : Part::Alpha;
+  return k == PcKind::FullRgb || k == PcKind::HalfRgb || k == PcKind::FinalRgb || k == PcKind::FinalProduct ? Part::Rgb : Part::Alpha;
 }
 
 // A variable of a partial combiner before registers exist: the value it reads and how.
@@ -66,7 +71,8 @@ struct Operand {
 struct PartialCombiner {
   PcKind kind = PcKind::HalfRgb;
   OutMap out = OutMap::None;
-  Operand a, b, c, d;            // HALF uses a and b; FINAL RGB reads d (and a, b, c when used)
+  Operand a, b, c, d;            // HALF and FINAL PRODUCT use a and b; FINAL RGB reads d (and a, b, c
+                                 // when combine_node is set: its arithmetic, A B + (1 - A) C + D)
   bool ab_dot = false, cd_dot = false, mux = false;
   HId ab_value = kNoH, cd_value = kNoH, sum_value = kNoH;  // values written (HALF: ab_value)
   HId control = kNoH;            // MUX: the value that must be in spare0.a

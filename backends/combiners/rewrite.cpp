@@ -287,7 +287,9 @@ class Rewriter {
     in.cls = InputClass::Interpolant;
     in.node = id;
     in.triple = lang::is_triple(n.type);
-    in.biased = !(*p_.ranges)[id].within(0.0f, 1.0f);
+    // A value that is never negative is stored as it is: beyond 1 it saturates at 1 either way
+    // (a colour holds [0, 1], and expand() of it [-1, 1]), and unbiased it keeps 1/255 a step.
+    in.biased = !(*p_.ranges)[id].nonnegative();
     h_.inputs.push_back(in);
     const int k = static_cast<int>(h_.inputs.size() - 1);
     input_of_[id] = k;

@@ -638,7 +638,33 @@ class Scheduler {
       else if (in.triple) c[0] = s[0], c[1] = s[1], c[2] = s[2];
       else c[3] = s[0];
     }
+    HId final_product = kNoH;
+    for (const PartialCombiner& pc : pcs_)
+      if (pc.kind == PcKind::FinalProduct) final_product = pc.ab_value;
+    // A final combiner variable: unsigned, or E x F.
+    auto final_variable = [&](const Operand& o) {
+      if (o.value != kNoH && o.value == final_product) return Variable{kFinalProduct, Usage::Rgb, InMap::UnsignedIdentity};
+      Variable v = variable(o, Part::Rgb, -1);
+      if (v.map == InMap::SignedIdentity) v.map = InMap::UnsignedIdentity;
+      if (v.map != InMap::UnsignedIdentity && v.map != InMap::UnsignedInvert)
+        throw std::logic_error(fmt::format("a final combiner variable reads {} through {}", describe(h_[o.value]), paper_name(v.map)));
+      return v;
+    };
     for (const PartialCombiner& pc : pcs_) {
+      if (pc.kind == PcKind::FinalProduct) {
+        p_.final.e = final_variable(pc.a);
+        p_.final.f = final_variable(pc.b);
+        p_.final.e_times_f_used = true;
+        continue;
+      }
+      if (pc.kind == PcKind::FinalRgb && pc.combine_node != kNoH) {
+        p_.final.a = final_variable(pc.a);
+        p_.final.b = final_variable(pc.b);
+        p_.final.c = final_variable(pc.c);
+        p_.final.d = final_variable(pc.d);
+        p_.final.arithmetic = true;
+        continue;
+      }
       if (is_final(pc.kind)) {
         const Part portion = part_of(pc.kind);
         Variable v = variable(pc.d, portion, -1);
@@ -689,10 +715,10 @@ class Scheduler {
             v->reg = zero;
             v->usage = po == &st.rgb ? Usage::Rgb : Usage::Alpha;
           }
-    if (p_.final.d.reg < 0) p_.final.d = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
-    if (p_.final.a.reg < 0) p_.final.a = p_.final.b = p_.final.c = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
-    if (p_.final.g.reg < 0) p_.final.g = Variable{zero, Usage::Alpha, final_pass_ ? InMap::UnsignedInvert : InMap::UnsignedIdentity};
-    p_.final.e = p_.final.f = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
+    if (p_.final.d.reg == -1) p_.final.d = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
+    if (!p_.final.arithmetic) p_.final.a = p_.final.b = p_.final.c = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
+    if (p_.final.g.reg == -1) p_.final.g = Variable{zero, Usage::Alpha, final_pass_ ? InMap::UnsignedInvert : InMap::UnsignedIdentity};
+    if (!p_.final.e_times_f_used) p_.final.e = p_.final.f = Variable{zero, Usage::Rgb, InMap::UnsignedIdentity};
   }
 
   HDag& h_;

@@ -22,7 +22,9 @@
 // other readers is duplicated so this combiner can absorb its own copy (forward substitution).
 // A MUX's control must be in spare0.a: a control that is a pass input gets a move of its own.
 #include <algorithm>
+#include <optional>
 #include <queue>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -38,6 +40,7 @@ const char* to_string(PcKind k) {
     case PcKind::HalfAlpha: return "HALF ALPHA";
     case PcKind::FinalRgb: return "FINAL RGB";
     case PcKind::FinalAlpha: return "FINAL ALPHA";
+    case PcKind::FinalProduct: return "FINAL E*F";
   }
   return "?";
 }
@@ -50,7 +53,8 @@ bool is_leaf(const HNode& n) { return n.op == HOp::Input || n.op == HOp::Const; 
 
 class Selector {
  public:
-  Selector(HDag& h, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) : h_(h), out_(out), f_(f), t_(t) {}
+  Selector(HDag& h, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t, bool final_arithmetic)
+      : h_(h), out_(out), f_(f), t_(t), final_arithmetic_(final_arithmetic) {}
 
   bool run() {
     move_leaf_controls();
@@ -71,7 +75,7 @@ class Selector {
     // The roots start final combiners. A saved scalar goes to every channel: the final
     // combiner reads it once (G, not through BLUE) and copies it into RGB (an ALPHA usage).
     if (h_.rgb_root != kNoH) {
-      final_rgb(h_.rgb_root);
+      if (!(final_arithmetic_ && final_arithmetic(h_.rgb_root))) final_rgb(h_.rgb_root);
       if (h_.alpha_root != kNoH) final_alpha(h_.alpha_root);
     } else if (h_.alpha_root != kNoH) {
       no_blue_ = true;
@@ -337,6 +341,327 @@ class Selector {
     finish(pc, pc.covered.empty() ? root : kNoH);
   }
 
+
+  // ---- the final combiner's arithmetic ------------------------------------------------------
+  //
+  // out.rgb = A B + (1 - A) C + D, where any of A-D may read E x F: a root that is a sum of at
+  // most three terms, each a product or a value, is computed there instead of in a general
+  // stage. Its variables are unsigned (they read max(0, x)), so every operand must be a value
+  // that cannot be negative or one that an unsigned mapping of the DAG already clamps; then the
+  // sum, never negative, clamps at 1 exactly as the general combiners' sum and the final
+  // unsigned() did. Assignments, in order: a lerp pair x t + y (1 - t) is lerp(t, x, y); a
+  // product goes to A B, a second to E x F read by D; a lone value to D, a second value to A
+  // with B = 1. Anything else keeps the paper's final combiner (out.rgb = D).
+
+  // What a final variable would read for x: take()'s walk (one unsigned mapping, one TRIPLE),
+  // without its effects.
+  struct Probe {
+    HId value = kNoH;
+    Usage usage = Usage::Rgb;
+    InMap map = InMap::UnsignedIdentity;
+    bool mapped = false;
+  };
+  Probe probe(HId x) const {
+    Probe p;
+    bool map_free = true, usage_free = true;
+    for (;;) {
+      const HNode& xn = h_[x];
+      const InMap map = static_cast<InMap>(xn.map);
+      if (xn.op == HOp::InMap && map_free && (map == InMap::UnsignedIdentity || map == InMap::UnsignedInvert)) {
+        p.map = map;
+        p.mapped = true;
+        map_free = false;
+      } else if (xn.op == HOp::Triple && usage_free) {
+        p.usage = Usage::Alpha;
+        usage_free = false;
+      } else {
+        break;
+      }
+      x = xn.kids[0];
+    }
+    p.value = x;
+    return p;
+  }
+  // Whether an unsigned variable reads the value x stands for.
+  bool unsigned_readable(HId x) const {
+    const Probe p = probe(x);
+    const HNode& v = h_[p.value];
+    if (v.range.nonnegative()) return true;
+    // An unsigned mapping the DAG asks for: the variable clamps as the mapping would, unless the
+    // value is an input or a constant that stage 4 may store negated or biased.
+    return p.mapped && v.op != HOp::Input && v.op != HOp::Const;
+  }
+
+  // A product the final combiner can compute: an RGB MUL, or TRIPLE of an ALPHA one (its
+  // variables read the scalars as ALPHA), with no other reader.
+  struct Product {
+    HId mul = kNoH, triple = kNoH;
+  };
+  std::optional<Product> product_at(HId x) const {
+    if (x >= parents_.size() || parents_[x].size() > 1 || placed_[x]) return std::nullopt;
+    const HNode& n = h_[x];
+    if (n.op == HOp::Mul && n.part == Part::Rgb) return Product{x, kNoH};
+    if (n.op == HOp::Triple) {
+      const HId m = n.kids[0];
+      if (h_[m].op == HOp::Mul && parents_[m].size() == 1 && !placed_[m]) return Product{m, x};
+    }
+    return std::nullopt;
+  }
+  bool final_readable(const Product& p) const {
+    return unsigned_readable(h_[p.mul].kids[0]) && unsigned_readable(h_[p.mul].kids[1]);
+  }
+
+  // Combiners between x and the pass inputs (mappings and component selections are free).
+  int depth(HId x) {
+    if (depth_.size() < h_.nodes.size()) depth_.resize(h_.nodes.size(), -1);
+    if (depth_[x] >= 0) return depth_[x];
+    const HNode& n = h_[x];
+    int d = 0;
+    if (!is_leaf(n)) {
+      for (HId k : n.kids) d = std::max(d, depth(k));
+      if (n.op != HOp::InMap && n.op != HOp::Triple && n.op != HOp::Blue) d += 1;
+    }
+    return depth_[x] = d;
+  }
+
+  struct Term {
+    HId value = kNoH, consumer = kNoH;
+    std::size_t slot = 0;
+    std::optional<Product> product;
+  };
+
+  // One way to fill the final combiner: A B (a product, or a value times 1), optionally a lerp's
+  // (1 - A) C, D (a value, or E x F), or E x F nested as A (and B) inside the A B product.
+  struct Plan {
+    int ab = -1;               // the term in A B
+    int lerp = -1;             // the term in (1 - A) C
+    std::size_t t_slot = 0, one_minus_slot = 0;
+    int d = -1;                // the term in D
+    bool d_is_ef = false;      // D = E x F of that term's product
+    int nested_slot = -1;      // A (0) or B (1) of the A B product is E x F of its own product operand (both when equal)
+    int cost = 0, absorbed = 0;
+    bool uses_ef() const { return d_is_ef || nested_slot >= 0; }
+  };
+
+  bool final_arithmetic(HId root) {
+    const HNode& r = h_[root];
+    if (r.part != Part::Rgb || !parents_[root].empty() || (r.op != HOp::Add && r.op != HOp::Mul && r.op != HOp::Triple)) return false;
+    // The unscaled sum at the root, flattened through ADDs no one else reads.
+    std::vector<Term> terms;
+    std::vector<HId> adds;
+    std::vector<std::tuple<HId, HId, std::size_t>> work{{root, kNoH, 0}};
+    while (!work.empty()) {
+      const auto [x, consumer, slot] = work.back();
+      work.pop_back();
+      const HNode& n = h_[x];
+      if (n.op == HOp::Add && (x == root || parents_[x].size() == 1)) {
+        adds.push_back(x);
+        work.push_back({n.kids[1], x, 1});
+        work.push_back({n.kids[0], x, 0});
+        continue;
+      }
+      Term t{x, consumer, 0, std::nullopt};
+      t.slot = slot;
+      t.product = x == root && n.op == HOp::Mul ? Product{x, kNoH} : product_at(x);
+      if (t.product && !final_readable(*t.product)) t.product.reset();
+      terms.push_back(t);
+      if (terms.size() > 3) return false;
+    }
+    for (const Term& t : terms)
+      if (!t.product && !unsigned_readable(t.value)) return false;
+    if (terms.size() == 1 && !terms[0].product) return false;
+
+    // What each term costs when the final combiner reads it as a value: the combiners computing it.
+    auto value_cost = [&](const Term& t) { return depth(probe(t.value).value); };
+    auto operand_cost = [&](HId k) { return depth(probe(k).value); };
+    auto product_cost = [&](const Product& p) { return std::max(operand_cost(h_[p.mul].kids[0]), operand_cost(h_[p.mul].kids[1])); };
+    // A product operand E x F can compute: a product (by product_at) the AB product alone reads.
+    // (E and F read ALPHA for a scalar product; E x F is its value in RGB, which is what an
+    // operand of TRIPLE(a * b) stands for.)
+    auto nested = [&](const Product& p, int slot) -> std::optional<Product> {
+      const HId k = h_[p.mul].kids[static_cast<std::size_t>(slot)];
+      std::optional<Product> q;
+      if (p.triple == kNoH) q = product_at(k);
+      else if (h_[k].op == HOp::Mul && k < parents_.size() && parents_[k].size() == 1 && !placed_[k]) q = Product{k, kNoH};
+      if (!q || !final_readable(*q)) return std::nullopt;
+      return q;
+    };
+    std::vector<Plan> plans;
+    auto rest_ok = [&](const Plan& p) {
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        if (static_cast<int>(i) != p.ab && static_cast<int>(i) != p.lerp && static_cast<int>(i) != p.d) return false;
+      return true;
+    };
+    auto add_plan = [&](Plan p) {
+      if (!rest_ok(p)) return;
+      int cost = 0, absorbed = 0;
+      const Term& ab = terms[static_cast<std::size_t>(p.ab)];
+      if (ab.product) {
+        ++absorbed;
+        for (int s = 0; s < 2; ++s) {
+          const HId k = h_[ab.product->mul].kids[static_cast<std::size_t>(s)];
+          if (p.nested_slot >= 0 && (s == p.nested_slot || h_[ab.product->mul].kids[0] == h_[ab.product->mul].kids[1])) {
+            cost = std::max(cost, product_cost(*nested(*ab.product, p.nested_slot)));
+            absorbed += s == p.nested_slot ? 1 : 0;
+          } else {
+            cost = std::max(cost, operand_cost(k));
+          }
+        }
+      } else {
+        cost = std::max(cost, value_cost(ab));
+      }
+      if (p.lerp >= 0) {
+        ++absorbed;
+        cost = std::max(cost, product_cost(*terms[static_cast<std::size_t>(p.lerp)].product));
+      }
+      if (p.d >= 0) {
+        const Term& d = terms[static_cast<std::size_t>(p.d)];
+        if (p.d_is_ef) {
+          ++absorbed;
+          cost = std::max(cost, product_cost(*d.product));
+        } else {
+          cost = std::max(cost, value_cost(d));
+        }
+      }
+      p.cost = cost;
+      p.absorbed = absorbed;
+      plans.push_back(p);
+    };
+    const int n = static_cast<int>(terms.size());
+    for (int i = 0; i < n; ++i) {
+      const Term& ti = terms[static_cast<std::size_t>(i)];
+      if (!ti.product) continue;
+      // A lerp pair: x t (this term) and y (1 - t), t read unsigned by both.
+      for (int j = 0; j < n; ++j) {
+        const Term& tj = terms[static_cast<std::size_t>(j)];
+        if (i == j || !tj.product) continue;
+        for (std::size_t si = 0; si < 2; ++si)
+          for (std::size_t sj = 0; sj < 2; ++sj) {
+            const Probe a = probe(h_[ti.product->mul].kids[si]), b = probe(h_[tj.product->mul].kids[sj]);
+            const bool usage_ok = (ti.product->triple != kNoH) == (tj.product->triple != kNoH);
+            if (!usage_ok || a.value != b.value || a.usage != b.usage || a.map != InMap::UnsignedIdentity || b.map != InMap::UnsignedInvert ||
+                !h_[a.value].range.within(0.0f, 1.0f))
+              continue;
+            Plan p;
+            p.ab = i, p.lerp = j, p.t_slot = si, p.one_minus_slot = sj;
+            if (n == 2) add_plan(p);
+            for (int k = 0; k < n; ++k) {
+              if (k == i || k == j) continue;
+              Plan q = p;
+              q.d = k;
+              q.d_is_ef = terms[static_cast<std::size_t>(k)].product.has_value();
+              add_plan(q);
+              if (q.d_is_ef) {
+                q.d_is_ef = false;
+                add_plan(q);
+              }
+            }
+          }
+      }
+      // A B = this product, D = the rest.
+      for (int nest = -1; nest < 2; ++nest) {
+        if (nest >= 0 && !nested(*ti.product, nest)) continue;
+        Plan p;
+        p.ab = i;
+        p.nested_slot = nest;
+        if (n == 1) add_plan(p);
+        for (int k = 0; k < n; ++k) {
+          if (k == i) continue;
+          Plan q = p;
+          q.d = k;
+          if (terms[static_cast<std::size_t>(k)].product && nest < 0) {
+            q.d_is_ef = true;
+            add_plan(q);
+            q.d_is_ef = false;
+          }
+          add_plan(q);
+        }
+      }
+    }
+    // Two values: A = the first, B = 1, D = the second.
+    if (n == 2)
+      for (int i = 0; i < 2; ++i) {
+        Plan p;
+        p.ab = i;
+        p.d = 1 - i;
+        add_plan(p);
+      }
+    if (plans.empty()) return false;
+    // The fewest combiners before the final one, then the most it computes itself, then E x F
+    // left unused (a lerp rather than A B + E F).
+    const Plan best = *std::min_element(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
+      return std::make_tuple(a.cost, -a.absorbed, a.uses_ef()) < std::make_tuple(b.cost, -b.absorbed, b.uses_ef());
+    });
+
+    PartialCombiner pc;
+    pc.kind = PcKind::FinalRgb;
+    pc.priority = prio_[root];
+    pc.combine_node = root;
+    pc.a = pc.b = pc.c = pc.d = Operand{kNoH, Usage::Rgb, InMap::UnsignedIdentity};
+    for (HId a : adds) cover(pc, a);
+    // The operands of `p` into x and y (x reads kid `first`), as unsigned final variables.
+    auto product_into = [&](PartialCombiner& into, const Product& p, std::size_t first, Operand& x, Operand& y) {
+      if (p.triple != kNoH) cover(into, p.triple);
+      cover(into, p.mul);
+      x = final_operand(into, h_[p.mul].kids[first], p.mul, first);
+      y = final_operand(into, h_[p.mul].kids[1 - first], p.mul, 1 - first);
+    };
+    // E x F: a partial combiner of its own, which the final RGB reads as a value.
+    auto ef_of = [&](const Product& q) {
+      PartialCombiner ef;
+      ef.kind = PcKind::FinalProduct;
+      ef.priority = prio_[q.mul];
+      product_into(ef, q, 0, ef.a, ef.b);
+      const HId v = q.triple != kNoH ? q.triple : q.mul;
+      ef.ab_value = ef.ab_node = v;
+      finish(ef, kNoH);
+      return Operand{v, Usage::Rgb, InMap::UnsignedIdentity};
+    };
+    const Term& ab = terms[static_cast<std::size_t>(best.ab)];
+    if (!ab.product) {
+      pc.a = take(pc, ab.value, ab.consumer, ab.slot, Part::Rgb, true, false);
+      pc.b = one(Part::Rgb);
+    } else if (best.lerp >= 0) {
+      const Term& lt = terms[static_cast<std::size_t>(best.lerp)];
+      product_into(pc, *ab.product, best.t_slot, pc.a, pc.b);
+      Operand one_minus;
+      product_into(pc, *lt.product, 1 - best.one_minus_slot, pc.c, one_minus);  // (1 - t) is absorbed: A's complement
+      pc.ab_node = ab.product->mul;
+      pc.cd_node = lt.product->mul;
+    } else if (best.nested_slot >= 0) {
+      const Product& p = *ab.product;
+      if (p.triple != kNoH) cover(pc, p.triple);
+      cover(pc, p.mul);
+      const std::size_t ns = static_cast<std::size_t>(best.nested_slot);
+      const HId inner = h_[p.mul].kids[ns];
+      const Operand ef = ef_of(*nested(p, best.nested_slot));
+      pc.a = ef;
+      pc.b = h_[p.mul].kids[1 - ns] == inner ? ef : final_operand(pc, h_[p.mul].kids[1 - ns], p.mul, 1 - ns);
+      pc.ab_node = p.mul;
+    } else {
+      product_into(pc, *ab.product, 0, pc.a, pc.b);
+      pc.ab_node = ab.product->mul;
+    }
+    if (best.d >= 0) {
+      const Term& t = terms[static_cast<std::size_t>(best.d)];
+      pc.d = best.d_is_ef ? ef_of(*t.product) : take(pc, t.value, t.consumer, t.slot, Part::Rgb, true, false);
+    }
+    if (t_.on())
+      t_.add({CEvent::Combiner, 3, origin(root), static_cast<int>(out_.size()), -1, -1, -1, Part::Rgb, "FINAL RGB",
+              fmt::format("the RGB root, a sum of {} term{}, computed by the final combiner: out.rgb = {}{}{}", terms.size(), terms.size() == 1 ? "" : "s",
+                          best.lerp >= 0 ? "lerp(A, B, C)" : "A B", best.d >= 0 ? " + D" : "",
+                          best.d_is_ef ? ", D = E x F" : best.nested_slot >= 0 ? ", A = E x F" : "")});
+    finish(pc, kNoH);
+    return true;
+  }
+
+  // An unsigned final variable reading kid `slot` of `consumer`; a scalar is read as ALPHA.
+  Operand final_operand(PartialCombiner& pc, HId x, HId consumer, std::size_t slot) {
+    Operand o = take(pc, x, consumer, slot, Part::Rgb, true, false);
+    if (h_[o.value].part == Part::Alpha && o.usage == Usage::Rgb) o.usage = Usage::Alpha;
+    return o;
+  }
+
   void final_alpha(HId root) {
     PartialCombiner pc;
     pc.kind = PcKind::FinalAlpha;
@@ -427,13 +752,15 @@ class Selector {
   std::vector<char> needed_, placed_, queued_;
   std::priority_queue<std::pair<int, long>, std::vector<std::pair<int, long>>, Top> ready_;
   bool no_blue_ = false;  // the final combiner's G may not read BLUE (a saved scalar goes to RGB too)
+  bool final_arithmetic_ = true;
+  std::vector<int> depth_;
 };
 
 }  // namespace
 
 // The machine is unused here; every stage takes it (stages.h).
-bool select_combiners(HDag& h, const Machine&, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t) {
-  Selector s(h, out, f, t);
+bool select_combiners(HDag& h, const Machine&, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t, bool final_arithmetic) {
+  Selector s(h, out, f, t, final_arithmetic);
   return s.run() && f.constraint.empty();
 }
 

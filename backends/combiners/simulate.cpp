@@ -195,15 +195,22 @@ Rgba execute(const Program& p, const Machine& m, RegisterFile& regs, const SimOp
       write(po.sum_out, sum);
     }
   }
-  // The final combiner: unsigned inputs, out.rgb = min(A B + (1 - A) C + D, 1), out.a = G.
+  // The final combiner: unsigned inputs, out.rgb = min(A B + (1 - A) C + D, 1), out.a = G; any of
+  // A-D may read E x F.
   const FinalCombiner& f = p.final;
+  std::array<float, 3> ef{};
   auto fin = [&](const Variable& v) {
+    if (v.reg == kFinalProduct) return ef;
     const Rgba& x = regs[static_cast<std::size_t>(v.reg)];
     std::array<float, 3> out = v.usage == Usage::Rgb ? std::array<float, 3>{x[0], x[1], x[2]} : v.usage == Usage::Alpha ? std::array<float, 3>{x[3], x[3], x[3]}
                                                                                                                            : std::array<float, 3>{x[2], x[2], x[2]};
     for (float& c : out) c = apply(v.map == InMap::UnsignedInvert ? InMap::UnsignedInvert : InMap::UnsignedIdentity, c);
     return out;
   };
+  if (f.e_times_f_used) {
+    const auto E = fin(f.e), F = fin(f.f);
+    for (std::size_t i = 0; i < 3; ++i) ef[i] = E[i] * F[i];
+  }
   const auto A = fin(f.a), B = fin(f.b), C = fin(f.c), D = fin(f.d), G = fin(f.g);
   Rgba out;
   for (int i = 0; i < 3; ++i) {

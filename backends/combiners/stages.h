@@ -25,8 +25,14 @@ bool extract_texture_units(const PassSpec& pass, const Machine& m, HDag& h, Fail
 // 2. Rewrite into hardware operations, then recognise mappings (rewrite.cpp, mapping.cpp).
 bool rewrite(const PassSpec& pass, const Machine& m, HDag& h, Failure& f, CompileTrace& t);
 bool recognise_mappings(const PassSpec& pass, HDag& h, Failure& f, CompileTrace& t);
-// 3. Instruction selection into partial combiners (select.cpp).
-bool select_combiners(HDag& h, const Machine& m, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t);
+// Between the two (reassociate.cpp): products of several factors reordered so the chain is as
+// short as its latest factor allows, exactly (only where no partial product can be clamped).
+void reassociate(const PassSpec& pass, HDag& h, CompileTrace& t);
+// 3. Instruction selection into partial combiners (select.cpp). `final_arithmetic`: the root may
+//    be computed by the final combiner's A B + (1 - A) C + D and E x F (false: out.rgb = D, as in
+//    the paper).
+bool select_combiners(HDag& h, const Machine& m, std::vector<PartialCombiner>& out, Failure& f, CompileTrace& t,
+                      bool final_arithmetic = true);
 // 4. Registers for pass inputs (input_alloc.cpp).
 bool allocate_inputs(HDag& h, std::vector<PartialCombiner>& pcs, const Machine& m, Failure& f, CompileTrace& t);
 // 5. Stages, temporaries and per-stage constants (schedule.cpp); fills `p`. Greedy by default;

@@ -98,7 +98,8 @@ void fill_timeline_pass(TimelinePass& tp, const Program& p, const Machine& machi
     lane.nodes = origins({l.value}, h);
     tp.lanes.push_back(std::move(lane));
   }
-  tp.final_rgb = rc_final_variable(p.final.d, machine, true);
+  tp.final_rgb = rc_final_rgb(p.final, machine);
+  if (p.final.e_times_f_used) tp.final_product = rc_final_product(p.final, machine);
   tp.final_alpha = rc_final_variable(p.final.g, machine, false);
 }
 

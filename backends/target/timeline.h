@@ -55,7 +55,8 @@ struct TimelinePass {
   std::vector<std::string> texture_units;  // "texture_2d pinnormals", "texture_cube_map"
   std::vector<TimelineStage> stages;
   std::vector<TimelineLane> lanes;
-  std::string final_rgb, final_alpha;      // "spare0.rgb", "unsigned_invert(zero)"
+  std::string final_rgb, final_alpha;      // "spare0.rgb", "unsigned_invert(zero)", "lerp(tex2.a, tex0, tex1)"
+  std::string final_product;               // the final combiner's E x F when used: "col0 * const0"
 };
 
 struct Timeline {

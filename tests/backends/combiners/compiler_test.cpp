@@ -27,23 +27,33 @@ struct One {
   CompileResult result;
 };
 
-One compile(const std::string& body_or_source, const std::string& machine = "geforce3", bool whole = false) {
+// `paper`: as Mark & Proudfoot's compiler (out.rgb = D, products in the source's order), for the
+// tests of the paper's own rules.
+CompileOptions options(bool paper) {
+  CompileOptions co;
+  co.trace = true;
+  co.final_arithmetic = co.reassociate = !paper;
+  return co;
+}
+
+One compile(const std::string& body_or_source, const std::string& machine = "geforce3", bool whole = false, bool paper = false) {
   One o;
   o.shader = test::combiner_shader(whole ? body_or_source : "surface t() {\n" + body_or_source + "\n}\n");
   if (!o.shader.dag) return o;
   o.lowered = lower(*o.shader.dag);
   o.ranges = intervals(o.lowered);
-  o.result = compile_single(o.lowered, o.ranges, test::machine(machine), {true});
+  o.result = compile_single(o.lowered, o.ranges, test::machine(machine), options(paper));
   return o;
 }
+One compile_paper(const std::string& body, const std::string& machine = "geforce3") { return compile(body, machine, false, true); }
 
-One compile_file(const std::string& rel, const std::string& machine) {
+One compile_file(const std::string& rel, const std::string& machine, bool paper = false) {
   One o;
   o.shader = test::combiner_sample(rel);
   if (!o.shader.dag) return o;
   o.lowered = lower(*o.shader.dag);
   o.ranges = intervals(o.lowered);
-  o.result = compile_single(o.lowered, o.ranges, test::machine(machine), {true});
+  o.result = compile_single(o.lowered, o.ranges, test::machine(machine), options(paper));
   return o;
 }
 
@@ -362,16 +372,17 @@ int kinds(const CompileResult& r, PcKind k) {
 }
 
 TEST(Stage3, ASumOfProductsIsOneFullCombinerAndAProductAHalf) {
-  // a * b + c * d: an ADD above two MULs, one FULL RGB; a * b alone: one HALF RGB.
-  One full = compile("color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t);"
-                     "Ci = a * b + Cs * Os; Oi = 1;");
+  // a * b + c * d: an ADD above two MULs, one FULL RGB; a * b alone: one HALF RGB (the paper's
+  // final combiner, which only chooses registers).
+  One full = compile_paper("color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t);"
+                           "Ci = a * b + Cs * Os; Oi = 1;");
   ASSERT_TRUE(full.result.ok) << full.result.failure.message;
   EXPECT_EQ(kinds(full.result, PcKind::FullRgb), 1);
   EXPECT_EQ(kinds(full.result, PcKind::HalfRgb), 0);
   EXPECT_EQ(kinds(full.result, PcKind::FinalRgb), 1);
   EXPECT_EQ(kinds(full.result, PcKind::FinalAlpha), 1);
   EXPECT_EQ(full.result.program.stages.size(), 1u);
-  One half = compile("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;");
+  One half = compile_paper("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;");
   ASSERT_TRUE(half.result.ok);
   EXPECT_EQ(kinds(half.result, PcKind::HalfRgb), 1);
   EXPECT_EQ(kinds(half.result, PcKind::FullRgb), 0);
@@ -414,7 +425,7 @@ TEST(Stage3, ASharedProductIsASideOutputAndASharedMappingIsDuplicated) {
 
 TEST(Stage3, TripleOverAnInputMappingIsReadAsTheMappingOfTheTriple) {
   // y * TRIPLE(1 - x): one variable reads x's alpha with unsigned_invert (transformation (a)).
-  One o = compile("float x = float texture(\"x\"[3], s, t); Ci = Cs * (1 - x); Oi = 1;");
+  One o = compile_paper("float x = float texture(\"x\"[3], s, t); Ci = Cs * (1 - x); Oi = 1;");
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   const Portion& po = o.result.program.stages.at(0).rgb;
   const Variable& v = po.a.map == InMap::UnsignedInvert ? po.a : po.b;
@@ -469,9 +480,16 @@ TEST(Stage4, SignedInterpolantsAndConstantsAreStoredBiased) {
 TEST(Stage5, TheFigure4PinFitsGeForce3InEightStages) {
   // The paper: "This shader compiles to eight register combiners, when it is used with a single
   // light shader that returns a per-vertex light intensity."
-  One o = compile_file("combiners/fig4_pin.sl", "geforce3");
+  One o = compile_file("combiners/fig4_pin.sl", "geforce3", true);
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   EXPECT_EQ(o.result.program.stages.size(), 8u);
+  // Beyond the paper: the final combiner's arithmetic and reassociated products take two fewer
+  // (the hand-written program, samples/combiners/handwritten/fig4_pin.rc, takes five).
+  One now = compile_file("combiners/fig4_pin.sl", "geforce3");
+  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
+  EXPECT_EQ(now.result.program.stages.size(), 6u);
+  EXPECT_TRUE(now.result.program.final.arithmetic);
+  EXPECT_TRUE(now.result.program.final.e_times_f_used);
   EXPECT_EQ(o.result.program.units.size(), 4u);
   EXPECT_EQ(o.result.program.units[3].op, UnitOp::CubeNormalize);
   // GeForce1 has two stages and two units: one pass cannot hold it.
@@ -513,12 +531,12 @@ TEST(Stage5, PerStageConstantsLiveInTheirStage) {
   // GeForce3: constants are per stage (C0/C1 of the stage that reads them), GeForce1: global.
   const char* body = "color a = color texture(\"a\", s, t);"
                      "Ci = a * color(.3, .2, .1) + a * Cs * color(.6, .5, .4); Oi = .7;";
-  One o = compile(body, "geforce3");
+  One o = compile_paper(body, "geforce3");
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   int per_stage = 0;
   for (const Stage& s : o.result.program.stages) per_stage += (s.c0 ? 1 : 0) + (s.c1 ? 1 : 0);
   EXPECT_EQ(per_stage, 2);
-  One g1 = compile(body, "geforce1");
+  One g1 = compile_paper(body, "geforce1");
   ASSERT_TRUE(g1.result.ok) << g1.result.failure.message;
   EXPECT_FLOAT_EQ(g1.result.program.c0[0], 0.3f);
   EXPECT_FLOAT_EQ(g1.result.program.c1[0], 0.6f);
@@ -531,10 +549,122 @@ TEST(Listing, NvparseProgramsAndDeterministicJson) {
   const Machine& m = test::machine("geforce1");
   const std::string text = listing(o.result.program, m, {&o.lowered, 0, 1});
   EXPECT_THAT(text, HasSubstr("!!RC1.0"));
-  EXPECT_THAT(text, HasSubstr("spare0 = tex0.rgb * col0.rgb;"));
-  EXPECT_THAT(text, HasSubstr("out.rgb = spare0.rgb;"));
+  EXPECT_THAT(text, HasSubstr("!!RC1.0\n// one pass on geforce1: 0 general combiner stages"));
+  EXPECT_THAT(text, HasSubstr("out.rgb = tex0.rgb * col0.rgb;"));
   EXPECT_THAT(text, HasSubstr("out.a = unsigned_invert(zero);"));
   EXPECT_EQ(to_json(o.result.program, m).dump(), to_json(compile("Ci = color texture(\"a\", s, t) * Cs; Oi = 1;", "geforce1").result.program, m).dump());
+}
+
+// ---- beyond the paper: the final combiner's arithmetic, reassociation ------------------------
+
+// The pass's colour against the reference interpreter on random fragments where no step leaves
+// the registers' range: the worst error, and how many fragments were compared.
+std::pair<float, int> final_error(const One& o, const std::string& machine = "geforce3") {
+  float worst = 0;
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    const ir::FragmentInputs in = ir::random_fragment(seed);
+    const std::vector<ir::Value> all = dag::evaluate_all(o.lowered, in, o.shader.ctx);
+    if (!test::clamping_changes_nothing(o.lowered, in, o.shader.ctx, all, nullptr, true)) continue;
+    ++compared;
+    test::ReferenceSource src(o.lowered, in, o.shader.ctx);
+    const Rgba got = simulate(o.result.program, test::machine(machine), src);
+    for (std::size_t k = 0; k < 4; ++k) worst = std::max(worst, std::fabs(got[k] - std::clamp(all[o.lowered.root].f[k], 0.0f, 1.0f)));
+  }
+  return {worst, compared};
+}
+
+TEST(Final, ALerpOfTwoTexturesByAThirdsAlphaIsTheFinalCombinerAlone) {
+  // mix(a, b, k) = a (1 - k) + b k: lerp(k, b, a), no general combiner computing anything.
+  const char* body = "color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t); float k = float texture(\"c\"[3], s, t);"
+                     "Ci = mix(a, b, k); Oi = 1;";
+  One o = compile(body);
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  EXPECT_EQ(o.result.program.stages.size(), 0u);
+  EXPECT_TRUE(o.result.program.final.arithmetic);
+  const std::string rc = rc_program(o.result.program, test::machine("geforce3"));
+  EXPECT_THAT(rc, HasSubstr("out.rgb = lerp(tex"));
+  EXPECT_TRUE(check_nvparse(rc).empty()) << rc;
+  const auto [worst, compared] = final_error(o);
+  EXPECT_GT(compared, 100);
+  EXPECT_LT(worst, 1e-4f);
+  // The paper's compiler takes a stage for it.
+  EXPECT_EQ(compile_paper(body).result.program.stages.size(), 1u);
+}
+
+TEST(Final, TwoProductsAreAtimesBPlusEtimesF) {
+  One o = compile("color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t); Ci = a * b + Cs * Os; Oi = 1;", "geforce1");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  EXPECT_EQ(o.result.program.stages.size(), 0u);
+  EXPECT_TRUE(o.result.program.final.e_times_f_used);
+  const std::string rc = rc_program(o.result.program, test::machine("geforce1"));
+  EXPECT_THAT(rc, HasSubstr("final_product = "));
+  EXPECT_THAT(rc, HasSubstr(" + final_product;"));
+  NvparseOptions g1;
+  g1.general_combiners = 2;
+  g1.per_stage_constants = false;
+  g1.texture_units = 2;
+  EXPECT_TRUE(check_nvparse(rc, g1).empty()) << rc;
+  const auto [worst, compared] = final_error(o, "geforce1");
+  EXPECT_GT(compared, 100);
+  EXPECT_LT(worst, 1e-4f);
+}
+
+TEST(Final, AFourthPowerIsEtimesFSquared) {
+  // x^4 = (x x)(x x): E x F computes x x, and A = B = E x F.
+  One o = compile("float x = float texture(\"a\"[3], s, t); Ci = pow(x, 4) * color(1, 1, 1); Oi = 1;");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  EXPECT_EQ(o.result.program.stages.size(), 0u);
+  EXPECT_EQ(o.result.program.final.a.reg, kFinalProduct);
+  EXPECT_EQ(o.result.program.final.b.reg, kFinalProduct);
+  EXPECT_EQ(o.result.program.final.e.usage, Usage::Alpha);
+  const auto [worst, compared] = final_error(o);
+  EXPECT_GT(compared, 100);
+  EXPECT_LT(worst, 1e-4f);
+}
+
+TEST(Final, ASignedOperandStaysInTheGeneralCombiners) {
+  // The final combiner's variables are unsigned: (2a - 1) b must be computed before it.
+  One o = compile("color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t); Ci = (2 * a - 1) * b; Oi = 1;");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  EXPECT_FALSE(o.result.program.final.arithmetic);
+  EXPECT_EQ(o.result.program.stages.size(), 1u);
+  const auto [worst, compared] = final_error(o);
+  EXPECT_GT(compared, 20);
+  EXPECT_LT(worst, 1e-4f);
+}
+
+TEST(Reassociate, AProductOfFiveFactorsIsAsShortAsItsLatestFactor) {
+  // Kd .5 nl shadow nav, with Kd two combiners deep (a lerp, then a product): in the source's order a chain of
+  // four products after Kd; reassociated, the scalars meet in ALPHA while Kd is computed.
+  const char* body = "color d = color texture(\"d\", s, t), b = color texture(\"b\", s, t);"
+                     "float c = float texture(\"d\"[3], s, t), m = float texture(\"b\"[3], s, t);"
+                     "color Kd = mix(d, b, c) * m;"
+                     "float nl = float texture(\"b\"[3], s * 2, t * 2);"
+                     "float shadow = comp(Cs, 0), nav = comp(Os, 1);"
+                     "Ci = Kd * .5 * nl * shadow * nav; Oi = 1;";
+  One now = compile(body), paper = compile_paper(body);
+  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
+  ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
+  EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
+  EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr("reassociated"));
+  const auto [worst, compared] = final_error(now);
+  EXPECT_GT(compared, 20);
+  EXPECT_LT(worst, 1e-4f);
+}
+
+TEST(Reassociate, TheSquareOfASelectSelectsTheSquare) {
+  // (c ? x : 0)^2 is c ? x^2 : 0: the MUX's combiner computes the product.
+  const char* body = "float x = float texture(\"a\"[3], s, t), c = float texture(\"b\"[3], s, t);"
+                     "float y = c >= .5 ? x : 0; Ci = pow(y, 8) * color(1, 1, 1); Oi = 1;";
+  One now = compile(body), paper = compile_paper(body);
+  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
+  ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
+  EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
+  EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr("square of a select"));
+  const auto [worst, compared] = final_error(now);
+  EXPECT_GT(compared, 20);
+  EXPECT_LT(worst, 1e-4f);
 }
 
 TEST(Listing, EachProgramIsAFileNvparseLoadsAndTheFogColourIsSaidToBeSet) {
