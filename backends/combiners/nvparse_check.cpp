@@ -157,7 +157,8 @@ bool read_only(const std::string& r) { return r == "fog" || r == "const0" || r =
 
 class RcParser : public Parser {
  public:
-  RcParser(std::vector<Token> toks, std::vector<NvparseProblem>& problems, const NvparseOptions& o) : Parser(std::move(toks), problems), o_(o) {}
+  RcParser(std::vector<Token> toks, std::vector<NvparseProblem>& problems, const NvparseOptions& o, NvparseFacts& facts)
+      : Parser(std::move(toks), problems), o_(o), facts_(facts) {}
 
   void run() {
     try {
@@ -169,6 +170,7 @@ class RcParser : public Parser {
       while (is("{")) {
         const int line = take().line;
         ++stages;
+        facts_.general_combiners = stages;
         if (stages == o_.general_combiners + 1)
           error(line, fmt::format("more than {} general combiner stage{} (the card has {})", o_.general_combiners, o_.general_combiners == 1 ? "" : "s",
                                   o_.general_combiners));
@@ -420,6 +422,7 @@ class RcParser : public Parser {
   }
 
   const NvparseOptions& o_;
+  NvparseFacts& facts_;
   std::array<bool, 2> reads_{false, false};
 };
 
@@ -467,7 +470,8 @@ std::string family_of(const std::string& op) {
 
 class TsParser : public Parser {
  public:
-  TsParser(std::vector<Token> toks, std::vector<NvparseProblem>& problems, const NvparseOptions& o) : Parser(std::move(toks), problems), o_(o) {}
+  TsParser(std::vector<Token> toks, std::vector<NvparseProblem>& problems, const NvparseOptions& o, NvparseFacts& facts)
+      : Parser(std::move(toks), problems), o_(o), facts_(facts) {}
 
   void run() {
     struct Unit {
@@ -486,6 +490,7 @@ class TsParser : public Parser {
           throw Failed{};
         }
         Unit u{name.text, it->second, -1, name.line};
+        ++facts_.texture_units;
         expect("(");
         switch (u.info.args) {
           case Args::None: break;
@@ -564,11 +569,12 @@ class TsParser : public Parser {
   }
 
   const NvparseOptions& o_;
+  NvparseFacts& facts_;
 };
 
 }  // namespace
 
-std::vector<NvparseProblem> check_nvparse(std::string_view text, const NvparseOptions& options) {
+std::vector<NvparseProblem> check_nvparse(std::string_view text, const NvparseOptions& options, NvparseFacts* facts) {
   std::vector<NvparseProblem> problems;
   const bool rc = text.substr(0, 7) == "!!RC1.0", ts = text.substr(0, 7) == "!!TS1.0";
   if (!rc && !ts) {
@@ -583,8 +589,11 @@ std::vector<NvparseProblem> check_nvparse(std::string_view text, const NvparseOp
       problems.push_back({line, "a second program (" + std::string(header) + "): a file holds one"});
       break;
     }
-  if (rc) RcParser(std::move(toks), problems, options).run();
-  else TsParser(std::move(toks), problems, options).run();
+  NvparseFacts ignored;
+  NvparseFacts& f = facts ? *facts : ignored;
+  f = {};
+  if (rc) RcParser(std::move(toks), problems, options, f).run();
+  else TsParser(std::move(toks), problems, options, f).run();
   return problems;
 }
 

@@ -34,8 +34,14 @@ struct NvparseOptions {
   int texture_units = 4;              // for !!TS1.0
 };
 
+// What a program configures, as the checker read it.
+struct NvparseFacts {
+  int general_combiners = 0;  // !!RC1.0: the general combiner stages it sets up
+  int texture_units = 0;      // !!TS1.0: the units it sets up
+};
+
 // The problems of one program, !!RC1.0 or !!TS1.0 by its header (none: it loads as written).
-std::vector<NvparseProblem> check_nvparse(std::string_view text, const NvparseOptions& options = {});
+std::vector<NvparseProblem> check_nvparse(std::string_view text, const NvparseOptions& options = {}, NvparseFacts* facts = nullptr);
 
 // "3: message" lines, one per problem.
 std::string to_text(const std::vector<NvparseProblem>& problems);
