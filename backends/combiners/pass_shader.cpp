@@ -15,9 +15,21 @@ namespace {
 // One fragment of a batch: interpolants from the batch's arrays, restores from the buffers.
 class BatchFragment : public FragmentSource {
  public:
-  BatchFragment(const std::vector<dag::NodeId>& leaves, const std::vector<dag::NodeId>& colours, const float* const* in,
-                const std::vector<dag::NodeId>& restored_nodes, const float* const* restored, int i, const ir::EvalContext& ctx)
-      : leaves_(leaves), colours_(colours), in_(in), restored_nodes_(restored_nodes), restored_(restored), i_(i), ctx_(ctx) {}
+  BatchFragment(const std::vector<dag::NodeId>& leaves, const std::vector<dag::NodeId>& colours, const std::vector<std::vector<dag::NodeId>>& lookups,
+                const float* const* in, const std::vector<dag::NodeId>& restored_nodes, const float* const* restored, int i, const ir::EvalContext& ctx)
+      : leaves_(leaves), colours_(colours), lookups_(lookups), in_(in), restored_nodes_(restored_nodes), restored_(restored), i_(i), ctx_(ctx) {}
+  std::optional<std::array<float, 4>> footprint(const TextureUnit& u) const override {
+    const auto it = std::find(lookups_.begin(), lookups_.end(), u.coords);
+    if (it == lookups_.end()) return std::nullopt;
+    const float* g = in_[leaves_.size() + colours_.size() + static_cast<std::size_t>(it - lookups_.begin())];
+    constexpr int B = sim::kBatch;
+    return std::array<float, 4>{g[i_], g[B + i_], g[2 * B + i_], g[3 * B + i_]};
+  }
+  Rgba sample_footprint(const std::string& texture, float s, float t, const std::array<float, 4>& grad) const override {
+    if (ctx_.textures) return ctx_.textures->sample_grad(texture, s, t, grad.data());
+    const float c[2] = {s, t};
+    return ir::ProceduralTextures().sample(texture, 2, c);
+  }
   std::optional<std::array<float, 3>> vertex_colour(dag::NodeId node) const override {
     const auto it = std::lower_bound(colours_.begin(), colours_.end(), node);
     if (it == colours_.end() || *it != node) return std::nullopt;
@@ -47,12 +59,20 @@ class BatchFragment : public FragmentSource {
  private:
   const std::vector<dag::NodeId>& leaves_;
   const std::vector<dag::NodeId>& colours_;
+  const std::vector<std::vector<dag::NodeId>>& lookups_;
   const float* const* in_;
   const std::vector<dag::NodeId>& restored_nodes_;
   const float* const* restored_;
   int i_;
   const ir::EvalContext& ctx_;
 };
+
+// A plain 2D lookup of interpolated coordinates: mip-mapped by its footprint. (Lookups at computed
+// coordinates, tables and restores read level 0: restores are at the fragment's own pixel, and
+// the hardware's level for a dependent read is the driver's, not the shader's.)
+bool mip_mapped(const TextureUnit& u) {
+  return u.op == UnitOp::Texture2D && !u.projective && !u.texture.empty() && u.texture != "$noise" && !u.coords.empty();
+}
 
 }  // namespace
 
@@ -76,6 +96,7 @@ PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& pa
     for (const TextureUnit& u : prog.units) {
       for (dag::NodeId c : u.coords) per_pass[p].push_back(c);
       if (u.projective) per_pass[p].push_back(u.q);  // the unit divides by it
+      if (mip_mapped(u) && std::find(lookups_.begin(), lookups_.end(), u.coords) == lookups_.end()) lookups_.push_back(u.coords);
     }
     for (dag::NodeId id : per_pass[p]) leaves_.push_back(id);
   }
@@ -85,8 +106,11 @@ PassShader::PassShader(const dag::FragmentDag& d, const partition::Partition& pa
     colours_.push_back(id);
     colour_biased_.push_back(biased ? 1 : 0);
   }
-  reads_.assign(cp.passes.size(), std::vector<std::uint8_t>(leaves_.size() + colours_.size(), 0));
+  reads_.assign(cp.passes.size(), std::vector<std::uint8_t>(leaves_.size() + colours_.size() + lookups_.size(), 0));
   for (std::size_t p = 0; p < cp.passes.size(); ++p) {
+    for (const TextureUnit& u : cp.passes[p].program.units)
+      if (mip_mapped(u))
+        reads_[p][leaves_.size() + colours_.size() + static_cast<std::size_t>(std::find(lookups_.begin(), lookups_.end(), u.coords) - lookups_.begin())] = 0xF;
     for (dag::NodeId id : per_pass[p]) {
       const auto k = static_cast<std::size_t>(std::lower_bound(leaves_.begin(), leaves_.end(), id) - leaves_.begin());
       reads_[p][k] = lang::is_triple(d.node(id).type) ? 0x7 : 0x1;
@@ -126,6 +150,23 @@ void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
     const ir::Value v = dag::interpolant_value(d_, leaves_[k], in, vertex);
     for (int c = 0; c < 4; ++c) o[c] = v.f[static_cast<std::size_t>(c)];
   }
+  for (std::size_t j = 0; j < lookups_.size(); ++j) {  // (s, t, s, t): the renderer differentiates them
+    float st[2] = {0, 0};
+    int n = 0;
+    for (dag::NodeId c : lookups_[j]) {
+      const dag::Node& node = d_.node(c);
+      const int comps = lang::is_triple(node.type) ? 3 : 1;
+      if (node.kind == dag::NodeKind::Constant) {
+        for (int k = 0; k < comps && n < 2; ++k) st[n++] = static_cast<std::size_t>(k) < node.value.size() ? node.value[static_cast<std::size_t>(k)] : 0.0f;
+        continue;
+      }
+      const ir::Value v = dag::interpolant_value(d_, c, in, vertex);
+      for (int k = 0; k < comps && n < 2; ++k) st[n++] = v.f[static_cast<std::size_t>(k)];
+    }
+    float* o = out + (leaves_.size() + colours_.size() + j) * 4;
+    o[0] = o[2] = st[0];
+    o[1] = o[3] = st[1];
+  }
   for (std::size_t j = 0; j < colours_.size(); ++j) {  // GL clamps a vertex's colours, then interpolates
     const ir::Value v = dag::interpolant_value(d_, colours_[j], in, vertex);
     float* o = out + (leaves_.size() + j) * 4;
@@ -143,7 +184,7 @@ unsigned PassShader::interpolant_mask(int pass, int k) const {
 void PassShader::run(int pass, int n, const float* const* in, const float* const* restored, float* out, std::vector<float>&) const {
   const Program& prog = cp_.passes[static_cast<std::size_t>(pass)].program;
   for (int i = 0; i < n; ++i) {
-    BatchFragment f(leaves_, colours_, in, restore_nodes_[static_cast<std::size_t>(pass)], restored, i, ctx_);
+    BatchFragment f(leaves_, colours_, lookups_, in, restore_nodes_[static_cast<std::size_t>(pass)], restored, i, ctx_);
     const Rgba c = simulate(prog, m_, f, options_);
     for (int comp = 0; comp < 4; ++comp) out[comp * sim::kBatch + i] = c[static_cast<std::size_t>(comp)];
   }

@@ -18,7 +18,8 @@ class PassShader : public sim::FragmentShader {
              const ir::EvalContext& ctx, SimOptions options = {});
 
   int passes() const override { return static_cast<int>(cp_.passes.size()); }
-  int interpolants() const override { return static_cast<int>(leaves_.size() + colours_.size()); }
+  int interpolants() const override { return static_cast<int>(leaves_.size() + colours_.size() + lookups_.size()); }
+  bool screen_derivatives(int k) const override { return k >= static_cast<int>(leaves_.size() + colours_.size()); }
   void corner(const ir::FragmentInputs& in, float* out) const override;
   unsigned interpolant_mask(int pass, int k) const override;
   int buffers() const override { return buffers_; }
@@ -37,7 +38,10 @@ class PassShader : public sim::FragmentShader {
   // first where `colour_biased_`), as GL clamps vertex colours before it interpolates them.
   std::vector<dag::NodeId> colours_;
   std::vector<char> colour_biased_;
-  std::vector<std::vector<std::uint8_t>> reads_;    // per pass, per leaf then colour: components read
+  // 2D lookups of interpolated coordinates (their coordinate nodes), after the colours: derivative
+  // interpolants (s, t, s, t) whose screen-space derivatives choose the mip levels.
+  std::vector<std::vector<dag::NodeId>> lookups_;
+  std::vector<std::vector<std::uint8_t>> reads_;    // per pass, per leaf, colour then lookup: components read
   std::vector<std::vector<int>> restores_;          // per pass: buffers read, in the order of restore_nodes_
   std::vector<std::vector<dag::NodeId>> restore_nodes_;
   std::vector<int> saves_;

@@ -47,6 +47,8 @@ Rgba unit_result(const Program& p, const TextureUnit& u, std::size_t index, cons
       if (u.projective) {  // GL divides s, t and r by q
         const float q = src.value(u.q)[0];
         for (int i = 0; i < n; ++i) c[i] /= q;
+      } else if (want == 2 && u.texture != "$noise") {
+        if (const auto g = src.footprint(u)) return q8(src.sample_footprint(u.texture, c[0], c[1], *g));
       }
       return q8(src.sample(u.texture, want, c));
     }

@@ -36,6 +36,14 @@ class FragmentSource {
   // the source has only the interpolated value, which the simulator biases and clamps itself (the
   // same wherever the vertices' values are in range).
   virtual std::optional<std::array<float, 3>> vertex_colour(dag::NodeId) const { return std::nullopt; }
+  // A 2D lookup's footprint: the screen-space derivatives of its coordinates (ds/dx, dt/dx,
+  // ds/dy, dt/dy), when the source knows them (a render does). The unit then filters as GL's
+  // mip-mapping does (trilinear between the levels the footprint chooses). Empty: level 0.
+  virtual std::optional<std::array<float, 4>> footprint(const TextureUnit&) const { return std::nullopt; }
+  virtual Rgba sample_footprint(const std::string& texture, float s, float t, const std::array<float, 4>&) const {
+    const float c[2] = {s, t};
+    return sample(texture, 2, c);
+  }
 };
 
 using RegisterFile = std::vector<Rgba>;  // one per machine register
