@@ -21,6 +21,7 @@
 #include "backends/combiners/nvparse_check.h"
 #include "backends/combiners/pass_shader.h"
 #include "backends/combiners/tables.h"
+#include "core/sim/texture.h"
 #include "tests/backends/combiners/support.h"
 
 namespace passlab::combiners {
@@ -170,6 +171,60 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, Multipass, ::testing::ValuesIn(cases()), name_of);
+
+TEST(Simulator, APlainLookupIsMipMappedByItsFootprint) {
+  // A render gives each 2D lookup of interpolated coordinates a derivative interpolant (s, t, s, t);
+  // its screen-space derivatives choose the mip levels, as GL's trilinear filtering does. A
+  // footprint of 16 texels a pixel reads level 4, not level 0.
+  const auto c = test::combiner_partition("surface t(string tex = \"pindecals\") { Ci = color texture(tex, s, t); Oi = 1; }", "geforce3");
+  ASSERT_TRUE(c && c->part.valid && c->compiled.ok);
+  sim::TextureSet textures;
+  lang::Diagnostics problems;
+  ASSERT_TRUE(textures.load({{"pindecals", test::sample_path("textures/pindecals.png")}}, &problems)) << problems.text();
+  ir::EvalContext ctx = c->shader.ctx;
+  ctx.textures = &textures;
+  const Machine& m = test::machine("geforce3");
+  const PassShader shader(c->lowered, c->part, c->compiled, m, ctx, {});
+  const int k = shader.interpolants();
+  ASSERT_GE(k, 1);
+  EXPECT_TRUE(shader.screen_derivatives(k - 1));
+  EXPECT_FALSE(shader.screen_derivatives(0));
+  EXPECT_EQ(shader.interpolant_mask(0, k - 1), 0xFu);
+  const int size = textures.image_size("pindecals")[0];
+  ASSERT_GT(size, 64);
+  const float texel = 1.0f / static_cast<float>(size);
+  const float grad[4] = {16 * texel, 0, 0, 16 * texel};  // ds/dx, dt/dx, ds/dy, dt/dy
+  // A place where level 4 differs from level 0.
+  float ps = 0, pt = 0, apart = 0;
+  for (int i = 1; i < 20 && apart < 1e-2f; ++i)
+    for (int j = 1; j < 20 && apart < 1e-2f; ++j) {
+      ps = static_cast<float>(i) / 20, pt = static_cast<float>(j) / 20;
+      const float st[2] = {ps, pt};
+      const std::array<float, 4> a = textures.sample_grad("pindecals", ps, pt, grad), b = textures.sample("pindecals", 2, st);
+      apart = 0;
+      for (std::size_t comp = 0; comp < 3; ++comp) apart = std::max(apart, std::fabs(a[comp] - b[comp]));
+    }
+  ASSERT_GE(apart, 1e-2f);
+  ir::FragmentInputs in = ir::random_fragment(3);
+  in[lang::Global::s] = ir::Value::scalar(ps);
+  in[lang::Global::t] = ir::Value::scalar(pt);
+  std::vector<float> corner(static_cast<std::size_t>(k) * 4);
+  shader.corner(in, corner.data());
+  EXPECT_FLOAT_EQ(corner[static_cast<std::size_t>(k - 1) * 4 + 0], ps);
+  EXPECT_FLOAT_EQ(corner[static_cast<std::size_t>(k - 1) * 4 + 3], pt);
+  constexpr std::size_t B = sim::kBatch;
+  std::vector<float> lanes(static_cast<std::size_t>(k) * 4 * B, 0.0f);
+  std::vector<const float*> ptr;
+  for (int i = 0; i < k; ++i) {
+    for (std::size_t comp = 0; comp < 4; ++comp) lanes[(static_cast<std::size_t>(i) * 4 + comp) * B] = corner[static_cast<std::size_t>(i) * 4 + comp];
+    ptr.push_back(lanes.data() + static_cast<std::size_t>(i) * 4 * B);
+  }
+  for (std::size_t comp = 0; comp < 4; ++comp) lanes[(static_cast<std::size_t>(k - 1) * 4 + comp) * B] = grad[comp];
+  std::vector<float> out(4 * B), scratch;
+  shader.run(0, 1, ptr.data(), nullptr, out.data(), scratch);
+  const std::array<float, 4> want = textures.sample_grad("pindecals", ps, pt, grad);
+  for (std::size_t comp = 0; comp < 3; ++comp) EXPECT_NEAR(out[comp * B], want[comp], 1e-5f) << comp;
+}
 
 }  // namespace
 }  // namespace passlab::combiners
