@@ -136,11 +136,11 @@ int main(int argc, char** argv) {
   for (const std::string& f : files) {
     auto d = fragment_dag(f);
     if (!d) continue;
-    const dag::FragmentDag low = combiners::lower(*d);
-    const std::vector<combiners::Interval> ranges = combiners::intervals(low);
     for (const char* mname : {"geforce1", "geforce3"}) {
       partition::TargetDesc target;
       const combiners::Machine m = machine(mname, &target);
+      const dag::FragmentDag low = combiners::lower(*d, m.texture_units);  // as the partitioner lowers it for the machine
+      const std::vector<combiners::Interval> ranges = combiners::intervals(low);
       const partition::Problem problem = combiners::make_problem(low);
       combiners::CombinerBackend backend(low, target, m);
       const partition::Partition part = partition::rds(problem, backend, {});

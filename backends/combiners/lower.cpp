@@ -28,7 +28,7 @@ bool constant_value(const dag::Node& n, float* v) {
 
 }  // namespace
 
-dag::FragmentDag lower(const dag::FragmentDag& d) {
+dag::FragmentDag lower(const dag::FragmentDag& d, int texture_units) {
   dag::DagBuilder b;
   std::map<dag::NodeId, dag::NodeId> memo;
   // Vectors known to be of unit length (in the new DAG): normalize() of one is itself, which
@@ -175,7 +175,7 @@ dag::FragmentDag lower(const dag::FragmentDag& d) {
   out.vertex_nodes = d.vertex_nodes;
   out.vertex_outputs = d.vertex_outputs;
   dag::unshare_constants(out);
-  return out;
+  return decompose(out, texture_units);
 }
 
 }  // namespace passlab::combiners

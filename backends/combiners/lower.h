@@ -11,7 +11,13 @@
 
 namespace passlab::combiners {
 
-// The same shader with those functions expanded (same values; the vertex program is kept).
-dag::FragmentDag lower(const dag::FragmentDag& d);
+// The same shader with those functions expanded (same values; the vertex program is kept). With
+// `texture_units` > 0 (the machine's), operations whose operands could need more units than a
+// pass has are then decomposed (decompose.cpp).
+dag::FragmentDag lower(const dag::FragmentDag& d, int texture_units = 0);
+
+// A select whose operands (its condition's included) could need more than `texture_units` units
+// becomes s = (condition ? 1 : 0) and a s + b (1 - s), each operation reading at most two.
+dag::FragmentDag decompose(const dag::FragmentDag& d, int texture_units);
 
 }  // namespace passlab::combiners

@@ -27,7 +27,7 @@ namespace {
 class CombinerProgram : public backends::TargetProgram {
  public:
   CombinerProgram(const dag::FragmentDag& original, const partition::TargetDesc& target, Machine m)
-      : lowered_(lower(original)), d_(lowered_), machine_(std::move(m)), ranges_(intervals(d_)) {
+      : lowered_(lower(original, m.texture_units)), d_(lowered_), machine_(std::move(m)), ranges_(intervals(d_)) {
     const dag::FragmentDag& d = d_;
     target_ = target;
     problem_ = make_problem(d);

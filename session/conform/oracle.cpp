@@ -456,7 +456,6 @@ struct Oracle::State {
     if (!c.dag) return;
     const char* family = combiners ? "combiners" : "fp";
     std::optional<dag::FragmentDag> lowered;
-    if (combiners) lowered = combiners::lower(*c.dag);
     for (const partition::TargetDesc& t : targets) {
       if (!options.targets.empty() && std::find(options.targets.begin(), options.targets.end(), t.name) == options.targets.end()) continue;
       const std::string base = fmt::format("{} {}", family, t.name);
@@ -474,6 +473,8 @@ struct Oracle::State {
       if (combiners) {
         lang::Diagnostics ignored;
         machine = combiners::parse_machine(t, &ignored);
+        // As the target's program lowers it (its node ids are the partition's).
+        if (machine) lowered = combiners::lower(*c.dag, machine->texture_units);
       }
       // Every algorithm the target lists, each search starting from the partitions above it.
       const std::vector<const partition::Algorithm*> listed = partition::algorithms_for(t.limits);

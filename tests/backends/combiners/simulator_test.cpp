@@ -69,9 +69,9 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
   const Case& c = GetParam();
   test::CombinerShader s = test::combiner_sample(c.sample.shader);
   ASSERT_TRUE(s.dag);
-  const dag::FragmentDag d = lower(*s.dag);
-  const std::vector<Interval> ranges = intervals(d);
   const Machine& m = test::machine(c.machine);
+  const dag::FragmentDag d = lower(*s.dag, m.texture_units);  // as the target's program lowers it
+  const std::vector<Interval> ranges = intervals(d);
   lang::Diagnostics problems;
   const auto target = partition::load_target(c.machine, &problems);
   ASSERT_TRUE(target) << problems.text();
@@ -171,6 +171,39 @@ TEST_P(Multipass, PassesReproduceTheReferenceOrTheFailureIsLocated) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, Multipass, ::testing::ValuesIn(cases()), name_of);
+
+TEST(Decompose, ASelectOfFourValuesIsSplitSoGeForce1CanRunIt) {
+  // a b >= c e ? a c : b e reads four computed values: whichever pass computes the select restores
+  // some through texture units, and GeForce1 has two. Decomposed into s = (a b >= c e ? 1 : 0) and
+  // a c s + b e (1 - s), every operation reads two, and RDS finds passes.
+  const std::string src = "surface t() { float a = float texture(\"a\"[3], s, t), b = float texture(\"b\"[3], s, t);"
+                          "float c = float texture(\"c\"[3], s, t), e = float texture(\"e\"[3], s, t);"
+                          "Ci = color(a * b >= c * e ? a * c : b * e); Oi = 1; }";
+  test::CombinerShader s = test::combiner_shader(src);
+  ASSERT_TRUE(s.dag);
+  const Machine& m = test::machine("geforce1");
+  const auto target = partition::load_target("geforce1", nullptr);
+  {
+    const dag::FragmentDag whole = lower(*s.dag);  // not decomposed
+    CombinerBackend backend(whole, *target, m);
+    EXPECT_FALSE(partition::rds(make_problem(whole), backend, {}).valid);
+  }
+  const auto c = test::combiner_partition(src, "geforce1");
+  ASSERT_TRUE(c && c->part.valid);
+  ASSERT_TRUE(c->compiled.ok) << c->compiled.failure;
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const ir::FragmentInputs in = ir::random_fragment(seed);
+    const std::vector<ir::Value> all = dag::evaluate_all(c->lowered, in, c->shader.ctx);
+    if (!test::clamping_changes_nothing(c->lowered, in, c->shader.ctx, all, nullptr, true)) continue;
+    ++compared;
+    test::ReferenceSource ref(c->lowered, in, c->shader.ctx);
+    const Rgba got = run_passes(c->compiled, c->part, m, ref);
+    const std::vector<ir::Value> original = dag::evaluate_all(*s.dag, in, s.ctx);
+    EXPECT_NEAR(got[0], std::clamp(original[s.dag->root].f[0], 0.0f, 1.0f), 1e-4f) << "seed " << seed;
+  }
+  EXPECT_GT(compared, 100);
+}
 
 TEST(Simulator, APlainLookupIsMipMappedByItsFootprint) {
   // A render gives each 2D lookup of interpolated coordinates a derivative interpolant (s, t, s, t);

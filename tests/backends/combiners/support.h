@@ -158,7 +158,7 @@ inline std::unique_ptr<CombinerPartition> combiner_partition(const std::string& 
   auto c = std::make_unique<CombinerPartition>();
   c->shader = combiner_shader(source);
   if (!c->shader.dag) return nullptr;
-  c->lowered = combiners::lower(*c->shader.dag);
+  c->lowered = combiners::lower(*c->shader.dag, machine(machine_name).texture_units);
   c->ranges = combiners::intervals(c->lowered);
   const auto target = partition::load_target(machine_name, nullptr);
   combiners::CombinerBackend backend(c->lowered, *target, machine(machine_name));
