@@ -368,7 +368,7 @@ void marking_tour(const Tour& tour) {
 // several render targets, and a shader of several outputs (All outputs) in the DAG view.
 // Function tables on GeForce3 (docs/combiners.md): plastic in ten passes, the timeline opened on
 // a pass whose texture units look functions up (a table at a saved value, a cube map at a saved
-// vector), and its listing.
+// vector), and its listing; then a pass whose final combiner computes (E x F).
 void tables_tour(const Tour& tour) {
   MainWindow* w = tour.w;
   auto settled = [w] { return w->result() && w->shown_generation() == w->service()->generation() && !w->service()->busy(); };
@@ -397,6 +397,16 @@ void tables_tour(const Tour& tour) {
     w->timeline()->fit();
     settle(200);
     tour.save(tl, name);
+  }
+  // The final combiner's arithmetic: the hand-written classic dot3 specular, two stages and
+  // E x F squared twice (samples/combiners/handwritten).
+  w->open_file(samples_path("combiners/handwritten/dot3_specular.sl"));
+  if (wait_for(settled, 60000, "dot3_specular on geforce3")) {
+    w->timeline()->select_pass(0);
+    settle(300);
+    w->timeline()->fit();
+    settle(200);
+    tour.save(tl, "timeline_final");
   }
   tl->setFloating(false);
   w->open_file(original);

@@ -70,19 +70,24 @@ dag::FragmentDag decompose(const dag::FragmentDag& d, int texture_units) {
     auto scalar = [&](float x) { return b.constant(ir::Value::scalar(x), span); };
     auto op = [&](Op o, ir::BaseType t, std::vector<dag::NodeId> kids) { return b.operation(o, t, 0, std::move(kids), span); };
     dag::NodeId c = memo.at(n.children[0]);
-    const dag::NodeId a = memo.at(n.children[1]), e = memo.at(n.children[2]);
-    // A comparison of two computed values becomes one of their difference with 0 (x - y >= 0), so
-    // the control reads one value: a pass computes the difference, the next the MUX (their clamp to
-    // [-1, 1] keeps the sign).
+    dag::NodeId a = memo.at(n.children[1]), e = memo.at(n.children[2]);
+    bool a_zero = zero_constant(d, n.children[1]), e_zero = zero_constant(d, n.children[2]);
+    // A comparison of two computed values becomes d >= 0 of a difference d, so the control reads
+    // one value: a pass computes the difference, the next the MUX (the difference's clamp to
+    // [-1, 1] keeps its sign). Always non-strict: a saved difference of exactly 0 is stored as
+    // (0 + 1)/2, which 8 bits round up to 128/255, so d >= 0 holds there but d > 0 would too;
+    // x > y is !(y >= x), the arms swapped.
     const dag::Node& cn = d.node(n.children[0]);
     const bool ordered = cn.kind == dag::NodeKind::Operation && (cn.op == Op::Ge || cn.op == Op::Gt || cn.op == Op::Le || cn.op == Op::Lt);
     if (ordered && cn.children.size() == 2 && !is_constant(d, cn.children[0]) && !is_constant(d, cn.children[1]) &&
         d.node(cn.children[0]).type == ir::BaseType::Float && d.node(cn.children[1]).type == ir::BaseType::Float) {
-      const dag::NodeId diff = op(Op::Sub, ir::BaseType::Float, {memo.at(cn.children[0]), memo.at(cn.children[1])});
-      c = op(cn.op, ir::BaseType::Bool, {diff, scalar(0)});
+      const dag::NodeId x = memo.at(cn.children[0]), y = memo.at(cn.children[1]);
+      const bool x_first = cn.op == Op::Ge || cn.op == Op::Lt;  // Ge: x - y >= 0; Lt: !(x - y >= 0)
+      const dag::NodeId diff = op(Op::Sub, ir::BaseType::Float, {x_first ? x : y, x_first ? y : x});
+      c = op(Op::Ge, ir::BaseType::Bool, {diff, scalar(0)});
+      if (cn.op == Op::Gt || cn.op == Op::Lt) std::swap(a, e), std::swap(a_zero, e_zero);
     }
     const dag::NodeId s = op(Op::Select, ir::BaseType::Float, {c, scalar(1), scalar(0)});
-    const bool a_zero = zero_constant(d, n.children[1]), e_zero = zero_constant(d, n.children[2]);
     dag::NodeId r;
     if (e_zero) {
       r = op(Op::Mul, n.type, {a, s});
