@@ -581,9 +581,9 @@ class StudioTest : public QObject {
     QVERIFY(wait_for_panels(w));
     auto* tl = w.timeline();
     QVERIFY(QTest::qWaitFor([&] { return tl->stage_columns() > 0; }, 10000));
-    // The Figure 4 pin: one pass of eight GeForce3 stages, as the paper has it.
+    // The Figure 4 pin: one pass of six GeForce3 stages (the paper's compiler: eight).
     QCOMPARE(static_cast<int>(tl->timeline()->passes.size()), 1);
-    QCOMPARE(tl->stage_columns(), 8);
+    QCOMPARE(tl->stage_columns(), 6);
     QVERIFY(tl->unit_labels(0, true).contains("DOT"));
     QVERIFY(w.passes()->listing_text().contains("!!RC1.0"));
     // Clicking a unit selects its nodes in the DAG and its source in the editor.
@@ -635,10 +635,14 @@ class StudioTest : public QObject {
     const auto& passes = w.result()->snapshot->run("rds")->partition.passes;
     QVERIFY(passes.size() > 1);
     QCOMPARE(tl->timeline()->passes.size(), passes.size());
+    // (A pass may have none: its final combiner computes all of it.)
+    int most = 0;
     for (int p = 0; p < static_cast<int>(passes.size()); ++p) {
       tl->select_pass(p);
-      QVERIFY(tl->stage_columns() >= 1 && tl->stage_columns() <= 2);
+      QVERIFY(tl->stage_columns() <= 2);
+      most = std::max(most, tl->stage_columns());
     }
+    QCOMPARE(most, 2);
     // A target without combiners: passes only.
     const quint64 again = w.shown_generation();
     w.set_target("PC5");
