@@ -634,37 +634,36 @@ TEST(Final, ASignedOperandStaysInTheGeneralCombiners) {
   EXPECT_LT(worst, 1e-4f);
 }
 
+// Fewer stages than the paper's compiler takes, the trace saying why, and the same colour.
+void shorter_than_the_papers_and_exact(const char* body, const char* why) {
+  One now = compile(body), paper = compile_paper(body);
+  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
+  ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
+  EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
+  EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr(why));
+  const auto [worst, compared] = final_error(now);
+  EXPECT_GT(compared, 20);
+  EXPECT_LT(worst, 1e-4f);
+}
+
 TEST(Reassociate, AProductOfFiveFactorsIsAsShortAsItsLatestFactor) {
-  // Kd .5 nl shadow nav, with Kd two combiners deep (a lerp, then a product): in the source's order a chain of
-  // four products after Kd; reassociated, the scalars meet in ALPHA while Kd is computed.
+  // Kd .5 nl shadow nav, with Kd two combiners deep (a lerp, then a product): in the source's
+  // order a chain of four products after Kd; reassociated, the scalars meet in ALPHA while Kd is
+  // computed.
   const char* body = "color d = color texture(\"d\", s, t), b = color texture(\"b\", s, t);"
                      "float c = float texture(\"d\"[3], s, t), m = float texture(\"b\"[3], s, t);"
                      "color Kd = mix(d, b, c) * m;"
                      "float nl = float texture(\"b\"[3], s * 2, t * 2);"
                      "float shadow = comp(Cs, 0), nav = comp(Os, 1);"
                      "Ci = Kd * .5 * nl * shadow * nav; Oi = 1;";
-  One now = compile(body), paper = compile_paper(body);
-  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
-  ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
-  EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
-  EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr("reassociated"));
-  const auto [worst, compared] = final_error(now);
-  EXPECT_GT(compared, 20);
-  EXPECT_LT(worst, 1e-4f);
+  shorter_than_the_papers_and_exact(body, "reassociated");
 }
 
 TEST(Reassociate, TheSquareOfASelectSelectsTheSquare) {
   // (c ? x : 0)^2 is c ? x^2 : 0: the MUX's combiner computes the product.
   const char* body = "float x = float texture(\"a\"[3], s, t), c = float texture(\"b\"[3], s, t);"
                      "float y = c >= .5 ? x : 0; Ci = pow(y, 8) * color(1, 1, 1); Oi = 1;";
-  One now = compile(body), paper = compile_paper(body);
-  ASSERT_TRUE(now.result.ok) << now.result.failure.message;
-  ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
-  EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
-  EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr("square of a select"));
-  const auto [worst, compared] = final_error(now);
-  EXPECT_GT(compared, 20);
-  EXPECT_LT(worst, 1e-4f);
+  shorter_than_the_papers_and_exact(body, "square of a select");
 }
 
 TEST(Listing, EachProgramIsAFileNvparseLoadsAndTheFogColourIsSaidToBeSet) {
