@@ -41,10 +41,6 @@ bool clamp_is_harmless(const dag::FragmentDag& d, const std::vector<Interval>& r
   return true;  // every user (or, for the final output, the frame buffer) clamps it anyway
 }
 
-bool uses_final_arithmetic(const std::vector<PartialCombiner>& pcs) {
-  return std::any_of(pcs.begin(), pcs.end(), [](const PartialCombiner& pc) { return pc.kind == PcKind::FinalRgb && pc.combine_node != kNoH; });
-}
-
 }  // namespace
 
 partition::Resources resources_of(const Program& p, const Machine& m) {
@@ -82,7 +78,7 @@ partition::Resources resources_of(const Program& p, const Machine& m) {
 
 CompileResult compile_pass(const PassSpec& pass, const Machine& m, const CompileOptions& options) {
   CompileResult out;
-  bool used_final_arithmetic = false;
+  bool selected = false;  // stage 3 was reached: a failure from here on may be the extensions'
   CompileTrace trace(options.trace);
   HDag h;
   std::vector<PartialCombiner> pcs;
@@ -90,8 +86,8 @@ CompileResult compile_pass(const PassSpec& pass, const Machine& m, const Compile
   bool ok = false;
   try {
     ok = extract_texture_units(pass, m, h, out.failure, trace) && rewrite(pass, m, h, out.failure, trace) &&
-         (options.reassociate ? (reassociate(pass, h, trace), true) : true) && recognise_mappings(pass, h, out.failure, trace) && select_combiners(h, m, pcs, out.failure, trace, options.final_arithmetic) &&
-         ((used_final_arithmetic = uses_final_arithmetic(pcs)), allocate_inputs(h, pcs, m, out.failure, trace)) &&
+         (options.reassociate ? (reassociate(pass, h, trace), true) : true) && recognise_mappings(pass, h, out.failure, trace) &&
+         ((selected = true), select_combiners(h, m, pcs, out.failure, trace, options.final_arithmetic)) && allocate_inputs(h, pcs, m, out.failure, trace) &&
          schedule(h, pcs, m, pass.final(), p, out.failure, trace, {options.exact_schedule, options.exact_budget}, &out.schedule_proven);
   } catch (const std::logic_error& e) {
     // A broken invariant of the compiler's own: the pass fails with it rather than the program.
@@ -99,9 +95,12 @@ CompileResult compile_pass(const PassSpec& pass, const Machine& m, const Compile
     if (std::getenv("PASSLAB_COMBINER_DEBUG")) std::fprintf(stderr, "%s\n%s\n", out.failure.message.c_str(), to_text(h, *pass.dag).c_str());
     ok = false;
   }
-  if (!ok && used_final_arithmetic) {
+  // What fails with the final combiner's arithmetic or reassociated products (a register the
+  // final combiner's reads keep to the end, a constant the folding made) is compiled again as the
+  // paper's compiler would.
+  if (!ok && selected && (options.final_arithmetic || options.reassociate)) {
     CompileOptions paper = options;
-    paper.final_arithmetic = false;
+    paper.final_arithmetic = paper.reassociate = false;
     return compile_pass(pass, m, paper);
   }
   out.trace = std::move(trace.events);

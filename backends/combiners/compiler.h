@@ -19,12 +19,13 @@ struct CompileOptions {
   bool exact_schedule = false;  // stage 5 by exhaustive search (the fewest stages; for small passes)
   long exact_budget = 200000;
   // The final combiner computes the root where it can (A B + (1 - A) C + D, E x F); false: it
-  // only chooses registers (out.rgb = D), as the paper's compiler does. A pass that fails with it
-  // is compiled again without it (the final combiner's reads keep their registers to the end).
+  // only chooses registers (out.rgb = D), as the paper's compiler does.
   bool final_arithmetic = true;
   // Products of several factors reordered to shorten their chain (reassociate.cpp); false: the
   // source's order, as the paper's compiler.
   bool reassociate = true;
+  // A pass that fails with either from instruction selection on (the final combiner's reads keep
+  // their registers to the end; folded constants take a register) is compiled again without both.
 };
 
 struct CompileResult {

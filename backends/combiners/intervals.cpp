@@ -60,6 +60,23 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
   std::vector<Interval> r(nodes.size());
   const Interval any{};
   auto same_kids = [&](const dag::Node& n) { return n.children.size() == 2 && same_value(nodes, n.children[0], n.children[1]); };
+  // a s + b (1 - s), s a select of 1 and 0 (a decomposed select, decompose.cpp): a or b.
+  auto constant_is = [&](dag::NodeId id, float x) {
+    const dag::Node& c = nodes[id];
+    return c.kind == dag::NodeKind::Constant && !c.value.empty() && c.value[0] == x;
+  };
+  auto blend = [&](const dag::Node& n) {
+    if (n.children.size() != 2) return false;
+    const dag::Node &p = nodes[n.children[0]], &q = nodes[n.children[1]];
+    if (p.kind != dag::NodeKind::Operation || q.kind != dag::NodeKind::Operation || p.op != Op::Mul || q.op != Op::Mul ||
+        p.children.size() != 2 || q.children.size() != 2)
+      return false;
+    const dag::Node& sel = nodes[p.children[1]];
+    const dag::Node& one_minus = nodes[q.children[1]];
+    return sel.kind == dag::NodeKind::Operation && sel.op == Op::Select && sel.children.size() == 3 && constant_is(sel.children[1], 1.0f) &&
+           constant_is(sel.children[2], 0.0f) && one_minus.kind == dag::NodeKind::Operation && one_minus.op == Op::Sub &&
+           one_minus.children.size() == 2 && constant_is(one_minus.children[0], 1.0f) && one_minus.children[1] == p.children[1];
+  };
   for (const dag::Node& n : nodes) {
     auto kid = [&](std::size_t i) { return i < n.children.size() ? r[n.children[i]] : any; };
     Interval v = any;
@@ -75,7 +92,7 @@ std::vector<Interval> analyse(const std::vector<dag::Node>& nodes, Leaf&& leaf) 
       case dag::NodeKind::Operation:
         switch (n.op) {
           case Op::Neg: v = -kid(0); break;
-          case Op::Add: v = kid(0) + kid(1); break;
+          case Op::Add: v = blend(n) ? hull(r[nodes[n.children[0]].children[0]], r[nodes[n.children[1]].children[0]]) : kid(0) + kid(1); break;
           case Op::Sub: v = kid(0) + -kid(1); break;
           case Op::Mul: v = same_kids(n) ? square(kid(0)) : kid(0) * kid(1); break;
           case Op::Div: {

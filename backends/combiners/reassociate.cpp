@@ -50,6 +50,12 @@ class Reassociator {
     const HNode& n = h_[x].op == HOp::Triple ? h_[h_[x].kids[0]] : h_[x];
     return n.part == Part::Alpha ? n.value[0] : n.value[static_cast<std::size_t>(c)];
   }
+  // 0, 1, 1/2, -1/2 and -1: the zero register through a mapping, no constant register.
+  static bool special(float c) { return c == 0.0f || c == 1.0f || c == 0.5f || c == -0.5f || c == -1.0f; }
+  bool free_constant(HId x) const {
+    const float c = const_value(x, 0);
+    return special(c) && (h_[x].op == HOp::Triple || h_[x].part == Part::Alpha || (const_value(x, 1) == c && const_value(x, 2) == c));
+  }
   // A product kept whole: a constant times a sum is what the mappings read as expand() and such.
   bool protected_product(HId x) const {
     const HNode& n = h_[x];
@@ -134,12 +140,16 @@ class Reassociator {
     if (!collect(top, part, members, factors, consts)) return;
     for (HId m : members) inside_.insert(m);
     if (factors.size() + consts.size() < 3 || factors.empty()) return;
-    // The constants, folded into one (a scalar when uniform).
+    // The constants, folded into one (a scalar when uniform). Not where that would turn constants
+    // the zero register gives through a mapping (1/2, -1, ...) into one that takes a constant
+    // register: GeForce1 has two.
     if (!consts.empty()) {
       std::array<float, 3> c{1, 1, 1};
       for (HId k : consts)
         for (int i = 0; i < 3; ++i) c[static_cast<std::size_t>(i)] *= const_value(k, part == Part::Alpha ? 0 : i);
       const bool uniform = part == Part::Alpha || (c[0] == c[1] && c[1] == c[2]);
+      const bool free_before = std::all_of(consts.begin(), consts.end(), [&](HId k) { return free_constant(k); });
+      if (free_before && !(uniform && special(c[0]))) return;
       if (!(uniform && c[0] == 1.0f)) {
         HNode k;
         k.op = HOp::Const;

@@ -397,13 +397,17 @@ class Selector {
   struct Product {
     HId mul = kNoH, triple = kNoH;
   };
+  // (A root is read by the final combiner as it is: it is never computed inside another's E x F.)
+  bool lone_reader(HId x) const {
+    return x < parents_.size() && parents_[x].size() <= 1 && !placed_[x] && x != h_.rgb_root && x != h_.alpha_root;
+  }
   std::optional<Product> product_at(HId x) const {
-    if (x >= parents_.size() || parents_[x].size() > 1 || placed_[x]) return std::nullopt;
+    if (!lone_reader(x)) return std::nullopt;
     const HNode& n = h_[x];
     if (n.op == HOp::Mul && n.part == Part::Rgb) return Product{x, kNoH};
     if (n.op == HOp::Triple) {
       const HId m = n.kids[0];
-      if (h_[m].op == HOp::Mul && parents_[m].size() == 1 && !placed_[m]) return Product{m, x};
+      if (h_[m].op == HOp::Mul && parents_[m].size() == 1 && lone_reader(m)) return Product{m, x};
     }
     return std::nullopt;
   }
@@ -462,7 +466,9 @@ class Selector {
       }
       Term t{x, consumer, 0, std::nullopt};
       t.slot = slot;
-      t.product = x == root && n.op == HOp::Mul ? Product{x, kNoH} : product_at(x);
+      if (x != root) t.product = product_at(x);
+      else if (n.op == HOp::Mul) t.product = Product{x, kNoH};
+      else if (n.op == HOp::Triple && h_[n.kids[0]].op == HOp::Mul && lone_reader(n.kids[0])) t.product = Product{n.kids[0], x};
       if (t.product && !final_readable(*t.product)) t.product.reset();
       terms.push_back(t);
       if (terms.size() > 3) return false;
@@ -482,7 +488,7 @@ class Selector {
       const HId k = h_[p.mul].kids[static_cast<std::size_t>(slot)];
       std::optional<Product> q;
       if (p.triple == kNoH) q = product_at(k);
-      else if (h_[k].op == HOp::Mul && k < parents_.size() && parents_[k].size() == 1 && !placed_[k]) q = Product{k, kNoH};
+      else if (h_[k].op == HOp::Mul && parents_[k].size() == 1 && lone_reader(k)) q = Product{k, kNoH};
       if (!q || !final_readable(*q)) return std::nullopt;
       return q;
     };

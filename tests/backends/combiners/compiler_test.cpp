@@ -623,6 +623,19 @@ TEST(Final, AFourthPowerIsEtimesFSquared) {
   EXPECT_LT(worst, 1e-4f);
 }
 
+TEST(Final, AProductThatIsAlsoTheAlphaIsNotHiddenInEtimesF) {
+  // x = a b is the alpha (out.a = G reads it from a register) and a factor of the colour: the final
+  // combiner may not compute it inside E x F (a review found the compile falling back to the
+  // paper's final combiner and a stage more).
+  One o = compile("float x = float texture(\"a\"[3], s, t) * float texture(\"b\"[3], s, t); Ci = x * color texture(\"c\", s, t); Oi = x;");
+  ASSERT_TRUE(o.result.ok) << o.result.failure.message;
+  EXPECT_TRUE(o.result.program.final.arithmetic);
+  EXPECT_EQ(o.result.program.stages.size(), 1u);
+  const auto [worst, compared] = final_error(o);
+  EXPECT_GT(compared, 100);
+  EXPECT_LT(worst, 1e-4f);
+}
+
 TEST(Final, ASignedOperandStaysInTheGeneralCombiners) {
   // The final combiner's variables are unsigned: (2a - 1) b must be computed before it.
   One o = compile("color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t); Ci = (2 * a - 1) * b; Oi = 1;");
