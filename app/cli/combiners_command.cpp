@@ -17,9 +17,11 @@
 #include "backends/combiners/listing.h"
 #include "backends/combiners/lower.h"
 #include "backends/combiners/nvparse_check.h"
+#include "backends/combiners/tables.h"
 #include "core/driver/program.h"
 #include "core/paths/atomic_file.h"
 #include "core/lang/json_dump.h"
+#include "core/sim/image.h"
 
 namespace passlab::cli {
 
@@ -99,6 +101,19 @@ int run_combiners(const CommonOptions& o, const CombinersCliOptions& c) {
       for (const combiners::ListingFile& f : combiners::listing_files(r.program, *machine, {&d, 0, 1}))
         ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / ("pass." + f.extension), f.text);
       ok = ok && paths::write_atomically(std::filesystem::path(c.emit) / "pass.json", lang::dump_json(combiners::to_json(r.program, *machine), 1) + "\n");
+      // Each function table's texels as the texture the program binds (tableN.png, N its unit;
+      // "256x1" or "1x256", combiners::table_layout), so it can be loaded or looked at.
+      for (std::size_t u = 0; u < r.program.units.size(); ++u) {
+        const combiners::TextureUnit& unit = r.program.units[u];
+        if (!unit.table) continue;
+        const combiners::FunctionTable& t = *unit.table;
+        const bool column = combiners::table_layout(t) == fmt::format("1x{}", t.size);
+        sim::Image image(column ? 1 : t.size, column ? t.size : 1);
+        for (int i = 0; i < t.size && static_cast<std::size_t>(i) < t.texels.size(); ++i)
+          std::copy(t.texels[static_cast<std::size_t>(i)].begin(), t.texels[static_cast<std::size_t>(i)].end(), image.at(column ? 0 : i, column ? i : 0));
+        std::string error;
+        ok = ok && sim::write_png((std::filesystem::path(c.emit) / fmt::format("table{}.png", u)).string(), image, &error);
+      }
     }
     if (!ok) {
       std::cerr << "passlab-cli: cannot write into " << c.emit << '\n';

@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
   comb->add_option("--target", co.target, "geforce1 or geforce3 (or a combiner target JSON file)");
   comb->add_option("--format", o.format, "text (the listing) or json")->check(CLI::IsMember({"text", "json"}));
   comb->add_flag("--trace", co.trace, "print every decision of the five stages");
-  comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the programs (pass.ts, pass.rc) and their JSON into this folder");
+  comb->add_option("--emit", co.emit, "write the hardware DAG, the trace, the programs (pass.ts, pass.rc), their JSON and each function table (tableN.png) into this folder");
   comb->add_option("-o,--output", co.output, "write the !!RC1.0 program here (and its !!TS1.0 program, if any, beside it as .ts)");
   comb->add_flag("--exact", co.exact, "schedule the stages by exhaustive search (the fewest stages) instead of greedily");
   comb->add_flag("--paper", co.paper,

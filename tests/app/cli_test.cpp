@@ -393,6 +393,22 @@ TEST(Cli, JsonOutputSurvivesAStringThatIsNotUtf8) {
   std::filesystem::remove(path);
 }
 
+TEST(Cli, CombinersEmitWritesEachFunctionTableAsItsTexture) {
+  // sin(2 pi s) on GeForce1: a texture_1d table of s over one period, written beside the programs
+  // as the 256x1 texture the program binds, its texels (v + 1)/2.
+  const auto dir = std::filesystem::temp_directory_path() / ("passlab_table_emit_" + std::to_string(::getpid()));
+  const auto file = dir.string() + ".sl";
+  std::ofstream(file) << "surface t() { Ci = color(sin(6.2831853 * s) * .5 + .5); Oi = 1; }\n";
+  ASSERT_EQ(cli("combiners --target geforce1 --emit " + dir.string() + " " + file).code, 0);
+  std::optional<sim::Image> table = sim::read_png((dir / "table0.png").string(), nullptr);
+  ASSERT_TRUE(table);
+  EXPECT_EQ(table->width, 256);
+  EXPECT_EQ(table->height, 1);
+  EXPECT_NEAR(table->at(64, 0)[0], 1.0f, 2.0f / 255);   // a quarter period: sin = 1
+  EXPECT_NEAR(table->at(192, 0)[0], 0.0f, 2.0f / 255);  // three quarters: sin = -1
+  EXPECT_NEAR(table->at(0, 0)[0], 0.5f, 3.0f / 255);    // the start: sin = 0
+}
+
 // ---- passlab-cli rpu ---------------------------------------------------------------------------
 
 std::filesystem::path scratch(const std::string& name) {
