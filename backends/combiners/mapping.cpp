@@ -52,17 +52,21 @@ class Mapper {
       const HNode& n = h_[i];
       if (n.op != HOp::Const) continue;
       const int k = n.part == Part::Rgb ? 3 : 1;
-      for (int c = 0; c < k; ++c)
-        if (std::fabs(n.value[static_cast<std::size_t>(c)]) > 1.0f) {
+      for (int c = 0; c < k; ++c) {
+        const float v = n.value[static_cast<std::size_t>(c)];
+        if (!(std::fabs(v) <= 1.0f)) {  // NaN too (sqrt of a negative constant, folded)
           f_ = {"constant-range",
-                fmt::format("the constant {:g} is outside [-1, 1]: the combiners' registers hold [-1, 1], and a product by a constant up "
-                            "to 4 is the most an output scale can make of it",
-                            n.value[static_cast<std::size_t>(c)]),
+                std::isnan(v) ? std::string("a constant that is not a number (an operation on constants with no value, such as the "
+                                            "square root of a negative number): no register can hold it")
+                              : fmt::format("the constant {:g} is outside [-1, 1]: the combiners' registers hold [-1, 1], and a product by a "
+                                            "constant up to 4 is the most an output scale can make of it",
+                                            v),
                 n.origin, n.has_origin};
           t_.add({CEvent::Fail, 2, n.has_origin ? std::vector<dag::NodeId>{n.origin} : std::vector<dag::NodeId>{}, -1, -1, -1, -1,
                   n.part, f_.constraint, f_.message});
           return false;
         }
+      }
     }
     return true;
   }
