@@ -505,8 +505,10 @@ class Selector {
     return emit(Opcode::CMP, {y, neg(r), r}, 1);
   }
 
-  // Catmull-Rom through constant knots: each segment's cubic is a polynomial in u = n*clamp(x)
-  // evaluated by Horner's rule, and CMP picks the segment u falls in.
+  // Catmull-Rom through constant knots: each segment's cubic is a polynomial in t = u - seg
+  // (u = n*clamp(x)) evaluated by Horner's rule, and CMP picks the segment u falls in. In t, not
+  // re-expanded in u: the expanded coefficients of a late segment are large and cancel (a
+  // conformance run found 3e-4 off in the fifth segment).
   Operand spline(const Node& n, const std::vector<Operand>& refs) {
     std::size_t knots = n.children.size() - 1;
     for (std::size_t i = 1; i < n.children.size(); ++i)
@@ -525,22 +527,18 @@ class Selector {
         float p2 = child(n, 3 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 3 + seg).value.size()) - 1)));
         float p3 = child(n, 4 + seg).value.at(static_cast<std::size_t>(std::min<int>(comp, static_cast<int>(child(n, 4 + seg).value.size()) - 1)));
         double c3 = 0.5 * (-p0 + 3 * p1 - 3 * p2 + p3), c2 = 0.5 * (2 * p0 - 5 * p1 + 4 * p2 - p3);
-        double c1 = 0.5 * (-p0 + p2), c0 = p1, s = seg;
-        // f(u) = c3 (u-s)^3 + c2 (u-s)^2 + c1 (u-s) + c0
+        double c1 = 0.5 * (-p0 + p2), c0 = p1;
+        // f = c3 t^3 + c2 t^2 + c1 t + c0
         a[lane] = static_cast<float>(c3);
-        b[lane] = static_cast<float>(c2 - 3 * c3 * s);
-        c[lane] = static_cast<float>(c1 - 2 * c2 * s + 3 * c3 * s * s);
-        d[lane] = static_cast<float>(c0 - c1 * s + c2 * s * s - c3 * s * s * s);
+        b[lane] = static_cast<float>(c2);
+        c[lane] = static_cast<float>(c1);
+        d[lane] = static_cast<float>(c0);
       }
-      Operand v = emit(Opcode::MAD, {u, constant(a, width), constant(b, width)}, width);
-      v = emit(Opcode::MAD, {v, u, constant(c, width)}, width);
-      v = emit(Opcode::MAD, {v, u, constant(d, width)}, width);
-      if (seg == 0) {
-        result = v;
-      } else {
-        Operand below = emit(Opcode::SUB, {u, scalar(static_cast<float>(seg))}, 1);
-        result = emit(Opcode::CMP, {below, result, v}, width);
-      }
+      const Operand t = seg == 0 ? u : emit(Opcode::SUB, {u, scalar(static_cast<float>(seg))}, 1);
+      Operand v = emit(Opcode::MAD, {t, constant(a, width), constant(b, width)}, width);
+      v = emit(Opcode::MAD, {v, t, constant(c, width)}, width);
+      v = emit(Opcode::MAD, {v, t, constant(d, width)}, width);
+      result = seg == 0 ? v : emit(Opcode::CMP, {t, result, v}, width);
     }
     return result;
   }
