@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The hardware DAG's helpers: parents, a topological order and its text form.
+// The hardware DAG's helpers: parents, a topological order, combiner depths and its text form.
 #include "backends/combiners/hw_dag.h"
 
 #include <algorithm>
@@ -77,6 +77,18 @@ std::string to_text(const HDag& h, const dag::FragmentDag& d) {
     out += "\n";
   }
   return out;
+}
+
+int combiner_depth(const HDag& h, HId x, std::vector<int>& memo) {
+  if (memo.size() < h.nodes.size()) memo.resize(h.nodes.size(), -1);
+  if (memo[x] >= 0) return memo[x];
+  const HNode& n = h[x];
+  int d = 0;
+  if (n.op != HOp::Input && n.op != HOp::Const) {
+    for (HId k : n.kids) d = std::max(d, combiner_depth(h, k, memo));
+    if (n.op != HOp::InMap && n.op != HOp::Triple && n.op != HOp::Blue) d += 1;
+  }
+  return memo[x] = d;
 }
 
 }  // namespace passlab::combiners

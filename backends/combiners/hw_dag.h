@@ -142,6 +142,10 @@ struct HDag {
   std::vector<HId> topological() const;
 };
 
+// Combiners between x and the pass inputs, roughly (input and output mappings' nodes, TRIPLE and
+// BLUE are free: a variable absorbs them). `memo` caches per node (-1: not yet), grown as needed.
+int combiner_depth(const HDag& h, HId x, std::vector<int>& memo);
+
 // The DAG in text, one node a line (for --emit, tests and the trace).
 std::string to_text(const HDag& h, const dag::FragmentDag& d);
 std::string describe(const HNode& n);  // "MUL rgb", "INMAP expand(x)", ...

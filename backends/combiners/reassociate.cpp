@@ -70,18 +70,7 @@ class Reassociator {
     return true;
   }
 
-  // Combiners between x and the pass inputs, roughly: mappings and component selections are free.
-  int depth(HId x) {
-    if (depth_.size() < h_.nodes.size()) depth_.resize(h_.nodes.size(), -1);
-    if (depth_[x] >= 0) return depth_[x];
-    const HNode& n = h_[x];
-    int d = 0;
-    if (n.op != HOp::Input && n.op != HOp::Const) {
-      for (HId k : n.kids) d = std::max(d, depth(k));
-      if (n.op != HOp::InMap && n.op != HOp::Triple && n.op != HOp::Blue) d += 1;
-    }
-    return depth_[x] = d;
-  }
+  int depth(HId x) { return combiner_depth(h_, x, depth_); }
 
   struct Factor {
     HId value = kNoH;

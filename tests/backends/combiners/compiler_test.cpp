@@ -574,6 +574,13 @@ std::pair<float, int> final_error(const One& o, const std::string& machine = "ge
   return {worst, compared};
 }
 
+// The colour equals the reference's (to 1e-4) on more than `at_least` compared fragments.
+void expect_reference_colour(const One& o, int at_least, const std::string& machine = "geforce3") {
+  const auto [worst, compared] = final_error(o, machine);
+  EXPECT_GT(compared, at_least);
+  EXPECT_LT(worst, 1e-4f);
+}
+
 TEST(Final, ALerpOfTwoTexturesByAThirdsAlphaIsTheFinalCombinerAlone) {
   // mix(a, b, k) = a (1 - k) + b k: lerp(k, b, a), no general combiner computing anything.
   const char* body = "color a = color texture(\"a\", s, t), b = color texture(\"b\", s, t); float k = float texture(\"c\"[3], s, t);"
@@ -585,9 +592,7 @@ TEST(Final, ALerpOfTwoTexturesByAThirdsAlphaIsTheFinalCombinerAlone) {
   const std::string rc = rc_program(o.result.program, test::machine("geforce3"));
   EXPECT_THAT(rc, HasSubstr("out.rgb = lerp(tex"));
   EXPECT_TRUE(check_nvparse(rc).empty()) << rc;
-  const auto [worst, compared] = final_error(o);
-  EXPECT_GT(compared, 100);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(o, 100);
   // The paper's compiler takes a stage for it.
   EXPECT_EQ(compile_paper(body).result.program.stages.size(), 1u);
 }
@@ -605,9 +610,7 @@ TEST(Final, TwoProductsAreAtimesBPlusEtimesF) {
   g1.per_stage_constants = false;
   g1.texture_units = 2;
   EXPECT_TRUE(check_nvparse(rc, g1).empty()) << rc;
-  const auto [worst, compared] = final_error(o, "geforce1");
-  EXPECT_GT(compared, 100);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(o, 100, "geforce1");
 }
 
 TEST(Final, AFourthPowerIsEtimesFSquared) {
@@ -618,9 +621,7 @@ TEST(Final, AFourthPowerIsEtimesFSquared) {
   EXPECT_EQ(o.result.program.final.a.reg, kFinalProduct);
   EXPECT_EQ(o.result.program.final.b.reg, kFinalProduct);
   EXPECT_EQ(o.result.program.final.e.usage, Usage::Alpha);
-  const auto [worst, compared] = final_error(o);
-  EXPECT_GT(compared, 100);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(o, 100);
 }
 
 TEST(Final, AProductThatIsAlsoTheAlphaIsNotHiddenInEtimesF) {
@@ -631,9 +632,7 @@ TEST(Final, AProductThatIsAlsoTheAlphaIsNotHiddenInEtimesF) {
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   EXPECT_TRUE(o.result.program.final.arithmetic);
   EXPECT_EQ(o.result.program.stages.size(), 1u);
-  const auto [worst, compared] = final_error(o);
-  EXPECT_GT(compared, 100);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(o, 100);
 }
 
 TEST(Final, ASignedOperandStaysInTheGeneralCombiners) {
@@ -642,9 +641,7 @@ TEST(Final, ASignedOperandStaysInTheGeneralCombiners) {
   ASSERT_TRUE(o.result.ok) << o.result.failure.message;
   EXPECT_FALSE(o.result.program.final.arithmetic);
   EXPECT_EQ(o.result.program.stages.size(), 1u);
-  const auto [worst, compared] = final_error(o);
-  EXPECT_GT(compared, 20);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(o, 20);
 }
 
 // Fewer stages than the paper's compiler takes, the trace saying why, and the same colour.
@@ -654,9 +651,7 @@ void shorter_than_the_papers_and_exact(const char* body, const char* why) {
   ASSERT_TRUE(paper.result.ok) << paper.result.failure.message;
   EXPECT_LT(now.result.program.stages.size(), paper.result.program.stages.size());
   EXPECT_THAT(trace_text(now.result, test::machine("geforce3")), HasSubstr(why));
-  const auto [worst, compared] = final_error(now);
-  EXPECT_GT(compared, 20);
-  EXPECT_LT(worst, 1e-4f);
+  expect_reference_colour(now, 20);
 }
 
 TEST(Reassociate, AProductOfFiveFactorsIsAsShortAsItsLatestFactor) {
