@@ -102,6 +102,7 @@ nlohmann::ordered_json stats_json(const rpu::VmStats& s) {
   j["calls"] = s.calls;
   j["loads"] = s.loads;
   j["faults"] = s.faults;
+  j["quads"] = s.quads;
   return j;
 }
 
@@ -111,6 +112,7 @@ void print_stats_text(const rpu::VmStats& s) {
             << fmt::format("divergence       {} splits, {} merges, {} issues with lanes idle\nchunk occupancy  {:.4f}\n", s.splits, s.merges,
                            s.partial_issues, s.occupancy())
             << fmt::format("traces {}  calls {}  loads {}  faults {}\n", s.traces, s.calls, s.loads, s.faults);
+  if (s.quads) std::cout << fmt::format("quads            {} (hits shaded with helpers for derivatives)\n", s.quads);
 }
 
 // Assembles the file at `path` for machine `m` (null: the default), printing its diagnostics.

@@ -323,7 +323,7 @@ class LineParser {
     Operation op;
     static const std::map<std::string_view, Opcode> ops = {
         {"mov", Opcode::Mov},   {"frac", Opcode::Frac},   {"add", Opcode::Add},   {"mul", Opcode::Mul},    {"mad", Opcode::Mad},
-        {"dp2h", Opcode::Dp2h}, {"dp3", Opcode::Dp3},     {"dp3h", Opcode::Dp3h}, {"dp4", Opcode::Dp4},    {"trace", Opcode::Trace},
+        {"dp2h", Opcode::Dp2h}, {"dp3", Opcode::Dp3},     {"dp3h", Opcode::Dp3h}, {"dp4", Opcode::Dp4},    {"ddx", Opcode::Ddx}, {"ddy", Opcode::Ddy}, {"trace", Opcode::Trace},
         {"load", Opcode::Load}, {"load4", Opcode::Load4}, {"store", Opcode::Store}};
     auto it = ops.find(base);
     if (it == ops.end()) fail(at, "unknown instruction '" + std::string(w) + "'", w.size());

@@ -61,7 +61,7 @@ Source FunctionCodegen::builtin(const ir::Instr& in) {
   const auto id = static_cast<B>(in.aux);
   const lang::Signature& sig = lang::signature_of(id);
   const std::string name = lang::to_string(id);
-  if (sig.derivative) fail(in.span, "'" + name + "' needs screen-space derivatives; the RPU shades one ray at a time");
+  if (sig.derivative) return derivative(in);  // derivatives.cpp
   if (sig.needs_lights) fail(in.span, "'" + name + "' reached code generation unexpanded", "internal-error");
   BuiltinCall bc{*this, in, id, name, class_of(in.type), class_of(in.type).value_or(RegClass::Scalar)};
   auto arg = [&](std::size_t i) { return bc.arg(i); };

@@ -570,7 +570,7 @@ Source FunctionCodegen::global(lang::Global g, const lang::Span& at) {
     case G::Cs: out = vsrc(f_, object_word(0)); break;
     case G::Os: out = vsrc(f_, object_word(1)); break;
     case G::du:
-    case G::dv: out = Source::lit(0); break;  // one ray per pixel: no differentials
+    case G::dv: out = pixel_step(g == G::du); break;  // across the pixel quad (derivatives.cpp)
     default: out = Source::lit(0); break;     // L, Cl, Ol, Ps outside a light loop
   }
   (void)at;
@@ -889,6 +889,10 @@ std::optional<AsmFunction> FunctionCodegen::run() {
       mov(vdst(f_, hit_), Source::reg(Bank::Hit, 0, Swizzle{{0, 1, 2, 2}}));
       f_.entry_defs = {phys_unit(kUnitXYZ + 0), phys_unit(kUnitXYZ + 1), phys_unit(kUnitW + 0), phys_unit(kUnitHit),
                        phys_unit(kUnitHitTri), phys_unit(kUnitHitObj)};
+      if (takes_derivatives()) {
+        derivative_prologue();
+        ir_block_[0] = cur_;  // the entry's code goes on where the prologue's branches join
+      }
     } else {
       int nv = 0, ns = 0;
       for (lang::BaseType t : fn_.arg_types) {

@@ -98,6 +98,13 @@ class FunctionCodegen {
   // A = (at, at3), then load I0-I3 from A0-A3 + offset.
   void load_corners(const Source& at, const Source& at3, std::int32_t offset);
   Source noise(ir::ValueId v);  // noise.cpp: a lookup of the noise lattice in data memory
+  // derivatives.cpp: Du, Dv, Deriv, area, calculatenormal across the pixel quad.
+  bool takes_derivatives() const;
+  void derivative_prologue();  // the differences of u and v, at a shader's entry
+  Source derivative(const ir::Instr& in);
+  Source partial(bool along_u, const Source& x, RegClass cls);
+  Source pixel_step(bool along_u);  // du or dv
+  Source absolute_sum(Loc a, Loc b, const char* name);
   Source texture(ir::ValueId v);  // texture.cpp: a scene's image in data memory, or a stand-in
   struct Texels {
     Source rgb, alpha;
@@ -137,6 +144,10 @@ class FunctionCodegen {
   std::map<int, std::array<Loc, 3>> vertex_words_, vertex_ws_;
   std::map<int, Loc> object_words_;
   std::map<lang::Global, Source> globals_;
+  // The differences of u and v across the pixel quad and 1 / (ux vy - uy vx), when it takes
+  // derivatives (derivatives.cpp).
+  Loc ux_ = 0, uy_ = 0, vx_ = 0, vy_ = 0, rdet_ = 0;
+  bool derivatives_ready_ = false;
   // Texture lookups: the IR block being generated, and the filtered texels of (image base,
   // coordinates) that lookups later in that block share.
   ir::BlockId ir_cur_ = 0;

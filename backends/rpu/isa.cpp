@@ -20,6 +20,8 @@ const char* mnemonic(Opcode op) {
     case Opcode::Dp3: return "dp3";
     case Opcode::Dp3h: return "dp3h";
     case Opcode::Dp4: return "dp4";
+    case Opcode::Ddx: return "ddx";
+    case Opcode::Ddy: return "ddy";
     case Opcode::Trace: return "trace";
     case Opcode::Load: return "load";
     case Opcode::Load4: return "load4";
@@ -32,6 +34,8 @@ int source_count(Opcode op) {
   switch (op) {
     case Opcode::Mov:
     case Opcode::Frac:
+    case Opcode::Ddx:
+    case Opcode::Ddy:
     case Opcode::Store: return 1;
     case Opcode::Add:
     case Opcode::Mul:
@@ -287,6 +291,8 @@ std::uint8_t source_lanes(const Operation& op, int k, std::uint8_t result) {
   switch (op.op) {
     case Opcode::Mov:
     case Opcode::Frac:
+    case Opcode::Ddx:
+    case Opcode::Ddy:
     case Opcode::Add:
     case Opcode::Mul:
     case Opcode::Mad: positions = result; break;

@@ -30,6 +30,7 @@ using Vec4 = std::array<float, 4>;
 enum class Opcode : std::uint8_t {
   None,  // no primary operation: a word that only jumps, calls or returns
   Mov, Frac, Add, Mul, Mad, Dp2h, Dp3, Dp3h, Dp4,
+  Ddx, Ddy,  // Passlab's extension: the difference across the pixel quad (see derivatives in vm.h)
   Trace,  // trace origin, direction, arguments
   Load,   // load Ii, address, n
   Load4,  // load4 address, n
@@ -37,7 +38,10 @@ enum class Opcode : std::uint8_t {
 };
 const char* mnemonic(Opcode op);
 int source_count(Opcode op);  // register sources (Load/Load4: 0, Store: 1, Trace: 3)
-inline bool is_arithmetic(Opcode op) { return op >= Opcode::Mov && op <= Opcode::Dp4; }
+inline bool is_arithmetic(Opcode op) { return op >= Opcode::Mov && op <= Opcode::Ddy; }
+// An operation whose result on one thread reads another thread's registers: never folded,
+// moved across a branch or paired.
+inline bool is_lane_crossing(Opcode op) { return op == Opcode::Ddx || op == Opcode::Ddy; }
 inline bool is_dot(Opcode op) { return op >= Opcode::Dp2h && op <= Opcode::Dp4; }
 
 // Where an operand lives. Stack is the visible window S0-S7 of the data stack; Special is the

@@ -97,8 +97,16 @@ std::optional<Machine> parse_machine(lang::FileId file, lang::Diagnostics& d) {
     }
     if (!integer(lat[key], "latency." + key, 1, 10000, &m.latency[static_cast<std::size_t>(op)])) return std::nullopt;
   }
+  // The quad differences are Passlab's extension: a description written for the thesis's set
+  // may leave them out, and they then take an add's time (one subtraction across lanes).
+  for (Opcode op : {Opcode::Ddx, Opcode::Ddy}) {
+    int& l = m.latency[static_cast<std::size_t>(op)];
+    l = m.latency_of(Opcode::Add);
+    if (lat.contains(mnemonic(op)) && !integer(lat[mnemonic(op)], std::string("latency.") + mnemonic(op), 1, 10000, &l)) return std::nullopt;
+  }
   for (auto it = lat.begin(); it != lat.end(); ++it) {
-    const bool is_op = std::any_of(std::begin(ops), std::end(ops), [&](Opcode op) { return it.key() == mnemonic(op); });
+    const bool is_op = it.key() == "ddx" || it.key() == "ddy" ||
+                       std::any_of(std::begin(ops), std::end(ops), [&](Opcode op) { return it.key() == mnemonic(op); });
     if (!is_op && it.key() != "special") {
       fail(it.key(), "\"latency\" has an unknown opcode \"" + it.key() + "\"");
       return std::nullopt;

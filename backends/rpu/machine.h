@@ -18,7 +18,7 @@ struct Machine {
   std::string description;
   // Cycles from issue until the result can be read, by opcode: an instruction issued in cycle
   // c with latency L makes its result available in cycle c + L (the thesis's timing model).
-  std::array<int, 14> latency{};
+  std::array<int, 16> latency{};  // ddx and ddy: add's unless the description gives them
   int special_latency = 4;         // extra cycles before an _rcp/_rsq result in S can be read
   int literals_per_instruction = -1;  // literal operands one word may carry; -1: any (the VM)
   bool pairing = true;             // 3/1 and 2/2 pairs may be issued as one word

@@ -76,14 +76,17 @@ RenderResult render(const Program& program, std::uint32_t main_entry, const Scen
     for (int x0 = 0; x0 < w; x0 += 2) {
       if (options.time_limit_s > 0 && should_stop()) return;
       int n = 0;
+      std::array<std::uint8_t, 4> positions{};
       for (int dy = 0; dy < 2; ++dy)
         for (int dx = 0; dx < 2; ++dx) {
           const int x = x0 + dx, y = 2 * row + dy;
           if (x >= w || y >= h) continue;
           r0[static_cast<std::size_t>(n)] = {(static_cast<float>(x) + 0.5f) / static_cast<float>(w), (static_cast<float>(y) + 0.5f) / static_cast<float>(h), 0, 0};
           pixel[static_cast<std::size_t>(n)] = {x, y};
+          positions[static_cast<std::size_t>(n)] = static_cast<std::uint8_t>(2 * dy + dx);
           ++n;
         }
+      vm.set_quad_positions(positions);
       VmStats chunk;
       if (traces) vm.set_issue_trace(&(*traces)[static_cast<std::size_t>(x0 / 2)]);
       if (options.lanes == 1) {

@@ -53,7 +53,7 @@ bool simplify_operation(Operation& o, const Machine& m, AsmStats& stats) {
   for (int k = 0; k < n; ++k) changed = normalize_literal(o.src[static_cast<std::size_t>(k)]) || changed;
   bool all_literal = true;
   for (int k = 0; k < n; ++k) all_literal = all_literal && o.src[static_cast<std::size_t>(k)].is_literal();
-  if (all_literal) {
+  if (all_literal && !is_lane_crossing(o.op)) {
     if (o.op == Opcode::Mov && !o.sat) return changed;
     if (o.special != SpecialFn::None) return changed;  // forwarding learns the S lane's value
     const Vec4 r = compute(m.fp24, o.op, o.sat, splat(o.src[0]), n > 1 ? splat(o.src[1]) : Vec4{}, n > 2 ? splat(o.src[2]) : Vec4{});

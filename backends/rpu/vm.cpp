@@ -36,6 +36,7 @@ VmStats& VmStats::operator+=(const VmStats& o) {
   stores += o.stores;
   threads += o.threads;
   faults += o.faults;
+  quads += o.quads;
   return *this;
 }
 
@@ -98,6 +99,11 @@ DOp decode_operation(const Operation& o, const Condition* cond, const Machine& m
   return d;
 }
 
+
+}  // namespace
+
+namespace vm_detail {
+
 void load_chunk(ChunkRegs& ch, std::span<ThreadState> threads) {
   for (auto& r : ch.reg)
     for (auto& c : r) c = splat(0);
@@ -144,7 +150,7 @@ void store_chunk(const ChunkRegs& ch, std::span<ThreadState> threads) {
   }
 }
 
-}  // namespace
+}  // namespace vm_detail
 
 Vm::Vm(const Program& program, const VmOptions& options)
     : program_(program), machine_(options.machine ? options.machine : &default_machine()) {
@@ -211,6 +217,9 @@ Vm::Vm(const Program& program, const VmOptions& options)
       d.memory = d.memory || o->op == Opcode::Trace || o->op == Opcode::Load || o->op == Opcode::Load4 || o->op == Opcode::Store;
     }
     d.arithmetic = is_arithmetic(d.primary.op);
+    d.crosses_lanes = is_lane_crossing(d.primary.op) || (d.paired && is_lane_crossing(d.secondary.op));
+    d.quad_event = d.crosses_lanes || d.primary.op == Opcode::Trace;
+    derivatives_ = derivatives_ || d.crosses_lanes;
     code_.push_back(d);
   }
 }

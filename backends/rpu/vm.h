@@ -13,6 +13,13 @@
 //   result readable from cycle c + L; a word waits (a stall, which the hardware fills with
 //   another chunk) until its sources are ready. A conditional control part resolves when its
 //   operation's result is ready. The chunk's lanes share one scoreboard.
+// - Derivatives (Passlab's extension, quad.h): in a program that takes any (`ddx`, `ddy`), a
+//   ray's hit runs its shader in a quad of its own, nested in the chunk: the anchor thread and a
+//   helper for each quad partner. The quad's threads meet at every `ddx`, `ddy` and `trace`
+//   (a group waits there until no other group of the quad can run, as a GPU's quad shares those
+//   instructions), so branches that split them do not lose the partner. Outside a quad the
+//   differences are NaN. A helper's own hits shade nothing (it sees the background colour, C30),
+//   its stores and faults are dropped, and its instructions count as the quad's.
 // - Faults (an address outside memory, a call to a non-code address, runaway recursion, too
 //   many steps) stop the thread with a message naming the thread and the PC; the others go on.
 #pragma once
@@ -89,6 +96,7 @@ struct VmStats {
   std::uint64_t splits = 0, merges = 0;
   std::uint64_t traces = 0, calls = 0, loads = 0, stores = 0;
   std::uint64_t threads = 0, faults = 0;
+  std::uint64_t quads = 0;             // shader runs in a quad with helpers (derivatives)
 
   // Active lanes per issued word over the lanes the chunk started with (1 when never divergent;
   // a paired word is one issue, so pairs cannot lift it above 1).
@@ -174,6 +182,12 @@ class Vm {
   void run_fresh_chunk(std::uint32_t entry, std::span<const Vec4> r0, VmStats& stats, FreshResult& out);
   // One thread alone (a chunk of one).
   void run(ThreadState& thread, VmStats& stats, Recording* record = nullptr);
+  // Where each thread of the next chunks sits in its 2x2 pixel quad (0 top left, 1 top right,
+  // 2 bottom left, 3 bottom right; by default thread k at k): a quad's helpers take their rays
+  // from the threads beside and above or below. The renderer packs a chunk at the image's edge.
+  void set_quad_positions(const std::array<std::uint8_t, 4>& positions) { positions_ = positions; }
+  // Whether the program takes screen-space differences, so that hits shade in quads.
+  bool takes_derivatives() const { return derivatives_; }
 
  private:
   struct Decoded;
@@ -195,6 +209,8 @@ class Vm {
   const TraceUnit* trace_ = nullptr;
   IssueTrace* issue_trace_ = nullptr;
   std::unique_ptr<Chunk> chunk_;  // reused from chunk to chunk (a Vm serves one host thread)
+  std::array<std::uint8_t, 4> positions_{0, 1, 2, 3};
+  bool derivatives_ = false;
 };
 
 // A thread about to run `entry` with nothing else set (registers zero, empty stacks).

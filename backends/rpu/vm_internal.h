@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,8 @@ struct Vm::Decoded {
   std::array<Write, 6> writes{};
   std::uint8_t write_count = 0;
   bool arithmetic = false;  // the primary is arithmetic
+  bool crosses_lanes = false;  // a half is ddx or ddy
+  bool quad_event = false;     // where a quad's threads meet: ddx, ddy or trace
   bool memory = false;      // a half is trace, load, load4 or store
   WaitCause primary_cause = WaitCause::Arithmetic;  // what a conditional control part waits for
 };
@@ -293,8 +296,15 @@ struct Vm::Group {
     std::uint32_t id, depth;
   };
   std::vector<Token> tokens;
-  enum class State : std::uint8_t { Run, Return, Parked } state = State::Run;
+  // AtQuad: waiting at a quad's meeting point (vm.h, derivatives).
+  enum class State : std::uint8_t { Run, Return, Parked, AtQuad } state = State::Run;
 };
+
+namespace vm_detail {
+// Threads into a chunk's registers (the chunk's other lanes done) and back.
+void load_chunk(ChunkRegs& ch, std::span<ThreadState> threads);
+void store_chunk(const ChunkRegs& ch, std::span<ThreadState> threads);
+}  // namespace vm_detail
 
 struct Vm::Chunk : vm_detail::ChunkRegs {
   std::vector<Group> groups;

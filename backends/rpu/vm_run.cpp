@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "backends/rpu/quad.h"
 #include "backends/rpu/vm_internal.h"
 
 namespace passlab::rpu {
@@ -18,9 +21,10 @@ using namespace vm_detail;
 template <bool kRecord>
 class Vm::Runner {
  public:
-  Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk)
-      : vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(*vm.chunk_),
-        groups_(ch_.groups), code_size_(static_cast<std::uint32_t>(vm.code_.size())),
+  // `quad`: the threads are a quad (quad.h) nested in a chunk's run, thread 0 the anchor.
+  Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk, Chunk& ch, bool quad = false)
+      : vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(ch),
+        groups_(ch_.groups), quad_(quad), positions_(vm.positions_), code_size_(static_cast<std::uint32_t>(vm.code_.size())),
         max_steps_(static_cast<std::uint32_t>(std::min<std::uint64_t>(vm.machine_->max_steps, 0xFFFFFFFEu))), it_(vm.issue_trace_) {
     if (it_) {
       writer_.assign(static_cast<std::size_t>(kResources) * 4, IssueTrace::Dep{kNoWord, 0, WaitCause::Arithmetic});
@@ -28,7 +32,7 @@ class Vm::Runner {
   }
 
   void run() {
-    st_.threads += static_cast<std::uint64_t>(n_);
+    if (!quad_) st_.threads += static_cast<std::uint64_t>(n_);
     for (int l = 0; l < n_; ++l)
       if (ch_.status[static_cast<std::size_t>(l)] == ThreadStatus::Running) running_ |= bit(l);
     width_ = lane_count(running_);
@@ -38,8 +42,13 @@ class Vm::Runner {
       // Run the last group that can run: a split puts the taken lanes below the lanes that fall
       // through, so those run first and every split is finished depth first.
       int gi = static_cast<int>(groups_.size()) - 1;
-      while (gi >= 0 && groups_[static_cast<std::size_t>(gi)].state == Group::State::Parked) --gi;
-      if (gi < 0) break;
+      while (gi >= 0 && (groups_[static_cast<std::size_t>(gi)].state == Group::State::Parked ||
+                         groups_[static_cast<std::size_t>(gi)].state == Group::State::AtQuad))
+        --gi;
+      if (gi < 0) {
+        if (meet()) continue;
+        break;
+      }
       const std::size_t at = static_cast<std::size_t>(gi);
       Group g = groups_[at];
       if (g.state == Group::State::Return) {  // released by a merge, or split off at a return
@@ -57,9 +66,12 @@ class Vm::Runner {
       }
       prune();
     }
+    if (quad_) return;  // the chunk that runs the quad counts its cycles
     st_.cycles += cycle_;
     if (it_) it_->vm_cycles += cycle_;
   }
+
+  std::uint64_t cycles() const { return cycle_; }
 
  private:
   static std::uint8_t bit(int l) { return static_cast<std::uint8_t>(1u << l); }
@@ -129,6 +141,7 @@ class Vm::Runner {
     status_change(l, ThreadStatus::Faulted, pc);
     std::string& f = ch_.fault[static_cast<std::size_t>(l)];
     f = "pc " + std::to_string(pc) + ": " + message;
+    if (quad_ && l != 0) return;  // a helper's fault stops it and no more
     ++st_.faults;
     if constexpr (kRecord) rec_->faults.push_back("chunk " + std::to_string(chunk_) + " lane " + std::to_string(l) + ": " + f);
   }
@@ -232,6 +245,15 @@ class Vm::Runner {
         break;
       }
       const Decoded& d = code_[pc];
+      if (quad_ && d.quad_event && (released_ & g.mask) != g.mask) {
+        // A quad's threads meet here (meet()).
+        g.state = Group::State::AtQuad;
+        set_pcs(g);
+        groups_[at] = g;
+        cycle_ = cycle;
+        return true;
+      }
+      released_ &= static_cast<std::uint8_t>(~g.mask);
       const std::uint32_t base = ch_.base[static_cast<std::size_t>(first_lane(g.mask))];
       const std::uint64_t issue = issue_cycle(d, base, g.mask, pc, cycle);
       std::uint8_t active = count_step(g.mask, pc);
@@ -240,8 +262,8 @@ class Vm::Runner {
       // Both halves of a pair read before either writes. (Only the components an operation
       // delivers are computed; nothing reads the others.)
       v4f primary[4], second[4];
-      if (active && d.arithmetic) compute(d.primary, base, primary);
-      if (active && d.paired) compute(d.secondary, base, second);
+      if (active && d.arithmetic) compute(d.primary, base, primary, 0);
+      if (active && d.paired) compute(d.secondary, base, second, 1);
       for (int half = 0; half < (d.paired ? 2 : 1) && active && (d.arithmetic || d.memory); ++half) {
         const DOp& o = half ? d.secondary : d.primary;
         if (o.op == Opcode::None) continue;
@@ -265,6 +287,7 @@ class Vm::Runner {
       taken &= g.mask;
       if (!g.mask) break;
       written = transfer(g, d, taken, targets, pc, at, gi);
+      cycle += std::exchange(nested_cycles_, 0);  // quads run for hits (the chunk waits for them)
       if constexpr (kRecord) {
         if (!written) set_pcs(g);
         end_step();
@@ -313,7 +336,11 @@ class Vm::Runner {
 
   // A write to A converts the exact result to an integer: an address past 2^17 has no 24-bit
   // float (`mov A, I0` of a vertex address in a large mesh would lose its last bit).
-  void compute(const DOp& o, std::uint32_t base, v4f (&r)[4]) const {
+  void compute(const DOp& o, std::uint32_t base, v4f (&r)[4], int half) const {
+    if (is_lane_crossing(o.op)) [[unlikely]] {
+      for (int c = 0; c < 4; ++c) r[c] = quad_ ? stash_[half][c] : splat(std::numeric_limits<float>::quiet_NaN());
+      return;
+    }
     if (fp24_ && o.dst_kind != kDstA) execute<true>(o, ch_, consts_, base, r);
     else execute<false>(o, ch_, consts_, base, r);
   }
@@ -395,6 +422,7 @@ class Vm::Runner {
         continue;
       }
       if (o.op == Opcode::Store) {
+        if (quad_ && l != 0) continue;  // a helper writes nothing
         if (!vm_.memory_) {
           fault(l, pc, "store into read-only data memory (the renderer shares one scene among its threads)");
           continue;
@@ -425,6 +453,13 @@ class Vm::Runner {
     for (int k = 0; k < 3; ++k)
       for (int c = 0; c < 4; ++c) src[k][static_cast<std::size_t>(c)] = read_component(o.src[static_cast<std::size_t>(k)], c, ch_, consts_, base)[l];
     const Hit h = vm_.trace_->trace(src[0], src[1], src[2]);
+    if (counted_ & bit(l)) {
+      counted_ &= static_cast<std::uint8_t>(~bit(l));  // meet() has counted it
+    } else {
+      ray_origin_[li] = src[0];
+      ray_direction_[li] = src[1];
+      ++ray_count_[li];
+    }
     if (it_) {
       it_->rays.push_back({h.boxes, h.triangles});
       ++it_->words.back().rays;
@@ -556,6 +591,18 @@ class Vm::Runner {
   }
 
   bool call(Group& g, const Decoded& d, std::uint8_t taken, std::uint8_t rest, const std::array<std::uint32_t, 4>& targets, std::uint32_t pc, int gi) {
+    if ((quad_ || vm_.derivatives_) && d.call_through_register && d.target_reg.kind == kSrcReg && d.target_reg.index == kRegHit) {
+      // A hit's shader, in a program that takes derivatives: each thread's runs in its quad; a
+      // helper's hits shade nothing.
+      for (int l = 0; l < n_; ++l) {
+        if (!(taken & bit(l))) continue;
+        if (quad_ && l != 0) see_background(l);
+        else shade_in_quad(l, targets[static_cast<std::size_t>(l)], d.push, pc);
+      }
+      g.mask &= running_;
+      g.pc = pc + 1;
+      return false;
+    }
     const std::uint32_t depth = depth_of(g.mask);
     for (int l = 0; l < n_; ++l) {
       if (!(taken & bit(l))) continue;
@@ -612,6 +659,164 @@ class Vm::Runner {
     return true;
   }
 
+  // ---- quads (quad.h) ---------------------------------------------------------------------------
+
+  // Every group of the quad waits at a meeting point (or has ended or parked): each ddx and ddy
+  // there gets the anchor's difference, and every waiting group goes on. False when none waits.
+  bool meet() {
+    std::uint8_t waiting = 0;
+    for (const Group& g : groups_)
+      if (g.mask && g.state == Group::State::AtQuad) waiting |= g.mask;
+    if (!waiting) return false;
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    for (auto& half : stash_)
+      for (v4f& c : half) c = splat(kNaN);
+    if (waiting & 1u) {
+      const std::uint32_t pc0 = ch_.pc[0];
+      const Decoded& d = code_[pc0];
+      for (int half = 0; half < (d.paired ? 2 : 1); ++half) {
+        const DOp& o = half ? d.secondary : d.primary;
+        if (!is_lane_crossing(o.op)) continue;
+        const int p = o.op == Opcode::Ddx ? 1 : 2;
+        const bool there = (waiting & bit(p)) && ch_.pc[static_cast<std::size_t>(p)] == pc0;
+        for (int c = 0; c < 4; ++c) {
+          float diff = kNaN;
+          if (there)
+            diff = read_component(o.src[0], c, ch_, consts_, ch_.base[static_cast<std::size_t>(p)])[p] - read_component(o.src[0], c, ch_, consts_, ch_.base[0])[0];
+          v4f v = splat(diff);
+          if (fp24_) v = round4(v);
+          if (o.sat) v = saturate4(v);
+          for (int l = 0; l < n_; ++l)
+            if ((waiting & bit(l)) && ch_.pc[static_cast<std::size_t>(l)] == pc0) stash_[half][c][l] = v[0];
+        }
+      }
+    }
+    // A ray counts as cast once its quad has met at it: the groups then go on one after another,
+    // and a thread that goes first must find its partners' rays already there.
+    for (int l = 0; l < n_; ++l) {
+      const auto li = static_cast<std::size_t>(l);
+      if (!(waiting & bit(l)) || code_[ch_.pc[li]].primary.op != Opcode::Trace) continue;
+      const DOp& o = code_[ch_.pc[li]].primary;
+      for (int c = 0; c < 4; ++c) {
+        ray_origin_[li][static_cast<std::size_t>(c)] = read_component(o.src[0], c, ch_, consts_, ch_.base[li])[l];
+        ray_direction_[li][static_cast<std::size_t>(c)] = read_component(o.src[1], c, ch_, consts_, ch_.base[li])[l];
+      }
+      ++ray_count_[li];
+      counted_ |= bit(l);
+    }
+    for (Group& g : groups_)
+      if (g.mask && g.state == Group::State::AtQuad) g.state = Group::State::Run;
+    released_ |= waiting;
+    return true;
+  }
+
+  // The thread beside thread l (axis 0) or above or below it (axis 1) in its pixel quad, or -1.
+  int partner(int l, int axis) const {
+    if (quad_) return l == 0 ? 1 + axis : -1;
+    const auto want = static_cast<std::uint8_t>(positions_[static_cast<std::size_t>(l)] ^ (axis ? 2 : 1));
+    for (int p = 0; p < n_; ++p)
+      if (positions_[static_cast<std::size_t>(p)] == want) return p;
+    return -1;
+  }
+
+  void see_background(int l) {
+    v4f before[4];
+    if constexpr (kRecord)
+      for (int c = 0; c < 4; ++c) before[c] = ch_.reg[kRegR0][c];
+    for (int c = 0; c < 3; ++c) ch_.reg[kRegR0][c][l] = consts_[30][static_cast<std::size_t>(c)];
+    record_write(kRegR0, bit(l), before);
+  }
+
+  ThreadState lane_state(int l) const {
+    const auto li = static_cast<std::size_t>(l);
+    ThreadState t;
+    for (int r = 0; r < kRegCount; ++r) t.reg[static_cast<std::size_t>(r)] = ch_.thread(ch_.reg[r], l);
+    for (int c = 0; c < 4; ++c) t.a[static_cast<std::size_t>(c)] = ch_.a[c][l];
+    t.hit_tri = ch_.hit_tri[li];
+    t.hit_obj = ch_.hit_obj[li];
+    t.stack.resize(ch_.stack.size());
+    for (std::size_t s = 0; s < ch_.stack.size(); ++s) t.stack[s] = ch_.thread(ch_.stack[s], l);
+    t.frames = ch_.frames[li];
+    t.base = ch_.base[li];
+    t.pc = ch_.pc[li];
+    t.status = ch_.status[li];
+    t.steps = ch_.steps[l];
+    return t;
+  }
+
+  // Runs the shader at `target` for thread l's hit in a quad of its own: l as the anchor, and a
+  // helper for each partner that cast its ray with the same trace, on the anchor's triangle. l
+  // then goes on after the call with the anchor's registers and stack.
+  void shade_in_quad(int l, std::uint32_t target, std::uint32_t push, std::uint32_t pc) {
+    const auto li = static_cast<std::size_t>(l);
+    ThreadState t[3];
+    t[0] = lane_state(l);
+    const ThreadState before = kRecord ? t[0] : ThreadState{};
+    t[0].frames.clear();
+    t[0].base += push;
+    t[0].pc = target;
+    if (t[0].stack.size() < t[0].base + 8) t[0].stack.resize(t[0].base + 8);
+    for (int axis = 0; axis < 2; ++axis) {
+      ThreadState& h = t[1 + axis];
+      h = t[0];
+      h.status = ThreadStatus::Done;
+      const int p = partner(l, axis);
+      if (p < 0 || ray_count_[static_cast<std::size_t>(p)] != ray_count_[li] || !ray_count_[li] || !vm_.memory_ro_) continue;
+      const auto pi = static_cast<std::size_t>(p);
+      const std::optional<PlanePoint> at = plane_point(*vm_.memory_ro_, ch_.hit_tri[li], ray_origin_[pi], ray_direction_[pi]);
+      if (!at) continue;
+      h.status = ThreadStatus::Running;
+      for (std::size_t c = 0; c < 3; ++c) {
+        h.reg[kRegR0][c] = ray_origin_[pi][c];
+        h.reg[kRegR0 + 1][c] = ray_direction_[pi][c];
+      }
+      h.reg[kRegHit] = {at->u, at->v, at->t, t[0].reg[kRegHit][3]};
+    }
+    Chunk quad;
+    load_chunk(quad, std::span<ThreadState>(t, 3));
+    Runner<false> runner(vm_, 3, st_, nullptr, chunk_, quad, true);
+    runner.run();
+    store_chunk(quad, std::span<ThreadState>(t, 1));
+    nested_cycles_ += runner.cycles();
+    ++st_.quads;
+    ++st_.calls;
+    const ThreadState& a = t[0];
+    if (a.status == ThreadStatus::Faulted) {
+      status_change(l, ThreadStatus::Faulted, pc);
+      ch_.fault[li] = a.fault;
+      if constexpr (kRecord) rec_->faults.push_back("chunk " + std::to_string(chunk_) + " lane " + std::to_string(l) + ": " + a.fault);
+      return;
+    }
+    // Back into the chunk: registers, addresses, the stack; the control stack is the caller's.
+    for (int r = 0; r < kRegCount; ++r) {
+      for (int c = 0; c < 4; ++c) ch_.reg[r][c][l] = a.reg[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+      if constexpr (kRecord)
+        if (before.reg[static_cast<std::size_t>(r)] != a.reg[static_cast<std::size_t>(r)])
+          record({ChangeKind::Register, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(r), before.reg[static_cast<std::size_t>(r)], a.reg[static_cast<std::size_t>(r)]});
+    }
+    if constexpr (kRecord)
+      if (before.a != a.a || before.hit_tri != a.hit_tri || before.hit_obj != a.hit_obj) {
+        auto as_vec = [](const ThreadState& x) {
+          return Vec4{static_cast<float>(x.a[0]), static_cast<float>(x.a[1]), static_cast<float>(x.a[2]), static_cast<float>(x.a[3])};
+        };
+        record({ChangeKind::Address, static_cast<std::uint8_t>(l), 0, as_vec(before), as_vec(a)});
+        record({ChangeKind::Address, static_cast<std::uint8_t>(l), 1, {0, 0, static_cast<float>(before.hit_tri), static_cast<float>(before.hit_obj)},
+                {0, 0, static_cast<float>(a.hit_tri), static_cast<float>(a.hit_obj)}});
+      }
+    for (int c = 0; c < 4; ++c) ch_.a[c][l] = a.a[static_cast<std::size_t>(c)];
+    ch_.hit_tri[li] = a.hit_tri;
+    ch_.hit_obj[li] = a.hit_obj;
+    ch_.grow_stack(a.stack.size());
+    for (std::size_t s = 0; s < a.stack.size(); ++s) {
+      const Vec4 old = ch_.thread(ch_.stack[s], l);
+      if (old == a.stack[s]) continue;
+      for (int c = 0; c < 4; ++c) ch_.stack[s][static_cast<std::size_t>(c)][l] = a.stack[s][static_cast<std::size_t>(c)];
+      if constexpr (kRecord) record({ChangeKind::Stack, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(s), old, a.stack[s]});
+    }
+    ch_.steps[l] = static_cast<std::uint32_t>(std::min<std::uint64_t>(a.steps, 0xFFFFFFFFu));
+    ch_.pc[li] = pc + 1;
+  }
+
   const Vm& vm_;
   const Decoded* const code_;
   const std::array<Vec4, 32>& consts_;
@@ -622,6 +827,14 @@ class Vm::Runner {
   const std::uint32_t chunk_;
   Chunk& ch_;
   std::vector<Group>& groups_;
+  const bool quad_;
+  const std::array<std::uint8_t, 4> positions_;
+  std::uint8_t released_ = 0;  // threads let past the meeting point they wait at
+  v4f stash_[2][4]{};          // per half and component: the differences meet() worked out
+  std::uint64_t nested_cycles_ = 0;
+  std::array<Vec4, 4> ray_origin_{}, ray_direction_{};  // each thread's last ray
+  std::array<std::uint32_t, 4> ray_count_{};           // and how many it has cast
+  std::uint8_t counted_ = 0;                           // threads whose next ray meet() has counted
   const std::uint32_t code_size_;
   const std::uint32_t max_steps_;
   std::uint8_t running_ = 0;
@@ -638,7 +851,7 @@ class Vm::Runner {
 
 template <bool kRecord>
 void Vm::run_loaded(int n, VmStats& stats, Recording* record, std::uint32_t chunk) {
-  Runner<kRecord>(*this, n, stats, record, chunk).run();
+  Runner<kRecord>(*this, n, stats, record, chunk, *chunk_).run();
 }
 
 template void Vm::run_loaded<true>(int, VmStats&, Recording*, std::uint32_t);

@@ -126,8 +126,8 @@ class Interpreter {
                          in.span};
             if (sig.ray_traced) {
               if (!ctx_.rays) throw Stop{std::string("'") + lang::to_string(id) + "' casts rays, and no scene is given", in.span};
-              if (id == lang::Builtin::Trace) vals[v] = ctx_.rays->trace(vals[in.args[0]], vals[in.args[1]]);
-              else if (id == lang::Builtin::Visibility) vals[v] = Value::scalar(ctx_.rays->visibility(vals[in.args[0]], vals[in.args[1]]));
+              if (id == lang::Builtin::Trace) vals[v] = cast(vals[in.args[0]], vals[in.args[1]]);
+              else if (id == lang::Builtin::Visibility) vals[v] = Value::scalar(visibility(vals[in.args[0]], vals[in.args[1]]));
               else vals[v] = Value::scalar(ctx_.rays->level());
               break;
             }
@@ -204,7 +204,7 @@ class Interpreter {
     const auto id = static_cast<lang::Builtin>(in.aux);
     if (main_) {
       const std::size_t k = deriv_at_++;
-      if (k == target_) throw Captured{std::move(ops)};
+      if (!target_is_ray_ && k == target_) throw Captured{std::move(ops)};
       return main_->derivs_.at(k);
     }
     if (!options_.right || !options_.below)
@@ -229,10 +229,36 @@ class Interpreter {
     return r;
   }
 
-  // The operands of derivative number k as the program computes them on the fragment `at` (which:
-  // 1 right, 2 below; it seeds the run's perturbation), or *defined false where it branches
-  // otherwise on the way.
-  std::vector<Value> neighbour(const FragmentInputs& at, std::size_t k, int which, bool* defined) {
+  // trace(P, R). With neighbours, the tracer learns the rays they cast at the same trace (their
+  // runs up to it), so that what the ray hits can take derivatives too; on a neighbour's run, the
+  // trace is a helper's (RayTracer::helper_trace), unless it is the one the run is for. Rays
+  // (trace and visibility alike) are counted, as a machine counts the rays a thread casts.
+  Value cast(const Value& P, const Value& R) {
+    const std::size_t k = rays_++;
+    if (main_) {
+      if (target_is_ray_ && k == target_) throw Captured{{P, R}};
+      return ctx_.rays->helper_trace(P, R);
+    }
+    if (!options_.right || !options_.below) return ctx_.rays->trace(P, R);
+    RayTracer::NeighbourRays nb;
+    for (int which = 1; which <= 2; ++which) {
+      bool defined = true;
+      const std::vector<Value> ray = neighbour(which == 1 ? *options_.right : *options_.below, k, which, &defined, true);
+      if (!defined || ray.size() != 2) continue;
+      (which == 1 ? nb.right : nb.below) = {ray[0], ray[1]};
+    }
+    return ctx_.rays->trace(P, R, nb);
+  }
+  float visibility(const Value& p1, const Value& p2) {
+    const std::size_t k = rays_++;
+    if (main_ && target_is_ray_ && k == target_) throw Diverged{};  // a shadow ray where the fragment traced
+    return ctx_.rays->visibility(p1, p2);
+  }
+
+  // The operands of derivative number k (with `ray`, of ray number k: the trace's P and R) as
+  // the program computes them on the fragment `at` (which: 1 right, 2 below; it seeds the run's
+  // perturbation), or *defined false where it branches otherwise on the way.
+  std::vector<Value> neighbour(const FragmentInputs& at, std::size_t k, int which, bool* defined, bool ray = false) {
     RunOptions o = options_;
     o.right = o.below = nullptr;
     Perturbation p;
@@ -245,6 +271,7 @@ class Interpreter {
     Interpreter n(m_, at, params_, ctx_, o);
     n.main_ = this;
     n.target_ = k;
+    n.target_is_ray_ = ray;
     std::vector<Value> operands;
     try {
       n.run(*entry_, entry_args_, 0);
@@ -498,6 +525,8 @@ class Interpreter {
   std::vector<Value> derivs_;
   const Interpreter* main_ = nullptr;
   std::size_t target_ = 0, branch_at_ = 0, deriv_at_ = 0;
+  bool target_is_ray_ = false;  // a neighbour's run for ray number target_, not a derivative
+  std::size_t rays_ = 0;        // rays cast so far (trace and visibility)
 };
 
 using Rng = SplitMix64;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/ir/ir.h"
@@ -100,6 +101,20 @@ class RayTracer {
   virtual ~RayTracer() = default;
   // The colour seen along R from P (the hit surface's shader runs one level deeper).
   virtual Value trace(const Value& P, const Value& R) const = 0;
+  // The same, from a run that has neighbouring fragments (RunOptions::right, below): the rays
+  // they cast at this trace, where they reach it, so that the hit's shader can take derivatives.
+  struct NeighbourRay {
+    Value P, R;
+  };
+  struct NeighbourRays {
+    std::optional<NeighbourRay> right, below;
+  };
+  virtual Value trace(const Value& P, const Value& R, const NeighbourRays& neighbours) const {
+    (void)neighbours;
+    return trace(P, R);
+  }
+  // A trace on a neighbour's run (its value only feeds a derivative): by default the same.
+  virtual Value helper_trace(const Value& P, const Value& R) const { return trace(P, R); }
   // 1 if nothing lies between p1 and p2, else 0.
   virtual float visibility(const Value& p1, const Value& p2) const = 0;
   // The current ray's level: 1 for a camera ray.

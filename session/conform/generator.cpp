@@ -193,7 +193,8 @@ class Generator {
       case 14: return transcendental(d);
       case 15: return transcendental(d);
       case 16:
-        if (p_.derivatives && chance(0.2f)) return derivative(d);
+        // (The RPU differentiates in a surface shader only: its functions have no globals.)
+        if (p_.derivatives && (p_.family != Family::Rpu || !in_function_) && chance(0.2f)) return derivative(d);
         if (p_.noise && chance(0.7f)) {
           switch (below(6)) {
             case 0: return fmt::format("float cellnoise({})", noise_args(d));

@@ -42,7 +42,9 @@ Profile profile_for(Family f) {
     case Family::Rpu:
       // The RPU runs loops per lane, recursion and rays, and noise and texture images from data
       // memory (its conformance scene gives "marks" an image; the other names are stand-ins).
+      // Derivatives: differences across each hit's pixel quad (backends/rpu/quad.h).
       p.varying_loops = true;
+      p.derivatives = true;
       p.recursion = true;
       p.rays = true;
       p.sign = false;

@@ -30,7 +30,7 @@ struct Profile {
   bool vectors = true;          // points, vectors and normals beyond normalize(N) and friends
   bool sign = true;             // sign(): the RPU's is 1 at 0 where RSL says 0 (the thesis's choice)
   // Du, Dv, Deriv, area, calculatenormal, du and dv of values interpolated from the vertices
-  // (what fp targets differentiate; the combiners and the RPU have no derivatives)
+  // (what fp targets differentiate, and the RPU across its pixel quads; the combiners have none)
   bool derivatives = false;
   // Matrices that differ per fragment (rotations by a varying angle, choices, products), which
   // fp targets keep as rows; the combiners and the RPU have no matrices.

@@ -527,10 +527,10 @@ TEST(CliRpu, RunPlacesArgumentsByTheAbiAndPrintsResults) {
   const std::string nan = write("nan.sl", "float f(float x) { float i = x * 1e30 * 1e30; return i - i; }\n");
   CliRun nj = cli("rpu run " + nan + " --arg 1 --format json --ieee");
   EXPECT_EQ(nlohmann::json::parse(nj.out)["results"]["return"], "nan") << nj.out;
-  const std::string bad = write("bad.sl", "surface s() { Ci = Du(s); }\n");
+  const std::string bad = write("bad.sl", "float f(float x) { return Du(x); }\nsurface s() { Ci = f(s); }\n");
   CliRun diag = cli("rpu compile " + bad, true);
   EXPECT_EQ(diag.code, 1);
-  EXPECT_NE(diag.out.find("bad.sl:1:20: error: 'Du' needs screen-space derivatives"), std::string::npos) << diag.out;
+  EXPECT_NE(diag.out.find("bad.sl:1:27: error: 'Du' takes differences across the pixel quad"), std::string::npos) << diag.out;
 }
 
 TEST(CliRpu, CompilePrintsFigure91sTableForEveryBlock) {

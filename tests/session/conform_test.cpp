@@ -102,18 +102,18 @@ TEST(Generator, TheSameSeedGivesTheSameProgramAndOthersDiffer) {
 }
 
 TEST(Generator, ProgramsStayInsideTheirProfile) {
-  std::string combiners;
+  std::string combiners, rpu;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     GeneratorOptions g;
     g.seed = seed;
     g.family = Family::Rpu;
-    const std::string rpu = generate(g).source;
-    EXPECT_EQ(rpu.find("Du("), std::string::npos) << rpu;  // no derivatives: one ray per pixel
+    rpu += generate(g).source;
     g.family = Family::Combiners;
     const std::string comb = generate(g).source;
     for (const char* f : {"for (", "while (", "noise(", "exp("}) EXPECT_EQ(comb.find(f), std::string::npos) << f << "\n" << comb;
     combiners += comb;
   }
+  EXPECT_NE(rpu.find("Du("), std::string::npos);  // the RPU differences across its pixel quads
   // The combiners' function tables: every function the generator knows them for appears.
   for (const char* f : {"sqrt(", "smoothstep(", "pow(", "mod(", "spline(", "sin(", "normalize(normalize", "0.25 / (1 + "})
     EXPECT_NE(combiners.find(f), std::string::npos) << f;
@@ -192,12 +192,20 @@ TEST(Oracle, DomainErrorsAreNotComparedAndRefusalsAreCounted) {
       EXPECT_GT(c.undefined, 0);
     }
   EXPECT_TRUE(ir);
-  // The RPU has no screen-space derivatives (one ray per pixel): a refusal with its reason, not a failure.
-  const Report t = oracle().check("t.sl", "surface t() { Ci = color(Du(s)); }");
+  // The RPU keeps no matrix computed when the shader runs (as the thesis): a refusal with its
+  // reason, not a failure.
+  const Report t = oracle().check("t.sl", "surface t() { matrix m = matrix(s, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); Ci = color(transform(m, P)); }");
   bool refused = false;
   for (const Check& c : t.checks) refused = refused || (c.backend == "rpu" && c.outcome == Outcome::Refused && !c.detail.empty());
   EXPECT_TRUE(refused);
   EXPECT_FALSE(t.failed()) << failures(t);
+  // Its derivatives, across each hit's pixel quad, are compared with the reference's.
+  const Report q = oracle().check("q.sl", "surface q() { Ci = color(Du(s * t) + Dv(s), area(P) * 100, 0); }");
+  int compared = 0;
+  for (const Check& c : q.checks)
+    if (c.backend.rfind("rpu", 0) == 0) compared += c.compared;
+  EXPECT_GT(compared, 0);
+  EXPECT_FALSE(q.failed()) << failures(q);
 }
 
 TEST(Oracle, TheRpuComparesTextureLookups) {

@@ -455,7 +455,10 @@ TEST(RpuCompiler, StringsAreHashesAndCollisionsAreWarned) {
 
 TEST(RpuCompiler, UnsupportedFeaturesAreDiagnosticsAtTheirLine) {
   EXPECT_EQ(compile_error("float f(matrix m) {\n  return comp(m, 0, 0); }"), "1:16: matrices are not supported on the RPU (the thesis's compiler rejects them too)");
-  EXPECT_EQ(compile_error("surface s() {\n  Ci = Du(s); }"), "2:8: 'Du' needs screen-space derivatives; the RPU shades one ray at a time");
+  // Derivatives are differences across a hit's pixel quad, which only a surface shader has.
+  EXPECT_EQ(compile_error("float f(float x) {\n  return Du(x); }"),
+            "2:10: 'Du' takes differences across the pixel quad, which on the RPU only a surface shader has (main and functions kept as "
+            "calls shade no pixel quad); take it in the shader and pass the result");
   EXPECT_EQ(compile_error("surface s() {\n  point q = transform(\"nowhere\", P); Ci = xcomp(q); }"),
             "2:13: the light setup defines no coordinate system \"nowhere\"; add it under \"spaces\"");
   EXPECT_NE(compile_error("float f(matrix m; point p) {\n  return xcomp(transform(m, p)); }").find("matrices are not supported"), std::string::npos);
