@@ -28,16 +28,6 @@ namespace detail {
 using ir::Op;
 using ir::ValueId;
 
-namespace {
-
-Source swizzled(const Source& s, Swizzle sw) {
-  Source r = s;
-  r.swizzle = sw.then(s.swizzle);
-  return r;
-}
-
-}  // namespace
-
 FunctionCodegen::FunctionCodegen(const ir::Module& m, std::size_t module_index, std::size_t index, const Linkage& links,
                                  StringTable& strings, ConstantPool& constants, std::set<std::string>& runtime_used, lang::DiagnosticSink& sink)
     : m_(m), module_index_(module_index), fn_(m.functions.at(index)), links_(links), strings_(strings), constants_(constants), runtime_used_(runtime_used),

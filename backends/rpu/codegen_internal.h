@@ -21,6 +21,13 @@ inline Source negated(Source s) {
   return s;
 }
 
+// An operand read through another swizzle first.
+inline Source swizzled(const Source& s, Swizzle sw) {
+  Source r = s;
+  r.swizzle = sw.then(s.swizzle);
+  return r;
+}
+
 // One lane of a virtual register as a destination.
 inline Dest lane_dest(Loc r, int lane) { return Dest{Bank::Virtual, r, static_cast<std::uint8_t>(1u << lane)}; }
 

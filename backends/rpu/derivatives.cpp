@@ -12,16 +12,6 @@
 
 namespace passlab::rpu::detail {
 
-namespace {
-
-Source swizzled(const Source& s, Swizzle sw) {
-  Source r = s;
-  r.swizzle = sw.then(s.swizzle);
-  return r;
-}
-
-}  // namespace
-
 bool FunctionCodegen::takes_derivatives() const {
   for (const ir::Instr& in : fn_.values) {
     if (in.removed) continue;
@@ -109,10 +99,15 @@ Source FunctionCodegen::derivative(const ir::Instr& in) {
                       "' takes differences across the pixel quad, which on the RPU only a surface shader has (main and functions kept as "
                       "calls shade no pixel quad); take it in the shader and pass the result");
   const RegClass cls = class_of(in.type).value_or(RegClass::Scalar);
+  // a ^ b with both products rounded before they are subtracted (not the thesis's mul + mad): the
+  // normal of a surface whose differences are parallel, calculatenormal(point(f)) of a float f
+  // say, is then exactly 0, as the reference has it, not the mad's rounding error.
   auto cross = [&](const Source& a, const Source& b, const char* name) {
-    const Loc t = temp(RegClass::Vector, "t"), r = temp(RegClass::Vector, name);
+    const Loc t = temp(RegClass::Vector, "t"), t2 = temp(RegClass::Vector, "t"), r = temp(RegClass::Vector, name);
     emit(Opcode::Mul, vdst(f_, t), swizzled(a, {{1, 2, 0, 0}}), swizzled(b, {{2, 0, 1, 1}}));
-    emit(Opcode::Mad, vdst(f_, r), negated(swizzled(a, {{2, 0, 1, 1}})), swizzled(b, {{1, 2, 0, 0}}), vsrc(f_, t));
+    emit(Opcode::Mul, vdst(f_, t2), swizzled(a, {{2, 0, 1, 1}}), swizzled(b, {{1, 2, 0, 0}}));
+    emit(Opcode::Add, vdst(f_, r), vsrc(f_, t), negated(vsrc(f_, t2)));
+    exact();
     return vsrc(f_, r);
   };
   switch (id) {

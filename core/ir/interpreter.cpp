@@ -223,6 +223,9 @@ class Interpreter {
       const ParameterSteps steps{step(*options_.right, Global::u), step(*options_.below, Global::u), step(*options_.right, Global::v),
                                  step(*options_.below, Global::v)};
       r = derivative(id, in.type, ops, right, below, steps, in_[lang::Global::du].f[0], in_[lang::Global::dv].f[0]);
+      // area() is the length of a cross product: its squares pass a narrower format's range
+      // before the length is back inside it (the RPU's dp3 of a normal 1e12 long is infinite).
+      if (id == lang::Builtin::Area && options_.perturb && static_cast<double>(r.f[0]) * r.f[0] >= options_.perturb->overflow) nonfinite_ = true;
       perturb(r);
     }
     derivs_.push_back(r);

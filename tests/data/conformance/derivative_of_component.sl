@@ -3,7 +3,7 @@
 // subexpressions with a real operation to the vertices, so the component move stayed per fragment
 // and the fp targets refused its difference as "a value computed per fragment". The operand of a
 // difference is now hoisted whatever it holds; a difference of a uniform value is 0.
-// accepts: fragment
+// accepts: fragment rpu
 surface derivative_of_component(uniform float k = 2)
 {
   float y = Dv(ycomp(P));

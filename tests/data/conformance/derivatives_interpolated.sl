@@ -3,7 +3,7 @@
 // fp target computes them from the rasterizer's differences (difference interpolants), and every
 // partition, render-to-texture and F-buffer render must agree with the reference interpreter's,
 // worked out from its own runs on the neighbouring pixels.
-// accepts: fragment
+// accepts: fragment rpu
 surface derivatives_interpolated(float scale = 2)
 {
   float x = 3 * u - 2 * v + s * scale;

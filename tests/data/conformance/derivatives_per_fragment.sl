@@ -6,7 +6,7 @@
 // with a lookup at the neighbouring pixels' coordinates; a derivative of a derivative is 0, as the
 // reference has it. Every partition, render-to-texture and F-buffer render must agree with the
 // reference interpreter's differences of its own runs on the neighbouring pixels.
-// accepts: fragment
+// accepts: fragment rpu
 surface derivatives_per_fragment(float Km = 0.08; float freq = 3)
 {
   float h = Km * float texture("grain", s, t) + 0.02 * sin(freq * 6.28 * s * t);
