@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<std::string> scenes = {"rpu_depth", "rpu_flat", "rpu_reflections", "rpu_ceramic", "plastic"};
+  const std::vector<std::string> scenes = {"rpu_depth", "rpu_flat", "rpu_reflections", "rpu_ceramic", "plastic", "rpu_smooth"};
   std::string md = "## The VM on one core\n\n";
   md += fmt::format("{}x{} pixels, one host thread, the median of {} runs. Instructions count one per active lane (thread).\n\n", w, h, repeat);
   md += "The trace unit's time is what the renders spend in ray casting (the BVH), which is a unit of its own on the RPU; the last "

@@ -253,7 +253,7 @@ class Vm::Runner {
         cycle_ = cycle;
         return true;
       }
-      released_ &= static_cast<std::uint8_t>(~g.mask);
+      if (quad_) released_ &= static_cast<std::uint8_t>(~g.mask);
       const std::uint32_t base = ch_.base[static_cast<std::size_t>(first_lane(g.mask))];
       const std::uint64_t issue = issue_cycle(d, base, g.mask, pc, cycle);
       std::uint8_t active = count_step(g.mask, pc);
@@ -287,7 +287,8 @@ class Vm::Runner {
       taken &= g.mask;
       if (!g.mask) break;
       written = transfer(g, d, taken, targets, pc, at, gi);
-      cycle += std::exchange(nested_cycles_, 0);  // quads run for hits (the chunk waits for them)
+      if (nested_cycles_) [[unlikely]]
+        cycle += std::exchange(nested_cycles_, 0);  // quads run for hits (the chunk waits for them)
       if constexpr (kRecord) {
         if (!written) set_pcs(g);
         end_step();
@@ -663,7 +664,7 @@ class Vm::Runner {
 
   // Every group of the quad waits at a meeting point (or has ended or parked): each ddx and ddy
   // there gets the anchor's difference, and every waiting group goes on. False when none waits.
-  bool meet() {
+  [[gnu::noinline]] bool meet() {
     std::uint8_t waiting = 0;
     for (const Group& g : groups_)
       if (g.mask && g.state == Group::State::AtQuad) waiting |= g.mask;
@@ -719,7 +720,7 @@ class Vm::Runner {
     return -1;
   }
 
-  void see_background(int l) {
+  [[gnu::noinline]] void see_background(int l) {
     v4f before[4];
     if constexpr (kRecord)
       for (int c = 0; c < 4; ++c) before[c] = ch_.reg[kRegR0][c];
@@ -747,7 +748,7 @@ class Vm::Runner {
   // Runs the shader at `target` for thread l's hit in a quad of its own: l as the anchor, and a
   // helper for each partner that cast its ray with the same trace, on the anchor's triangle. l
   // then goes on after the call with the anchor's registers and stack.
-  void shade_in_quad(int l, std::uint32_t target, std::uint32_t push, std::uint32_t pc) {
+  [[gnu::noinline]] void shade_in_quad(int l, std::uint32_t target, std::uint32_t push, std::uint32_t pc) {
     const auto li = static_cast<std::size_t>(l);
     ThreadState t[3];
     t[0] = lane_state(l);
