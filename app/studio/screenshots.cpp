@@ -704,6 +704,15 @@ void rpu_tour(const Tour& tour) {
   save(dec, "rpu_schedule_yourself");
   w->rpu_decisions()->tabs()->setCurrentIndex(0);
   dec->setFloating(false);
+  // Derivatives: the filtered floor's shader opens in its scene (rpu_smooth), every hit shaded in
+  // a pixel quad.
+  w->open_file(samples_path("rpu/tiles_aa.sl"));
+  wait_until(built, 30000);
+  wait_until([render] { return render->frame() && !render->rendering() && !render->modelling(); }, 180000);
+  render->set_mode(views::RpuFrame::Image);
+  auto* smooth = floating("dock-rpu-render", 1200, 720);
+  save(smooth, "rpu_derivatives");
+  smooth->setFloating(false);
   w->open_file(original);
   w->set_target(original_target);
   wait_until([w] { return w->shown_generation() == w->service()->generation() && !w->service()->busy(); }, 20000);
