@@ -36,13 +36,16 @@ ChunkRun record_pixel_chunk(const Program& program, std::uint32_t main_entry, co
   vm.set_memory(&data.memory());
   vm.set_trace_unit(&data);
   std::array<ThreadState, 4> threads;
+  std::array<std::uint8_t, 4> positions{};  // in the pixel quad, as the renderer packs them (quad.h)
   for (int l = 0; l < out.chunk.lanes; ++l) {
     const auto [px, py] = out.chunk.pixel[static_cast<std::size_t>(l)];
+    positions[static_cast<std::size_t>(l)] = static_cast<std::uint8_t>(2 * (py & 1) + (px & 1));
     ThreadState t = thread_at(main_entry);
     t.r(0) = {(static_cast<float>(px) + 0.5f) / static_cast<float>(width), (static_cast<float>(py) + 0.5f) / static_cast<float>(height), 0, 0};
     threads[static_cast<std::size_t>(l)] = t;
   }
   out.start = threads;
+  vm.set_quad_positions(positions);
   vm.run_chunk(std::span<ThreadState>(threads.data(), static_cast<std::size_t>(out.chunk.lanes)), out.stats, &out.recording, out.chunk.index);
   return out;
 }

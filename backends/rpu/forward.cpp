@@ -55,7 +55,7 @@ void transfer(const AsmFunction& f, const Machine& m, const AsmInstr& in, Facts&
   if (in.is_call()) return;
   const Operation& o = in.word.primary;
   if (!is_arithmetic(o.op)) return;
-  if (o.special != SpecialFn::None) {
+  if (o.special != SpecialFn::None && !is_lane_crossing(o.op)) {
     bool literal = true;
     for (int k = 0; k < source_count(o.op); ++k) literal = literal && o.src[static_cast<std::size_t>(k)].is_literal();
     if (literal) {

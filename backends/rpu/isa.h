@@ -39,8 +39,8 @@ enum class Opcode : std::uint8_t {
 const char* mnemonic(Opcode op);
 int source_count(Opcode op);  // register sources (Load/Load4: 0, Store: 1, Trace: 3)
 inline bool is_arithmetic(Opcode op) { return op >= Opcode::Mov && op <= Opcode::Ddy; }
-// An operation whose result on one thread reads another thread's registers: never folded,
-// moved across a branch or paired.
+// An operation whose result on one thread reads another thread's registers: never folded (its
+// value is a difference across the quad, not a function of its operands).
 inline bool is_lane_crossing(Opcode op) { return op == Opcode::Ddx || op == Opcode::Ddy; }
 inline bool is_dot(Opcode op) { return op >= Opcode::Dp2h && op <= Opcode::Dp4; }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -22,8 +23,10 @@ template <bool kRecord>
 class Vm::Runner {
  public:
   // `quad`: the threads are a quad (quad.h) nested in a chunk's run, thread 0 the anchor.
-  Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk, Chunk& ch, bool quad = false)
-      : vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(ch),
+  // `depth`: the calls the quad's anchor is already inside (they count against the machine's
+  // call depth).
+  Runner(const Vm& vm, int n, VmStats& st, Recording* rec, std::uint32_t chunk, Chunk& ch, bool quad = false, std::uint32_t depth = 0)
+      : depth_offset_(depth), vm_(vm), code_(vm.code_.data()), consts_(vm.constants_), fp24_(vm.fp24_), n_(n), st_(st), rec_(rec), chunk_(chunk), ch_(ch),
         groups_(ch_.groups), quad_(quad), positions_(vm.positions_), code_size_(static_cast<std::uint32_t>(vm.code_.size())),
         max_steps_(static_cast<std::uint32_t>(std::min<std::uint64_t>(vm.machine_->max_steps, 0xFFFFFFFEu))), it_(vm.issue_trace_) {
     if (it_) {
@@ -39,6 +42,8 @@ class Vm::Runner {
     all_threads_ = static_cast<std::uint8_t>((1u << n_) - 1);
     form_groups();
     for (;;) {
+      // A quad ends with its anchor: what its helpers would go on to compute reaches no one.
+      if (quad_ && !(running_ & 1u)) break;
       // Run the last group that can run: a split puts the taken lanes below the lanes that fall
       // through, so those run first and every split is finished depth first.
       int gi = static_cast<int>(groups_.size()) - 1;
@@ -608,7 +613,7 @@ class Vm::Runner {
     for (int l = 0; l < n_; ++l) {
       if (!(taken & bit(l))) continue;
       const auto li = static_cast<std::size_t>(l);
-      if (ch_.frames[li].size() >= static_cast<std::size_t>(vm_.machine_->max_call_depth)) {
+      if (ch_.frames[li].size() + depth_offset_ >= static_cast<std::size_t>(vm_.machine_->max_call_depth)) {
         fault(l, pc, "calls nested " + std::to_string(vm_.machine_->max_call_depth) + " deep (runaway recursion?)");
         continue;
       }
@@ -728,6 +733,9 @@ class Vm::Runner {
     record_write(kRegR0, bit(l), before);
   }
 
+  // Equal to the bit (a NaN is the NaN it was): what the debugger records as unchanged.
+  static bool same_bits(const Vec4& a, const Vec4& b) { return std::memcmp(a.data(), b.data(), sizeof(Vec4)) == 0; }
+
   ThreadState lane_state(int l) const {
     const auto li = static_cast<std::size_t>(l);
     ThreadState t;
@@ -750,6 +758,11 @@ class Vm::Runner {
   // then goes on after the call with the anchor's registers and stack.
   [[gnu::noinline]] void shade_in_quad(int l, std::uint32_t target, std::uint32_t push, std::uint32_t pc) {
     const auto li = static_cast<std::size_t>(l);
+    const std::uint32_t depth = depth_offset_ + static_cast<std::uint32_t>(ch_.frames[li].size()) + 1;
+    if (depth >= static_cast<std::uint32_t>(vm_.machine_->max_call_depth)) {
+      fault(l, pc, "calls nested " + std::to_string(vm_.machine_->max_call_depth) + " deep (runaway recursion?)");
+      return;
+    }
     ThreadState t[3];
     t[0] = lane_state(l);
     const ThreadState before = kRecord ? t[0] : ThreadState{};
@@ -775,7 +788,7 @@ class Vm::Runner {
     }
     Chunk quad;
     load_chunk(quad, std::span<ThreadState>(t, 3));
-    Runner<false> runner(vm_, 3, st_, nullptr, chunk_, quad, true);
+    Runner<false> runner(vm_, 3, st_, nullptr, chunk_, quad, true, depth);
     runner.run();
     store_chunk(quad, std::span<ThreadState>(t, 1));
     nested_cycles_ += runner.cycles();
@@ -792,7 +805,7 @@ class Vm::Runner {
     for (int r = 0; r < kRegCount; ++r) {
       for (int c = 0; c < 4; ++c) ch_.reg[r][c][l] = a.reg[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
       if constexpr (kRecord)
-        if (before.reg[static_cast<std::size_t>(r)] != a.reg[static_cast<std::size_t>(r)])
+        if (!same_bits(before.reg[static_cast<std::size_t>(r)], a.reg[static_cast<std::size_t>(r)]))
           record({ChangeKind::Register, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(r), before.reg[static_cast<std::size_t>(r)], a.reg[static_cast<std::size_t>(r)]});
     }
     if constexpr (kRecord)
@@ -810,7 +823,7 @@ class Vm::Runner {
     ch_.grow_stack(a.stack.size());
     for (std::size_t s = 0; s < a.stack.size(); ++s) {
       const Vec4 old = ch_.thread(ch_.stack[s], l);
-      if (old == a.stack[s]) continue;
+      if (same_bits(old, a.stack[s])) continue;
       for (int c = 0; c < 4; ++c) ch_.stack[s][static_cast<std::size_t>(c)][l] = a.stack[s][static_cast<std::size_t>(c)];
       if constexpr (kRecord) record({ChangeKind::Stack, static_cast<std::uint8_t>(l), static_cast<std::uint32_t>(s), old, a.stack[s]});
     }
@@ -818,6 +831,7 @@ class Vm::Runner {
     ch_.pc[li] = pc + 1;
   }
 
+  const std::uint32_t depth_offset_;
   const Vm& vm_;
   const Decoded* const code_;
   const std::array<Vec4, 32>& consts_;
