@@ -242,17 +242,26 @@ void FunctionCodegen::segment_cubic(BuiltinCall& bc, int s, const Source& pos, L
   emit(Opcode::Mul, vdst(f_, r), vsrc(f_, h2), Source::lit(0.5f));
 }
 
+Source FunctionCodegen::absolute(const Source& x, RegClass cls) {
+  const Loc r = temp(cls, "abs");
+  mov(vdst(f_, r), x);
+  for (int l : lanes_of(cls)) {
+    const std::uint32_t run = new_block(), join = new_block();
+    compare_branch(lane_of(vsrc(f_, r), l), Source::lit(0), kMaskW, Relation::Ge, join, run);
+    cur_ = run;
+    mov(lane_dest(r, l), negated(lane_of(vsrc(f_, r), l)));
+    jump(join);
+    cur_ = join;
+  }
+  return vsrc(f_, r);
+}
+
 // min, max, abs, clamp and their kin branch lane by lane; floor and its kin by frac; smoothstep
 // and mix by multiply-adds.
 Source FunctionCodegen::builtin_math(BuiltinCall& bc) {
   using B = lang::Builtin;
   switch (bc.id) {
-    case B::Abs: {
-      const Loc r = bc.fresh("abs");
-      mov(vdst(f_, r), bc.arg(0));
-      for (int l : lanes_of(bc.cls)) bc.unless(lane_of(vsrc(f_, r), l), Source::lit(0), Relation::Ge, [&] { mov(bc.lane_dest(r, l), negated(lane_of(vsrc(f_, r), l))); });
-      return vsrc(f_, r);
-    }
+    case B::Abs: return absolute(bc.arg(0), bc.cls);
     case B::Sign: {  // the thesis's sign: 1 for x >= 0 (zero has no reliable test on the hardware), else -1
       const Source x = bc.arg(0);
       const Loc r = bc.fresh("sign");

@@ -111,7 +111,8 @@ class FunctionCodegen {
   Source derivative(const ir::Instr& in);
   Source partial(bool along_u, const Source& x, RegClass cls);
   Source pixel_step(bool along_u);  // du or dv
-  Source absolute_sum(Loc a, Loc b, const char* name);
+  // builtins.cpp: |x| lane by lane, one branch around a negation per lane (abs, du, dv).
+  Source absolute(const Source& x, RegClass cls);
   Source texture(ir::ValueId v);  // texture.cpp: a scene's image in data memory, or a stand-in
   struct Texels {
     Source rgb, alpha;

@@ -47,27 +47,13 @@ void FunctionCodegen::derivative_prologue() {
   global(G::dv, span_);
 }
 
-Source FunctionCodegen::absolute_sum(Loc a, Loc b, const char* name) {
-  // |a| + |b|, each absolute value one branch around a negation (as abs() is).
-  const Loc r = temp(RegClass::Scalar, name), x = temp(RegClass::Scalar, "abs");
-  mov(vdst(f_, r), vsrc(f_, a));
-  for (Loc k : {a, b}) {
-    if (k == b) mov(vdst(f_, x), vsrc(f_, b));
-    const Loc into = k == a ? r : x;
-    const std::uint32_t flip = new_block(), join = new_block();
-    compare_branch(vsrc(f_, into), Source::lit(0), kMaskW, Relation::Ge, join, flip);
-    cur_ = flip;
-    mov(vdst(f_, into), negated(vsrc(f_, into)));
-    jump(join);
-    cur_ = join;
-  }
-  emit(Opcode::Add, vdst(f_, r), vsrc(f_, r), vsrc(f_, x));
-  return vsrc(f_, r);
-}
-
 Source FunctionCodegen::pixel_step(bool along_u) {
   if (!derivatives_ready_) fail(span_, "du and dv are differences across the pixel quad, which only a surface shader has on the RPU");
-  return along_u ? absolute_sum(ux_, uy_, "du") : absolute_sum(vx_, vy_, "dv");
+  const Loc r = temp(RegClass::Scalar, along_u ? "du" : "dv");
+  const Source x = absolute(vsrc(f_, along_u ? ux_ : vx_), RegClass::Scalar);
+  const Source y = absolute(vsrc(f_, along_u ? uy_ : vy_), RegClass::Scalar);
+  emit(Opcode::Add, vdst(f_, r), x, y);
+  return vsrc(f_, r);
 }
 
 Source FunctionCodegen::partial(bool along_u, const Source& x, RegClass cls) {
