@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "backends/rpu/arith.h"
+#include "backends/rpu/quad.h"
 #include "backends/rpu/vm_internal.h"
 
 namespace passlab::rpu {
@@ -219,9 +220,9 @@ Vm::Vm(const Program& program, const VmOptions& options)
     d.arithmetic = is_arithmetic(d.primary.op);
     d.crosses_lanes = is_lane_crossing(d.primary.op) || (d.paired && is_lane_crossing(d.secondary.op));
     d.quad_event = d.crosses_lanes || d.primary.op == Opcode::Trace;
-    derivatives_ = derivatives_ || d.crosses_lanes;
     code_.push_back(d);
   }
+  derivatives_ = rpu::takes_derivatives(program);
 }
 
 Vm::~Vm() = default;
