@@ -24,6 +24,7 @@ Compiled compile(const ShaderSource& source, const driver::ProgramOptions& optio
   dag::FlattenOptions flatten;
   flatten.aov = options.aov;
   flatten.all_outputs = options.all_outputs;
+  if (target) flatten.dynamic_loops = target->dynamic_loops;  // the target decides what stays a loop
   if (std::optional<dag::FragmentDag> d = dag::flatten(*c.program->module, c.program->binding, c.program->diagnostics, flatten))
     c.dag = std::make_shared<const dag::FragmentDag>(std::move(*d));
   if (!c.dag || !target) return c;

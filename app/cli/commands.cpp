@@ -116,8 +116,14 @@ session::Compiled compile_shader(const CommonOptions& o, const partition::Target
   return session::compile({o.file, std::nullopt}, program_options(o), target);
 }
 
-int run_dag(const CommonOptions& o) {
-  const session::Compiled c = compile_shader(o);
+int run_dag(const CommonOptions& o, const std::string& target_name) {
+  std::optional<partition::TargetDesc> target;
+  if (!target_name.empty()) {
+    lang::Diagnostics problems;
+    target = partition::load_target(target_name, &problems);
+    if (!target) return report_problems(o, problems, kUsage);
+  }
+  const session::Compiled c = compile_shader(o, target ? &*target : nullptr);
   const auto& prog = c.program;
   const auto& dag = c.dag;
   print_diagnostics(*prog);

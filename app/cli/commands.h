@@ -41,7 +41,9 @@ int report_problems(const CommonOptions& o, const lang::Diagnostics& problems, i
 
 int run_check(const CommonOptions& o);
 int run_ir(const CommonOptions& o, bool optimize);
-int run_dag(const CommonOptions& o);
+// The fragment DAG; for a target (`target_name`, "": none), as that target's pipeline builds it
+// (a target with dynamic loops keeps loops the others unroll).
+int run_dag(const CommonOptions& o, const std::string& target_name);
 int run_report(const CommonOptions& o);
 
 struct PartitionOptions {

@@ -224,6 +224,8 @@ int main(int argc, char** argv) {
   add_common(dag, true);
   add_aov(dag);
   dag->add_option("--format", o.format, "json, dot or text")->check(CLI::IsMember({"json", "dot", "text"}));
+  std::string dag_target;
+  dag->add_option("--target", dag_target, "the DAG as this target's pipeline builds it (a target with dynamic loops, nv40, keeps loops)");
 
   auto* report = app.add_subcommand("report", "summarize a shader: parameters, lights, DAG size and resources");
   add_common(report, true);
@@ -234,7 +236,7 @@ int main(int argc, char** argv) {
   auto* part = app.add_subcommand("partition", "split a shader into passes for a target with RDSh, RDS and the optimal search");
   add_common(part, true);
   add_aov(part);
-  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, nv30, geforce1, geforce3) or JSON file");
+  part->add_option("--target", po.target, "target preset (PC1..PC8, radeon8500, webgl1, ps_2_0, nv30, nv40, geforce1, geforce3) or JSON file");
   part->add_option("--cost", po.cost, "cost model, e.g. 15p+5t+i, t+i, measured");
   auto* algo = part->add_option("--algo", po.algo, or_list(algorithm_choices("all")) + " (default all; with --marks, none unless given)")
                    ->check(CLI::IsMember(algorithm_choices("all")));
@@ -293,7 +295,7 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return run_check(o);
     if (ir->parsed()) return run_ir(o, optimize);
-    if (dag->parsed()) return run_dag(o);
+    if (dag->parsed()) return run_dag(o, dag_target);
     if (report->parsed()) return run_report(o);
     if (part->parsed()) {
       po.algo_given = algo->count() > 0;

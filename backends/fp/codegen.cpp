@@ -243,6 +243,9 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
     }
     peak = std::max(peak, live + dying - (!to_output ? 1 : 0));  // operands still held while reading
     peak = std::max(peak, live);
+    // A loop holds its operands (the invariants are read in every iteration), its result and
+    // its own temporaries while it runs.
+    if (!p.is_restore[i] && node.kind == TKind::Loop) peak = std::max(peak, live + dying + (to_output ? 1 : 0) + node.loop->temporaries);
     if (p.is_restore[i]) {
       ++r.restores;
       ++r.texture_fetches;
@@ -254,7 +257,19 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
       TNodeId c = o.node;
       if (is_op(t, c)) dep = std::max(dep, w.level[c]);
     }
-    if (node.kind == TKind::Texture) {
+    if (node.kind == TKind::Loop) {
+      const TLoop& l = *node.loop;
+      r.texture_fetches += l.fetches;
+      r.arithmetic += loop_instructions(node) - l.fetches;
+      for (const std::string& name : l.textures)
+        if (std::find(w.names.begin(), w.names.end(), std::string_view(name)) == w.names.end()) {
+          w.names.push_back(name);
+          p.textures.push_back(name);
+        }
+      // Its lookups may depend on one another across iterations: a dependent level beyond its operands'.
+      w.level[n] = l.fetches > 0 ? std::max(1, dep + 1) : dep;
+      r.dependent_levels = std::max(r.dependent_levels, w.level[n]);
+    } else if (node.kind == TKind::Texture) {
       ++r.texture_fetches;
       if (std::find(w.names.begin(), w.names.end(), std::string_view(node.name)) == w.names.end()) {
         w.names.push_back(node.name);
@@ -310,6 +325,8 @@ partition::Problem make_problem(const TargetDag& t) {
       case TKind::Texture: pr.labels[n.id] = "TEX " + (n.name == "$noise" ? std::string("noise") : n.name); break;
       case TKind::Interpolant: pr.labels[n.id] = n.name; break;
       case TKind::Constant: pr.labels[n.id] = "const"; break;
+      case TKind::Loop: pr.labels[n.id] = "REP (" + n.name + ")"; break;
+      case TKind::LoopValue: pr.labels[n.id] = n.name; break;
     }
   }
   if (!t.outputs.empty()) {  // several outputs: a pseudo-root over them, after every node
@@ -413,12 +430,21 @@ std::string vec_text(const Vec4& v) {
 
 std::string listing(const TargetDag& t, const PassProgram& p, const ListingContext& ctx) {
   std::string out = "!!ARBfp1.0\n";
-  // DDX and DDY are NV_fragment_program's, which NV_fragment_program_option lends ARB programs.
-  for (std::size_t i = 0; i < p.schedule.size(); ++i)
-    if (!p.is_restore[i] && t.node(p.schedule[i]).kind == TKind::Instruction && is_quad_difference(t.node(p.schedule[i]).op)) {
-      out += "OPTION NV_fragment_program;\n";
-      break;
+  // DDX and DDY are NV_fragment_program's, which NV_fragment_program_option lends ARB programs;
+  // REP, BRK and the condition codes are NV_fragment_program2's (which has DDX and DDY too).
+  bool quad = false, loops = false;
+  int loop_regs = 0;
+  for (std::size_t i = 0; i < p.schedule.size(); ++i) {
+    const TNode& n = t.node(p.schedule[i]);
+    if (p.is_restore[i]) continue;
+    quad = quad || (n.kind == TKind::Instruction && is_quad_difference(n.op));
+    if (n.kind == TKind::Loop) {
+      loops = true;
+      loop_regs = std::max(loop_regs, loop_registers(*n.loop));
     }
+  }
+  if (loops) out += "OPTION NV_fragment_program2;\n";
+  else if (quad) out += "OPTION NV_fragment_program;\n";
   const bool several = p.outputs.size() > 1;
   if (several) out += "OPTION ARB_draw_buffers;\n";
   auto op_name = [&](TNodeId n) { return t.node(n).kind == TKind::Texture ? std::string("TEX") : std::string(to_string(t.node(n).op)); };
@@ -441,9 +467,9 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
       reg_of[p.schedule[i]] = p.reg[i];
       regs = std::max(regs, p.reg[i] + 1);
     }
-  if (regs > 0) {
+  if (regs + loop_regs > 0) {
     out += "TEMP";
-    for (int i = 0; i < regs; ++i) out += fmt::format("{}r{}", i ? ", " : " ", i);
+    for (int i = 0; i < regs + loop_regs; ++i) out += fmt::format("{}r{}", i ? ", " : " ", i);
     out += ";\n";
   }
   std::map<TNodeId, int> attrib;
@@ -498,6 +524,11 @@ std::string listing(const TargetDag& t, const PassProgram& p, const ListingConte
       const char* target = node.dims == 1 ? "1D" : node.dims == 2 ? "2D" : "3D";
       out += fmt::format("TEX {}, {}, texture[{}], {};  # {}\n", dst, name(node.src[0]), units.at(node.name), target,
                          node.name == "$noise" ? "noise" : node.name);
+      out += copy;
+      continue;
+    }
+    if (node.kind == TKind::Loop) {
+      out += loop_listing(node, dst, regs, name, [&](const std::string& texture) { return units.at(texture); });
       out += copy;
       continue;
     }

@@ -45,6 +45,8 @@ ExecutionResult run_passes(const TargetDag& t, const dag::FragmentDag& d, const 
         for (std::size_t l = 0; l < lanes; ++l) {
           if (n.kind == TKind::Texture) {
             values[l][m] = sample(n, operand(l, n.src[0]), ctx);
+          } else if (n.kind == TKind::Loop) {
+            values[l][m] = loop_value(n, [&](const Operand& o) { return operand(l, o); }, ctx);
           } else if (is_quad_difference(n.op)) {
             if (l > 0) {
               values[l][m] = values[0][m];

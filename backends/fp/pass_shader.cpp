@@ -46,6 +46,7 @@ namespace {
 // components are needed; exactly what execute reads.
 unsigned operand_components(const TNode& n, std::size_t k, unsigned mask) {
   if (!mask) return 0;
+  if (n.kind == TKind::Loop) return 0xF;  // its body may read any lane of an invariant
   if (n.kind == TKind::Texture) return (1u << (n.dims == 1 || n.dims == 2 ? n.dims : 3)) - 1;
   switch (n.op) {
     case Opcode::DP3: return 0x7;
@@ -178,6 +179,14 @@ void PassShader::build(const std::vector<std::vector<TNodeId>>& members, const s
         ins.grad = static_cast<int>(it - grad_nodes_.begin());
         if (it == grad_nodes_.end()) grad_nodes_.push_back(n.id);
       }
+      if (n.kind == TKind::Loop) {
+        ins.sources = 0;
+        for (std::size_t k = 0; k < n.src.size(); ++k) {
+          ins.operands.push_back(source_of(n.src[k]));
+          if (ins.operands.back().from == From::Interpolant) prog.reads_interpolant(ins.operands.back().index, lanes_read(n, k, ins.mask));
+        }
+        return ins;
+      }
       for (int k = 0; k < ins.sources && k < 3; ++k) {
         ins.src[k] = source_of(n.src[static_cast<std::size_t>(k)]);
         if (ins.src[k].from == From::Interpolant) {
@@ -291,6 +300,8 @@ void PassShader::corner(const ir::FragmentInputs& in, float* out) const {
       case TKind::Interpolant: values[id] = input_value(n, d_, in, vertex); break;
       case TKind::Texture: values[id] = sample(n, read(n.src[0], values), ctx_); break;
       case TKind::Instruction: values[id] = fp::execute(n, [&](const Operand& o) { return read(o, values); }); break;
+      case TKind::Loop: values[id] = loop_value(n, [&](const Operand& o) { return read(o, values); }, ctx_); break;
+      case TKind::LoopValue: break;  // only in a loop's body
     }
   }
   for (std::size_t j = 0; j < grad_nodes_.size(); ++j) {
@@ -411,6 +422,21 @@ PASSLAB_HOT_CLONES void PassShader::execute(int pass, int n, const float* const*
   };
   for (const Instruction& ins : prog.code) {
     if (!ins.mask) continue;  // a value no reader uses (its inputs may not even be given)
+    if (ins.node->kind == TKind::Loop) {
+      // A dynamic loop runs as long as each fragment's test says: fragment by fragment.
+      float* dst = regs + static_cast<std::size_t>(ins.dst) * 4 * B;
+      std::vector<Vec4> operands(ins.operands.size());
+      for (int i = 0; i < n; ++i) {
+        for (std::size_t k = 0; k < ins.operands.size(); ++k) {
+          const Source& s = ins.operands[k];
+          const float* p = base(s);
+          for (std::size_t comp = 0; comp < 4; ++comp) operands[k][comp] = s.sign * p[static_cast<std::size_t>(s.lane[comp]) * B + static_cast<std::size_t>(i)];
+        }
+        const Vec4 v = run_loop(*ins.node, operands, ctx_);
+        for (std::size_t comp = 0; comp < 4; ++comp) dst[comp * B + static_cast<std::size_t>(i)] = v[comp];
+      }
+      continue;
+    }
     // Each source component's lane array, after the swizzle; the sign applies on reading.
     const float* src[3][4];  // (only the first ins.sources are set, and only they are read)
     float sign[3] = {1, 1, 1};

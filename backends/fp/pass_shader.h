@@ -79,6 +79,7 @@ class PassShader : public sim::FragmentShader {
     int channels = 4;             // TEX: channels up to the last one used (a float lookup needs one)
     int grad = -1;                // TEX of an image: the interpolant with its coordinates' derivatives
     bool shadow = false;          // the quad partner's work for a DDX or DDY (see build)
+    std::vector<Source> operands; // a loop (TKind::Loop): every operand, run fragment by fragment
   };
   struct Program {
     std::vector<Instruction> code;

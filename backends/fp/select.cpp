@@ -24,6 +24,8 @@ const char* to_string(TKind k) {
     case TKind::Texture: return "texture";
     case TKind::Interpolant: return "interpolant";
     case TKind::Constant: return "constant";
+    case TKind::Loop: return "loop";
+    case TKind::LoopValue: return "loop value";
   }
   return "?";
 }
@@ -68,6 +70,25 @@ class Selector {
       roots.push_back(written(refs[d_.root]));
     }
     TargetDag t = finish(roots);
+    t.derivatives = derivatives_;
+    return t;
+  }
+
+  // A loop's body (dag::LoopBody::body): its target DAG, and each output of its root as an operand.
+  TargetDag run_body(std::vector<Operand>* outputs) {
+    std::vector<Operand> refs(d_.size());
+    for (const Node& n : d_.nodes) {
+      current_ = &n;
+      refs[n.id] = select(n, refs);
+    }
+    std::vector<TNodeId> roots;
+    for (dag::NodeId c : d_.node(d_.root).children) {
+      outputs->push_back(refs[c]);
+      if (std::find(roots.begin(), roots.end(), refs[c].node) == roots.end()) roots.push_back(refs[c].node);
+    }
+    std::vector<TNodeId> remap;
+    TargetDag t = finish(roots, &remap);
+    for (Operand& o : *outputs) o.node = remap[o.node];
     t.derivatives = derivatives_;
     return t;
   }
@@ -224,6 +245,15 @@ class Selector {
       }
       case NodeKind::Operation: break;
     }
+    if (n.op == Op::LoopValue) {
+      TNode v;
+      v.kind = TKind::LoopValue;
+      v.dims = static_cast<int>(n.aux);
+      v.width = width;
+      v.name = "in" + std::to_string(n.aux);
+      return ref(intern(std::move(v)));
+    }
+    if (n.op == Op::Loop) return loop(n, refs);
     if (n.op == Op::ScreenDiff || n.op == Op::Neighbour) {
       // A difference of an interpolated value, or its value one pixel over: the rasterizer's
       // (another interpolant). A per-fragment value's difference comes with that value computed
@@ -295,6 +325,70 @@ class Selector {
       default: break;
     }
     fail(std::string("operation '") + ir::to_string(n.op) + "' has no instruction on this target");
+  }
+
+  // Result n.aux of a dynamic loop: its body selected once per loop, its results packed into as
+  // few Loop nodes as their lanes allow (a float takes one lane, a triple three; each Loop node
+  // runs the loop), and the lanes of this one.
+  struct SelectedLoop {
+    std::shared_ptr<const TLoop> loop;
+    std::vector<std::vector<dag::NodeId>> groups;  // results per Loop node
+    std::vector<std::pair<std::size_t, std::uint8_t>> place;  // per result: its group and first lane
+  };
+  Operand loop(const Node& n, const std::vector<Operand>& refs) {
+    const dag::LoopBody& body = *n.loop;
+    auto found = loops_.find(&body);
+    if (found == loops_.end()) {
+      auto tl = std::make_shared<TLoop>();
+      std::vector<Operand> outputs;
+      const std::set<dag::NodeId> none;
+      Selector inner(body.body, derivatives_, none);
+      try {
+        tl->body = inner.run_body(&outputs);
+      } catch (SelectError& e) {
+        e.message = "in the " + body.label + ": " + e.message;
+        throw;
+      }
+      const auto carried = static_cast<std::size_t>(body.carried);
+      tl->next.assign(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(carried));
+      tl->results.assign(outputs.begin() + static_cast<std::ptrdiff_t>(carried), outputs.end() - 1);
+      tl->go_on = outputs.back();
+      tl->carried = body.carried;
+      tl->invariants = body.invariants;
+      tl->max_iterations = body.max_iterations;
+      tl->label = body.label;
+      summarize(*tl);
+      const dag::Node& top = body.body.node(body.body.root);
+      SelectedLoop sel;
+      std::uint8_t used = 4;
+      for (std::size_t k = 0; k < tl->results.size(); ++k) {
+        const int w = is_float(body.body.node(top.children[carried + k]).type) ? 1 : 3;
+        tl->result_width.push_back(w);
+        if (used + w > 4) {
+          sel.groups.emplace_back();
+          used = 0;
+        }
+        sel.groups.back().push_back(static_cast<dag::NodeId>(k));
+        sel.place.push_back({sel.groups.size() - 1, used});
+        used = static_cast<std::uint8_t>(used + w);
+      }
+      sel.loop = std::move(tl);
+      found = loops_.emplace(&body, std::move(sel)).first;
+    }
+    const SelectedLoop& sel = found->second;
+    const auto [group, lane] = sel.place.at(n.aux);
+    TNode t;
+    t.kind = TKind::Loop;
+    t.name = body.label;
+    t.lanes = sel.groups[group];
+    t.loop = sel.loop;
+    t.width = 0;
+    for (dag::NodeId k : t.lanes) t.width += sel.loop->result_width[k];
+    for (std::size_t i = 0; i < n.children.size(); ++i) t.src.push_back(operand(n, i, refs));
+    Operand r = ref(intern(std::move(t)));
+    if (sel.loop->result_width[n.aux] == 1) return splat(r, lane);
+    r.swizzle = Swizzle{{lane, static_cast<std::uint8_t>(lane + 1), static_cast<std::uint8_t>(lane + 2), static_cast<std::uint8_t>(lane + 2)}};
+    return r;
   }
 
   // Operand i of n, selected.
@@ -543,7 +637,7 @@ class Selector {
     return result;
   }
 
-  TargetDag finish(const std::vector<TNodeId>& roots) {
+  TargetDag finish(const std::vector<TNodeId>& roots, std::vector<TNodeId>* remap_out = nullptr) {
     // Keep what the roots reach, renumbered in postorder (each root's in turn).
     TargetDag out;
     std::vector<TNodeId> remap(nodes_.size(), static_cast<TNodeId>(-1));
@@ -578,6 +672,7 @@ class Selector {
     out.root = remap[roots.front()];
     if (roots.size() > 1)
       for (TNodeId r : roots) out.outputs.push_back(remap[r]);
+    if (remap_out) *remap_out = std::move(remap);
     return out;
   }
 
@@ -585,6 +680,7 @@ class Selector {
   partition::Derivatives derivatives_;
   const std::set<dag::NodeId>& recompute_;  // on a quad target, the differences subtracted instead
   const Node* current_ = nullptr;
+  std::map<const dag::LoopBody*, SelectedLoop> loops_;
   std::vector<TNode> nodes_;
   std::map<std::tuple<TKind, Opcode, bool, std::vector<Operand>, Vec4, std::string, int, std::vector<dag::NodeId>, std::uint8_t>, TNodeId> index_;
 };
@@ -725,6 +821,8 @@ std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, co
       case TKind::Constant:
       case TKind::Interpolant: return n.difference ? values[n.id] : input_value(n, d, at, at_vertex);
       case TKind::Texture: return sample(n, read(n.src[0], vals), ctx);
+      case TKind::Loop: return loop_value(n, [&](const Operand& o) { return read(o, vals); }, ctx);
+      case TKind::LoopValue: return Vec4{NAN, NAN, NAN, NAN};  // only in a loop's body
       case TKind::Instruction: break;
     }
     if (is_quad_difference(n.op)) return values[n.id];
@@ -735,6 +833,8 @@ std::vector<Vec4> evaluate_all(const TargetDag& t, const dag::FragmentDag& d, co
       case TKind::Constant:
       case TKind::Interpolant: values[n.id] = input_value(n, d, in, vertex); break;
       case TKind::Texture: values[n.id] = sample(n, read(n.src[0], values), ctx); break;
+      case TKind::Loop: values[n.id] = loop_value(n, [&](const Operand& o) { return read(o, values); }, ctx); break;
+      case TKind::LoopValue: values[n.id] = Vec4{NAN, NAN, NAN, NAN}; break;  // only in a loop's body
       case TKind::Instruction:
         if (is_quad_difference(n.op))
           values[n.id] = lockstep ? quad_difference(n, values, n.op == Opcode::DDX ? right : below) : Vec4{NAN, NAN, NAN, NAN};

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +25,12 @@ struct Operand {
   friend auto operator<=>(const Operand&, const Operand&) = default;
 };
 
-enum class TKind : std::uint8_t { Instruction, Texture, Interpolant, Constant };
+// Loop: a dynamic loop (REP ... BRK ... ENDREP) run as one node (TLoop); LoopValue: an input of
+// a loop's body, only inside it.
+enum class TKind : std::uint8_t { Instruction, Texture, Interpolant, Constant, Loop, LoopValue };
 const char* to_string(TKind k);
+
+struct TLoop;
 
 struct TNode {
   TNodeId id = 0;
@@ -34,8 +40,9 @@ struct TNode {
   std::vector<Operand> src;               // TEX: the coordinate
   Vec4 value{};                           // constants
   std::string name;                       // texture name; interpolant label
-  int dims = 0;                           // TEX: coordinate components used
-  std::vector<dag::NodeId> lanes;         // interpolant: the FragmentDag interpolants packed into it
+  int dims = 0;                           // TEX: coordinate components used; LoopValue: the input
+  std::vector<dag::NodeId> lanes;         // interpolant: the FragmentDag interpolants packed into it;
+                                          // loop: the results packed into it, lane by lane
   std::uint8_t difference = 0;            // interpolant: 0 its value; 1 its difference one pixel right, 2
                                           // below (a ScreenDiff of a FragmentDag interpolant); 3 its
                                           // value one pixel right, 4 below (a Neighbour of one)
@@ -43,6 +50,8 @@ struct TNode {
   std::vector<dag::NodeId> origin;        // the FragmentDag nodes whose value this computes
   std::vector<lang::Span> spans;
   std::vector<TNodeId> deps;              // distinct operand nodes, in operand order
+  std::shared_ptr<const TLoop> loop;      // loop: what it runs; its operands (src) are the carried
+                                          // values' initial values, then the invariants
 };
 
 // Nodes are in postorder from the root: operands before users.
@@ -58,9 +67,54 @@ struct TargetDag {
 
   const TNode& node(TNodeId id) const { return nodes.at(id); }
   std::size_t size() const { return nodes.size(); }
-  bool is_operation(TNodeId id) const { return nodes[id].kind == TKind::Instruction || nodes[id].kind == TKind::Texture; }
+  bool is_operation(TNodeId id) const {
+    const TKind k = nodes[id].kind;
+    return k == TKind::Instruction || k == TKind::Texture || k == TKind::Loop;
+  }
   const std::vector<TNodeId>& operand_nodes(TNodeId id) const { return nodes[id].deps; }  // distinct
 };
+
+// A dynamic loop after instruction selection (dag::LoopBody): its body as a target DAG over
+// LoopValue leaves (the carried values, then the invariants), and where in it the carried
+// values' next values, the results and the test are. A Loop node runs it and packs the results
+// it takes (TNode::lanes) into its lanes, a float in one, a triple in three.
+struct TLoop {
+  TargetDag body;
+  std::vector<Operand> next, results;
+  std::vector<int> result_width;  // 1 or 3
+  Operand go_on;
+  int carried = 0, invariants = 0, max_iterations = 0;
+  std::string label;
+  // What the loop costs in its pass (summarize): its static instructions (the initial values'
+  // MOVs, REP, the body, copies that keep the next values apart, MOVC and BRK for the test, the
+  // next values' MOVs, ENDREP; each Loop node adds a MOV per result it takes), of which texture
+  // fetches; the temporaries it holds beside its operands and result (the carried values, the
+  // body's); the textures its body samples.
+  int instructions = 0, fetches = 0, temporaries = 0;
+  std::vector<std::string> textures;
+};
+// Fills in the costs above from the body (after selection).
+void summarize(TLoop& loop);
+// The registers a listing of the loop names beyond its pass's own: its temporaries, and those of
+// the loops in its body.
+int loop_registers(const TLoop& loop);
+// The loop's lines in a listing (NV_fragment_program2): its registers r<base>..., its results into
+// `dst`, `outer(o)` the text of an operand of the pass (the loop's operands are the pass's),
+// `unit(name)` a texture's unit.
+std::string loop_listing(const TNode& loop, const std::string& dst, int base, const std::function<std::string(const Operand&)>& outer,
+                         const std::function<int(const std::string&)>& unit);
+// A Loop node's static instructions in its pass.
+inline int loop_instructions(const TNode& n) { return n.loop->instructions + static_cast<int>(n.lanes.size()); }
+// A Loop node's value given its operands' (initial values, then invariants); `iterations`: how
+// many times the body ran. Not constant time: up to max_iterations runs of the body.
+Vec4 run_loop(const TNode& loop, const std::vector<Vec4>& operands, const ir::EvalContext& ctx, int* iterations = nullptr);
+template <class Fetch>
+Vec4 loop_value(const TNode& loop, Fetch&& operand, const ir::EvalContext& ctx) {
+  std::vector<Vec4> operands;
+  operands.reserve(loop.src.size());
+  for (const Operand& o : loop.src) operands.push_back(operand(o));
+  return run_loop(loop, operands, ctx);
+}
 
 // Instruction selection (a small tiling in the spirit of lburg): each FragmentDag node becomes a
 // short instruction sequence; negation, component selection and scalar broadcast become source

@@ -115,6 +115,14 @@ class FpProgram : public backends::TargetProgram {
           g.kind = backends::GraphNode::Kind::Constant;
           g.label = constant_text(n.value.data(), n.width);
           break;
+        case TKind::Loop:
+          g.kind = backends::GraphNode::Kind::Instruction;
+          g.label = "REP (" + n.name + ")";
+          break;
+        case TKind::LoopValue:  // only inside a loop's body
+          g.kind = backends::GraphNode::Kind::Interpolant;
+          g.label = n.name;
+          break;
       }
       g.deps = n.deps;
       g.spans = n.spans;

@@ -41,6 +41,9 @@ std::string label(const Node& n) {
       // Differences and neighbours' values by their direction, as listings name them.
       if (n.op == ir::Op::ScreenDiff) return n.aux == 0 ? "dx" : "dy";
       if (n.op == ir::Op::Neighbour) return n.aux == 0 ? "right" : "below";
+      // A dynamic loop's result k, and a loop body's input k.
+      if (n.op == ir::Op::Loop) return fmt::format("loop[{}]", n.aux);
+      if (n.op == ir::Op::LoopValue) return fmt::format("in{}", n.aux);
       return ir::to_string(n.op);
   }
   return "?";
@@ -173,8 +176,22 @@ std::string to_text(const FragmentDag& dag) {
       if (n.spans.size() > 6) notes += ",...";
     }
     if (n.id == dag.root) notes += " root";
+    if (n.op == ir::Op::Loop && n.loop) notes += " " + n.loop->label;
     if (!notes.empty()) line += "   ;" + notes;
     out += line + '\n';
+    // A loop's body after its first result, indented: its inputs are the loop's operands (the
+    // carried values, then the invariants); its root lists the next values, the results and the test.
+    if (n.op == ir::Op::Loop && n.loop && n.aux == 0) {
+      const LoopBody& l = *n.loop;
+      out += fmt::format("  {} ({} carried, {} invariant, {} results; at most {} passes through its test):\n", l.label, l.carried,
+                         l.invariants, l.results, l.max_iterations);
+      const std::string body = to_text(l.body);
+      for (std::size_t at = 0; at < body.size();) {
+        const std::size_t end = body.find('\n', at);
+        out += "    " + body.substr(at, end - at + 1);
+        at = end + 1;
+      }
+    }
   }
   return out;
 }

@@ -12,11 +12,16 @@
 // chain of selects on the path predicates. Paths always meet again at J because J post-dominates
 // the branch, and every path into J is collected, so the selects see mutually exclusive
 // predicates that together cover the branch's own predicate.
+//
+// On a target with dynamic loops, a loop whose exit depends on varying values is not unrolled but
+// kept as a loop (see roll): one iteration is executed symbolically from its header over
+// placeholders for the values it carries, and becomes the body of an ir::Op::Loop node.
 #include "core/dag/flatten.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -38,6 +43,8 @@ using ir::ValueId;
 struct FlattenError {};
 
 constexpr BlockId kExit = static_cast<BlockId>(-2);
+// The edge an iteration of a loop kept as a loop enters its header by (roll).
+constexpr BlockId kRollEntry = static_cast<BlockId>(-3);
 
 struct StringChoice;
 struct MatrixRows;
@@ -95,6 +102,9 @@ struct Arrival {
   BlockId from;
   Sym pred;
   Env env;
+  // Where a path of an iteration of a loop being rolled ended, if not at the stop it was run to:
+  // back at the loop's header (its next iteration) or at its exit.
+  enum class End : std::uint8_t { AtStop, Back, Left } end = End::AtStop;
 };
 
 // Immediate post-dominators: dominators of the reversed CFG with a virtual exit after every ret.
@@ -190,6 +200,7 @@ class Flattener {
     ipdom_ = post_dominators(fn_);
     dom_ = ir::dominators(fn_);
     visits_.assign(fn_.blocks.size(), 0);
+    if (options_.dynamic_loops > 0) find_dynamic_loops();
     Env env(fn_.values.size());
     std::vector<Arrival> exits;
     exec(0, ir::kNoBlock, kExit, constant(Value::boolean(true)), env, exits, 0, false);
@@ -814,10 +825,27 @@ class Flattener {
       fail(fn_.terminator(b) ? fn_.terminator(b)->span : lang::Span{}, "branches-too-deep",
            "varying branches nest more than " + std::to_string(options_.max_branch_depth) +
                " deep; a loop whose exit depends on varying values cannot be unrolled for a fragment target");
+    BlockId hint = ir::kNoBlock;  // after a merge: a block the merged paths came from
     for (;;) {
       if (b == stop) {
         out.push_back({prev, pred, env});
         return;
+      }
+      if (!rolling_.empty() && b == rolling_.back() && prev != kRollEntry) {
+        out.push_back({prev, pred, env, Arrival::End::Back});
+        return;
+      }
+      if (!rolling_.empty() && b == loop_exit_[rolling_.back()]) {
+        out.push_back({prev, pred, env, Arrival::End::Left});
+        return;
+      }
+      if (b < rolled_.size() && rolled_[b] && prev != kRollEntry && !in_loop(b, prev != ir::kNoBlock ? prev : hint)) {
+        roll(b, prev, env, depth, skip_phis);
+        prev = ir::kNoBlock;
+        hint = b;
+        b = loop_exit_[b];
+        skip_phis = true;
+        continue;
       }
       if (++visits_[b] > options_.max_block_visits) {
         const Instr* t = fn_.terminator(b);
@@ -877,12 +905,17 @@ class Flattener {
           exec(in.targets[0], b, join, taken, left, arrivals, depth + 1, false);
           Env right = std::move(snapshot);
           exec(in.targets[1], b, join, not_taken, right, arrivals, depth + 1, false);
-          if (join == stop || join == kExit) {
+          if (join == stop || join == kExit || (!rolling_.empty() && join == loop_exit_[rolling_.back()])) {
             for (auto& a : arrivals) out.push_back(std::move(a));
             return;
           }
-          merge_at(join, arrivals, env, in.span);
+          // Paths of a rolled iteration that went back to its header or left the loop are done.
+          std::vector<Arrival> here;
+          for (auto& a : arrivals) (a.end == Arrival::End::AtStop ? here : out).push_back(std::move(a));
+          if (here.empty()) return;
+          merge_at(join, here, env, in.span);
           prev = ir::kNoBlock;
+          hint = here.front().from;
           b = join;
           skip_phis = true;
           goto next_block;
@@ -894,11 +927,251 @@ class Flattener {
     }
   }
 
+  // The blocks of the natural loop of header `h`, sorted.
+  std::vector<BlockId> natural_loop(BlockId h) const {
+    std::vector<char> in(fn_.blocks.size(), 0);
+    in[h] = 1;
+    std::vector<BlockId> stack;
+    for (BlockId p : fn_.blocks[h].preds)
+      if (dom_.dominates(h, p)) stack.push_back(p);
+    while (!stack.empty()) {
+      const BlockId x = stack.back();
+      stack.pop_back();
+      if (in[x] || fn_.blocks[x].removed) continue;
+      in[x] = 1;
+      for (BlockId p : fn_.blocks[x].preds) stack.push_back(p);
+    }
+    std::vector<BlockId> blocks;
+    for (BlockId x = 0; x < in.size(); ++x)
+      if (in[x]) blocks.push_back(x);
+    return blocks;
+  }
+
+  // Whether block b holds nothing but a branch to one other block.
+  bool forwards(BlockId b) const {
+    const ir::Block& blk = fn_.blocks[b];
+    return !blk.removed && blk.instrs.size() == 1 && fn_.at(blk.instrs[0]).op == Op::Br;
+  }
+
+  bool in_loop(BlockId h, BlockId x) const {
+    if (x == ir::kNoBlock || x >= fn_.blocks.size()) return false;
+    return std::binary_search(loop_blocks_[h].begin(), loop_blocks_[h].end(), x);
+  }
+
+  // Which loops a target with dynamic loops keeps as loops: those with one exit block and no
+  // return inside whose exit depends on a dynamic value. A value is dynamic when it is varying,
+  // a phi of such a loop's header (a placeholder in the loop's body), or computed from one.
+  void find_dynamic_loops() {
+    const std::size_t n = fn_.blocks.size();
+    rolled_.assign(n, 0);
+    loop_blocks_.assign(n, {});
+    loop_exit_.assign(n, kExit);
+    std::vector<BlockId> candidates;
+    for (BlockId h = 0; h < n; ++h) {
+      if (fn_.blocks[h].removed || !is_loop_header(h)) continue;
+      loop_blocks_[h] = natural_loop(h);
+      BlockId exit = kExit;
+      bool shaped = true;
+      for (BlockId x : loop_blocks_[h]) {
+        const Instr* t = fn_.terminator(x);
+        if (!t || t->op == Op::Ret) shaped = false;
+        if (!t) continue;
+        for (BlockId s : t->targets)
+          if (!in_loop(h, s)) {
+            // A block that only branches on (a `break`'s) leads to where it goes.
+            for (int hops = 0; hops < 8 && forwards(s); ++hops) s = fn_.terminator(s)->targets[0];
+            if (exit != kExit && exit != s) shaped = false;
+            exit = s;
+          }
+      }
+      if (shaped && exit != kExit) {
+        loop_exit_[h] = exit;
+        candidates.push_back(h);
+      }
+    }
+    std::vector<char> dynamic(fn_.values.size(), 0);
+    for (std::size_t v = 0; v < fn_.values.size(); ++v) dynamic[v] = !fn_.values[v].removed && fn_.values[v].freq == ir::Freq::Varying;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t v = 0; v < fn_.values.size(); ++v) {
+        if (dynamic[v] || fn_.values[v].removed) continue;
+        for (ValueId a : fn_.values[v].args)
+          if (dynamic[a]) {
+            dynamic[v] = 1;
+            changed = true;
+            break;
+          }
+      }
+      for (BlockId h : candidates) {
+        if (rolled_[h]) continue;
+        for (BlockId x : loop_blocks_[h]) {
+          const Instr* t = fn_.terminator(x);
+          if (t->op != Op::CondBr || !dynamic[t->args[0]]) continue;
+          if (in_loop(h, t->targets[0]) && in_loop(h, t->targets[1])) continue;
+          rolled_[h] = 1;
+        }
+        if (!rolled_[h]) continue;
+        changed = true;
+        for (ValueId v : fn_.blocks[h].instrs)
+          if (fn_.at(v).op == Op::Phi) dynamic[v] = 1;
+      }
+    }
+    // What each kept loop's code after it reads: values defined in the loop and used outside it
+    // (its exit block's phis are resolved per arrival instead).
+    live_out_.assign(n, {});
+    for (BlockId h : candidates) {
+      if (!rolled_[h]) continue;
+      std::set<ValueId> live;
+      for (BlockId x = 0; x < n; ++x) {
+        if (fn_.blocks[x].removed || in_loop(h, x)) continue;
+        for (ValueId u : fn_.blocks[x].instrs) {
+          const Instr& in = fn_.at(u);
+          if (in.op == Op::Phi && x == loop_exit_[h]) continue;
+          for (ValueId a : in.args)
+            if (!fn_.at(a).removed && in_loop(h, fn_.at(a).block)) live.insert(a);
+        }
+      }
+      live_out_[h].assign(live.begin(), live.end());
+    }
+  }
+
+  std::size_t edge(BlockId block, BlockId from, const lang::Span& span) {
+    const auto& preds = fn_.blocks[block].preds;
+    for (std::size_t k = 0; k < preds.size(); ++k)
+      if (preds[k] == from) return k;
+    fail(span, "internal-error", "internal compiler error: phi without an operand for its edge");
+  }
+
+  // Keeps the loop at header `h` as a loop, entered from `prev` (or, with `phis_resolved`, with
+  // its header's phis already in `env`): one iteration, run symbolically from the header over a
+  // placeholder per phi, gives the next values (the paths back to the header), whether the loop
+  // goes on (their predicates), and what the code after the loop reads (the paths that leave it).
+  // Leaves in `env` the loop's results and its exit block's phis.
+  void roll(BlockId h, BlockId prev, Env& env, int depth, bool phis_resolved) {
+    const Instr* test = fn_.terminator(h);
+    const lang::Span span = test ? test->span : lang::Span{};
+    std::string label = "loop at line " + std::to_string(span.line);
+    for (int k = 2; !labels_.insert(label).second; ++k) label = "loop at line " + std::to_string(span.line) + " (" + std::to_string(k) + ")";
+    auto plain = [&](const Sym& s, const char* what) {
+      if (s.strings || s.rows || type_of(s) == ir::BaseType::String || type_of(s) == ir::BaseType::Matrix)
+        fail(span, "dynamic-loop-value",
+             std::string("this loop runs as the target's dynamic loop, whose registers hold numbers; ") + what +
+                 " is a string or a matrix");
+    };
+    std::vector<ValueId> phis;
+    for (ValueId v : fn_.blocks[h].instrs)
+      if (fn_.at(v).op == Op::Phi) phis.push_back(v);
+    Env body = env;
+    std::vector<Sym> initial;
+    for (std::size_t k = 0; k < phis.size(); ++k) {
+      const Instr& phi = fn_.at(phis[k]);
+      initial.push_back(phis_resolved ? env[phis[k]] : env[phi.args[edge(h, prev, span)]]);
+      plain(initial.back(), "a value it carries");
+      body[phis[k]] = of_node(b_.loop_value(label, static_cast<int>(k), type_of(initial.back())));
+    }
+    std::vector<Arrival> arrivals;
+    rolling_.push_back(h);
+    exec(h, kRollEntry, loop_exit_[h], constant(Value::boolean(true)), body, arrivals, depth, true);
+    rolling_.pop_back();
+    std::vector<Arrival> back, exits;
+    for (auto& a : arrivals) (a.end == Arrival::End::Back ? back : exits).push_back(std::move(a));
+    if (exits.empty()) fail(span, "endless-loop", "no path leaves this loop, so it never ends");
+    // The body's outputs: next values, results, whether to go on.
+    std::vector<Sym> outputs;
+    for (std::size_t k = 0; k < phis.size(); ++k) {
+      const Instr& phi = fn_.at(phis[k]);
+      Sym next = back.empty() ? body[phis[k]]
+                              : merge_values(back, [&](const Arrival& a) { return a.from == ir::kNoBlock ? a.env[phis[k]] : a.env[phi.args[edge(h, a.from, span)]]; }, span);
+      plain(next, "a value it carries");
+      outputs.push_back(next);
+    }
+    // What leaves the loop: the values read after it, then the exit block's phis, each merged over
+    // the paths that leave; one the same constant on every path needs no result.
+    std::vector<std::pair<ValueId, Sym>> leaving;
+    for (ValueId v : live_out_[h]) leaving.push_back({v, merge_values(exits, [&](const Arrival& a) { return a.env[v]; }, span)});
+    const BlockId exit = loop_exit_[h];
+    for (ValueId q : fn_.blocks[exit].instrs) {
+      const Instr& phi = fn_.at(q);
+      if (phi.op != Op::Phi) break;
+      leaving.push_back({q, merge_values(exits, [&](const Arrival& a) { return a.env[phi.args[edge(exit, a.from, span)]]; }, span)});
+    }
+    std::vector<std::pair<ValueId, int>> results;
+    for (auto& [v, s] : leaving) {
+      if (s.is_const) {
+        env[v] = s;
+        continue;
+      }
+      plain(s, "a value read after it");
+      results.push_back({v, static_cast<int>(outputs.size() - phis.size())});
+      outputs.push_back(s);
+    }
+    Sym go_on = constant(Value::boolean(false));
+    for (const Arrival& a : back) go_on = op(Op::Or, ir::BaseType::Bool, 0, {go_on, a.pred}, span);
+    outputs.push_back(go_on);
+    // The body: what the outputs compute from the placeholders; everything else it reads is
+    // computed before the loop and comes in as an invariant (constants stay in the body).
+    auto body_dag = std::make_shared<LoopBody>();
+    body_dag->label = label;
+    body_dag->carried = static_cast<int>(phis.size());
+    body_dag->results = static_cast<int>(results.size());
+    body_dag->max_iterations = options_.dynamic_loops;
+    DagBuilder bb;
+    std::map<NodeId, char> variant;
+    std::function<bool(NodeId)> varies = [&](NodeId x) -> bool {
+      auto it = variant.find(x);
+      if (it != variant.end()) return it->second;
+      const Node& n = b_.node(x);
+      bool v = n.kind == NodeKind::Operation && n.op == Op::LoopValue && n.name == label;
+      for (NodeId c : n.children) v = varies(c) || v;
+      variant[x] = v;
+      return v;
+    };
+    std::vector<NodeId> invariants;
+    std::map<NodeId, NodeId> memo;
+    std::function<NodeId(NodeId)> take = [&](NodeId x) -> NodeId {
+      if (auto it = memo.find(x); it != memo.end()) return it->second;
+      const Node& n = b_.node(x);
+      NodeId r;
+      if (!varies(x)) {
+        if (n.kind == NodeKind::Constant) {
+          r = bb.rebuild(n, {});
+        } else {
+          r = bb.loop_value(label, body_dag->carried + static_cast<int>(invariants.size()), n.type);
+          invariants.push_back(x);
+        }
+      } else if (n.op == Op::LoopValue) {
+        r = bb.loop_value(label, static_cast<int>(n.aux), n.type);
+      } else {
+        if (n.op == Op::ScreenDiff || n.op == Op::Neighbour)
+          fail(n.spans.empty() ? span : n.spans.front(), "dynamic-loop-derivative",
+               "a derivative of a value this loop computes: the target runs the loop as a loop, and a quad's pixels may "
+               "leave it at different iterations; compute the derivative outside the loop");
+        std::vector<NodeId> kids;
+        for (NodeId c : n.children) kids.push_back(take(c));
+        r = bb.rebuild(n, std::move(kids));
+      }
+      memo[x] = r;
+      return r;
+    };
+    std::vector<NodeId> roots;
+    for (const Sym& o : outputs) roots.push_back(take(node(o, span)));
+    body_dag->invariants = static_cast<int>(invariants.size());
+    body_dag->body = bb.finish(bb.operation(Op::Outputs, ir::BaseType::Bool, 0, roots, span), label);
+    std::vector<NodeId> operands;
+    for (const Sym& s : initial) operands.push_back(node(s, span));
+    operands.insert(operands.end(), invariants.begin(), invariants.end());
+    std::shared_ptr<const LoopBody> shared = body_dag;
+    for (const auto& [v, k] : results)
+      env[v] = of_node(b_.loop(shared, k, type_of(outputs[phis.size() + static_cast<std::size_t>(k)]), operands, span));
+  }
+
   // Combines the paths arriving at `join` into one environment, phis of `join` included.
   void merge_at(BlockId join, std::vector<Arrival>& arrivals, Env& env, const lang::Span& span) {
     const ir::Block& blk = fn_.blocks[join];
     for (auto& a : arrivals) {
-      // Resolve this path's phis first, from its own edge.
+      // Resolve this path's phis first, from its own edge. A path that comes from a merge or a
+      // rolled loop ending at `join` (no edge) has them already.
+      if (a.from == ir::kNoBlock) continue;
       std::vector<std::pair<ValueId, Sym>> phis;
       for (ValueId v : blk.instrs) {
         const Instr& in = fn_.at(v);
@@ -941,6 +1214,13 @@ class Flattener {
   std::vector<BlockId> ipdom_;
   ir::DomTree dom_;
   std::vector<int> visits_;
+  // Loops kept as loops (find_dynamic_loops), by header: their blocks, exit and live-out values.
+  std::vector<char> rolled_;
+  std::vector<std::vector<BlockId>> loop_blocks_;
+  std::vector<BlockId> loop_exit_;
+  std::vector<std::vector<ValueId>> live_out_;
+  std::vector<BlockId> rolling_;  // headers of the loops whose iteration is being run, innermost last
+  std::set<std::string> labels_;
 };
 
 }  // namespace

@@ -31,6 +31,11 @@ struct FlattenOptions {
   // of other types are left out with a warning; a shader without output parameters keeps its one
   // output. Not with `aov`.
   bool all_outputs = false;
+  // A target with dynamic loops (NV_fragment_program2's REP and BRK; partition::TargetDesc::
+  // dynamic_loops): a loop whose exit depends on values that differ per fragment is kept as a
+  // loop (ir::Op::Loop, dag::LoopBody) of at most this many passes through its test, instead of
+  // being unrolled under predicates. 0: every loop is unrolled.
+  int dynamic_loops = 0;
 };
 
 // Executes the surface shader symbolically over one fragment (see flatten.cpp for the method):

@@ -87,6 +87,29 @@ NodeId DagBuilder::operation(ir::Op op, ir::BaseType type, std::uint32_t aux, st
   return intern(std::move(n), span);
 }
 
+NodeId DagBuilder::loop(std::shared_ptr<const LoopBody> loop, int result, ir::BaseType type, std::vector<NodeId> operands,
+                        const lang::Span& span) {
+  Node n;
+  n.kind = NodeKind::Operation;
+  n.op = ir::Op::Loop;
+  n.type = type;
+  n.aux = static_cast<std::uint32_t>(result);
+  n.name = loop->label;  // keeps two loops over the same operands apart
+  n.children = std::move(operands);
+  n.loop = std::move(loop);
+  return intern(std::move(n), span);
+}
+
+NodeId DagBuilder::loop_value(const std::string& label, int index, ir::BaseType type) {
+  Node n;
+  n.kind = NodeKind::Operation;
+  n.op = ir::Op::LoopValue;
+  n.type = type;
+  n.aux = static_cast<std::uint32_t>(index);
+  n.name = label;
+  return intern(std::move(n), {});
+}
+
 NodeId DagBuilder::vertex_interpolant(int output, const std::string& name, ir::BaseType type, const std::vector<lang::Span>& spans) {
   Node n;
   n.kind = NodeKind::Interpolant;
@@ -326,6 +349,13 @@ ir::Value node_value(const Node& n, const std::vector<ir::Value>& vals, const ir
       return ir::evaluate(ir::Op::Texture, n.type, n.aux, "", {}, ops, ctx);
     }
     case NodeKind::Operation:
+      if (n.op == ir::Op::Loop && n.loop) {
+        std::vector<ir::Value> operands;
+        for (NodeId c : n.children) operands.push_back(vals[c]);
+        v = run_loop(*n.loop, operands, in, ctx).at(n.aux);
+        v.type = n.type;
+        return v;
+      }
       if (n.op == ir::Op::ScreenDiff && n.children.size() == 2) {
         // A value computed per fragment, given its value one pixel over (dag/neighbour_values.cpp).
         v = ir::Value::zero(n.type);
@@ -390,6 +420,26 @@ std::vector<ir::Value> run_nodes(const std::vector<Node>& nodes, const ir::Fragm
 }
 
 }  // namespace
+
+std::vector<ir::Value> run_loop(const LoopBody& loop, const std::vector<ir::Value>& operands, const ir::FragmentInputs& in,
+                                const ir::EvalContext& ctx, int* iterations) {
+  const std::vector<Node>& nodes = loop.body.nodes;
+  const Node& root = nodes.at(loop.body.root);
+  std::vector<ir::Value> inputs = operands, vals(nodes.size()), results(static_cast<std::size_t>(loop.results));
+  const auto carried = static_cast<std::size_t>(loop.carried);
+  int runs = 0;
+  while (runs < loop.max_iterations) {
+    ++runs;
+    for (const Node& n : nodes)
+      vals[n.id] = n.kind == NodeKind::Operation && n.op == ir::Op::LoopValue ? inputs.at(n.aux)
+                                                                              : node_value(n, vals, in, ctx, nullptr, nullptr, nullptr);
+    for (std::size_t k = 0; k < results.size(); ++k) results[k] = vals[root.children[carried + k]];
+    if (!vals[root.children.back()].truth()) break;
+    for (std::size_t k = 0; k < carried; ++k) inputs[k] = vals[root.children[k]];
+  }
+  if (iterations) *iterations = runs;
+  return results;
+}
 
 std::vector<ir::Value> vertex_outputs(const FragmentDag& dag, const ir::FragmentInputs& in, const ir::EvalContext& ctx) {
   std::vector<ir::Value> outputs;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,8 @@ using NodeId = std::uint32_t;
 enum class NodeKind : std::uint8_t { Interpolant, Constant, Texture, Operation };
 const char* to_string(NodeKind k);
 
+struct LoopBody;
+
 struct Node {
   NodeId id = 0;
   NodeKind kind = NodeKind::Operation;
@@ -31,6 +34,7 @@ struct Node {
   std::vector<NodeId> children;   // operands; texture: coordinates
   int vertex_output = -1;         // interpolant computed per vertex: index into vertex_outputs
   std::vector<lang::Span> spans;  // every source place this node came from, in first-seen order
+  std::shared_ptr<const LoopBody> loop;  // ir::Op::Loop: the loop it runs (shared by its results)
 };
 
 // Nodes are numbered in postorder from the root (children before parents), so ids are stable
@@ -49,6 +53,25 @@ struct FragmentDag {
   // Number of distinct parents of each node.
   std::vector<int> parent_counts() const;
 };
+
+// A loop that a target with dynamic loops runs as a loop (partition::TargetDesc::dynamic_loops,
+// dag/flatten.cpp), where other targets unroll it. Its body is a DAG of its own over LoopValue
+// leaves (aux: the `carried` values first, then the `invariants`, the values computed outside the
+// loop that the body reads), whose root (ir::Op::Outputs) lists the carried values' next values,
+// then the loop's `results`, then whether the loop goes on. The loop's Loop nodes (one per
+// result, aux = the result) read the carried values' initial values, then the invariants:
+//   x = initial values; at most max_iterations times: out = body(x); if out says stop, end; x = next.
+// A result is the last iteration's: the one that left the loop (or the last the limit allowed).
+struct LoopBody {
+  FragmentDag body;
+  int carried = 0, invariants = 0, results = 0;
+  int max_iterations = 0;
+  std::string label;  // "loop at line 5", unique in the shader
+};
+// The results of `loop` on one fragment, given the Loop node's operand values (initial values,
+// then invariants). Not constant time: up to max_iterations evaluations of the body.
+std::vector<ir::Value> run_loop(const LoopBody& loop, const std::vector<ir::Value>& operands, const ir::FragmentInputs& in,
+                                const ir::EvalContext& ctx, int* iterations = nullptr);
 
 // Resource totals in the shape of the paper's Table 1.
 struct DagStats {
@@ -115,6 +138,10 @@ class DagBuilder {
   // `channel`: the first channel read (texture("name"[channel], ...)), kept in aux.
   NodeId texture(const std::string& name, ir::BaseType type, std::vector<NodeId> coords, const lang::Span& span, std::uint32_t channel = 0);
   NodeId operation(ir::Op op, ir::BaseType type, std::uint32_t aux, std::vector<NodeId> children, const lang::Span& span);
+  // Result `result` of `loop`, over its initial values then its invariants.
+  NodeId loop(std::shared_ptr<const LoopBody> loop, int result, ir::BaseType type, std::vector<NodeId> operands, const lang::Span& span);
+  // Input `index` of the body of the loop labelled `label` (names keep loops' inputs apart).
+  NodeId loop_value(const std::string& label, int index, ir::BaseType type);
   const Node& node(NodeId id) const { return nodes_.at(id); }
   std::size_t size() const { return nodes_.size(); }
   // Keeps what the root reaches, renumbered in postorder.

@@ -60,9 +60,28 @@ class Verifier {
           break;
         case NodeKind::Operation:
           if (n.op == ir::Op::Const) fail(fmt::format("{}: an operation node holds a constant", name));
+          if (n.op == ir::Op::LoopValue) fail(fmt::format("{}: a loop body's input outside its loop", name));
+          if (n.op == ir::Op::Loop) loop(n, name);
           break;
       }
     }
+  }
+
+  // A Loop node: its body's shape, and operands for every input the body reads.
+  void loop(const Node& n, const std::string& name) {
+    if (!n.loop) return fail(fmt::format("{}: a loop without a body", name));
+    const LoopBody& l = *n.loop;
+    if (n.children.size() != static_cast<std::size_t>(l.carried + l.invariants))
+      fail(fmt::format("{}: {} operands for {} carried and {} invariant values", name, n.children.size(), l.carried, l.invariants));
+    if (static_cast<int>(n.aux) >= l.results) fail(fmt::format("{}: result {} of {}", name, n.aux, l.results));
+    if (l.max_iterations < 1) fail(fmt::format("{}: at most {} iterations", name, l.max_iterations));
+    const auto outputs = static_cast<std::size_t>(l.carried + l.results + 1);
+    if (l.body.nodes.empty() || l.body.root >= l.body.nodes.size() || l.body.nodes[l.body.root].op != ir::Op::Outputs ||
+        l.body.nodes[l.body.root].children.size() != outputs)
+      return fail(fmt::format("{}: its body's root does not list {} outputs", name, outputs));
+    for (const Node& b : l.body.nodes)
+      if (b.kind == NodeKind::Operation && b.op == ir::Op::LoopValue && static_cast<int>(b.aux) >= l.carried + l.invariants)
+        fail(fmt::format("{}: its body reads input {} of {}", name, b.aux, l.carried + l.invariants));
   }
 
   void reachability() {

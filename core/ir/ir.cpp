@@ -53,6 +53,8 @@ const char* to_string(Op op) {
     case Op::Outputs: return "outputs";
     case Op::ScreenDiff: return "screendiff";
     case Op::Neighbour: return "neighbour";
+    case Op::Loop: return "loop";
+    case Op::LoopValue: return "loopvalue";
     case Op::Br: return "br";
     case Op::CondBr: return "condbr";
     case Op::Ret: return "ret";

@@ -62,6 +62,12 @@ enum class Op : std::uint8_t {
   Neighbour,    // FragmentDag only: args[0] (an interpolant) one pixel to the right (aux 0) or below
                 // (aux 1), what a difference of a per-fragment value is recomputed from
                 // (dag/neighbour_values.cpp); a constant's is the constant
+  Loop,         // FragmentDag only, on a target with dynamic loops: a loop run as the hardware's
+                // REP/BRK loop (dag::LoopBody, dag/flatten.cpp); args are the loop-carried values'
+                // initial values, then the loop-invariant values its body reads; aux = which of
+                // the body's results it is
+  LoopValue,    // FragmentDag only, in a loop's body: aux = which input (a carried value, then
+                // an invariant one)
   // Terminators.
   Br,           // targets[0]
   CondBr,       // args[0]; targets[0] if true, targets[1] if false

@@ -529,6 +529,8 @@ Value evaluate(Op op, BaseType type, std::uint32_t aux, const std::string& text,
     case Op::Outputs: return *a[0];                  // the colour, the first output
     case Op::ScreenDiff: return Value::zero(type);  // of a constant (others need the neighbours: dag::evaluate)
     case Op::Neighbour: return *a[0];                // of a constant (likewise)
+    case Op::Loop:                                   // never folded: dag::evaluate runs its body
+    case Op::LoopValue: return Value::zero(type);
     case Op::Builtin: return builtin(static_cast<Builtin>(aux), type, a, ctx);
     case Op::Texture: {
       float coords[3] = {0, 0, 0};

@@ -173,6 +173,7 @@ std::string target_to_json(const TargetDesc& t) {
   j["limits"] = limits;
   j["restore_uses_interpolant"] = t.restore_uses_interpolant;
   j["derivatives"] = to_string(t.derivatives);
+  if (t.dynamic_loops > 0) j["loops"] = {{"max_iterations", t.dynamic_loops}};
   if (!t.backend.empty()) {
     j["backend"] = t.backend;
     // JSON text, or a bare name a backend keeps there (the RPU's machine preset): written as a string.
@@ -236,6 +237,18 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
         r.fail("derivatives", fmt::format("\"derivatives\" must be \"none\", \"interpolants\" or \"quad\", got {}", value.dump()));
         return std::nullopt;
       }
+    } else if (key == "loops") {
+      const nlohmann::json* n = value.is_object() && value.size() == 1 && value.contains("max_iterations") ? &value["max_iterations"] : nullptr;
+      if (value.is_null()) {
+        t.dynamic_loops = 0;
+      } else if (!n || !n->is_number_integer() || n->get<long long>() < 1 || n->get<long long>() > 1000000) {
+        r.fail("loops", fmt::format("\"loops\" must be null (no dynamic loops) or {{\"max_iterations\": N}} with N from 1 to "
+                                    "1000000, got {}",
+                                    value.dump()));
+        return std::nullopt;
+      } else {
+        t.dynamic_loops = static_cast<int>(n->get<long long>());
+      }
     } else if (key == "backend") {
       if (!backend_name(value)) {
         r.fail("backend", fmt::format("\"backend\" must be a backend's name (lower-case letters, digits and _), got {}", value.dump()));
@@ -243,7 +256,7 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
       }
       t.backend = value.get<std::string>();
     } else if (key.empty() || key != named_backend) {
-      r.fail(key, fmt::format("unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, backend, "
+      r.fail(key, fmt::format("unknown key \"{}\" (known: name, description, limits, restore_uses_interpolant, derivatives, loops, backend, "
                               "and the object named after the backend that describes its machine)",
                               key));
       return std::nullopt;

@@ -58,6 +58,11 @@ struct TargetDesc {
   Limits limits;
   bool restore_uses_interpolant = false;  // restores read fragment.position, not an interpolant
   Derivatives derivatives = Derivatives::Interpolants;
+  // Dynamic loops (NV_fragment_program2's and ps_3_0's REP/LOOP with BRK): a loop whose exit
+  // depends on per-fragment values runs as a loop of at most this many passes through its test
+  // (the hardware's loop count) instead of being unrolled under predicates; 0: none ("loops":
+  // null or absent; {"max_iterations": N} in JSON).
+  int dynamic_loops = 0;
   std::string source;                     // the file it came from ("" for built-in)
   // The backend that runs the target, by the name it registers (backends/registry); "" : the
   // default backend. A backend's own description of the machine (the target file's object named
@@ -71,7 +76,7 @@ struct TargetDesc {
 // Loads a target by preset name (resources/targets/<name>.json, case-insensitive) or by path.
 // JSON: {"name": "PC5", "description": "...", "limits": {"operations": 6, "registers": 4,
 //        "textures": 4, "interpolants": 4, "dependent_levels": null}, "restore_uses_interpolant": false,
-//        "derivatives": "interpolants"}
+//        "derivatives": "interpolants", "loops": {"max_iterations": 255}}
 // (null or a missing limit means unlimited; derivatives default to "interpolants"); a target of
 // another backend adds "backend": NAME and an object NAME describing its machine (e.g. "combiners":
 // backends/combiners/machine.h). Returns nullopt on failure, with diagnostics (code "target", at

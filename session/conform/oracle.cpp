@@ -185,6 +185,7 @@ struct Case {
   Rgba ref{};
   bool defined = false;      // the reference finished and met no NaN or infinity
   bool dag_defined = true;   // no node of the if-converted DAG is a NaN or infinity either
+  bool loop_dag_defined = true;  // nor of the DAG with dynamic loops
   std::map<const Precision*, std::vector<Rgba>> runs;  // perturbed reference runs
 };
 
@@ -196,7 +197,20 @@ struct Compiled {
   std::vector<Case> cases;
   std::optional<dag::FragmentDag> dag;
   std::string dag_refusal;
+  // The DAG a target with dynamic loops runs (dag::FlattenOptions::dynamic_loops), when it keeps
+  // a loop as a loop; else such targets take `dag`.
+  std::optional<dag::FragmentDag> loop_dag;
+  std::string loop_dag_refusal;
+  // The DAG target `t` runs, if the shader flattens for it.
+  const dag::FragmentDag* dag_for(const partition::TargetDesc& t) const {
+    if (t.dynamic_loops > 0 && (loop_dag || !loop_dag_refusal.empty())) return loop_dag ? &*loop_dag : nullptr;
+    return dag ? &*dag : nullptr;
+  }
 };
+
+bool has_loops(const dag::FragmentDag& d) {
+  return std::any_of(d.nodes.begin(), d.nodes.end(), [](const dag::Node& n) { return n.op == ir::Op::Loop; });
+}
 
 std::string first_error(const lang::DiagnosticList& d, const lang::SourceManager& sm) {
   for (const lang::Diagnostic& x : d.items())
@@ -369,6 +383,7 @@ struct Oracle::State {
   std::string error;
   std::optional<sim::Scene> raster, rpu, decoupled;
   std::vector<partition::TargetDesc> fp_targets, combiner_targets;
+  int loop_iterations = 0;  // the dynamic loops' count of the fp targets that have them
   partition::CostModel model;
 
   bool wants(const char* family) const {
@@ -428,21 +443,28 @@ struct Oracle::State {
   }
 
   void check_dag(Compiled& c, Report& rep) const {
+    if (c.loop_dag) check_dag(c, *c.loop_dag, &Case::loop_dag_defined, "dag loops", rep);
     Check k{"dag"};
     if (!c.dag) {
       refuse_or_fail(k, c.dag_refusal, internal_error(c.optimized->diagnostics));
       rep.checks.push_back(std::move(k));
       return;
     }
+    check_dag(c, *c.dag, &Case::dag_defined, "dag", rep);
+  }
+
+  // The DAG `d` on every fragment against the reference; `defined` records where it is finite.
+  void check_dag(Compiled& c, const dag::FragmentDag& d, bool Case::*defined, const char* name, Report& rep) const {
+    Check k{name};
     for (Case& cs : c.cases) {
-      const std::vector<ir::Value> all = dag::evaluate_all(*c.dag, cs.in, c.ctx, &cs.next);
-      cs.dag_defined = !nonfinite(all);
-      if (!cs.defined || !cs.dag_defined) {
+      const std::vector<ir::Value> all = dag::evaluate_all(d, cs.in, c.ctx, &cs.next);
+      cs.*defined = !nonfinite(all);
+      if (!cs.defined || !(cs.*defined)) {
         ++k.undefined;
         continue;
       }
       ++k.compared;
-      const ir::Value& v = all[c.dag->root];
+      const ir::Value& v = all[d.root];
       std::string why;
       if (!agrees(c, cs, {v.f[0], v.f[1], v.f[2], v.f[3]}, ieee(), false, &why, &k.difference)) {
         fail(k, "mismatch", fragment_text(c, cs) + why);
@@ -454,14 +476,16 @@ struct Oracle::State {
 
   // Every target of one backend kind, with each algorithm.
   void check_targets(Compiled& c, Report& rep, const std::vector<partition::TargetDesc>& targets, bool combiners) const {
-    if (!c.dag) return;
     const char* family = combiners ? "combiners" : "fp";
     std::optional<dag::FragmentDag> lowered;
     for (const partition::TargetDesc& t : targets) {
       if (!options.targets.empty() && std::find(options.targets.begin(), options.targets.end(), t.name) == options.targets.end()) continue;
       const std::string base = fmt::format("{} {}", family, t.name);
+      const dag::FragmentDag* d = c.dag_for(t);
+      if (!d) continue;  // the "dag" checks say why
+      const bool Case::*defined = c.dag && d == &*c.dag ? &Case::dag_defined : &Case::loop_dag_defined;
       lang::DiagnosticList refused;
-      std::unique_ptr<backends::TargetProgram> program = backends::make_program(*c.dag, t, refused);
+      std::unique_ptr<backends::TargetProgram> program = backends::make_program(*d, t, refused);
       const std::string why = refused.items().empty() ? "" : refused.items().front().message;
       if (!program) {
         Check k{base};
@@ -475,7 +499,7 @@ struct Oracle::State {
         lang::Diagnostics ignored;
         machine = combiners::parse_machine(t, &ignored);
         // As the target's program lowers it (its node ids are the partition's).
-        if (machine) lowered = combiners::lower(*c.dag, machine->texture_units);
+        if (machine) lowered = combiners::lower(*d, machine->texture_units);
       }
       // Every algorithm the target lists, each search starting from the partitions above it.
       const std::vector<const partition::Algorithm*> listed = partition::algorithms_for(t.limits);
@@ -553,7 +577,7 @@ struct Oracle::State {
           const std::vector<Rgba> got = run_fragments(*sh, c.cases);
           for (std::size_t i = 0; i < c.cases.size(); ++i) {
             Case& cs = c.cases[i];
-            if (!cs.defined || !cs.dag_defined || (combiners && clamped(*lowered, cs, c.ctx, unclamped))) {
+            if (!cs.defined || !(cs.*defined) || (combiners && clamped(*lowered, cs, c.ctx, unclamped))) {
               ++k.undefined;
               continue;
             }
@@ -655,7 +679,8 @@ struct Oracle::State {
   // the reference set the tolerance per pixel, as for fragments).
   void compare_with_reference(Compiled& c, const sim::Image& img, const Precision& p, bool quad, Check& k) const {
     std::string err;
-    ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, &single_range(), c.dag ? &*c.dag : nullptr);
+    ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, &single_range(),
+                        c.dag ? &*c.dag : c.loop_dag ? &*c.loop_dag : nullptr);
     ref.set_quad_differences(quad);
     std::optional<sim::Image> want = render(*raster, ref, sim::Storage::SinglePass, &err);
     if (!want) {
@@ -863,8 +888,13 @@ Oracle::Oracle(OracleOptions options) : s_(std::make_unique<State>()) {
   scene("rpu.json", s_->rpu);
   scene("decoupled.json", s_->decoupled);
   lang::Diagnostics problems;
-  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "nv30"})
+  for (const char* t : {"PC1", "PC2", "PC3", "PC4", "PC5", "PC6", "PC7", "PC8", "radeon8500", "nv30", "nv40"})
     if (auto d = partition::load_target(t, &problems)) s_->fp_targets.push_back(*d);
+  // Targets with dynamic loops share one DAG, flattened for the first one's loop count.
+  for (const partition::TargetDesc& t : s_->fp_targets)
+    if (t.dynamic_loops > 0 && s_->loop_iterations == 0) s_->loop_iterations = t.dynamic_loops;
+  for (partition::TargetDesc& t : s_->fp_targets)
+    if (t.dynamic_loops > 0) t.dynamic_loops = s_->loop_iterations;
   // A small target that differences across quads, so that passes are cut near DDX and DDY.
   if (auto d = partition::load_target("PC5", &problems)) {
     d->name = "PC5-quad";
@@ -940,6 +970,20 @@ Report Oracle::check(const std::string& path, const std::string& text, const std
     lang::DiagnosticList sink;
     c.dag = dag::flatten(*c.optimized->module, c.optimized->binding, sink);
     if (!c.dag) c.dag_refusal = first_error(sink, *c.optimized->sources);
+    if (s.loop_iterations > 0 && s.wants("fragment")) {
+      // The same shader for the targets with dynamic loops, if it keeps a loop as a loop there.
+      dag::FlattenOptions fo;
+      fo.dynamic_loops = s.loop_iterations;
+      lang::DiagnosticList loop_sink;
+      c.loop_dag = dag::flatten(*c.optimized->module, c.optimized->binding, loop_sink, fo);
+      if (!c.loop_dag) c.loop_dag_refusal = first_error(loop_sink, *c.optimized->sources);
+      else if (!has_loops(*c.loop_dag)) c.loop_dag.reset();
+      if (internal_error(loop_sink)) {
+        Check k{"dag loops"};
+        State::fail(k, "internal error", c.loop_dag_refusal);
+        rep.checks.push_back(std::move(k));
+      }
+    }
     if (internal_error(sink)) {
       Check k{"dag"};
       State::fail(k, "internal error", c.dag_refusal);

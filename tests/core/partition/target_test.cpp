@@ -263,13 +263,13 @@ TEST_F(TargetTest, MinimalTargetIsUnlimited) {
 
 TEST_F(TargetTest, DerivativesSayWhichTheTargetTakes) {
   // The register-combiner presets have none (no interpolant reaches a combiner but through a
-  // texture shader); the fragment-program presets take those of interpolants, but for NV30,
-  // whose NV_fragment_program has DDX and DDY.
+  // texture shader); the fragment-program presets take those of interpolants, but for NV30 and
+  // NV40, whose NV_fragment_program and NV_fragment_program2 have DDX and DDY.
   lang::Diagnostics error;
   for (const std::string& name : preset_targets()) {
     auto t = load_target(name, &error);
     ASSERT_TRUE(t) << error.text();
-    const Derivatives want = t->backend == "combiners" ? Derivatives::None : name == "nv30" ? Derivatives::Quad : Derivatives::Interpolants;
+    const Derivatives want = t->backend == "combiners" ? Derivatives::None : name == "nv30" || name == "nv40" ? Derivatives::Quad : Derivatives::Interpolants;
     EXPECT_EQ(t->derivatives, want) << name;
   }
   auto quad = parse_target(R"({"name": "x", "derivatives": "quad"})", "", &error);
