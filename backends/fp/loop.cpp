@@ -3,6 +3,7 @@
 // the carried values and the invariants, until its test says stop or the count runs out.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 
 #include <fmt/format.h>
@@ -191,7 +192,20 @@ std::string loop_listing(const TNode& loop, const std::string& dst, int base, co
 
 Vec4 run_loop(const TNode& loop, const std::vector<Vec4>& operands, const ir::EvalContext& ctx, int* iterations) {
   const TLoop& l = *loop.loop;
-  std::vector<Vec4> inputs = operands, values(l.body.size());
+  // Scratch per thread and nesting depth (a deque: growing it for a loop nested in this one's
+  // body keeps this one's buffers where they are); the renderer runs a loop per fragment.
+  thread_local std::deque<std::vector<Vec4>> scratch;
+  thread_local std::size_t depth = 0;
+  if (scratch.size() < 2 * (depth + 1)) scratch.resize(2 * (depth + 1));
+  std::vector<Vec4>& inputs = scratch[2 * depth];
+  std::vector<Vec4>& values = scratch[2 * depth + 1];
+  ++depth;
+  struct Leave {
+    std::size_t& d;
+    ~Leave() { --d; }
+  } leave{depth};
+  inputs.assign(operands.begin(), operands.end());
+  values.resize(l.body.size());
   const auto carried = static_cast<std::size_t>(l.carried);
   int runs = 0;
   while (runs < l.max_iterations) {

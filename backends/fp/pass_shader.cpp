@@ -568,16 +568,13 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
     for (auto l : s.lane) swizzle += "xyzw"[l];
     return fmt::format("({}{}{})", s.sign < 0 ? "-" : "", base, swizzle == ".xyzw" ? "" : swizzle);
   };
-  std::string body, procedurals, uniforms;
+  std::string body, procedurals, uniforms, functions;
   std::map<std::string, std::string> texture_call;  // name -> GLSL function or sampler
-  int registers = 0;
-  for (const Instruction& ins : prog.code) {
-    if (ins.shadow) continue;  // the quad partner's work, which the GPU does on the other pixel
-    registers = std::max(registers, ins.dst + 1);
-    std::string a = ins.sources > 0 ? operand(ins.src[0]) : "", b = ins.sources > 1 ? operand(ins.src[1]) : "",
-                c = ins.sources > 2 ? operand(ins.src[2]) : "";
+  // One instruction's value from its operands' texts (`node`: a TEX's texture, `grad`: the
+  // interpolant with an image lookup's derivatives, or -1).
+  auto expression = [&](Opcode op, const TNode* node, const std::string& a, const std::string& b, const std::string& c, int grad) {
     std::string e;
-    switch (ins.op) {
+    switch (op) {
       case Opcode::MOV: e = a; break;
       case Opcode::ADD: e = a + " + " + b; break;
       case Opcode::SUB: e = a + " - " + b; break;
@@ -607,7 +604,7 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
       case Opcode::DDX: e = fmt::format("dFdx({})", a); break;
       case Opcode::DDY: e = fmt::format("(-dFdy({}))", a); break;
       case Opcode::TEX: {
-        const TNode& t = *ins.node;
+        const TNode& t = *node;
         const int dims = t.dims == 1 || t.dims == 2 ? t.dims : 3;
         const std::string coord =
             dims == 1 ? fmt::format("vec3({}.x, 0.0, 0.0)", a) : dims == 2 ? fmt::format("vec3({}.xy, 0.0)", a) : fmt::format("{}.xyz", a);
@@ -634,13 +631,89 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
           }
         }
         if (!it->second.starts_with("image")) e = fmt::format("{}({}.xy)", it->second, coord);
-        else if (ins.grad >= 0)  // the footprint from the derivative interpolant, as the simulator takes it
-          e = fmt::format("textureGrad({0}, {1}.xy, dFdx(v{2}.xy), dFdy(v{2}.xy))", it->second, coord, ins.grad);
+        else if (grad >= 0)  // the footprint from the derivative interpolant, as the simulator takes it
+          e = fmt::format("textureGrad({0}, {1}.xy, dFdx(v{2}.xy), dFdy(v{2}.xy))", it->second, coord, grad);
         else
           e = fmt::format("texture({}, {}.xy)", it->second, coord);
         break;
       }
     }
+    return e;
+  };
+  // A dynamic loop as a function of its operands (the carried values' initial values, then the
+  // invariants), returning its results packed as the Loop node packs them; the loops of its body
+  // first, each its own function.
+  std::map<std::pair<const TLoop*, std::vector<dag::NodeId>>, std::string> loop_functions;
+  std::function<std::string(const TNode&)> loop_function = [&](const TNode& loop) -> std::string {
+    const TLoop& l = *loop.loop;
+    const auto key = std::make_pair(&l, loop.lanes);
+    if (auto f = loop_functions.find(key); f != loop_functions.end()) return f->second;
+    const std::string fn = fmt::format("loop{}", loop_functions.size());
+    loop_functions.emplace(key, fn);
+    const TargetDag& b = l.body;
+    auto text = [&](const Operand& o) {
+      const TNode& n = b.node(o.node);
+      std::string base;
+      if (n.kind == TKind::LoopValue) base = fmt::format("{}{}", n.dims < l.carried ? "c" : "a", n.dims);
+      else if (n.kind == TKind::Constant) base = fmt::format("vec4({}, {}, {}, {})", exact(n.value[0]), exact(n.value[1]), exact(n.value[2]), exact(n.value[3]));
+      else base = fmt::format("t{}", o.node);
+      std::string swizzle = ".";
+      for (auto x : o.swizzle.lane) swizzle += "xyzw"[x];
+      return fmt::format("({}{}{})", o.negate ? "-" : "", base, swizzle == ".xyzw" ? "" : swizzle);
+    };
+    std::string code, params;
+    for (std::size_t k = 0; k < loop.src.size(); ++k) params += fmt::format("{}vec4 a{}", k ? ", " : "", k);
+    code += fmt::format("vec4 {}({}) {{  // {}\n", fn, params, l.label);
+    for (int k = 0; k < l.carried; ++k) code += fmt::format("  vec4 c{0} = a{0};\n", k);
+    code += "  vec4 result = vec4(0.0);\n";
+    for (const TNode& n : b.nodes)
+      if (b.is_operation(n.id)) code += fmt::format("  vec4 t{};\n", n.id);
+    code += fmt::format("  for (int pass = 0; pass < {}; ++pass) {{\n", l.max_iterations);
+    for (const TNode& n : b.nodes) {
+      if (!b.is_operation(n.id)) continue;
+      std::string e;
+      if (n.kind == TKind::Loop) {
+        const std::string inner = loop_function(n);
+        std::string args;
+        for (std::size_t k = 0; k < n.src.size(); ++k) args += (k ? ", " : "") + text(n.src[k]);
+        e = fmt::format("{}({})", inner, args);
+      } else {
+        e = expression(n.kind == TKind::Texture ? Opcode::TEX : n.op, &n, n.src.size() > 0 ? text(n.src[0]) : "",
+                       n.src.size() > 1 ? text(n.src[1]) : "", n.src.size() > 2 ? text(n.src[2]) : "", -1);
+        if (n.kind == TKind::Instruction && n.saturate) e = fmt::format("clamp({}, 0.0, 1.0)", e);
+      }
+      code += fmt::format("    t{} = {};\n", n.id, e);
+    }
+    std::size_t lane = 0;
+    for (dag::NodeId k : loop.lanes) {
+      const int w = l.result_width.at(k);
+      code += fmt::format("    result.{} = {}.{};\n", std::string("xyzw").substr(lane, static_cast<std::size_t>(w)), text(l.results.at(k)),
+                          std::string("xyzw").substr(0, static_cast<std::size_t>(w)));
+      lane += static_cast<std::size_t>(w);
+    }
+    code += fmt::format("    if ({}.x == 0.0) break;\n", text(l.go_on));
+    for (int k = 0; k < l.carried; ++k) code += fmt::format("    vec4 n{} = {};\n", k, text(l.next[static_cast<std::size_t>(k)]));
+    for (int k = 0; k < l.carried; ++k) code += fmt::format("    c{0} = n{0};\n", k);
+    code += "  }\n";
+    if (lane > 0) code += fmt::format("  return result.{};\n", std::string("xyzw").substr(0, lane) + std::string(4 - lane, "xyzw"[lane - 1]));
+    else code += "  return result;\n";
+    code += "}\n";
+    functions += code;
+    return fn;
+  };
+  int registers = 0;
+  for (const Instruction& ins : prog.code) {
+    if (ins.shadow) continue;  // the quad partner's work, which the GPU does on the other pixel
+    registers = std::max(registers, ins.dst + 1);
+    if (ins.node->kind == TKind::Loop) {
+      std::string args;
+      for (std::size_t k = 0; k < ins.operands.size(); ++k) args += (k ? ", " : "") + operand(ins.operands[k]);
+      body += fmt::format("  r{} = {}({});\n", ins.dst, loop_function(*ins.node), args);
+      continue;
+    }
+    std::string a = ins.sources > 0 ? operand(ins.src[0]) : "", b = ins.sources > 1 ? operand(ins.src[1]) : "",
+                c = ins.sources > 2 ? operand(ins.src[2]) : "";
+    std::string e = expression(ins.op, ins.node, a, b, c, ins.grad);
     if (ins.saturate) e = fmt::format("clamp({}, 0.0, 1.0)", e);
     body += fmt::format("  r{} = {};\n", ins.dst, e);
   }
@@ -655,6 +728,7 @@ std::string PassShader::glsl(int pass, const std::function<bool(const std::strin
   else
     for (std::size_t k = 0; k < prog.results.size(); ++k) out += fmt::format("layout(location = {0}) out vec4 result{0};\n", k);
   out += procedurals;
+  out += functions;
   out += "void main() {\n";
   if (registers > 0) {
     out += "  vec4";

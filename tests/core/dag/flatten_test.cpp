@@ -106,6 +106,114 @@ TEST(Flatten, AVaryingLoopWithAUniformBoundUnrollsUnderPredicatesAndAgreesWithTh
   }
 }
 
+// On a target with dynamic loops (NV_fragment_program2's REP and BRK).
+dag::FlattenOptions dynamic_loops(int max_iterations = 255) {
+  dag::FlattenOptions o;
+  o.dynamic_loops = max_iterations;
+  return o;
+}
+
+int count_op(const dag::FragmentDag& d, ir::Op op) {
+  int n = 0;
+  for (const auto& node : d.nodes) n += node.kind == dag::NodeKind::Operation && node.op == op;
+  return n;
+}
+
+TEST(Flatten, OnATargetWithDynamicLoopsAnUnboundedVaryingLoopIsKeptAsALoop) {
+  // The loop the other targets refuse (above): one Loop node per value read after it, over one
+  // body, which carries x and n; both agree with the interpreter.
+  Flat f = flatten("surface t() {\n  float x = s * 8 + 1, n = 0;\n  while (x > 1) {\n    x = x / 2;\n    n += 1;\n  }\n  Ci = color(x, n / 4, t);\n}\n",
+                   dynamic_loops());
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  EXPECT_EQ(count_op(*f.dag, ir::Op::Loop), 2);
+  const dag::Node* loop = nullptr;
+  for (const auto& n : f.dag->nodes)
+    if (n.op == ir::Op::Loop) loop = &n;
+  ASSERT_NE(loop, nullptr);
+  ASSERT_TRUE(loop->loop);
+  EXPECT_EQ(loop->loop->carried, 2);
+  EXPECT_EQ(loop->loop->results, 2);
+  EXPECT_EQ(loop->loop->max_iterations, 255);
+  EXPECT_EQ(loop->loop->label, "loop at line 3");
+  EXPECT_EQ(loop->spans.front().line, 3u);
+  for (std::uint64_t seed = 1; seed <= 32; ++seed) {
+    const OnAFragment r = run_both(f, seed);
+    ASSERT_TRUE(r.reference.ok) << r.reference.error;
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(r.dag.f[static_cast<std::size_t>(c)], r.reference.results[0].f[static_cast<std::size_t>(c)]) << "seed " << seed << " channel " << c;
+  }
+}
+
+TEST(Flatten, ADynamicLoopWithBreaksAndContinuesLeavesWhereTheInterpreterDoes) {
+  // A break inside an if inside the loop (its block only branches on to the exit), a continue, a
+  // counter bound and a varying test, and values read after the loop from both exits.
+  Flat f = flatten(R"(surface t() {
+    float zr = 0, zi = 0, i, last = -1;
+    float cr = s * 3 - 2, ci = t * 2 - 1;
+    for (i = 0; i < 40; i += 1) {
+      float r = zr * zr - zi * zi + cr;
+      zi = 2 * zr * zi + ci;
+      zr = r;
+      if (zr > 0.5) continue;
+      if (zr * zr + zi * zi > 4) {
+        last = zr;
+        break;
+      }
+    }
+    Ci = color(i / 40, last, zi * 0.1);
+  })",
+                   dynamic_loops());
+  ASSERT_TRUE(f.dag) << (first_error(f) ? first_error(f)->message : "");
+  EXPECT_GT(count_op(*f.dag, ir::Op::Loop), 0);
+  for (std::uint64_t seed = 1; seed <= 64; ++seed) {
+    const OnAFragment r = run_both(f, seed);
+    ASSERT_TRUE(r.reference.ok) << r.reference.error;
+    for (int c = 0; c < 3; ++c) {
+      const float want = r.reference.results[0].f[static_cast<std::size_t>(c)], got = r.dag.f[static_cast<std::size_t>(c)];
+      if (std::isnan(want)) continue;
+      EXPECT_EQ(got, want) << "seed " << seed << " channel " << c;
+    }
+  }
+  // Unrolled (no dynamic loops) the same shader is 40 predicated copies of the body.
+  Flat unrolled = flatten(R"(surface t() {
+    float zr = 0, zi = 0, i;
+    for (i = 0; i < 40; i += 1) { float r = zr * zr - zi * zi + s; zi = 2 * zr * zi + t; zr = r; if (zr * zr + zi * zi > 4) break; }
+    Ci = color(i / 40, zr, zi);
+  })");
+  ASSERT_TRUE(unrolled.dag);
+  EXPECT_EQ(count_op(*unrolled.dag, ir::Op::Loop), 0);
+  EXPECT_GT(unrolled.dag->size(), 200u);
+}
+
+TEST(Flatten, ADynamicLoopStopsAtTheTargetsLoopCount) {
+  // The hardware's count ends a loop that would run longer: x halves 10 times at most here.
+  Flat f = flatten("surface t() {\n  float x = 1e6 + s, n = 0;\n  while (x > 1) {\n    x = x / 2;\n    n += 1;\n  }\n  Ci = n;\n}\n",
+                   dynamic_loops(10));
+  ASSERT_TRUE(f.dag);
+  const ir::FragmentInputs in = ir::random_fragment(3);
+  EXPECT_EQ(dag::evaluate(*f.dag, in, {}).f[0], 9.0f);  // ten passes through the test: nine halvings and the tenth test
+}
+
+TEST(Flatten, ConstantTripCountLoopsStillUnrollOnATargetWithDynamicLoops) {
+  Flat f = flatten(R"(surface t(uniform float n = 4) {
+    float i, sum = 0;
+    for (i = 0; i < n; i += 1) sum += noise(P * (i + 1));
+    Ci = sum;
+  })",
+                   dynamic_loops());
+  ASSERT_TRUE(f.dag);
+  EXPECT_EQ(count_op(*f.dag, ir::Op::Loop), 0);
+  EXPECT_EQ(count_kind(*f.dag, dag::NodeKind::Texture), 4);
+}
+
+TEST(Flatten, ADerivativeOfAValueADynamicLoopComputesIsRefusedAtIt) {
+  Flat f = flatten("surface t() {\n  float x = s * 8 + 1, d = 0;\n  while (x > 1) {\n    x = x / 2;\n    d += Du(x);\n  }\n  Ci = d;\n}\n",
+                   dynamic_loops());
+  EXPECT_FALSE(f.dag);
+  ASSERT_NE(first_error(f), nullptr);
+  EXPECT_EQ(first_error(f)->code, "dynamic-loop-derivative");
+}
+
 TEST(Flatten, EndlessUniformLoopIsReportedNotHung) {
   dag::FlattenOptions o;
   o.max_block_visits = 1000;
