@@ -77,6 +77,16 @@ TargetPanel::TargetPanel(QWidget* parent) : QWidget(parent) {
                               "(the value must then be computed in the same pass)"));
   form->addRow(tr("Derivatives"), derivatives_);
   connect(derivatives_, &QComboBox::currentIndexChanged, this, [this] { read_target(); });
+  loops_ = new QSpinBox(this);
+  loops_->setRange(0, 1000000);
+  loops_->setSpecialValueText(tr("None (loops unroll)"));
+  loops_->setSuffix(tr(" iterations"));
+  loops_->setKeyboardTracking(false);
+  loops_->setToolTip(tr("Dynamic loops (NV_fragment_program2's REP and BRK): a loop whose exit depends on per-fragment values "
+                        "runs as a loop of at most this many passes through its test; with none, it is unrolled under "
+                        "predicates, which needs a bound the compiler can prove"));
+  form->addRow(tr("Dynamic loops"), loops_);
+  connect(loops_, &QSpinBox::valueChanged, this, [this] { read_target(); });
   connect(name_, &QLineEdit::editingFinished, this, [this] { read_target(); });
   auto* save = new QPushButton(tr("Save as Target File…"), this);
   save->setToolTip(tr("Write these limits as a target JSON file that `passlab-cli --target FILE` also reads"));
@@ -115,6 +125,7 @@ void TargetPanel::set_target(const partition::TargetDesc& target, bool edited) {
   for (int i = 0; i < 5; ++i) limits_[i]->setValue(values[i]);
   restore_interpolant_->setChecked(target.restore_uses_interpolant);
   derivatives_->setCurrentIndex(derivatives_->findData(static_cast<int>(target.derivatives)));
+  loops_->setValue(target.dynamic_loops);
   muting_ = false;
 }
 
@@ -136,7 +147,8 @@ void TargetPanel::read_target() {
                               limits_[2]->value() != t.limits.textures || limits_[3]->value() != t.limits.interpolants ||
                               limits_[4]->value() != t.limits.dependent_levels ||
                               restore_interpolant_->isChecked() != t.restore_uses_interpolant ||
-                              derivatives_->currentData().toInt() != static_cast<int>(t.derivatives);
+                              derivatives_->currentData().toInt() != static_cast<int>(t.derivatives) ||
+                              loops_->value() != t.dynamic_loops;
   t.limits.operations = limits_[0]->value();
   t.limits.registers = limits_[1]->value();
   t.limits.textures = limits_[2]->value();
@@ -144,6 +156,7 @@ void TargetPanel::read_target() {
   t.limits.dependent_levels = limits_[4]->value();
   t.restore_uses_interpolant = restore_interpolant_->isChecked();
   t.derivatives = static_cast<partition::Derivatives>(derivatives_->currentData().toInt());
+  t.dynamic_loops = loops_->value();
   // An edited preset is no longer the preset: it gets a name of its own until the user names it.
   if (limits_changed && name == target_.name && !edited_) t.name = name + "-edited";
   else if (!name.empty()) t.name = name;

@@ -49,6 +49,7 @@ class TargetPanel : public QWidget {
   QSpinBox* limits_[5];
   QCheckBox* restore_interpolant_;
   QComboBox* derivatives_;
+  QSpinBox* loops_;  // dynamic loops' iterations; 0: none (loops unroll)
   QDoubleSpinBox* coefficients_[3];
   QLabel* formula_;
 };

@@ -291,6 +291,14 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
   r.textures = static_cast<int>(w.names.size()) + r.restores;
   r.interpolants = interps + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
   p.failure = partition::exceeded(r, limits);
+  // A loop larger than a pass can hold: say so, since no partition can help it.
+  if (!p.failure.empty() && limits.operations != partition::kUnlimited)
+    for (std::size_t i = 0; i < p.schedule.size(); ++i) {
+      const TNode& node = t.node(p.schedule[i]);
+      if (p.is_restore[i] || node.kind != TKind::Loop || loop_instructions(node) <= limits.operations) continue;
+      p.failure += fmt::format(" (the {} alone takes {} instructions, and a pass holds a loop whole)", node.loop->label, loop_instructions(node));
+      break;
+    }
   if (p.failure.empty())
     for (TNodeId m : p.schedule)
       if (t.node(m).kind == TKind::Instruction && is_quad_difference(t.node(m).op) && w.stamp[m] == e)
