@@ -19,7 +19,7 @@ cat > "$common" <<'TXT'
 [FILES]
 .TP
 .I /usr/share/passlab/targets/*.json
-Target presets (PC1\(enPC8, geforce1, geforce3, nv30, ps_2_0, radeon8500, webgl1): limits and cost models.
+Target presets (PC1\(enPC8, geforce1, geforce3, nv30, nv40, ps_2_0, radeon8500, webgl1): limits and cost models.
 .TP
 .I /usr/share/passlab/rpu/
 The RPU machine descriptions and its runtime library.
