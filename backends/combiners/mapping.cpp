@@ -12,6 +12,7 @@
 // Then, beyond the paper, the factoring it names but never built: a product by a constant c with
 // 1 < |c| <= 4 becomes an output scale of 2 or 4 over a product by c/2 or c/4 (3.5x -> 4 (0.875x)),
 // and a sum with such a constant is scaled the same way. Constants left outside [-1, 1] fail.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -55,14 +56,22 @@ class Mapper {
       for (int c = 0; c < k; ++c) {
         const float v = n.value[static_cast<std::size_t>(c)];
         if (!(std::fabs(v) <= 1.0f)) {  // NaN too (sqrt of a negative constant, folded)
+          // A constant a rewrite made has no node of its own: it is placed at a reader's.
+          dag::NodeId origin = n.origin;
+          bool has_origin = n.has_origin;
+          for (HId r = 0; r < h_.nodes.size() && !has_origin; ++r)
+            if (h_[r].has_origin && std::find(h_[r].kids.begin(), h_[r].kids.end(), i) != h_[r].kids.end()) {
+              origin = h_[r].origin;
+              has_origin = true;
+            }
           f_ = {"constant-range",
                 std::isnan(v) ? std::string("a constant that is not a number (an operation on constants with no value, such as the "
                                             "square root of a negative number): no register can hold it")
                               : fmt::format("the constant {:g} is outside [-1, 1]: the combiners' registers hold [-1, 1], and a product by a "
                                             "constant up to 4 is the most an output scale can make of it",
                                             v),
-                n.origin, n.has_origin};
-          t_.add({CEvent::Fail, 2, n.has_origin ? std::vector<dag::NodeId>{n.origin} : std::vector<dag::NodeId>{}, -1, -1, -1, -1,
+                origin, has_origin};
+          t_.add({CEvent::Fail, 2, has_origin ? std::vector<dag::NodeId>{origin} : std::vector<dag::NodeId>{}, -1, -1, -1, -1,
                   n.part, f_.constraint, f_.message});
           return false;
         }

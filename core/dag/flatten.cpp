@@ -244,7 +244,7 @@ class Flattener {
 
  private:
   [[noreturn]] void fail(const lang::Span& span, const std::string& code, const std::string& msg) {
-    sink_.error(code, span, msg);
+    if (!quiet_) sink_.error(code, span, msg);
     throw FlattenError{};
   }
 
@@ -320,7 +320,10 @@ class Flattener {
     }
     return acc;
   }
-  ir::BaseType type_of(const Sym& s) const { return s.is_const || s.rows ? s.value.type : b_.node(s.node).type; }
+  ir::BaseType type_of(const Sym& s) const {
+    if (s.strings) return ir::BaseType::String;
+    return s.is_const || s.rows ? s.value.type : b_.node(s.node).type;
+  }
 
   // ---- matrices that differ per fragment ----
   using F = ir::BaseType;
@@ -839,8 +842,24 @@ class Flattener {
         out.push_back({prev, pred, env, Arrival::End::Left});
         return;
       }
-      if (b < rolled_.size() && rolled_[b] && prev != kRollEntry && !in_loop(b, prev != ir::kNoBlock ? prev : hint)) {
-        roll(b, prev, env, depth, skip_phis);
+      if (b < rolled_.size() && rolled_[b] && !unrolling_[b] && prev != kRollEntry && !in_loop(b, prev != ir::kNoBlock ? prev : hint)) {
+        // A loop proven to end within a few iterations is unrolled all the same (as shader
+        // compilers unroll short loops: no loop overhead, and a counter indexing an array stays
+        // a constant); any other is kept as a loop.
+        std::vector<Arrival> unrolled;
+        if (!unroll_short(b, prev, pred, env, depth, skip_phis, unrolled)) {
+          roll(b, prev, env, depth, skip_phis);
+        } else {
+          const BlockId exit = loop_exit_[b];
+          if (exit == stop || (!rolling_.empty() && exit == loop_exit_[rolling_.back()])) {
+            for (auto& a : unrolled) out.push_back(std::move(a));
+            return;
+          }
+          std::vector<Arrival> here;
+          for (auto& a : unrolled) (a.end == Arrival::End::AtStop ? here : out).push_back(std::move(a));
+          if (here.empty()) return;
+          merge_at(exit, here, env, fn_.terminator(b)->span);
+        }
         prev = ir::kNoBlock;
         hint = b;
         b = loop_exit_[b];
@@ -964,6 +983,7 @@ class Flattener {
   void find_dynamic_loops() {
     const std::size_t n = fn_.blocks.size();
     rolled_.assign(n, 0);
+    unrolling_.assign(n, 0);
     loop_blocks_.assign(n, {});
     loop_exit_.assign(n, kExit);
     std::vector<BlockId> candidates;
@@ -989,18 +1009,48 @@ class Flattener {
         candidates.push_back(h);
       }
     }
+    // A value is dynamic when it is read from the fragment (a varying global, a derivative), or
+    // computed from a dynamic value, or a phi that a dynamic branch chooses the value of (a join
+    // after an if; not a loop header's, whose branches around the loop decide when the next
+    // iteration comes, not which value it carries: the IR's frequency analysis calls those varying
+    // when an inner loop's exit varies, so it is not used here).
     std::vector<char> dynamic(fn_.values.size(), 0);
-    for (std::size_t v = 0; v < fn_.values.size(); ++v) dynamic[v] = !fn_.values[v].removed && fn_.values[v].freq == ir::Freq::Varying;
+    for (std::size_t v = 0; v < fn_.values.size(); ++v) {
+      const Instr& in = fn_.values[v];
+      if (in.removed) continue;
+      const bool varying_global = in.op == Op::Global && in.freq == ir::Freq::Varying;
+      const bool derivative = in.op == Op::Builtin && lang::signature_of(static_cast<lang::Builtin>(in.aux)).derivative;
+      dynamic[v] = varying_global || derivative || in.op == Op::Arg;
+    }
+    auto chosen_by_dynamic_branch = [&](const Instr& phi) {
+      const BlockId b = phi.block;
+      std::vector<BlockId> work(fn_.blocks[b].preds.begin(), fn_.blocks[b].preds.end());
+      std::vector<char> seen(fn_.blocks.size(), 0);
+      const BlockId top = dom_.idom[b];
+      while (!work.empty()) {
+        const BlockId p = work.back();
+        work.pop_back();
+        if (p >= fn_.blocks.size() || seen[p] || !dom_.reachable(p)) continue;
+        seen[p] = 1;
+        const Instr* t = fn_.terminator(p);
+        if (t && t->op == Op::CondBr && dynamic[t->args[0]]) return true;
+        if (p == top) continue;
+        for (BlockId q : fn_.blocks[p].preds) work.push_back(q);
+      }
+      return false;
+    };
     for (bool changed = true; changed;) {
       changed = false;
       for (std::size_t v = 0; v < fn_.values.size(); ++v) {
-        if (dynamic[v] || fn_.values[v].removed) continue;
-        for (ValueId a : fn_.values[v].args)
-          if (dynamic[a]) {
-            dynamic[v] = 1;
-            changed = true;
-            break;
-          }
+        const Instr& in = fn_.values[v];
+        if (dynamic[v] || in.removed) continue;
+        bool d = false;
+        for (ValueId a : in.args) d = d || dynamic[a];
+        if (!d && in.op == Op::Phi && !is_loop_header(in.block)) d = chosen_by_dynamic_branch(in);
+        if (d) {
+          dynamic[v] = 1;
+          changed = true;
+        }
       }
       for (BlockId h : candidates) {
         if (rolled_[h]) continue;
@@ -1040,6 +1090,33 @@ class Flattener {
     for (std::size_t k = 0; k < preds.size(); ++k)
       if (preds[k] == from) return k;
     fail(span, "internal-error", "internal compiler error: phi without an operand for its edge");
+  }
+
+  // Runs the loop at header `h` unrolled to its exit, into `out`, if a bound known on the host
+  // ends it within kShortLoop iterations (each varying exit nests a level); else leaves no trace
+  // (no diagnostic, the blocks' visits as they were) and returns false.
+  static constexpr int kShortLoop = 8;
+  bool unroll_short(BlockId h, BlockId prev, const Sym& pred, const Env& env, int depth, bool skip_phis, std::vector<Arrival>& out) {
+    const std::vector<int> visits = visits_;
+    const int max_depth = options_.max_branch_depth;
+    Env trial = env;
+    ++quiet_;
+    unrolling_[h] = 1;
+    options_.max_branch_depth = std::min(max_depth, depth + kShortLoop);
+    bool ok = true;
+    try {
+      exec(h, prev, loop_exit_[h], pred, trial, out, depth, skip_phis);
+    } catch (const FlattenError&) {
+      ok = false;
+    }
+    options_.max_branch_depth = max_depth;
+    unrolling_[h] = 0;
+    --quiet_;
+    if (!ok) {
+      visits_ = visits;
+      out.clear();
+    }
+    return ok;
   }
 
   // Keeps the loop at header `h` as a loop, entered from `prev` (or, with `phis_resolved`, with
@@ -1220,6 +1297,8 @@ class Flattener {
   std::vector<BlockId> loop_exit_;
   std::vector<std::vector<ValueId>> live_out_;
   std::vector<BlockId> rolling_;  // headers of the loops whose iteration is being run, innermost last
+  std::vector<char> unrolling_;   // per header: being tried unrolled (unroll_short)
+  int quiet_ = 0;                 // inside a trial: failures report nothing
   std::set<std::string> labels_;
 };
 
