@@ -202,7 +202,7 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
   for (std::size_t k = 0; k < p.outputs.size(); ++k) p.copied_out[k] = !direct(p.outputs[k]);
   w.free_regs.clear();
   w.names.clear();
-  int next_reg = 0, live = 0, peak = 0;
+  int next_reg = 0, live = 0, peak = 0, loop_registers_needed = 0;
   int interps = 0;
   partition::Resources& r = p.resources;
   p.reg.assign(p.schedule.size(), -1);
@@ -245,7 +245,10 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
     peak = std::max(peak, live);
     // A loop holds its operands (the invariants are read in every iteration), its result and
     // its own temporaries while it runs.
-    if (!p.is_restore[i] && node.kind == TKind::Loop) peak = std::max(peak, live + dying + (to_output ? 1 : 0) + node.loop->temporaries);
+    if (!p.is_restore[i] && node.kind == TKind::Loop) {
+      peak = std::max(peak, live + dying + (to_output ? 1 : 0) + node.loop->temporaries);
+      loop_registers_needed = std::max(loop_registers_needed, loop_registers(*node.loop));
+    }
     if (p.is_restore[i]) {
       ++r.restores;
       ++r.texture_fetches;
@@ -287,7 +290,8 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
   for (char c : p.copied_out) r.arithmetic += c ? 1 : 0;
   r.outputs = static_cast<int>(p.outputs.size());
   r.operations = r.arithmetic + r.texture_fetches;
-  r.registers = peak;
+  // A loop's registers come after the pass's own in the listing (loop_listing): what it declares.
+  r.registers = loop_registers_needed > 0 ? std::max(peak, next_reg + loop_registers_needed) : peak;
   r.textures = static_cast<int>(w.names.size()) + r.restores;
   r.interpolants = interps + (restore_uses_interpolant && r.restores > 0 ? 1 : 0);
   p.failure = partition::exceeded(r, limits);

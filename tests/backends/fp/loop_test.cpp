@@ -3,8 +3,10 @@
 // the loop selected as one node over its body, its cost in VALID, its listing, and every way of
 // running it (the target DAG, the passes of each algorithm, the renderer's batches) agreeing with
 // the DAG, which agrees with the interpreter (tests/core/dag/flatten_test.cpp).
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -81,6 +83,14 @@ TEST(FpLoops, TheJuliaSetIsOneLoopInOnePassOnNv40AndHundredsOfInstructionsOnNv30
     ++lines;
   }
   EXPECT_EQ(lines, p.resources.operations) << listing;
+  // ...and its registers, the loop's among them, are the temporaries VALID counted.
+  int highest = -1;
+  for (std::size_t at = listing.find(" r"); at != std::string::npos; at = listing.find(" r", at + 1)) {
+    std::size_t end = at + 2;
+    while (end < listing.size() && std::isdigit(static_cast<unsigned char>(listing[end]))) ++end;
+    if (end > at + 2) highest = std::max(highest, std::stoi(listing.substr(at + 2, end - at - 2)));
+  }
+  EXPECT_EQ(highest + 1, p.resources.registers) << listing;
 
   Looped unrolled = julia("nv30");
   ASSERT_TRUE(unrolled.target);
