@@ -226,6 +226,15 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
         }
       }
     }
+    // A loop writes its result in every iteration while it still reads its operands (the
+    // invariants): its result takes none of their registers.
+    const bool keeps_operands = !p.is_restore[i] && node.kind == TKind::Loop;
+    const std::size_t freed = static_cast<std::size_t>(dying);
+    std::vector<int> held;
+    if (keeps_operands) {
+      held.assign(w.free_regs.end() - static_cast<std::ptrdiff_t>(freed), w.free_regs.end());
+      w.free_regs.resize(w.free_regs.size() - freed);
+    }
     live -= dying;
     const bool to_output = !p.is_restore[i] && direct(n);
     if (!to_output) {
@@ -241,6 +250,7 @@ void generate_pass(const TargetDag& t, const std::vector<TNodeId>& outputs, cons
       p.reg[i] = reg;
       ++live;
     }
+    w.free_regs.insert(w.free_regs.end(), held.begin(), held.end());
     peak = std::max(peak, live + dying - (!to_output ? 1 : 0));  // operands still held while reading
     peak = std::max(peak, live);
     // A loop holds its operands (the invariants are read in every iteration), its result and

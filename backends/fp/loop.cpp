@@ -180,7 +180,10 @@ std::string loop_listing(const TNode& loop, const std::string& dst, int base, co
   std::size_t lane = 0;
   for (dag::NodeId k : loop.lanes) {
     const int w = l.result_width.at(k);
-    out += fmt::format("  MOV {}.{}, {};\n", dst, std::string(kMask + lane, kMask + lane + static_cast<std::size_t>(w)), name(l.results.at(k)));
+    // The result's components go to lanes `lane` on: its swizzle moves them there.
+    Operand moved = l.results.at(k);
+    for (std::size_t c = 0; c < 4; ++c) moved.swizzle.lane[c] = l.results.at(k).swizzle.lane[c < lane ? 0 : std::min<std::size_t>(c - lane, 3)];
+    out += fmt::format("  MOV {}.{}, {};\n", dst, std::string(kMask + lane, kMask + lane + static_cast<std::size_t>(w)), name(moved));
     lane += static_cast<std::size_t>(w);
   }
   out += fmt::format("  MOVC RC.x, {};\n  BRK (EQ.x);  # the test failed: leave the loop\n", name(l.go_on));

@@ -846,10 +846,23 @@ class Flattener {
         // A loop proven to end within a few iterations is unrolled all the same (as shader
         // compilers unroll short loops: no loop overhead, and a counter indexing an array stays
         // a constant); any other is kept as a loop.
+        // A loop that cannot be kept as a loop (a string or matrix it carries, a derivative of a
+        // value it computes) is unrolled as on targets without dynamic loops.
         std::vector<Arrival> unrolled;
-        if (!unroll_short(b, prev, pred, env, depth, skip_phis, unrolled)) {
-          roll(b, prev, env, depth, skip_phis);
-        } else {
+        bool was_unrolled = unroll_short(b, prev, pred, env, depth, skip_phis, unrolled);
+        if (!was_unrolled) {
+          Env rolled = env;
+          if (quietly([&] { roll(b, prev, rolled, depth, skip_phis); })) {
+            env = std::move(rolled);
+          } else {
+            unrolling_[b] = 1;
+            Env whole = env;
+            exec(b, prev, loop_exit_[b], pred, whole, unrolled, depth, skip_phis);
+            unrolling_[b] = 0;
+            was_unrolled = true;
+          }
+        }
+        if (was_unrolled) {
           const BlockId exit = loop_exit_[b];
           if (exit == stop || (!rolling_.empty() && exit == loop_exit_[rolling_.back()])) {
             for (auto& a : unrolled) out.push_back(std::move(a));
@@ -1097,24 +1110,38 @@ class Flattener {
   // (no diagnostic, the blocks' visits as they were) and returns false.
   static constexpr int kShortLoop = 8;
   bool unroll_short(BlockId h, BlockId prev, const Sym& pred, const Env& env, int depth, bool skip_phis, std::vector<Arrival>& out) {
-    const std::vector<int> visits = visits_;
     const int max_depth = options_.max_branch_depth;
     Env trial = env;
-    ++quiet_;
     unrolling_[h] = 1;
     options_.max_branch_depth = std::min(max_depth, depth + kShortLoop);
+    const bool ok = quietly([&] { exec(h, prev, loop_exit_[h], pred, trial, out, depth, skip_phis); });
+    options_.max_branch_depth = max_depth;
+    unrolling_[h] = 0;
+    if (!ok) out.clear();
+    return ok;
+  }
+
+  // Runs `attempt`; if it fails, as if it had not run: no diagnostic, and the blocks' visits, the
+  // loops being rolled and the loops' labels as they were (the DAG keeps nodes nothing reaches).
+  template <class F>
+  bool quietly(F&& attempt) {
+    const std::vector<int> visits = visits_;
+    const std::vector<BlockId> rolling = rolling_;
+    const std::set<std::string> labels = labels_;
+    const std::vector<char> unrolling = unrolling_;
+    ++quiet_;
     bool ok = true;
     try {
-      exec(h, prev, loop_exit_[h], pred, trial, out, depth, skip_phis);
+      attempt();
     } catch (const FlattenError&) {
       ok = false;
     }
-    options_.max_branch_depth = max_depth;
-    unrolling_[h] = 0;
     --quiet_;
     if (!ok) {
       visits_ = visits;
-      out.clear();
+      rolling_ = rolling;
+      labels_ = labels;
+      unrolling_ = unrolling;
     }
     return ok;
   }

@@ -279,6 +279,13 @@ std::optional<TargetDesc> parse_target(const std::string& json_text, const std::
     r.d.error("target", lang::file_span(r.file), "missing required key \"name\"");
     return std::nullopt;
   }
+  if (t.dynamic_loops > 0 && !t.backend.empty() && t.backend != "fp") {
+    r.base = 0;
+    r.fail("loops", fmt::format("\"loops\" gives a fragment program dynamic loops; the {} backend runs no fragment DAG with them "
+                                "(the register combiners have no loops, the RPU's loops are its own)",
+                                t.backend));
+    return std::nullopt;
+  }
   return t;
 }
 

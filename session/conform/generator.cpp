@@ -643,7 +643,7 @@ class Generator {
         if (nest && p_.light_loops && !in_function_ && !in_illuminance_ && depth <= 1) return light_loop(depth);
         return assignment(e);
       case 15:
-        if (loops_ > 0) return jump(e);
+        if (loops_ > 0 && no_jumps_ == 0) return jump(e);
         return assignment(e);
       case 16:
         if (p_.arrays) return array(e);
@@ -727,7 +727,13 @@ class Generator {
     std::string bound;
     bool uniform = true;
     const int kind = below(p_.varying_loops ? 3 : 2);
-    if (kind == 0) bound = std::to_string(1 + below(4));
+    // A long loop with a condition that differs per fragment: NV40 keeps it as a loop (it is
+    // proven to end, but past the eight iterations a target with dynamic loops unrolls), the
+    // others unroll it. No break or continue in it: together they double the unrolled paths with
+    // each iteration.
+    const bool long_loop = p_.long_loops && !varying_context_ && chance(0.15f);
+    if (long_loop) bound = std::to_string(9 + below(8));
+    else if (kind == 0) bound = std::to_string(1 + below(4));
     else if (kind == 1) bound = count_param_;
     else {
       bound = fmt::format("floor({} * 4) + 1", pick(std::vector<std::string>{"s", "t", "u", "v"}));
@@ -736,13 +742,31 @@ class Generator {
     // A condition that differs per fragment besides a uniform bound: every target unrolls it
     // under predicates, the bound ending it.
     std::string also;
-    if (uniform && chance(0.25f)) {
+    if (long_loop) {
+      also = " && " + paren(expr(BaseType::Bool, 2));
+      uniform = false;
+    } else if (uniform && chance(0.25f)) {
       also = " && " + paren(expr(BaseType::Bool, 2));
       uniform = false;
     }
     uniform = uniform && !varying_context_;
+    // A long loop carries a value the shader reads after it (else the optimiser drops the loop):
+    // one of the shader's top-level floats that reach Ci (the first five values, see shader()).
+    std::string carried;
+    if (long_loop && !in_function_ && scopes_.size() > 1) {
+      int reaching = 0;
+      for (const Var& v : scopes_[1]) {
+        if (v.array > 0 || (v.type != BaseType::Float && v.type != BaseType::Color) || reaching++ >= 5) continue;
+        if (v.type == BaseType::Float && v.writable && !v.uniform) carried = v.name;
+      }
+    }
+    auto carry = [&] {
+      if (!carried.empty()) line(fmt::format("{} = {} * 0.75 + {};", carried, carried, paren(expr(BaseType::Float, 2))));
+    };
     line(fmt::format("{}float {} = 0;", uniform ? "uniform " : "", i));
     ++loops_;
+    const int jumps_were = no_jumps_;
+    if (long_loop) ++no_jumps_;
     const bool was = varying_context_;
     varying_context_ = varying_context_ || !uniform;
     Var counter{i, BaseType::Float, 0, false, uniform};
@@ -752,6 +776,7 @@ class Generator {
       push();
       declare(counter);
       statements(1 + below(3), depth + 1);
+      carry();
       array_in_loop(i, bound);
       pop();
       --indent_;
@@ -762,11 +787,13 @@ class Generator {
       line(fmt::format("{} += 1;", i));
       declare(counter);
       statements(1 + below(3), depth + 1);
+      carry();
       pop();
       --indent_;
     }
     line("}");
     varying_context_ = was;
+    no_jumps_ = jumps_were;
     --loops_;
   }
 
@@ -947,6 +974,7 @@ class Generator {
   std::vector<Function> functions_;
   std::string count_param_ = "1";
   int loops_ = 0;
+  int no_jumps_ = 0;  // inside a long loop (long_loops): no break or continue
   int depth_calls_ = 0;
   bool in_function_ = false;
   bool in_recursive_ = false;

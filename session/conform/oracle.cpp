@@ -366,7 +366,7 @@ void expect_acceptance(Report& r, Family family) {
   for (Check& c : r.checks) {
     if (c.outcome != Outcome::Refused) continue;
     const std::string& b = c.backend;
-    const bool own = family == Family::Fragment ? (b == "dag" || b.rfind("fp ", 0) == 0)
+    const bool own = family == Family::Fragment ? (b == "dag" || b == "dag loops" || b.rfind("fp ", 0) == 0)
                      : family == Family::Combiners ? b == "dag"
                                                    : b.rfind("rpu", 0) == 0;
     // The RPU cannot spill: a program may outgrow its registers or its 8-slot stack window
@@ -442,8 +442,19 @@ struct Oracle::State {
     rep.checks.push_back(std::move(k));
   }
 
+  // The DAG of the targets with dynamic loops, when it differs from the other targets' (it keeps
+  // a loop as a loop) or is refused where theirs is not.
+  void check_loop_dag(Compiled& c, Report& rep) const {
+    if (c.loop_dag) {
+      check_dag(c, *c.loop_dag, &Case::loop_dag_defined, "dag loops", rep);
+    } else if (!c.loop_dag_refusal.empty() && c.dag) {
+      Check k{"dag loops"};
+      refuse_or_fail(k, c.loop_dag_refusal, false);
+      rep.checks.push_back(std::move(k));
+    }
+  }
+
   void check_dag(Compiled& c, Report& rep) const {
-    if (c.loop_dag) check_dag(c, *c.loop_dag, &Case::loop_dag_defined, "dag loops", rep);
     Check k{"dag"};
     if (!c.dag) {
       refuse_or_fail(k, c.dag_refusal, internal_error(c.optimized->diagnostics));
@@ -515,7 +526,7 @@ struct Oracle::State {
       }
       // The whole program in one pass, where it fits: the renders of the partitions must equal it.
       std::optional<sim::Image> single;
-      if (!combiners && raster) single = render_single(c, *program, rep, base);
+      if (!combiners && raster) single = render_single(c, *d, *program, rep, base);
       for (const partition::Partition& part : parts) {
         const std::string name = fmt::format("{} {}", base, part.algorithm);
         if (!part.valid) {
@@ -620,7 +631,8 @@ struct Oracle::State {
   }
 
   // The single-pass render of the target's shader, checked against the reference's render.
-  std::optional<sim::Image> render_single(Compiled& c, const backends::TargetProgram& program, Report& rep, const std::string& base) const {
+  std::optional<sim::Image> render_single(Compiled& c, const dag::FragmentDag& d, const backends::TargetProgram& program, Report& rep,
+                                          const std::string& base) const {
     std::string err;
     std::unique_ptr<sim::FragmentShader> sh = program.shader(nullptr, c.ctx, &err, {});
     if (!sh) return std::nullopt;  // the whole program does not fit one pass: only the partitions render
@@ -635,7 +647,7 @@ struct Oracle::State {
     // differs from the interpreter's per-fragment x by design, so only the partitions' renders
     // (against this one) are compared.
     if (uses_pervertex(*c.reference->module)) k.undefined = img->width * img->height;
-    else compare_with_reference(c, *img, fp_isa(), sh->quad_differences(), k);
+    else compare_with_reference(c, &d, *img, fp_isa(), sh->quad_differences(), k);
     rep.checks.push_back(std::move(k));
     return img;
   }
@@ -677,10 +689,10 @@ struct Oracle::State {
 
   // A render against the reference interpreter's render of the same scene (Monte Carlo runs of
   // the reference set the tolerance per pixel, as for fragments).
-  void compare_with_reference(Compiled& c, const sim::Image& img, const Precision& p, bool quad, Check& k) const {
+  // `d`: the DAG the target runs (the pixels where it meets a NaN or infinity are not compared).
+  void compare_with_reference(Compiled& c, const dag::FragmentDag* d, const sim::Image& img, const Precision& p, bool quad, Check& k) const {
     std::string err;
-    ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, &single_range(),
-                        c.dag ? &*c.dag : c.loop_dag ? &*c.loop_dag : nullptr);
+    ReferenceShader ref(*c.reference->module, c.reference->binding.surface_params, c.ctx, &single_range(), d);
     ref.set_quad_differences(quad);
     std::optional<sim::Image> want = render(*raster, ref, sim::Storage::SinglePass, &err);
     if (!want) {
@@ -982,6 +994,8 @@ Report Oracle::check(const std::string& path, const std::string& text, const std
         Check k{"dag loops"};
         State::fail(k, "internal error", c.loop_dag_refusal);
         rep.checks.push_back(std::move(k));
+      } else {
+        s.check_loop_dag(c, rep);
       }
     }
     if (internal_error(sink)) {

@@ -26,6 +26,7 @@ Profile profile_for(Family f) {
     case Family::Fragment:
       p.derivatives = true;
       p.matrices = true;
+      p.long_loops = true;
       break;
     case Family::Combiners:
       // What Mark & Proudfoot's mapping covers: products, sums, dot products of unit vectors,

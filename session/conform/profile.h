@@ -18,6 +18,8 @@ std::optional<Family> family_from_string(std::string_view name);
 struct Profile {
   Family family = Family::Fragment;
   bool varying_loops = false;   // loop bounds that differ per fragment (the RPU branches per lane)
+  bool long_loops = false;      // 9 to 16 iterations with a condition that differs per fragment:
+                                // targets with dynamic loops keep them as loops, others unroll them
   bool recursion = false;       // functions that call themselves (the RPU keeps calls as calls)
   bool rays = false;            // trace(): only a ray tracer runs it
   bool noise = true;            // noise(), a 3D texture on fragment targets
