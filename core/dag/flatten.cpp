@@ -979,6 +979,15 @@ class Flattener {
     return blocks;
   }
 
+  // The nearest block that post-dominates both a and b (kExit: only the virtual exit does).
+  BlockId common_post_dominator(BlockId a, BlockId b) const {
+    std::set<BlockId> above;
+    for (BlockId x = a; x != kExit; x = ipdom_[x]) above.insert(x);
+    for (BlockId x = b; x != kExit; x = ipdom_[x])
+      if (above.count(x)) return x;
+    return kExit;
+  }
+
   // Whether block b holds nothing but a branch to one other block.
   bool forwards(BlockId b) const {
     const ir::Block& blk = fn_.blocks[b];
@@ -1003,19 +1012,22 @@ class Flattener {
     for (BlockId h = 0; h < n; ++h) {
       if (fn_.blocks[h].removed || !is_loop_header(h)) continue;
       loop_blocks_[h] = natural_loop(h);
-      BlockId exit = kExit;
+      // The exit: where every edge leaving the loop meets (their nearest common post-dominator),
+      // each reaching it directly or through blocks that only branch on (a `break`'s).
+      std::vector<BlockId> targets;
       bool shaped = true;
       for (BlockId x : loop_blocks_[h]) {
         const Instr* t = fn_.terminator(x);
         if (!t || t->op == Op::Ret) shaped = false;
         if (!t) continue;
         for (BlockId s : t->targets)
-          if (!in_loop(h, s)) {
-            // A block that only branches on (a `break`'s) leads to where it goes.
-            for (int hops = 0; hops < 8 && forwards(s); ++hops) s = fn_.terminator(s)->targets[0];
-            if (exit != kExit && exit != s) shaped = false;
-            exit = s;
-          }
+          if (!in_loop(h, s) && std::find(targets.begin(), targets.end(), s) == targets.end()) targets.push_back(s);
+      }
+      BlockId exit = targets.empty() ? kExit : targets.front();
+      for (BlockId x : targets) exit = common_post_dominator(exit, x);
+      for (BlockId x : targets) {
+        for (int hops = 0; hops < 8 && x != exit && forwards(x); ++hops) x = fn_.terminator(x)->targets[0];
+        shaped = shaped && x == exit;
       }
       if (shaped && exit != kExit) {
         loop_exit_[h] = exit;
