@@ -29,22 +29,33 @@ void run_body(const TargetDag& body, const std::vector<Vec4>& inputs, const ir::
   }
 }
 
+// The body's operations in id order (operands first), where each value is last read, and the
+// values kept to the end of an iteration (next values, results, the test): summarize counts
+// registers over it and loop_listing allocates them the same way.
+struct BodyOrder {
+  std::vector<TNodeId> ops;
+  std::vector<std::size_t> last;
+  std::vector<char> kept;
+};
+BodyOrder body_order(const TLoop& l) {
+  const TargetDag& b = l.body;
+  BodyOrder o{{}, std::vector<std::size_t>(b.size(), 0), std::vector<char>(b.size(), 0)};
+  for (const TNode& n : b.nodes)
+    if (b.is_operation(n.id)) o.ops.push_back(n.id);
+  for (const Operand& x : l.next) o.kept[x.node] = 1;
+  for (const Operand& x : l.results) o.kept[x.node] = 1;
+  o.kept[l.go_on.node] = 1;
+  for (std::size_t i = 0; i < o.ops.size(); ++i)
+    for (TNodeId c : b.node(o.ops[i]).deps) o.last[c] = i;
+  return o;
+}
+
 }  // namespace
 
 void summarize(TLoop& l) {
   const TargetDag& b = l.body;
-  std::vector<TNodeId> ops;
-  for (const TNode& n : b.nodes)
-    if (b.is_operation(n.id)) ops.push_back(n.id);
-  // The body in id order (operands first), a register per value from its definition to its last
-  // reader; the outputs (next values, results, the test) stay to the end.
-  std::vector<std::size_t> last(b.size(), 0);
-  std::vector<char> kept(b.size(), 0);
-  for (const Operand& o : l.next) kept[o.node] = 1;
-  for (const Operand& o : l.results) kept[o.node] = 1;
-  kept[l.go_on.node] = 1;
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    for (TNodeId c : b.node(ops[i]).deps) last[c] = i;
+  const BodyOrder order = body_order(l);
+  const auto& [ops, last, kept] = order;
   int live = 0, peak = 0, instructions = 0, fetches = 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const TNode& n = b.node(ops[i]);
@@ -100,16 +111,8 @@ std::string loop_listing(const TNode& loop, const std::string& dst, int base, co
   // Registers: the carried values from `base`, then the body's values (lowest free first), then
   // the copies; loops in the body above all of them.
   std::map<TNodeId, int> reg;
-  std::vector<TNodeId> ops;
-  for (const TNode& n : b.nodes)
-    if (b.is_operation(n.id)) ops.push_back(n.id);
-  std::vector<std::size_t> last(b.size(), 0);
-  std::vector<char> kept(b.size(), 0);
-  for (const Operand& o : l.next) kept[o.node] = 1;
-  for (const Operand& o : l.results) kept[o.node] = 1;
-  kept[l.go_on.node] = 1;
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    for (TNodeId c : b.node(ops[i]).deps) last[c] = i;
+  const BodyOrder order = body_order(l);
+  const auto& [ops, last, kept] = order;
   std::vector<int> free;
   int next_reg = base + carried;
   const int inner_base = base + l.temporaries;
