@@ -419,8 +419,10 @@ class StudioTest : public QObject {
     QCOMPARE(w.model()->run(), w.result()->snapshot->run("rdsh"));
     QVERIFY(QTest::qWaitFor([&] { return !w.pass_graph()->laying_out(); }, 20000));
     QCOMPARE(w.pass_graph()->pass_view()->node_count(), static_cast<int>(w.model()->run()->partition.passes.size()));
-    // The DAG view marks the passes once it has laid the edited graph out on its worker (under a
-    // sanitizer on a busy machine, after the pass graph).
+    // The DAG view, on a tab behind the pass graph's, catches up with the edit when it is chosen
+    // (whether it had before depends on how soon the edit's result came: on a busy machine under
+    // a sanitizer, after the tab was left).
+    w.graph_tabs()->setCurrentIndex(0);
     QTRY_COMPARE_WITH_TIMEOUT(w.dag_view()->marked_nodes(), pass_roots(*w.model()->run()), 20000);
   }
 
